@@ -1,0 +1,40 @@
+// Shared types of the svmopt core: strided read-only views over numpy buffers, row-major
+// matrices, and the OpenMP thread-count convention.
+#pragma once
+
+#include <Eigen/Dense>
+
+#include <cstddef>
+#include <stdexcept>
+
+namespace svmopt {
+
+using Index = Eigen::Index;
+using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using RowMatrixMap = Eigen::Map<RowMatrix>;
+using Vector = Eigen::VectorXd;
+
+// A read-only 2-D view with arbitrary (possibly negative) element strides, so that C-ordered,
+// F-ordered and sliced numpy arrays reach the core without a Python-side copy.
+struct MatrixView {
+  const double* data = nullptr;
+  Index rows = 0;
+  Index cols = 0;
+  Index row_stride = 0;  // in elements
+  Index col_stride = 0;  // in elements
+
+  double operator()(Index i, Index j) const { return data[i * row_stride + j * col_stride]; }
+  bool rows_contiguous() const { return col_stride == 1; }
+
+  // Copy rows [r0, r0 + nr) into `dst` (nr x cols, row-major, contiguous).
+  void pack_rows(Index r0, Index nr, double* dst) const;
+};
+
+// Threads to use for an OpenMP loop: n_threads <= 0 means "all" (omp_get_max_threads()).
+int resolve_threads(int n_threads);
+
+// Whether the core was built with OpenMP, and the maximum thread count it would use.
+bool openmp_enabled();
+int max_threads();
+
+}  // namespace svmopt

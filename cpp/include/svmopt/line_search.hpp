@@ -1,0 +1,50 @@
+// Threshold line searches of paper 000 (Maggioni & Spinelli), equations (10) and (27).
+//
+// Given (shifted) training scores s_i and labels y_i in {-1, +1}, the paper chooses the threshold b of the
+// decision rule "class A (+1) iff f(x) - b > 0" by minimising the number of misclassified training points
+// over an interval [lo, hi]:
+//
+//   paper objective (10)/(27):  E(b)     = #{i in A : s_i <  b} + #{i in B : s_i >  b}   (ties s_i = b count correct)
+//   decision objective (I4):    E_dec(b) = #{i in A : s_i <= b} + #{i in B : s_i >  b}   (the test-time rule)
+//
+// line_search_grid is the paper's method (spec 2.2, MATLAB semantics): N points linspace(lo, hi, N) in that
+// order (also when lo > hi), initial b = b_init (gamma) and best = m, first *strict* improvement wins.
+// It costs O(N m) and is kept as the reference / "paper-compatible" baseline.
+//
+// line_search_exact minimises the same objective over the closed segment [min(lo,hi), max(lo,hi)] in
+// O(m log m) (sort + one sweep over the score breakpoints, spec 2.3). Because every grid point lies in the
+// segment, its count is never larger than the grid's.
+#pragma once
+
+#include "svmopt/common.hpp"
+
+namespace svmopt {
+
+enum class LineSearchObjective : int { Paper = 0, Decision = 1 };
+
+struct LineSearchResult {
+  double b = 0.0;
+  Index count = 0;   // misclassified training points at b under the chosen objective
+};
+
+// Misclassification count at threshold b under `objective` (O(m)).
+Index line_search_count(const double* s, const double* y, Index m, double b, LineSearchObjective objective);
+
+// Paper grid search: n_grid >= 2 points from lo to hi. If no grid point has fewer than m errors the result
+// is b = b_init with its true count. Parallel over grid points (deterministic: first minimiser in grid order).
+LineSearchResult line_search_grid(const double* s, const double* y, Index m, double lo, double hi, Index n_grid,
+                                  double b_init, LineSearchObjective objective = LineSearchObjective::Paper,
+                                  int n_threads = 0);
+
+// Exact search over [min(lo,hi), max(lo,hi)].
+//  * Paper objective: candidates {L, R} u {s_i in [L, R]}; among minimisers the one closest to `lo` (the one
+//    the grid would reach first).
+//  * Decision objective: E_dec is constant on the half-open pieces [t_k, t_{k+1}) between sorted distinct
+//    scores; b is the midpoint of (best piece  intersect  [L, R]), or its single point. Ties between pieces:
+//    the piece nearest to `lo`.
+// If the minimum count is m (nothing better than misclassifying all) the result is b = b_init, as the grid.
+// lo or hi may be infinite (the "unbounded" interval); then b is placed inside the finite part.
+LineSearchResult line_search_exact(const double* s, const double* y, Index m, double lo, double hi, double b_init,
+                                   LineSearchObjective objective = LineSearchObjective::Paper);
+
+}  // namespace svmopt

@@ -1,0 +1,249 @@
+#include "svmopt/kernels.hpp"
+
+#include "svmopt/vecmath.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace svmopt {
+namespace {
+
+using Array = Eigen::ArrayXd;
+
+// A tile of a row-major output (or of a scratch buffer): rows x cols with an outer stride.
+using TileMap = Eigen::Map<RowMatrix, Eigen::Unaligned, Eigen::OuterStride<>>;
+
+// Integer power of every entry of `t`, in place, by repeated squaring with `scratch` as workspace.
+template <typename Tile>
+void ipow_inplace(Tile&& t, int degree, RowMatrix& scratch) {
+  if (degree == 1) return;
+  if (degree == 2) {
+    t.array() = t.array().square();
+    return;
+  }
+  if (degree == 3) {
+    t.array() = t.array().cube();
+    return;
+  }
+  scratch = t;  // base
+  t.setOnes();
+  int e = degree;
+  while (e > 0) {
+    if (e & 1) t.array() *= scratch.array();
+    e >>= 1;
+    if (e) scratch.array() = scratch.array().square();
+  }
+}
+
+// Apply the kernel map to a tile of inner products G = X_I Z_J^T, in place.
+// nx, nz: squared row norms of the two blocks (used by RBF only).
+template <typename Tile>
+void apply_map(Tile&& t, const KernelParams& p, const double* nx, const double* nz, RowMatrix& scratch) {
+  switch (p.kind) {
+    case KernelKind::Linear:
+      return;
+    case KernelKind::Poly:
+      ipow_inplace(t, p.degree, scratch);
+      return;
+    case KernelKind::InhomPoly:
+      t.array() += p.c;
+      ipow_inplace(t, p.degree, scratch);
+      return;
+    case KernelKind::RBF: {
+      // exp(-(||x||^2 + ||z||^2 - 2<x,z>)_+ / (2 alpha^2)), one row of the tile at a time.
+      const double scale = 1.0 / (2.0 * p.alpha * p.alpha);
+      const Index r = t.rows();
+      const Index c = t.cols();
+      for (Index i = 0; i < r; ++i) {
+        double* row = &t(i, 0);
+        const double xi = nx[i];
+#pragma omp simd
+        for (Index j = 0; j < c; ++j) {
+          const double d2 = xi + nz[j] - 2.0 * row[j];
+          row[j] = d2 > 0.0 ? -scale * d2 : 0.0;
+        }
+        exp_nonpositive_inplace(row, c);
+      }
+      return;
+    }
+    case KernelKind::Sigmoid:
+      t.array() = (p.a * t.array() + p.b).tanh();
+      return;
+  }
+}
+
+double map_scalar(double g, double sq_dist_or_unused, const KernelParams& p) {
+  switch (p.kind) {
+    case KernelKind::Linear:
+      return g;
+    case KernelKind::Poly:
+      return std::pow(g, p.degree);
+    case KernelKind::InhomPoly:
+      return std::pow(p.c + g, p.degree);
+    case KernelKind::RBF:
+      return exp_nonpositive(-std::max(sq_dist_or_unused, 0.0) / (2.0 * p.alpha * p.alpha));
+    case KernelKind::Sigmoid:
+      return std::tanh(p.a * g + p.b);
+  }
+  return g;
+}
+
+RowMatrix pack_all(const MatrixView& X) {
+  RowMatrix P(X.rows, X.cols);
+  if (X.rows > 0 && X.cols > 0) X.pack_rows(0, X.rows, P.data());
+  return P;
+}
+
+Vector row_sq_norms(const RowMatrix& P) { return P.rowwise().squaredNorm(); }
+
+void check_out(const RowMatrixMap& out, Index r, Index c, const char* what) {
+  if (out.rows() != r || out.cols() != c) {
+    throw std::invalid_argument(std::string(what) + ": output has the wrong shape");
+  }
+}
+
+Index clamp_block(Index block) { return std::max<Index>(1, block); }
+
+}  // namespace
+
+void validate(const KernelParams& p) {
+  if (p.kind == KernelKind::Poly || p.kind == KernelKind::InhomPoly) {
+    if (p.degree < 1) throw std::invalid_argument("degree must be an integer >= 1, got " + std::to_string(p.degree));
+  }
+  if (p.kind == KernelKind::InhomPoly && !(std::isfinite(p.c) && p.c >= 0.0)) {
+    throw std::invalid_argument("c must be finite and >= 0 for the inhomogeneous polynomial kernel");
+  }
+  if (p.kind == KernelKind::RBF && !(std::isfinite(p.alpha) && p.alpha > 0.0)) {
+    throw std::invalid_argument("alpha must be finite and > 0 for the RBF kernel");
+  }
+  if (p.kind == KernelKind::Sigmoid && !(std::isfinite(p.a) && std::isfinite(p.b))) {
+    throw std::invalid_argument("a and b must be finite for the sigmoid kernel");
+  }
+}
+
+void gram(const MatrixView& X, const KernelParams& params, RowMatrixMap out, int n_threads, Index block) {
+  validate(params);
+  const Index n = X.rows;
+  check_out(out, n, n, "gram");
+  if (n == 0) return;
+  block = clamp_block(block);
+  const RowMatrix P = pack_all(X);
+  const Vector norms = row_sq_norms(P);
+  const Index nb = (n + block - 1) / block;
+  std::vector<std::pair<Index, Index>> tiles;
+  tiles.reserve(static_cast<std::size_t>(nb * (nb + 1) / 2));
+  for (Index bi = 0; bi < nb; ++bi)
+    for (Index bj = bi; bj < nb; ++bj) tiles.emplace_back(bi, bj);
+  const Index ntiles = static_cast<Index>(tiles.size());
+  const int nt = resolve_threads(n_threads);
+  const bool is_rbf = params.kind == KernelKind::RBF;
+
+#pragma omp parallel num_threads(nt)
+  {
+    RowMatrix scratch;
+#pragma omp for schedule(static, 1)
+    for (Index t = 0; t < ntiles; ++t) {
+      const Index i0 = tiles[t].first * block, j0 = tiles[t].second * block;
+      const Index ri = std::min(block, n - i0), rj = std::min(block, n - j0);
+      auto tile = out.block(i0, j0, ri, rj);
+      tile.noalias() = P.middleRows(i0, ri) * P.middleRows(j0, rj).transpose();
+      apply_map(tile, params, norms.data() + i0, norms.data() + j0, scratch);
+      if (i0 == j0) {
+        // Symmetrise the diagonal tile exactly (GEMM rounding can differ across the diagonal).
+        for (Index i = 0; i < ri; ++i) {
+          if (is_rbf) tile(i, i) = 1.0;
+          for (Index j = i + 1; j < rj; ++j) tile(j, i) = tile(i, j);
+        }
+      } else {
+        out.block(j0, i0, rj, ri) = tile.transpose();
+      }
+    }
+  }
+}
+
+void cross(const MatrixView& X, const MatrixView& Z, const KernelParams& params, RowMatrixMap out, int n_threads,
+           Index block) {
+  validate(params);
+  if (X.cols != Z.cols) throw std::invalid_argument("cross: X and Z have different numbers of features");
+  const Index nx = X.rows, nz = Z.rows, d = X.cols;
+  check_out(out, nx, nz, "cross");
+  if (nx == 0 || nz == 0) return;
+  block = clamp_block(block);
+  const RowMatrix PZ = pack_all(Z);
+  const Vector znorms = row_sq_norms(PZ);
+  const Index nb = (nx + block - 1) / block;
+  const int nt = resolve_threads(n_threads);
+
+#pragma omp parallel num_threads(nt)
+  {
+    RowMatrix PX(block, d), scratch;
+    Vector xnorms(block);
+#pragma omp for schedule(static)
+    for (Index b = 0; b < nb; ++b) {
+      const Index i0 = b * block, ri = std::min(block, nx - i0);
+      X.pack_rows(i0, ri, PX.data());
+      auto XI = PX.topRows(ri);
+      xnorms.head(ri) = XI.rowwise().squaredNorm();
+      for (Index j0 = 0; j0 < nz; j0 += block) {
+        const Index rj = std::min(block, nz - j0);
+        auto tile = out.block(i0, j0, ri, rj);
+        tile.noalias() = XI * PZ.middleRows(j0, rj).transpose();
+        apply_map(tile, params, xnorms.data(), znorms.data() + j0, scratch);
+      }
+    }
+  }
+}
+
+void diag(const MatrixView& X, const KernelParams& params, Eigen::Ref<Vector> out) {
+  validate(params);
+  if (out.size() != X.rows) throw std::invalid_argument("diag: output has the wrong length");
+  for (Index i = 0; i < X.rows; ++i) {
+    double s = 0.0;
+    for (Index j = 0; j < X.cols; ++j) s += X(i, j) * X(i, j);
+    out[i] = map_scalar(s, 0.0, params);
+  }
+}
+
+void matvec(const MatrixView& X, const MatrixView& Z, const MatrixView& V, const KernelParams& params,
+            RowMatrixMap out, int n_threads, Index block) {
+  validate(params);
+  if (X.cols != Z.cols) throw std::invalid_argument("matvec: X and Z have different numbers of features");
+  if (V.rows != Z.rows) throw std::invalid_argument("matvec: v must have one row per row of Z");
+  const Index nx = X.rows, nz = Z.rows, d = X.cols, k = V.cols;
+  check_out(out, nx, k, "matvec");
+  if (nx == 0 || k == 0) return;
+  out.setZero();
+  if (nz == 0) return;
+  block = clamp_block(block);
+  const RowMatrix PZ = pack_all(Z);
+  const RowMatrix PV = pack_all(V);
+  const Vector znorms = row_sq_norms(PZ);
+  const Index nb = (nx + block - 1) / block;
+  const int nt = resolve_threads(n_threads);
+
+#pragma omp parallel num_threads(nt)
+  {
+    RowMatrix PX(block, d), T(block, std::min(block, nz)), scratch;
+    Vector xnorms(block);
+#pragma omp for schedule(static)
+    for (Index b = 0; b < nb; ++b) {
+      const Index i0 = b * block, ri = std::min(block, nx - i0);
+      X.pack_rows(i0, ri, PX.data());
+      auto XI = PX.topRows(ri);
+      xnorms.head(ri) = XI.rowwise().squaredNorm();
+      auto acc = out.middleRows(i0, ri);
+      for (Index j0 = 0; j0 < nz; j0 += block) {
+        const Index rj = std::min(block, nz - j0);
+        auto tile = T.topLeftCorner(ri, rj);
+        tile.noalias() = XI * PZ.middleRows(j0, rj).transpose();
+        apply_map(tile, params, xnorms.data(), znorms.data() + j0, scratch);
+        acc.noalias() += tile * PV.middleRows(j0, rj);
+      }
+    }
+  }
+}
+
+}  // namespace svmopt

@@ -1,0 +1,59 @@
+#include "svmopt/vecmath.hpp"
+
+#include <cstdint>
+#include <cstring>
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && !defined(SVMOPT_NO_CLONES)
+#define SVMOPT_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define SVMOPT_CLONES
+#endif
+
+namespace svmopt {
+namespace {
+
+// Cody-Waite range reduction x = n ln2 + r, |r| <= ln2/2, then a degree-13 Taylor polynomial
+// (truncation error r^14/14! < 5e-18) and scaling by 2^n built in the exponent bits.
+inline double exp_kernel(double x) {
+  constexpr double kLog2e = 1.4426950408889634074;
+  constexpr double kLn2Hi = 6.93147180369123816490e-01;
+  constexpr double kLn2Lo = 1.90821492927058770002e-10;
+  constexpr double kShift = 6755399441055744.0;  // 1.5 * 2^52: rounds to nearest integer
+  constexpr double kMin = -708.3964185322641;    // exp(kMin) = smallest normal double
+  const double xc = x < kMin ? kMin : x;
+  const double t = xc * kLog2e + kShift;
+  const double n = t - kShift;
+  const double r = (xc - n * kLn2Hi) - n * kLn2Lo;
+  double p = 1.0 / 6227020800.0;  // 1/13!
+  p = p * r + 1.0 / 479001600.0;
+  p = p * r + 1.0 / 39916800.0;
+  p = p * r + 1.0 / 3628800.0;
+  p = p * r + 1.0 / 362880.0;
+  p = p * r + 1.0 / 40320.0;
+  p = p * r + 1.0 / 5040.0;
+  p = p * r + 1.0 / 720.0;
+  p = p * r + 1.0 / 120.0;
+  p = p * r + 1.0 / 24.0;
+  p = p * r + 1.0 / 6.0;
+  p = p * r + 0.5;
+  p = p * r + 1.0;
+  p = p * r + 1.0;
+  std::int64_t tb, sb;
+  std::memcpy(&tb, &t, sizeof tb);
+  std::memcpy(&sb, &kShift, sizeof sb);
+  const std::int64_t e = ((tb - sb) + 1023) << 52;
+  double scale;
+  std::memcpy(&scale, &e, sizeof scale);
+  return x < kMin ? 0.0 : p * scale;
+}
+
+}  // namespace
+
+double exp_nonpositive(double x) { return exp_kernel(x); }
+
+SVMOPT_CLONES void exp_nonpositive_inplace(double* p, Index n) {
+#pragma omp simd
+  for (Index i = 0; i < n; ++i) p[i] = exp_kernel(p[i]);
+}
+
+}  // namespace svmopt

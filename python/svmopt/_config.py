@@ -1,0 +1,68 @@
+"""Library-wide settings: the memory budget for dense kernel matrices."""
+
+from __future__ import annotations
+
+import os
+import re
+
+__all__ = ["check_dense_allocation", "get_memory_budget", "parse_bytes", "set_memory_budget"]
+
+_ENV_VAR = "SVMOPT_MEMORY_BUDGET"
+_DEFAULT_BUDGET = 8 * 1024**3  # 8 GiB
+_budget_override: int | None = None
+_UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
+
+
+def parse_bytes(value: str | int | float, name: str = "budget") -> int:
+    """Parse ``"512M"``, ``"8G"``, ``"1e9"`` or a number into a byte count (> 0)."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be a number of bytes or a string like '8G', got {value!r}")
+    if isinstance(value, (int, float)):
+        n = float(value)
+    elif isinstance(value, str):
+        m = re.fullmatch(r"\s*([0-9.eE+]+)\s*([KMGT]?)i?B?\s*", value.upper())
+        if not m:
+            raise ValueError(f"{name}={value!r} is not a size; use bytes or a suffix K/M/G/T, e.g. '8G'")
+        try:
+            n = float(m.group(1)) * _UNITS[m.group(2)]
+        except ValueError:
+            raise ValueError(f"{name}={value!r} is not a size; use bytes or a suffix K/M/G/T, e.g. '8G'") from None
+    else:
+        raise TypeError(f"{name} must be a number of bytes or a string like '8G', got {type(value).__name__}")
+    if not n > 0 or n != n or n == float("inf"):
+        raise ValueError(f"{name} must be a positive finite size, got {value!r}")
+    return int(n)
+
+
+def get_memory_budget() -> int:
+    """Bytes a single dense kernel matrix may take (default 8 GiB).
+
+    Resolution order: :func:`set_memory_budget`, then the ``SVMOPT_MEMORY_BUDGET`` environment variable.
+    """
+    if _budget_override is not None:
+        return _budget_override
+    env = os.environ.get(_ENV_VAR)
+    if env:
+        return parse_bytes(env, _ENV_VAR)
+    return _DEFAULT_BUDGET
+
+
+def set_memory_budget(budget: str | int | float | None) -> None:
+    """Set the dense-matrix memory budget for this process (``None`` restores the default/env value)."""
+    global _budget_override
+    _budget_override = None if budget is None else parse_bytes(budget, "budget")
+
+
+def check_dense_allocation(rows: int, cols: int, what: str) -> None:
+    """Raise :class:`svmopt.MemoryBudgetError` if a float64 rows x cols matrix exceeds the budget."""
+    from svmopt.exceptions import MemoryBudgetError
+
+    need = 8 * int(rows) * int(cols)
+    budget = get_memory_budget()
+    if need > budget:
+        raise MemoryBudgetError(
+            f"{what} would need a dense {rows} x {cols} float64 matrix ({need / 1024**3:.2f} GiB), over the "
+            f"memory budget of {budget / 1024**3:.2f} GiB. Raise it with svmopt.set_memory_budget(...) or the "
+            f"{_ENV_VAR} environment variable, use Kernel.matvec (never stores the matrix), or a fixed-size "
+            "model (svmopt.FixedSizeLSSVC) for data this large."
+        )
