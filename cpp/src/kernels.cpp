@@ -107,6 +107,42 @@ void check_out(const RowMatrixMap& out, Index r, Index c, const char* what) {
 
 Index clamp_block(Index block) { return std::max<Index>(1, block); }
 
+// Z packed once, with its squared row norms: the right-hand side of every tile.
+struct PackedRhs {
+  RowMatrix rows;
+  Vector norms;
+  explicit PackedRhs(const MatrixView& Z) : rows(pack_all(Z)), norms(row_sq_norms(rows)) {}
+};
+
+// dst (ri x rj) <- k(X_I, Z_J) for the packed row block XI and rows [j0, j0 + rj) of Z.
+template <typename Dst, typename XBlock>
+void kernel_tile(Dst&& dst, const XBlock& XI, const double* xnorms, const PackedRhs& Z, Index j0,
+                 const KernelParams& params, RowMatrix& scratch) {
+  dst.noalias() = XI * Z.rows.middleRows(j0, dst.cols()).transpose();
+  apply_map(dst, params, xnorms, Z.norms.data() + j0, scratch);
+}
+
+// Parallel loop over row blocks of X (static schedule): visit(i0, ri, XI, xnorms, scratch) gets the
+// block packed row-major in thread-local storage, so any input layout is read once per block.
+template <typename Visit>
+void for_each_row_block(const MatrixView& X, Index block, int n_threads, Visit&& visit) {
+  const Index n = X.rows, d = X.cols;
+  const Index nb = (n + block - 1) / block;
+#pragma omp parallel num_threads(resolve_threads(n_threads))
+  {
+    RowMatrix PX(block, d), scratch;
+    Vector xnorms(block);
+#pragma omp for schedule(static)
+    for (Index b = 0; b < nb; ++b) {
+      const Index i0 = b * block, ri = std::min(block, n - i0);
+      X.pack_rows(i0, ri, PX.data());
+      auto XI = PX.topRows(ri);
+      xnorms.head(ri) = XI.rowwise().squaredNorm();
+      visit(i0, ri, XI, xnorms.data(), scratch);
+    }
+  }
+}
+
 }  // namespace
 
 void validate(const KernelParams& p) {
@@ -168,33 +204,16 @@ void cross(const MatrixView& X, const MatrixView& Z, const KernelParams& params,
            Index block) {
   validate(params);
   if (X.cols != Z.cols) throw std::invalid_argument("cross: X and Z have different numbers of features");
-  const Index nx = X.rows, nz = Z.rows, d = X.cols;
+  const Index nx = X.rows, nz = Z.rows;
   check_out(out, nx, nz, "cross");
   if (nx == 0 || nz == 0) return;
   block = clamp_block(block);
-  const RowMatrix PZ = pack_all(Z);
-  const Vector znorms = row_sq_norms(PZ);
-  const Index nb = (nx + block - 1) / block;
-  const int nt = resolve_threads(n_threads);
-
-#pragma omp parallel num_threads(nt)
-  {
-    RowMatrix PX(block, d), scratch;
-    Vector xnorms(block);
-#pragma omp for schedule(static)
-    for (Index b = 0; b < nb; ++b) {
-      const Index i0 = b * block, ri = std::min(block, nx - i0);
-      X.pack_rows(i0, ri, PX.data());
-      auto XI = PX.topRows(ri);
-      xnorms.head(ri) = XI.rowwise().squaredNorm();
-      for (Index j0 = 0; j0 < nz; j0 += block) {
-        const Index rj = std::min(block, nz - j0);
-        auto tile = out.block(i0, j0, ri, rj);
-        tile.noalias() = XI * PZ.middleRows(j0, rj).transpose();
-        apply_map(tile, params, xnorms.data(), znorms.data() + j0, scratch);
-      }
+  const PackedRhs PZ(Z);
+  for_each_row_block(X, block, n_threads, [&](Index i0, Index ri, const auto& XI, const double* xn, RowMatrix& sc) {
+    for (Index j0 = 0; j0 < nz; j0 += block) {
+      kernel_tile(out.block(i0, j0, ri, std::min(block, nz - j0)), XI, xn, PZ, j0, params, sc);
     }
-  }
+  });
 }
 
 void diag(const MatrixView& X, const KernelParams& params, Eigen::Ref<Vector> out) {
@@ -212,38 +231,26 @@ void matvec(const MatrixView& X, const MatrixView& Z, const MatrixView& V, const
   validate(params);
   if (X.cols != Z.cols) throw std::invalid_argument("matvec: X and Z have different numbers of features");
   if (V.rows != Z.rows) throw std::invalid_argument("matvec: v must have one row per row of Z");
-  const Index nx = X.rows, nz = Z.rows, d = X.cols, k = V.cols;
+  const Index nx = X.rows, nz = Z.rows, k = V.cols;
   check_out(out, nx, k, "matvec");
   if (nx == 0 || k == 0) return;
   out.setZero();
   if (nz == 0) return;
   block = clamp_block(block);
-  const RowMatrix PZ = pack_all(Z);
+  const PackedRhs PZ(Z);
   const RowMatrix PV = pack_all(V);
-  const Vector znorms = row_sq_norms(PZ);
-  const Index nb = (nx + block - 1) / block;
-  const int nt = resolve_threads(n_threads);
-
-#pragma omp parallel num_threads(nt)
-  {
-    RowMatrix PX(block, d), T(block, std::min(block, nz)), scratch;
-    Vector xnorms(block);
-#pragma omp for schedule(static)
-    for (Index b = 0; b < nb; ++b) {
-      const Index i0 = b * block, ri = std::min(block, nx - i0);
-      X.pack_rows(i0, ri, PX.data());
-      auto XI = PX.topRows(ri);
-      xnorms.head(ri) = XI.rowwise().squaredNorm();
-      auto acc = out.middleRows(i0, ri);
-      for (Index j0 = 0; j0 < nz; j0 += block) {
-        const Index rj = std::min(block, nz - j0);
-        auto tile = T.topLeftCorner(ri, rj);
-        tile.noalias() = XI * PZ.middleRows(j0, rj).transpose();
-        apply_map(tile, params, xnorms.data(), znorms.data() + j0, scratch);
-        acc.noalias() += tile * PV.middleRows(j0, rj);
-      }
+  const Index tile_cols = std::min(block, nz);
+  for_each_row_block(X, block, n_threads, [&](Index i0, Index ri, const auto& XI, const double* xn, RowMatrix& sc) {
+    thread_local RowMatrix T;
+    T.resize(block, tile_cols);
+    auto acc = out.middleRows(i0, ri);
+    for (Index j0 = 0; j0 < nz; j0 += block) {
+      const Index rj = std::min(block, nz - j0);
+      auto tile = T.topLeftCorner(ri, rj);
+      kernel_tile(tile, XI, xn, PZ, j0, params, sc);
+      acc.noalias() += tile * PV.middleRows(j0, rj);
     }
-  }
+  });
 }
 
 }  // namespace svmopt
