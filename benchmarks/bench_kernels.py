@@ -46,7 +46,7 @@ class GramAssembly:
     """K(X, X) for m x d standard-normal data."""
 
     params = (list(KERNELS), [1000, 4000, 10000], [10, 100], ["svmopt", "sklearn", "floor"])
-    param_names = ["kernel", "m", "d", "impl"]
+    param_names = ("kernel", "m", "d", "impl")
     number = 1
     repeat = (1, 3, 20.0)
     timeout = 300
@@ -71,7 +71,7 @@ class KernelMatvec:
     """K(X, Z) v for prediction on many rows: streamed matvec against the stored cross-Gram."""
 
     params = ([20000, 100000], ["svmopt_matvec", "svmopt_cross", "sklearn"])
-    param_names = ["n", "impl"]
+    param_names = ("n", "impl")
     number = 1
     repeat = (1, 3, 20.0)
 
