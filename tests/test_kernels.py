@@ -409,3 +409,39 @@ def test_build_information():
     assert isinstance(_core.openmp_enabled(), bool)
     assert _core.max_threads() >= 1
     assert _core.eigen_version.startswith("3.4")
+
+
+def test_isa_variants_agree():
+    # svmopt._core re-exports the best ISA variant; every variant built must compute the same Gram.
+    import importlib
+
+    X = np.random.default_rng(7).normal(size=(300, 12))
+    variants = []
+    for name in ("_core_baseline", "_core_avx2"):
+        try:
+            variants.append(importlib.import_module(f"svmopt.{name}"))
+        except ImportError:
+            continue
+    assert variants and _core.isa in {v.isa for v in variants}
+    for k in KERNELS:
+        want = ref_kernel(k, X, X)
+        for mod in variants:
+            if mod.__name__.endswith("avx2") and not variants[0].cpu_supports_avx2_fma():
+                continue
+            p = mod.KernelParams(getattr(mod.KernelKind, k.name), degree=k.degree,
+                                 c=0.0 if k.c == "auto" else k.c, alpha=1.0 if k.alpha == "auto" else k.alpha,
+                                 a=k.a, b=k.b)
+            assert_close(mod.kernel_gram(X, p), want, scale=10)
+
+
+def test_isa_can_be_forced_by_environment():
+    import subprocess
+    import sys
+
+    code = "from svmopt import _core; print(_core.isa)"
+    env = {**__import__("os").environ, "SVMOPT_ISA": "baseline"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "baseline"
+    env["SVMOPT_ISA"] = "sse9"
+    bad = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)
+    assert bad.returncode != 0 and "SVMOPT_ISA" in bad.stderr

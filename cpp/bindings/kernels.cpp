@@ -8,14 +8,15 @@
 namespace svmopt::bind {
 
 void bind_kernels(py::module_& m) {
-  py::enum_<KernelKind>(m, "KernelKind")
+  // module_local: each ISA variant of the core registers its own copy of these types.
+  py::enum_<KernelKind>(m, "KernelKind", py::module_local())
       .value("linear", KernelKind::Linear)
       .value("poly", KernelKind::Poly)
       .value("inhom_poly", KernelKind::InhomPoly)
       .value("rbf", KernelKind::RBF)
       .value("sigmoid", KernelKind::Sigmoid);
 
-  py::class_<KernelParams>(m, "KernelParams")
+  py::class_<KernelParams>(m, "KernelParams", py::module_local())
       .def(py::init([](KernelKind kind, int degree, double c, double alpha, double a, double b) {
              KernelParams p{kind, degree, c, alpha, a, b};
              validate(p);

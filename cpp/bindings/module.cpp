@@ -1,13 +1,33 @@
-// The svmopt._core extension module: build information and the per-concern bindings.
+// The svmopt core extension module (built once per instruction-set variant, see CMakeLists.txt):
+// build information and the per-concern bindings.
 #include <Eigen/Core>
 
 #include "bindings.hpp"
 
 namespace py = pybind11;
 
-PYBIND11_MODULE(_core, m) {
+#ifndef SVMOPT_MODULE_NAME
+#define SVMOPT_MODULE_NAME _core_baseline
+#define SVMOPT_ISA "baseline"
+#endif
+
+namespace {
+// Whether this CPU can run the AVX2+FMA variant (x86-64-v3 subset the variant is compiled for).
+bool cpu_supports_avx2_fma() {
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+}  // namespace
+
+PYBIND11_MODULE(SVMOPT_MODULE_NAME, m) {
   m.doc() = "svmopt's C++ core (Eigen + OpenMP). Entry points expect validated float64 arrays; use the "
             "Python API (svmopt.Kernel, the estimators) unless you need the raw routines.";
+  m.attr("isa") = SVMOPT_ISA;
+  m.def("cpu_supports_avx2_fma", &cpu_supports_avx2_fma, "Whether this CPU has AVX2 and FMA.");
   m.def("openmp_enabled", &svmopt::openmp_enabled, "Whether the core was compiled with OpenMP.");
   m.def("max_threads", &svmopt::max_threads, "Threads an OpenMP loop of the core uses when n_threads=0.");
   m.def("simd_instruction_sets", &Eigen::SimdInstructionSetsInUse, "SIMD instruction sets Eigen was compiled for.");

@@ -6,6 +6,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 eigen_version: str
+isa: str  # 'baseline' or 'avx2': the variant loaded
+
+def cpu_supports_avx2_fma() -> bool: ...
 
 def openmp_enabled() -> bool: ...
 def max_threads() -> int: ...
