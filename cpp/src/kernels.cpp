@@ -70,7 +70,7 @@ void apply_map(Tile&& t, const KernelParams& p, const double* nx, const double* 
       return;
     }
     case KernelKind::Sigmoid:
-      t.array() = (p.a * t.array() + p.b).tanh();
+      for (Index i = 0; i < t.rows(); ++i) tanh_affine_inplace(&t(i, 0), t.cols(), p.a, p.b);
       return;
   }
 }
@@ -86,7 +86,7 @@ double map_scalar(double g, double sq_dist_or_unused, const KernelParams& p) {
     case KernelKind::RBF:
       return exp_nonpositive(-std::max(sq_dist_or_unused, 0.0) / (2.0 * p.alpha * p.alpha));
     case KernelKind::Sigmoid:
-      return std::tanh(p.a * g + p.b);
+      return tanh_fast(p.a * g + p.b);
   }
   return g;
 }

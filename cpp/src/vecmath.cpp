@@ -47,9 +47,45 @@ inline double exp_kernel(double x) {
   return x < kMin ? 0.0 : p * scale;
 }
 
+// expm1(x) for x <= 0: a Taylor polynomial near 0 (no cancellation), exp(x) - 1 elsewhere.
+inline double expm1_kernel(double x) {
+  constexpr double kSmall = -0.34657359027997264;  // -ln2/2
+  double p = 1.0 / 6227020800.0;
+  p = p * x + 1.0 / 479001600.0;
+  p = p * x + 1.0 / 39916800.0;
+  p = p * x + 1.0 / 3628800.0;
+  p = p * x + 1.0 / 362880.0;
+  p = p * x + 1.0 / 40320.0;
+  p = p * x + 1.0 / 5040.0;
+  p = p * x + 1.0 / 720.0;
+  p = p * x + 1.0 / 120.0;
+  p = p * x + 1.0 / 24.0;
+  p = p * x + 1.0 / 6.0;
+  p = p * x + 0.5;
+  p = p * x + 1.0;
+  const double small = p * x;
+  const double large = exp_kernel(x) - 1.0;
+  return x > kSmall ? small : large;
+}
+
+// tanh(y) = sign(y) * (-e / (2 + e)) with e = expm1(-2|y|): accurate near 0 and saturating at +-1.
+inline double tanh_kernel(double y) {
+  const double a = y < 0.0 ? -y : y;
+  const double e = expm1_kernel(-2.0 * a);
+  const double t = -e / (2.0 + e);
+  return y < 0.0 ? -t : t;
+}
+
 }  // namespace
 
 double exp_nonpositive(double x) { return exp_kernel(x); }
+
+double tanh_fast(double x) { return tanh_kernel(x); }
+
+SVMOPT_CLONES void tanh_affine_inplace(double* p, Index n, double a, double b) {
+#pragma omp simd
+  for (Index i = 0; i < n; ++i) p[i] = tanh_kernel(a * p[i] + b);
+}
 
 SVMOPT_CLONES void exp_nonpositive_inplace(double* p, Index n) {
 #pragma omp simd

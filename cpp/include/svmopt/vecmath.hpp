@@ -10,7 +10,11 @@ namespace svmopt {
 // Auto-vectorised; on x86-64 an AVX2+FMA clone is chosen at load time where the CPU has it.
 void exp_nonpositive_inplace(double* p, Index n);
 
-// Reference scalar version of the same algorithm (for tests).
+// p[i] <- tanh(a * p[i] + b) (the sigmoid kernel map), <= 4 ulp, through a vectorised expm1.
+void tanh_affine_inplace(double* p, Index n, double a, double b);
+
+// Scalar versions of the same algorithms (for the diagonal and for tests).
 double exp_nonpositive(double x);
+double tanh_fast(double x);
 
 }  // namespace svmopt
