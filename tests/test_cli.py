@@ -16,9 +16,28 @@ def test_run_default_prints_every_kernel(capsys):
     assert main(["run", "--size", "600", "--repeat", "1"]) == 0
     out = capsys.readouterr().out
     assert "wdbc" in out and "569 samples x 30 features" in out
+    models, gram = out.split("Gram matrix", 1)
+    assert "sklearn SVC" in models and "test accuracy" in models
     for name in ("linear", "poly d=2", "inhom_poly d=3", "rbf", "sigmoid"):
-        assert out.count(name) == 2  # once per table
-    assert "m=600" in out
+        assert gram.count(name) == 2  # once per Gram table
+    assert "m=600" in gram
+
+
+def test_model_table_scores_every_available_model():
+    import svmopt
+    from svmopt.cli import model_table
+
+    from svmopt.datasets import load_dataset
+
+    X, y = load_dataset("iris")
+    keep = y != y[0]  # a binary problem keeps this fast
+    rows = model_table(X[keep], y[keep], seed=0)
+    assert rows[0]["model"].startswith("sklearn SVC")
+    if hasattr(svmopt, "RobustSVC"):
+        assert any(r["model"].startswith("RobustSVC") for r in rows)
+    for r in rows:
+        assert not r["size"].startswith("failed"), r
+        assert 0.5 <= r["accuracy"] <= 1.0, r
 
 
 def test_gram_timings_agree_with_sklearn():
@@ -40,7 +59,7 @@ def test_csv_input(tmp_path, capsys):
     X, y, _ = load_table(str(path), "a")
     assert X.shape == (30, 3)
     np.testing.assert_array_equal(y, data[:, 0])
-    assert main(["run", "--data", str(path), "--size", "0", "--repeat", "1"]) == 0
+    assert main(["run", "--data", str(path), "--size", "0", "--repeat", "1", "--no-gram"]) == 0
     assert "30 samples x 3 features" in capsys.readouterr().out
 
 
@@ -79,7 +98,7 @@ def test_bad_options_exit_with_usage():
 
 def test_python_dash_m_entry_point():
     res = subprocess.run(
-        [sys.executable, "-m", "svmopt", "run", "--size", "0", "--repeat", "1"],
+        [sys.executable, "-m", "svmopt", "run", "--size", "0", "--repeat", "1", "--data", "iris"],
         capture_output=True, text=True, timeout=120, check=False,
     )
     assert res.returncode == 0, res.stderr
@@ -91,5 +110,6 @@ def test_table_printer_alignment():
 
     buf = io.StringIO()
     _print_table([{"k": "a", "v": 1.0}, {"k": "bbb", "v": 22.5}], [("k", "K", "{}"), ("v", "V", "{:.1f}")], buf)
+    assert buf.getvalue().splitlines()[-1] == "bbb  22.5"
     lines = buf.getvalue().splitlines()
     assert len({len(line) for line in lines}) == 1
