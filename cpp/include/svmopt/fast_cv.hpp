@@ -1,0 +1,26 @@
+// Fast v-fold cross-validation of the fixed-size LS-SVM (paper 002, Section 6.1, Algorithm 3,
+// eqs. (19)-(21)) in the spec's G_u realization: with per-fold statistics G_u = Phi_u^T Phi_u and
+// t_u = Phi_u^T Y_u, fold v solves (G - G_v + R/gamma) theta_v = c - t_v by Cholesky, where
+// R = I (the paper's (7), bias penalized) or diag(1, ..., 1, 0) (bias not penalized).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "svmopt/common.hpp"
+
+namespace svmopt {
+
+// G: v matrices p x p (symmetric); t: v matrices p x k. Returns theta: v matrices p x k.
+// Throws std::runtime_error when a fold system is not positive definite.
+std::vector<Eigen::MatrixXd> fast_cv_solve(const std::vector<Eigen::MatrixXd>& G, const std::vector<Eigen::MatrixXd>& t,
+                                           double gamma, bool regularize_bias, int n_threads = 0);
+
+// Ridge solve (7) of the whole data: (sum_u G_u + R/gamma) theta = sum_u t_u.
+Eigen::MatrixXd ridge_solve(const Eigen::MatrixXd& G, const Eigen::MatrixXd& t, double gamma, bool regularize_bias);
+
+// out (n x k) row i = Phi_e[i] theta_{fold[i]}: the CV predictions of every row with its own fold model.
+void fold_predict(const MatrixView& Phi, const std::int32_t* folds, const std::vector<Eigen::MatrixXd>& theta,
+                  RowMatrixMap out, int n_threads = 0);
+
+}  // namespace svmopt

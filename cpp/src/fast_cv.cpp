@@ -1,0 +1,72 @@
+#include "svmopt/fast_cv.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace svmopt {
+namespace {
+
+Eigen::MatrixXd solve_spd(Eigen::MatrixXd A, const Eigen::MatrixXd& c, double gamma, bool regularize_bias) {
+  const Index p = A.rows();
+  const Index np = regularize_bias ? p : p - 1;
+  A.diagonal().head(np).array() += 1.0 / gamma;
+  Eigen::LLT<Eigen::MatrixXd, Eigen::Lower> llt(A);
+  if (llt.info() != Eigen::Success) {
+    throw std::runtime_error("the ridge system (7) is not positive definite (gamma=" + std::to_string(gamma) + ")");
+  }
+  return llt.solve(c);
+}
+
+}  // namespace
+
+std::vector<Eigen::MatrixXd> fast_cv_solve(const std::vector<Eigen::MatrixXd>& G, const std::vector<Eigen::MatrixXd>& t,
+                                           double gamma, bool regularize_bias, int n_threads) {
+  const Index v = static_cast<Index>(G.size());
+  if (v < 1 || static_cast<Index>(t.size()) != v) throw std::invalid_argument("G and t must hold one entry per fold");
+  if (!(gamma > 0.0)) throw std::invalid_argument("gamma must be > 0");
+  Eigen::MatrixXd Gs = G[0], ts = t[0];
+  for (Index u = 1; u < v; ++u) {
+    Gs += G[u];
+    ts += t[u];
+  }
+  std::vector<Eigen::MatrixXd> theta(v);
+  std::string err;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(resolve_threads(n_threads)) if (v > 1)
+  for (Index u = 0; u < v; ++u) {
+    try {
+      theta[u] = solve_spd(Gs - G[u], ts - t[u], gamma, regularize_bias);
+    } catch (const std::exception& e) {
+#pragma omp critical
+      err = e.what();
+    }
+  }
+  if (!err.empty()) throw std::runtime_error(err);
+  return theta;
+}
+
+Eigen::MatrixXd ridge_solve(const Eigen::MatrixXd& G, const Eigen::MatrixXd& t, double gamma, bool regularize_bias) {
+  if (!(gamma > 0.0)) throw std::invalid_argument("gamma must be > 0");
+  return solve_spd(G, t, gamma, regularize_bias);
+}
+
+void fold_predict(const MatrixView& Phi, const std::int32_t* folds, const std::vector<Eigen::MatrixXd>& theta,
+                  RowMatrixMap out, int n_threads) {
+  const Index n = Phi.rows, p = Phi.cols, v = static_cast<Index>(theta.size());
+  if (v < 1) throw std::invalid_argument("theta is empty");
+  const Index k = theta[0].cols();
+  for (const auto& th : theta)
+    if (th.rows() != p || th.cols() != k) throw std::invalid_argument("theta must be p x k per fold");
+  for (Index i = 0; i < n; ++i)
+    if (folds[i] < 0 || folds[i] >= v) throw std::invalid_argument("fold ids must lie in [0, n_folds)");
+#pragma omp parallel for schedule(static) num_threads(resolve_threads(n_threads)) if (n * p > (1 << 16))
+  for (Index i = 0; i < n; ++i) {
+    const Eigen::MatrixXd& th = theta[folds[i]];
+    for (Index j = 0; j < k; ++j) {
+      double s = 0.0;
+      for (Index l = 0; l < p; ++l) s += Phi(i, l) * th(l, j);
+      out(i, j) = s;
+    }
+  }
+}
+
+}  // namespace svmopt

@@ -1,0 +1,187 @@
+#include "svmopt/nystrom.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace svmopt {
+namespace {
+
+constexpr Index kPanel = 64;     // fixed panel width: results independent of the thread count
+constexpr Index kRowSlab = 256;  // rows per thread task in the feature product
+
+MatrixView sub_rows(const MatrixView& X, Index r0, Index nr) {
+  MatrixView v = X;
+  v.data = X.data + r0 * X.row_stride;
+  v.rows = nr;
+  return v;
+}
+
+MatrixView view_of(const RowMatrix& M) {
+  MatrixView v;
+  v.data = M.data();
+  v.rows = M.rows();
+  v.cols = M.cols();
+  v.row_stride = M.cols();
+  v.col_stride = 1;
+  return v;
+}
+
+RowMatrix to_matrix(const MatrixView& v) {
+  RowMatrix M(v.rows, v.cols);
+  for (Index i = 0; i < v.rows; ++i)
+    for (Index j = 0; j < v.cols; ++j) M(i, j) = v(i, j);
+  return M;
+}
+
+Index default_chunk(Index m, Index p) {
+  const Index per_row = 8 * (m + 2 * p + 1);
+  return std::clamp<Index>((Index{48} << 20) / std::max<Index>(per_row, 1), 256, 16384);
+}
+
+}  // namespace
+
+void syrk_lower_panels(const Eigen::Ref<const Eigen::MatrixXd>& F, Eigen::Ref<Eigen::MatrixXd> G, int n_threads) {
+  const Index p = F.cols();
+  if (F.rows() == 0 || p == 0) return;
+  const Index n_panels = (p + kPanel - 1) / kPanel;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(resolve_threads(n_threads)) if (F.rows() * p * p > (1 << 16))
+  for (Index q = 0; q < n_panels; ++q) {
+    const Index j0 = q * kPanel;
+    const Index w = std::min(kPanel, p - j0);
+    G.block(j0, j0, p - j0, w).noalias() += F.middleCols(j0, p - j0).transpose() * F.middleCols(j0, w);
+  }
+}
+
+void nystrom_features(const MatrixView& X, const MatrixView& PV, const KernelParams& params, const MatrixView& P,
+                      RowMatrixMap out, int n_threads, Index chunk) {
+  if (X.cols != PV.cols) throw std::invalid_argument("X and PV must have the same number of columns");
+  if (P.rows != PV.rows) throw std::invalid_argument("P must have one row per prototype");
+  if (out.rows() != X.rows || out.cols() != P.cols) throw std::invalid_argument("out must be n x m'");
+  const RowMatrix pv = to_matrix(PV), pm = to_matrix(P);
+  const Index m = pv.rows();
+  if (chunk <= 0) chunk = default_chunk(m, pm.cols());
+  RowMatrix K;
+  const int nt = resolve_threads(n_threads);
+  for (Index r0 = 0; r0 < X.rows; r0 += chunk) {
+    const Index nr = std::min(chunk, X.rows - r0);
+    K.resize(nr, m);
+    RowMatrixMap km(K.data(), nr, m);
+    cross(sub_rows(X, r0, nr), view_of(pv), params, km, nt);
+    const Index n_slabs = (nr + kRowSlab - 1) / kRowSlab;
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (Index s = 0; s < n_slabs; ++s) {
+      const Index a = s * kRowSlab, len = std::min(kRowSlab, nr - a);
+      out.middleRows(r0 + a, len).noalias() = K.middleRows(a, len) * pm;
+    }
+  }
+}
+
+FoldAccumulator::FoldAccumulator(RowMatrix PV, KernelParams params, RowMatrix P, Index n_folds, Index n_targets,
+                                 Index n_features_linear, int n_threads, Index chunk)
+    : pv_(std::move(PV)), params_(params), P_(std::move(P)), v_(n_folds), k_(n_targets), d_lin_(n_features_linear),
+      threads_(n_threads) {
+  if (v_ < 1) throw std::invalid_argument("n_folds must be >= 1");
+  if (k_ < 1) throw std::invalid_argument("n_targets must be >= 1");
+  if (d_lin_ > 0) {
+    p_ = d_lin_ + 1;
+  } else {
+    if (P_.rows() != pv_.rows()) throw std::invalid_argument("P must have one row per prototype");
+    if (pv_.rows() < 1) throw std::invalid_argument("need at least one prototype (or explicit linear features)");
+    validate(params_);
+    p_ = P_.cols() + 1;
+  }
+  chunk_ = chunk > 0 ? chunk : default_chunk(pv_.rows(), p_);
+  G_.assign(v_, Eigen::MatrixXd::Zero(p_, p_));
+  t_.assign(v_, Eigen::MatrixXd::Zero(p_, k_));
+  yy_.assign(v_, Eigen::VectorXd::Zero(k_));
+  counts_.assign(v_, 0);
+}
+
+void FoldAccumulator::compute_features(const MatrixView& X, Index r0, Index nr, Eigen::MatrixXd& F) {
+  F.resize(nr, p_);
+  const int nt = resolve_threads(threads_);
+  if (d_lin_ > 0) {
+    if (X.cols != d_lin_) throw std::invalid_argument("X has the wrong number of columns");
+    for (Index j = 0; j < d_lin_; ++j)
+      for (Index i = 0; i < nr; ++i) F(i, j) = X(r0 + i, j);
+  } else {
+    if (X.cols != pv_.cols()) throw std::invalid_argument("X has the wrong number of columns");
+    const Index m = pv_.rows();
+    kbuf_.resize(nr, m);
+    RowMatrixMap km(kbuf_.data(), nr, m);
+    svmopt::cross(sub_rows(X, r0, nr), view_of(pv_), params_, km, nt);
+    const Index n_slabs = (nr + kRowSlab - 1) / kRowSlab;
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (Index s = 0; s < n_slabs; ++s) {
+      const Index a = s * kRowSlab, len = std::min(kRowSlab, nr - a);
+      F.block(a, 0, len, p_ - 1).noalias() = kbuf_.middleRows(a, len) * P_;
+    }
+  }
+  F.col(p_ - 1).setOnes();
+}
+
+void FoldAccumulator::features(const MatrixView& X, double* out) {
+  Eigen::MatrixXd F;
+  for (Index r0 = 0; r0 < X.rows; r0 += chunk_) {
+    const Index nr = std::min(chunk_, X.rows - r0);
+    compute_features(X, r0, nr, F);
+    RowMatrixMap(out + r0 * p_, nr, p_) = F;
+  }
+}
+
+void FoldAccumulator::add(const MatrixView& X, const MatrixView& Y, const std::int32_t* folds, double* features_out) {
+  if (Y.rows != X.rows || Y.cols != k_) throw std::invalid_argument("Y must be rows x n_targets");
+  if (folds) {
+    for (Index i = 0; i < X.rows; ++i)
+      if (folds[i] < 0 || folds[i] >= v_) throw std::invalid_argument("fold ids must lie in [0, n_folds)");
+  }
+  Eigen::MatrixXd F, Fg, Yg;
+  std::vector<Index> order, start(v_ + 1);
+  for (Index r0 = 0; r0 < X.rows; r0 += chunk_) {
+    const Index nr = std::min(chunk_, X.rows - r0);
+    compute_features(X, r0, nr, F);
+    if (features_out) RowMatrixMap(features_out + r0 * p_, nr, p_) = F;
+    Eigen::MatrixXd Yc(nr, k_);
+    for (Index j = 0; j < k_; ++j)
+      for (Index i = 0; i < nr; ++i) Yc(i, j) = Y(r0 + i, j);
+    if (!folds || v_ == 1) {
+      syrk_lower_panels(F, G_[0], threads_);
+      t_[0].noalias() += F.transpose() * Yc;
+      yy_[0] += Yc.colwise().squaredNorm().transpose();
+      counts_[0] += nr;
+      continue;
+    }
+    // stable counting sort of the chunk's rows by fold
+    std::fill(start.begin(), start.end(), 0);
+    for (Index i = 0; i < nr; ++i) ++start[folds[r0 + i] + 1];
+    for (Index u = 0; u < v_; ++u) start[u + 1] += start[u];
+    order.assign(nr, 0);
+    std::vector<Index> fill(start.begin(), start.end() - 1);
+    for (Index i = 0; i < nr; ++i) order[fill[folds[r0 + i]]++] = i;
+    Fg.resize(nr, p_);
+    Yg.resize(nr, k_);
+    for (Index j = 0; j < p_; ++j)
+      for (Index i = 0; i < nr; ++i) Fg(i, j) = F(order[i], j);
+    for (Index j = 0; j < k_; ++j)
+      for (Index i = 0; i < nr; ++i) Yg(i, j) = Yc(order[i], j);
+    for (Index u = 0; u < v_; ++u) {
+      const Index a = start[u], len = start[u + 1] - start[u];
+      if (len == 0) continue;
+      syrk_lower_panels(Fg.middleRows(a, len), G_[u], threads_);
+      t_[u].noalias() += Fg.middleRows(a, len).transpose() * Yg.middleRows(a, len);
+      yy_[u] += Yg.middleRows(a, len).colwise().squaredNorm().transpose();
+      counts_[u] += len;
+    }
+  }
+  n_rows_ += X.rows;
+}
+
+RowMatrix FoldAccumulator::gram(Index u) const {
+  RowMatrix out = G_[u].triangularView<Eigen::Lower>();
+  out.triangularView<Eigen::StrictlyUpper>() = G_[u].transpose().triangularView<Eigen::StrictlyUpper>();
+  return out;
+}
+
+}  // namespace svmopt

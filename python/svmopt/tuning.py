@@ -1,0 +1,298 @@
+"""Tuning of the fixed-size LS-SVM (paper 002, Section 6): fast v-fold CV and CSA + simplex search.
+
+* :func:`csa` -- coupled simulated annealing with variance control (CSA-MwVC, spec Section 1.9) in the C++
+  core, calling a Python cost; 90 evaluations by default, the q = 5 initial ones included.
+* :func:`nelder_mead` -- the simplex fine-tuning (Section 6.3) with scipy, 70 evaluations by default.
+* :func:`csa_simplex` -- both in sequence; returns the best point ever evaluated.
+* :class:`CVEngine` -- the fast v-fold CV (Algorithm 3 in the spec's G_u realization, (19)-(21)) over a
+  stream of row blocks: one pass over the data per sigma^2 collects the per-fold Phi_u^T Phi_u, Phi_u^T Y_u
+  (C++ blockwise accumulation); each gamma then costs v Cholesky solves plus the residuals. With the features
+  over the memory budget it runs the blocked Algorithm 3B (second pass for the residuals, or the SSE shortcut
+  for the MSE when it does not cancel).
+* :func:`simple_cv_cost` -- the "simple" CV the paper compares against (spec A32): everything recomputed per fold.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from svmopt import _core
+
+__all__ = [
+    "CVEngine",
+    "TuningResult",
+    "csa",
+    "csa_simplex",
+    "make_folds",
+    "nelder_mead",
+    "nystrom_projection",
+    "simple_cv_cost",
+]
+
+EPS = np.finfo(np.float64).eps
+
+
+# ----------------------------------------------------------------------------------------------- search
+@dataclass
+class TuningResult:
+    x: np.ndarray
+    fun: float
+    history: np.ndarray  # one row per evaluation: x..., cost
+    n_csa: int = 0
+    n_simplex: int = 0
+    extra: dict = field(default_factory=dict)
+
+
+def csa(cost: Callable[[np.ndarray], float], x0: np.ndarray, lower, upper, *, max_evals: int = 90, inner: int = 5,
+        T0: float = 1.0, Tac0: float = 0.0, seed: int = 0) -> TuningResult:
+    """Coupled simulated annealing (CSA-MwVC) from the q initial states ``x0`` (q x dim), inside [lower, upper]."""
+    x0 = np.atleast_2d(np.asarray(x0, dtype=np.float64))
+    r = _core.csa_minimize(lambda v: float(cost(np.array(v))), x0, np.asarray(lower, float), np.asarray(upper, float),
+                           max_evals=int(max_evals), inner=int(inner), T0=float(T0), Tac0=float(Tac0), seed=int(seed))
+    return TuningResult(np.asarray(r["x"]), float(r["fun"]), np.asarray(r["history"]), n_csa=len(r["history"]),
+                        extra={"Tac": r["Tac"], "n_stages": r["n_stages"]})
+
+
+def nelder_mead(cost: Callable[[np.ndarray], float], x0, lower=None, upper=None, *, max_evals: int = 70,
+                step: float = 0.5, tol: float = 1e-4) -> TuningResult:
+    """Nelder–Mead (1, 2, 0.5, 0.5) from ``x0`` with initial simplex x0 + step e_i; at most ``max_evals`` costs."""
+    from scipy.optimize import minimize
+
+    x0 = np.asarray(x0, dtype=np.float64).ravel()
+    hist: list[np.ndarray] = []
+    lo = None if lower is None else np.asarray(lower, float)
+    hi = None if upper is None else np.asarray(upper, float)
+
+    def f(x):
+        if len(hist) >= max_evals:  # scipy may overshoot maxfev by a few within an iteration
+            return math.inf
+        xc = x if lo is None else np.clip(x, lo, hi)
+        e = float(cost(xc))
+        e = math.inf if math.isnan(e) else e
+        hist.append(np.append(xc, e))
+        return e
+
+    simplex = np.vstack([x0] + [x0 + step * np.eye(x0.size)[i] for i in range(x0.size)])
+    if max_evals > 0:
+        minimize(f, x0, method="Nelder-Mead",
+                 options={"maxfev": max_evals, "initial_simplex": simplex, "xatol": tol, "fatol": tol})
+    H = np.array(hist).reshape(-1, x0.size + 1)
+    if H.shape[0] == 0:
+        return TuningResult(x0, math.inf, H)
+    b = int(np.argmin(H[:, -1]))
+    return TuningResult(H[b, :-1], float(H[b, -1]), H, n_simplex=H.shape[0])
+
+
+def csa_simplex(cost: Callable[[np.ndarray], float], x0: np.ndarray, lower, upper, *, n_csa: int = 90,
+                n_simplex: int = 70, inner: int = 5, seed: int = 0, step: float = 0.5) -> TuningResult:
+    """The paper's tuning (Section 6.3): CSA for ``n_csa`` evaluations, then Nelder–Mead for ``n_simplex`` from
+    the CSA best; returns the best point over all evaluations (spec 1.10)."""
+    r1 = csa(cost, x0, lower, upper, max_evals=n_csa, inner=inner, seed=seed)
+    r2 = nelder_mead(cost, r1.x, lower, upper, max_evals=n_simplex, step=step)
+    H = np.vstack([r1.history, r2.history]) if r2.history.size else r1.history
+    b = int(np.argmin(H[:, -1]))
+    return TuningResult(H[b, :-1], float(H[b, -1]), H, n_csa=r1.n_csa, n_simplex=r2.n_simplex, extra=r1.extra)
+
+
+# ----------------------------------------------------------------------------------------------- CV
+def make_folds(n: int, v: int, rng: np.random.Generator, y: np.ndarray | None = None) -> np.ndarray:
+    """Fold id per row: one random permutation cut into v contiguous near-equal blocks (spec A18);
+    with ``y`` (class codes) the folds are stratified (round-robin within each class)."""
+    v = int(v)
+    folds = np.empty(n, dtype=np.int32)
+    if y is None:
+        perm = rng.permutation(n)
+        folds[perm] = (np.arange(n) * v // max(n, 1)).astype(np.int32)
+        return folds
+    offset = 0
+    for c in np.unique(y):
+        rows = rng.permutation(np.flatnonzero(y == c))
+        folds[rows] = ((np.arange(rows.size) + offset) % v).astype(np.int32)
+        offset += rows.size
+    return folds
+
+
+def nystrom_projection(PV: np.ndarray, params, n_threads: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """P = U' Lambda'^{-1/2} (m x m') from eig(Omega_mm), keeping lambda > m eps lambda_max (spec 1.4, A4)."""
+    small = PV.shape[0] < 600
+    Omega = _core.kernel_gram(PV, params, n_threads=1 if small else n_threads)
+    if small:  # a threaded LAPACK call on a small matrix costs more in synchronization than it saves
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(1, user_api="blas"):
+            lam, U = np.linalg.eigh(Omega)
+    else:
+        lam, U = np.linalg.eigh(Omega)
+    lam, U = lam[::-1], U[:, ::-1]
+    keep = lam > PV.shape[0] * EPS * max(lam[0], 0.0)
+    if not np.any(keep):
+        keep[0] = lam[0] > 0
+    if not np.any(keep):
+        raise ValueError("the prototype kernel matrix is zero; the Nyström map is undefined")
+    return np.ascontiguousarray(U[:, keep] / np.sqrt(lam[keep])), lam[keep]
+
+
+BlockFactory = Callable[[], Iterable[tuple[np.ndarray, np.ndarray]]]
+
+
+class CVEngine:
+    """Fast v-fold CV of one binary/regression FS-LSSVM problem over a re-iterable stream of row blocks.
+
+    Parameters
+    ----------
+    blocks : callable returning an iterator of ``(X_block, Y_block)`` (float64, C order, Y 2-D with k columns);
+        every call must yield the same rows in the same order.
+    folds : int32 array, fold id of every row (in stream order).
+    PV : prototype vectors (m x d), or None for explicit linear features (spec A33).
+    make_params : sigma2 -> core KernelParams (ignored for explicit linear features).
+    task : "classification" (misclassification rate of sign(f), sign(0) = +1) or "regression" (MSE).
+    feature_budget : bytes allowed for the in-memory Phi_e (spec A44: 1 GiB); above, blocked Algorithm 3B.
+    """
+
+    def __init__(self, blocks: BlockFactory, folds: np.ndarray, n_folds: int, PV: np.ndarray | None, make_params,
+                 task: str, *, n_targets: int = 1, regularize_bias: bool = True, feature_budget: int = 1 << 30,
+                 n_threads: int = 0, cache_size: int = 4, n_features: int | None = None, progress=None):
+        self.blocks = blocks
+        self.folds = np.ascontiguousarray(folds, dtype=np.int32)
+        self.n = self.folds.size
+        self.v = int(n_folds)
+        self.PV = PV
+        self.make_params = make_params
+        self.task = task
+        self.k = int(n_targets)
+        self.regularize_bias = regularize_bias
+        self.feature_budget = feature_budget
+        self.n_features = n_features
+        # Small problems run on one thread: an OpenMP barrier costs milliseconds on a loaded machine.
+        p = (n_features if PV is None else PV.shape[0]) + 1
+        self.n_threads = 1 if self.n * p * p < 2e8 else n_threads
+        self._cache: OrderedDict = OrderedDict()
+        self.cache_size = cache_size
+        self.n_passes = 0
+        self.n_evals = 0
+        self.progress = progress
+
+    def _accumulator(self, sigma2: float):
+        if self.PV is None:
+            d = self.n_features
+            params = _core.KernelParams(_core.KernelKind.linear)
+            return _core.FoldAccumulator(np.zeros((0, d)), params, np.zeros((0, 0)), n_folds=self.v,
+                                         n_targets=self.k, n_features_linear=d, n_threads=self.n_threads), None
+        params = self.make_params(sigma2)
+        P, _ = nystrom_projection(self.PV, params, self.n_threads)
+        return _core.FoldAccumulator(self.PV, params, P, n_folds=self.v, n_targets=self.k,
+                                     n_threads=self.n_threads), P
+
+    def _iter(self) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+        r0 = 0
+        it = self.blocks()
+        if self.progress is not None:
+            it = self.progress(it)
+        for Xb, Yb in it:
+            yield r0, Xb, Yb
+            r0 += Xb.shape[0]
+        if r0 != self.n:
+            raise ValueError(f"the block stream yielded {r0} rows, expected {self.n}; it must be re-iterable")
+
+    def stats(self, sigma2: float) -> dict:
+        """Per-fold statistics for one sigma^2 (cached): G (v,p,p), t (v,p,k), yy, counts, P, Phi (or None)."""
+        key = float(sigma2)
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            return self._cache[key]
+        acc, P = self._accumulator(sigma2)
+        p = acc.dim
+        keep_phi = self.n * p * 8 <= self.feature_budget
+        Phi = np.empty((self.n, p)) if keep_phi else None
+        self.n_passes += 1
+        for r0, Xb, Yb in self._iter():
+            f = self.folds[r0:r0 + Xb.shape[0]]
+            if keep_phi:
+                Phi[r0:r0 + Xb.shape[0]] = acc.add(Xb, Yb, f, return_features=True)
+            else:
+                acc.add(Xb, Yb, f)
+        G, t, yy, counts = acc.results()
+        entry = {"G": G, "t": t, "yy": yy, "counts": counts, "P": P, "Phi": Phi, "acc": acc}
+        self._cache[key] = entry
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+        return entry
+
+    def predictions(self, gamma: float, sigma2: float) -> tuple[np.ndarray, np.ndarray]:
+        """CV predictions of every row by its own fold model, and the row targets (stream order)."""
+        s = self.stats(sigma2)
+        theta = _core.fast_cv_solve(s["G"], s["t"], float(gamma), self.regularize_bias, self.n_threads)
+        if s["Phi"] is not None:
+            if "Y" not in s:
+                s["Y"] = np.concatenate([Yb for _, _, Yb in self._iter()]) if self.n else np.zeros((0, self.k))
+            return _core.fold_predict(s["Phi"], self.folds, theta, self.n_threads), s["Y"]
+        F, Ys = [], []
+        self.n_passes += 1
+        for r0, Xb, Yb in self._iter():
+            Phi_b = s["acc"].features(Xb)
+            F.append(_core.fold_predict(Phi_b, self.folds[r0:r0 + Xb.shape[0]], theta, self.n_threads))
+            Ys.append(Yb)
+        return np.concatenate(F), np.concatenate(Ys)
+
+    def cost(self, gamma: float, sigma2: float) -> float:
+        """CV cost (19)-(21): misclassification rate (classification) or MSE (regression), pooled over folds.
+        For k > 1 targets the mean over targets."""
+        self.n_evals += 1
+        s = self.stats(sigma2)
+        if self.task == "regression" and s["Phi"] is None:
+            theta = _core.fast_cv_solve(s["G"], s["t"], float(gamma), self.regularize_bias, self.n_threads)
+            sse = 0.0
+            ok = True
+            for u in range(self.v):
+                th, G, t = theta[u], s["G"][u], s["t"][u]
+                e = s["yy"][u] - 2.0 * np.einsum("pk,pk->k", th, t) + np.einsum("pk,pq,qk->k", th, G, th)
+                if np.any(e < 1e-8 * np.maximum(s["yy"][u], 1e-300)):
+                    ok = False
+                    break
+                sse += float(e.sum())
+            if ok:
+                return sse / (self.n * self.k)
+        f, Y = self.predictions(gamma, sigma2)
+        if self.task == "regression":
+            return float(np.mean((Y - f) ** 2))
+        return float(np.mean(np.where(f >= 0, 1.0, -1.0) != Y))
+
+    def fit(self, gamma: float, sigma2: float) -> tuple[np.ndarray | None, np.ndarray]:
+        """Final fit (7) on all rows: (P, theta) with theta = [w; b] (p x k)."""
+        s = self.stats(sigma2)
+        G = s["G"].sum(axis=0)
+        t = s["t"].sum(axis=0)
+        return s["P"], _core.ridge_solve(G, t, float(gamma), self.regularize_bias)
+
+
+def simple_cv_cost(X: np.ndarray, Y: np.ndarray, folds: np.ndarray, PV: np.ndarray | None, params, gamma: float,
+                   task: str, *, regularize_bias: bool = True, n_threads: int = 0) -> float:
+    """The "simple" v-fold CV of the paper's Tables 3–4 (spec A32): per fold recompute eig(Omega_mm), the
+    features of the training and validation rows, the training Gram matrix and the solve."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    Y = np.ascontiguousarray(np.asarray(Y, dtype=np.float64).reshape(X.shape[0], -1))
+    errs = np.empty_like(Y)
+    p = (X.shape[1] if PV is None else PV.shape[0]) + 1
+    n_threads = 1 if X.shape[0] * p * p < 2e8 else n_threads  # same rule as CVEngine
+    for u in np.unique(folds):
+        tr, va = folds != u, folds == u
+        if PV is None:
+            d = X.shape[1]
+            acc = _core.FoldAccumulator(np.zeros((0, d)), params, np.zeros((0, 0)), n_targets=Y.shape[1],
+                                        n_features_linear=d, n_threads=n_threads)
+        else:
+            P, _ = nystrom_projection(PV, params, n_threads)
+            acc = _core.FoldAccumulator(PV, params, P, n_targets=Y.shape[1], n_threads=n_threads)
+        acc.add(np.ascontiguousarray(X[tr]), np.ascontiguousarray(Y[tr]))
+        G, t, _, _ = acc.results()
+        theta = _core.ridge_solve(G[0], t[0], float(gamma), regularize_bias)
+        f = acc.features(np.ascontiguousarray(X[va])) @ theta
+        errs[va] = Y[va] - f if task == "regression" else (np.where(f >= 0, 1.0, -1.0) != Y[va])
+    if task == "regression":
+        return float(np.mean(errs**2))
+    return float(np.mean(errs))

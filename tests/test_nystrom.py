@@ -1,0 +1,114 @@
+"""Nyström features (5) and the blockwise Phi^T Phi / Phi^T Y accumulation (spec 1.4, 1.8; tests T4, T8)."""
+
+import numpy as np
+import pytest
+
+from svmopt import _core
+from svmopt.tuning import nystrom_projection
+
+
+def rbf(sigma2):
+    return _core.KernelParams(_core.KernelKind.rbf, alpha=np.sqrt(sigma2 / 2))
+
+
+def k_rbf(A, B, sigma2):
+    return np.exp(-((A[:, None, :] - B[None, :, :]) ** 2).sum(-1) / sigma2)
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(211, 4))
+    Y = rng.normal(size=(211, 2))
+    PV = np.ascontiguousarray(X[:25])
+    return X, Y, PV
+
+
+def features_ref(X, PV, sigma2):
+    """numpy reference: Phi = K_nm U Lambda^{-1/2} with the m eps lambda_max truncation."""
+    lam, U = np.linalg.eigh(k_rbf(PV, PV, sigma2))
+    lam, U = lam[::-1], U[:, ::-1]
+    keep = lam > PV.shape[0] * np.finfo(float).eps * lam[0]
+    return k_rbf(X, PV, sigma2) @ (U[:, keep] / np.sqrt(lam[keep]))
+
+
+def test_features_match_numpy_and_nystrom_identities(data):
+    """T4: phi(PV) phi(PV)^T = Omega_mm; phi(x)^T phi(z) = k(x)^T Omega^{-1} k(z)."""
+    X, _, PV = data
+    P, _ = nystrom_projection(PV, rbf(3.0))
+    F = _core.nystrom_features(np.ascontiguousarray(X), PV, rbf(3.0), P)
+    Fr = features_ref(X, PV, 3.0)
+    np.testing.assert_allclose(np.abs(F), np.abs(Fr), atol=1e-10)  # eigenvector signs may differ
+    Fpv = _core.nystrom_features(PV, PV, rbf(3.0), P)
+    np.testing.assert_allclose(Fpv @ Fpv.T, k_rbf(PV, PV, 3.0), atol=1e-10)
+    Kx = k_rbf(X[:20], PV, 3.0)
+    np.testing.assert_allclose(F[:20] @ F[:20].T, Kx @ np.linalg.solve(k_rbf(PV, PV, 3.0), Kx.T), atol=1e-8)
+
+
+def test_truncation_with_duplicated_prototypes(data):
+    X, _, PV = data
+    PVd = np.ascontiguousarray(np.vstack([PV, PV[:5]]))
+    P, _ = nystrom_projection(PVd, rbf(3.0))
+    assert P.shape[1] < PVd.shape[0]
+    F = _core.nystrom_features(np.ascontiguousarray(X), PVd, rbf(3.0), P)
+    assert np.all(np.isfinite(F))
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 64, 0])
+@pytest.mark.parametrize("split", [[211], [1, 3, 17, 190], [100, 111]])
+def test_blockwise_accumulation_equals_in_memory(data, chunk, split):
+    """T8: any row blocking (streamed blocks of unequal lengths, internal chunks of 1..n) gives Phi_e^T Phi_e."""
+    X, Y, PV = data
+    P, _ = nystrom_projection(PV, rbf(2.0))
+    folds = np.random.default_rng(1).integers(0, 5, X.shape[0]).astype(np.int32)
+    acc = _core.FoldAccumulator(PV, rbf(2.0), P, n_folds=5, n_targets=2, chunk=chunk, n_threads=1)
+    r0 = 0
+    for length in split:
+        acc.add(np.ascontiguousarray(X[r0:r0 + length]), np.ascontiguousarray(Y[r0:r0 + length]),
+                folds[r0:r0 + length])
+        r0 += length
+    G, t, yy, counts = acc.results()
+    Fe = np.hstack([_core.nystrom_features(np.ascontiguousarray(X), PV, rbf(2.0), P), np.ones((211, 1))])
+    for u in range(5):
+        r = folds == u
+        np.testing.assert_allclose(G[u], Fe[r].T @ Fe[r], rtol=0, atol=1e-10)
+        np.testing.assert_allclose(t[u], Fe[r].T @ Y[r], rtol=0, atol=1e-10)
+        np.testing.assert_allclose(yy[u], (Y[r] ** 2).sum(0), rtol=1e-12)
+        assert counts[u] == r.sum()
+    np.testing.assert_array_equal(G, np.transpose(G, (0, 2, 1)))
+
+
+def test_explicit_linear_features_and_strided_input():
+    """Linear mode (spec A33): the features are the inputs plus the constant; F-ordered/strided views work."""
+    rng = np.random.default_rng(2)
+    X = np.asfortranarray(rng.normal(size=(300, 130)))
+    Y = np.ascontiguousarray(rng.normal(size=(300, 1)))
+    acc = _core.FoldAccumulator(np.zeros((0, 130)), _core.KernelParams(_core.KernelKind.linear), np.zeros((0, 0)),
+                                n_features_linear=130, chunk=50)
+    acc.add(X, Y)
+    G, t, _, _ = acc.results()
+    Xe = np.hstack([X, np.ones((300, 1))])
+    np.testing.assert_allclose(G[0], Xe.T @ Xe, atol=1e-10)  # several 64-column panels
+    np.testing.assert_allclose(t[0], Xe.T @ Y, atol=1e-10)
+    np.testing.assert_allclose(acc.features(X[::2]), Xe[::2], atol=0)
+
+
+def test_thread_count_does_not_change_the_result(data):
+    X, Y, PV = data
+    P, _ = nystrom_projection(PV, rbf(2.0))
+    out = []
+    for nt in (1, 2):
+        acc = _core.FoldAccumulator(PV, rbf(2.0), P, n_folds=1, n_targets=2, n_threads=nt, chunk=50)
+        acc.add(np.ascontiguousarray(X), np.ascontiguousarray(Y))
+        out.append(acc.results()[0])
+    np.testing.assert_array_equal(out[0], out[1])
+
+
+def test_accumulator_rejects_bad_input(data):
+    X, Y, PV = data
+    P, _ = nystrom_projection(PV, rbf(2.0))
+    acc = _core.FoldAccumulator(PV, rbf(2.0), P, n_folds=3)
+    with pytest.raises(ValueError):
+        acc.add(np.ascontiguousarray(X), np.ascontiguousarray(Y[:, :1]), np.full(211, 3, np.int32))
+    with pytest.raises(ValueError):
+        acc.add(np.ascontiguousarray(X[:, :3]), np.ascontiguousarray(Y[:, :1]))
