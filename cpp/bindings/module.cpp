@@ -35,4 +35,5 @@ PYBIND11_MODULE(SVMOPT_MODULE_NAME, m) {
                             std::to_string(EIGEN_MINOR_VERSION);
   svmopt::bind::bind_kernels(m);
   svmopt::bind::bind_fixed_size(m);
+  svmopt::bind::bind_pso(m);
 }

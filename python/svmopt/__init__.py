@@ -5,6 +5,7 @@ Four papers, one library:
 * :class:`RobustSVC` -- robust nonlinear L1-SVM as an LP (Maggioni & Spinelli).
 * :class:`RampLossSVC` -- ramp-loss SVM with a feature budget as a MILP (Baldomero-Naranjo et al.).
 * :class:`FixedSizeLSSVC` / :class:`FixedSizeLSSVR` -- optimized fixed-size LS-SVM (De Brabanter et al.).
+* :class:`EllipsoidPSOClassifier` -- class ellipsoids and coupled particle swarms (Kumar & Ramakrishnan).
 
 The shared pieces live here from the start: :class:`Kernel` (the kernel description every model uses),
 :mod:`svmopt.datasets` (bundled and on-disk benchmark data) and the error types.
@@ -12,6 +13,7 @@ The shared pieces live here from the start: :class:`Kernel` (the kernel descript
 
 from svmopt import _core
 from svmopt._config import get_memory_budget, set_memory_budget
+from svmopt.ellipsoid import EllipsoidPSOClassifier, pso_closest_points
 from svmopt.exceptions import MemoryBudgetError, SolverError
 from svmopt.fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
 from svmopt.kernels import KERNEL_NAMES, Kernel
@@ -20,6 +22,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "KERNEL_NAMES",
+    "EllipsoidPSOClassifier",
     "FixedSizeLSSVC",
     "FixedSizeLSSVR",
     "Kernel",
@@ -28,5 +31,6 @@ __all__ = [
     "__version__",
     "_core",
     "get_memory_budget",
+    "pso_closest_points",
     "set_memory_budget",
 ]
