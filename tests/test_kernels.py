@@ -454,3 +454,17 @@ def test_isa_can_be_forced_by_environment():
     env["SVMOPT_ISA"] = "sse9"
     bad = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)
     assert bad.returncode != 0 and "SVMOPT_ISA" in bad.stderr
+
+
+def test_kernel_object_survives_sklearn_clone():
+    # An estimator parameter that is a Kernel must clone as a value, not be mistaken for an estimator.
+    from sklearn.base import BaseEstimator, clone
+
+    class Holder(BaseEstimator):
+        def __init__(self, kernel=None):
+            self.kernel = kernel
+
+    k = Kernel("inhom_poly", degree=2, c=0.5)
+    h = clone(Holder(kernel=k))
+    assert h.kernel == k
+    assert k.parameters() == {"degree": 2, "c": 0.5, "alpha": "auto", "a": 1.0, "b": 0.0}

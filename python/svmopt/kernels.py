@@ -148,7 +148,7 @@ class Kernel:
         raise AttributeError("Kernel is immutable; use Kernel.replace(...) or Kernel.fit(X)")
 
     def __reduce__(self):
-        return (_rebuild, (self._name, self.get_params()))
+        return (_rebuild, (self._name, self.parameters()))
 
     name = property(lambda self: self._name, doc="Kernel name, one of KERNEL_NAMES.")
     degree = property(lambda self: self._degree, doc="Polynomial degree.")
@@ -157,17 +157,17 @@ class Kernel:
     a = property(lambda self: self._a, doc="Sigmoid slope.")
     b = property(lambda self: self._b, doc="Sigmoid offset.")
 
-    def get_params(self) -> dict[str, Any]:
+    def parameters(self) -> dict[str, Any]:
         """Parameters (without the name) as a dict."""
         return {"degree": self._degree, "c": self._c, "alpha": self._alpha, "a": self._a, "b": self._b}
 
     def replace(self, **changes: Any) -> Kernel:
         """A copy with some parameters (or the name) changed, validated again."""
-        params = {"name": self._name, **self.get_params(), **changes}
+        params = {"name": self._name, **self.parameters(), **changes}
         return Kernel(params.pop("name"), **params)
 
     def _key(self) -> tuple:
-        return (self._name, *self.get_params().values())
+        return (self._name, *self.parameters().values())
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Kernel) and self._key() == other._key()
