@@ -37,6 +37,7 @@ inline DoubleArray empty2d(Index rows, Index cols) {
 }
 
 void bind_kernels(py::module_& m);
+void bind_robust(py::module_& m);
 void bind_fixed_size(py::module_& m);
 void bind_pso(py::module_& m);
 

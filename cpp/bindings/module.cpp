@@ -34,6 +34,7 @@ PYBIND11_MODULE(SVMOPT_MODULE_NAME, m) {
   m.attr("eigen_version") = std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +
                             std::to_string(EIGEN_MINOR_VERSION);
   svmopt::bind::bind_kernels(m);
+  svmopt::bind::bind_robust(m);
   svmopt::bind::bind_fixed_size(m);
   svmopt::bind::bind_pso(m);
 }

@@ -17,6 +17,7 @@ from svmopt.ellipsoid import EllipsoidPSOClassifier, pso_closest_points
 from svmopt.exceptions import MemoryBudgetError, SolverError
 from svmopt.fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
 from svmopt.kernels import KERNEL_NAMES, Kernel
+from svmopt.robust_svc import RobustSVC
 
 __version__ = "0.1.0"
 
@@ -27,6 +28,7 @@ __all__ = [
     "FixedSizeLSSVR",
     "Kernel",
     "MemoryBudgetError",
+    "RobustSVC",
     "SolverError",
     "__version__",
     "_core",

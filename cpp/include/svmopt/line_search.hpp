@@ -37,8 +37,11 @@ LineSearchResult line_search_grid(const double* s, const double* y, Index m, dou
                                   int n_threads = 0);
 
 // Exact search over [min(lo,hi), max(lo,hi)].
-//  * Paper objective: candidates {L, R} u {s_i in [L, R]}; among minimisers the one closest to `lo` (the one
-//    the grid would reach first).
+//  * Paper objective: E is lower semicontinuous, so its minimum is attained at a score in [L, R] or on an
+//    open piece (t_k, t_{k+1}) between consecutive distinct scores that meets [L, R]. Among minimisers an
+//    open piece is preferred (then no training point sits on the threshold and the count is also the test-time
+//    rule's count, spec I4), then the one nearest to `lo` (the one the grid would reach first); b is the
+//    midpoint of (piece intersect [L, R]).
 //  * Decision objective: E_dec is constant on the half-open pieces [t_k, t_{k+1}) between sorted distinct
 //    scores; b is the midpoint of (best piece  intersect  [L, R]), or its single point. Ties between pieces:
 //    the piece nearest to `lo`.

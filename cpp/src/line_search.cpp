@@ -1,0 +1,192 @@
+// Line searches of paper 000, equations (10)/(27); see line_search.hpp.
+#include "svmopt/line_search.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+// The AVX2 variant of the core is compiled with -mfma; keep a + b * c as two roundings here so that grid
+// points and LP coefficients are bit-identical to their numpy references (and to the baseline variant).
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+namespace svmopt {
+
+namespace {
+
+inline bool is_error(double s, double y, double b, LineSearchObjective objective) {
+  if (y > 0) return objective == LineSearchObjective::Paper ? (s < b) : (s <= b);
+  return s > b;
+}
+
+}  // namespace
+
+Index line_search_count(const double* s, const double* y, Index m, double b, LineSearchObjective objective) {
+  Index cnt = 0;
+  for (Index i = 0; i < m; ++i) cnt += is_error(s[i], y[i], b, objective) ? 1 : 0;
+  return cnt;
+}
+
+LineSearchResult line_search_grid(const double* s, const double* y, Index m, double lo, double hi, Index n_grid,
+                                  double b_init, LineSearchObjective objective, int n_threads) {
+  if (n_grid < 2) throw std::invalid_argument("line_search_grid: n_grid must be >= 2");
+  if (!std::isfinite(lo) || !std::isfinite(hi)) {
+    throw std::invalid_argument("line_search_grid: the interval must be finite");
+  }
+  std::vector<Index> counts(static_cast<std::size_t>(n_grid));
+  const double step = (hi - lo) / static_cast<double>(n_grid - 1);
+  const int threads = resolve_threads(n_threads);
+  (void)threads;
+#pragma omp parallel for schedule(static) num_threads(threads) if (n_grid * m >= (1 << 20))
+  for (Index k = 0; k < n_grid; ++k) {
+    // MATLAB linspace: lo + k * step, with the last point exactly hi.
+    const double b = (k == n_grid - 1) ? hi : lo + static_cast<double>(k) * step;
+    counts[static_cast<std::size_t>(k)] = line_search_count(s, y, m, b, objective);
+  }
+  LineSearchResult res;
+  res.b = b_init;
+  Index best = m;
+  bool improved = false;
+  for (Index k = 0; k < n_grid; ++k) {
+    if (counts[static_cast<std::size_t>(k)] < best) {
+      best = counts[static_cast<std::size_t>(k)];
+      res.b = (k == n_grid - 1) ? hi : lo + static_cast<double>(k) * step;
+      improved = true;
+    }
+  }
+  res.count = improved ? best : line_search_count(s, y, m, b_init, objective);
+  return res;
+}
+
+LineSearchResult line_search_exact(const double* s, const double* y, Index m, double lo, double hi, double b_init,
+                                   LineSearchObjective objective) {
+  if (std::isnan(lo) || std::isnan(hi)) throw std::invalid_argument("line_search_exact: NaN interval end");
+  const double L = std::min(lo, hi), R = std::max(lo, hi);
+
+  // Sorted scores with labels (one sort), then distinct breakpoints with cumulative class counts.
+  std::vector<std::pair<double, bool>> sv(static_cast<std::size_t>(m));
+  Index nB = 0;
+  for (Index i = 0; i < m; ++i) {
+    sv[static_cast<std::size_t>(i)] = {s[i], y[i] > 0};
+    nB += (y[i] > 0) ? 0 : 1;
+  }
+  std::sort(sv.begin(), sv.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<double> t;          // distinct scores
+  std::vector<Index> a_lt, b_le;  // #A with s < t_k, #B with s <= t_k
+  std::vector<Index> a_le;        // #A with s <= t_k
+  {
+    Index ca = 0, cb = 0;
+    std::size_t i = 0;
+    while (i < sv.size()) {
+      const double v = sv[i].first;
+      const Index ca_before = ca;
+      while (i < sv.size() && sv[i].first == v) {
+        (sv[i].second ? ca : cb) += 1;
+        ++i;
+      }
+      t.push_back(v);
+      a_lt.push_back(ca_before);
+      a_le.push_back(ca);
+      b_le.push_back(cb);
+    }
+  }
+  const std::size_t q = t.size();
+
+  LineSearchResult best;
+  best.count = std::numeric_limits<Index>::max();
+  best.b = b_init;
+  double best_dist = std::numeric_limits<double>::infinity();
+  auto consider = [&](double b, Index cnt) {
+    const double dist = std::abs(b - lo);
+    if (cnt < best.count || (cnt == best.count && dist < best_dist)) {
+      best.count = cnt;
+      best.b = b;
+      best_dist = dist;
+    }
+  };
+
+  // A point of (a, e) / [a, e) intersected with [L, R] (a may be -inf, e may be +inf): the midpoint of the
+  // intersection, a point strictly inside the piece when the piece is open at an end, or NaN if empty.
+  auto place = [&](double a, double e, bool left_open) -> double {
+    const double lo_end = std::max(a, L);
+    const double hi_end = std::min(e, R);
+    if (lo_end > hi_end) return std::numeric_limits<double>::quiet_NaN();
+    double b;
+    if (!std::isfinite(lo_end) && !std::isfinite(hi_end)) b = 0.0;
+    else if (!std::isfinite(lo_end)) b = hi_end - std::max(1.0, std::abs(hi_end));
+    else if (!std::isfinite(hi_end)) b = lo_end + std::max(1.0, std::abs(lo_end));
+    else b = 0.5 * (lo_end + hi_end);
+    // keep b inside the piece: (a, e) when left_open, [a, e) otherwise
+    if (b >= e || (left_open ? b <= a : b < a)) {
+      if (lo_end < e && (left_open ? lo_end > a : lo_end >= a)) b = lo_end;
+      else if (hi_end < e && (left_open ? hi_end > a : hi_end >= a)) b = hi_end;
+      else return std::numeric_limits<double>::quiet_NaN();
+    }
+    return b;
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+
+  if (objective == LineSearchObjective::Paper) {
+    // E(c) = #{A: s < c} + #{B: s > c} is lower semicontinuous: its minimum over [L, R] is attained at a
+    // breakpoint inside, or on an open piece (t_k, t_{k+1}) meeting [L, R]. Among minimisers an open piece
+    // is preferred (b strictly between scores: no training point lies on the threshold, so the count is also
+    // the decision rule's count), then the one nearest to lo; b is the midpoint of piece  intersect  [L, R].
+    struct Cand { double b; Index cnt; bool open; double dist; };
+    std::vector<Cand> cands;
+    cands.reserve(2 * q + 1);
+    auto dist_to_lo = [&](double a, double e) {  // distance from lo to the closed hull of piece ∩ [L, R]
+      const double lo_end = std::max(a, L), hi_end = std::min(e, R);
+      if (lo <= lo_end) return lo_end - lo;
+      if (lo >= hi_end) return lo - hi_end;
+      return 0.0;
+    };
+    for (std::size_t k = 0; k <= q; ++k) {
+      const double a = (k == 0) ? -inf : t[k - 1];
+      const double e = (k < q) ? t[k] : inf;
+      const double b = place(a, e, true);
+      if (!std::isnan(b)) {
+        const Index cnt = (k == 0) ? nB : a_le[k - 1] + (nB - b_le[k - 1]);
+        cands.push_back({b, cnt, true, dist_to_lo(a, e)});
+      }
+      if (k < q && t[k] >= L && t[k] <= R) cands.push_back({t[k], a_lt[k] + (nB - b_le[k]), false, std::abs(t[k] - lo)});
+    }
+    const Cand* bestc = nullptr;
+    for (const auto& c : cands) {
+      if (!bestc || c.cnt < bestc->cnt ||
+          (c.cnt == bestc->cnt && ((c.open && !bestc->open) || (c.open == bestc->open && c.dist < bestc->dist)))) {
+        bestc = &c;
+      }
+    }
+    if (bestc) {
+      best.b = bestc->b;
+      best.count = bestc->cnt;
+    }
+  } else {
+    // E_dec is constant on (-inf, t_0) and [t_k, t_{k+1}); evaluate every piece meeting [L, R].
+    for (std::size_t k = 0; k <= q; ++k) {
+      const double a = (k == 0) ? -inf : t[k - 1];
+      const double e = (k < q) ? t[k] : inf;
+      const double b = place(a, e, k == 0);
+      if (std::isnan(b)) continue;
+      consider(b, (k == 0) ? nB : a_le[k - 1] + (nB - b_le[k - 1]));
+    }
+  }
+
+  if (best.count >= m || best.count == std::numeric_limits<Index>::max()) {
+    best.b = b_init;
+    best.count = line_search_count(s, y, m, b_init, objective);
+  }
+  return best;
+}
+
+}  // namespace svmopt

@@ -1,0 +1,531 @@
+"""Reproduction protocol of Maggioni & Spinelli (paper 000), spec 000 section 4.
+
+Repeated stratified holdout (spec 4.3 size rule, splits seeded by (dataset, holdout, rep): common random
+numbers across kernels, transformations, p and rho), transformations fitted on the training split
+((28) min-max, (29) standardisation, ddof = 1, denominator 1 for a constant feature: I11), kernel parameters
+``c = alpha = max_j std_j`` of the transformed training split, the nu grid ``logspace(-3, 0, 5)`` selected by
+(robust) training error, and the robust model with ``p in {1, 2, inf}`` and ``rho in {1e-7, ..., 1e-1}``
+(``eta_class = rho * max_j std_{j,class}``). ``p = 1`` and ``p = 2`` are the same model (C = 1), so p = 2 is
+computed once and reported for both (I12).
+
+Paper mode (defaults): the grid line search of 10^4 points on the printed interval (I1, I5).
+
+Selections (I14): the paper picks the best configuration and the best rho on the mean *test* error of the
+same runs it reports (optimistic). We reproduce that, and add an honest variant that picks rho on an inner
+stratified validation split (25 % of each training set, same size rule) and reports the test error of the
+model refitted on the whole training set with that rho.
+
+Usage::
+
+    python -m svmopt.experiments.maggioni_spinelli --quick            # minutes: 75-25, Table 3, few reps
+    python -m svmopt.experiments.maggioni_spinelli --reps 96 --jobs 2  # Table 3 with the paper's 96 reps
+
+CPU time: process CPU seconds per configuration summed over the repetitions (Gram, LPs, line searches and
+prediction; BLAS/OpenMP limited to one thread per worker). The paper's "CPU time" is wall-clock of a
+96-run ``parfor`` on 8 M1 cores, so paper core-seconds ~ 8 x its number.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from svmopt.exceptions import SolverError
+from svmopt.kernels import Kernel
+from svmopt.model_selection import split_seed, stratified_holdout_indices
+from svmopt.robust_svc import NU_GRID, eta_from_rho, fit_binary, robust_delta
+
+__all__ = [
+    "DATASETS",
+    "KERNELS",
+    "RHO_GRID",
+    "TABLE3",
+    "TABLES_9_10",
+    "main",
+    "run_protocol",
+    "run_split",
+    "transform",
+    "write_report",
+]
+
+RHO_GRID = np.logspace(-7, -1, 7)
+MAX_ABS_K = 1e15  # spec I13: a cell is "-" if max|K| exceeds this
+
+# paper name -> (svmopt.datasets name, m x n as printed)
+DATASETS: dict[str, tuple[str, str]] = {
+    "Arrhythmia": ("arrhythmia", "68 x 279"),
+    "Parkinson": ("parkinsons", "195 x 22"),
+    "Heart Disease": ("heart_cleveland", "297 x 13"),
+    "Dermatology": ("dermatology", "358 x 34"),
+    "Climate Model Crashes": ("climate_crashes", "540 x 18"),
+    "Breast Cancer Diagnostic": ("wdbc", "569 x 30"),
+    "Breast Cancer": ("breast_cancer_wisconsin", "683 x 9"),
+    "Blood Transfusion": ("blood_transfusion", "748 x 4"),
+    "Mammographic Mass": ("mammographic", "830 x 5"),
+}
+
+# Table 2 / Tables 6-8 columns: name -> (svmopt kernel name, degree)
+KERNELS: dict[str, tuple[str, int]] = {
+    "Hom. linear": ("poly", 1),
+    "Hom. quadratic": ("poly", 2),
+    "Hom. cubic": ("poly", 3),
+    "Inhom. linear": ("inhom_poly", 1),
+    "Inhom. quadratic": ("inhom_poly", 2),
+    "Inhom. cubic": ("inhom_poly", 3),
+    "Gaussian RBF": ("rbf", 1),
+}
+TRANSFORMS = ("-", "Min-max normalization", "Standardization")
+
+# Table 3 (holdout 75-25): best configuration, mean test error % (det, p=1, p=2, p=inf) and CPU time (s).
+TABLE3: dict[str, dict[str, Any]] = {
+    "Arrhythmia": {"transform": "-", "kernel": "Gaussian RBF", "error": (20.47, 19.12, 19.30, 19.61),
+                   "sd": (0.07, 0.08, 0.07, 0.07), "cpu": (0.289, 0.290, 0.288, 0.295)},
+    "Parkinson": {"transform": "Min-max normalization", "kernel": "Hom. linear", "error": (13.19, 12.98, 12.37, 12.61),
+                  "sd": (0.03, 0.03, 0.03, 0.04), "cpu": (3.626, 3.421, 3.454, 3.418)},
+    "Heart Disease": {"transform": "Standardization", "kernel": "Inhom. linear", "error": (17.48, 16.84, 17.53, 16.36),
+                      "sd": (0.04, 0.04, 0.03, 0.04), "cpu": (12.253, 11.602, 11.477, 11.417)},
+    "Dermatology": {"transform": "-", "kernel": "Inhom. quadratic", "error": (1.64, 1.65, 1.57, 0.55),
+                    "sd": (0.02, 0.01, 0.01, 0.01), "cpu": (20.173, 20.055, 20.420, 20.147)},
+    "Climate Model Crashes": {"transform": "-", "kernel": "Hom. linear", "error": (5.01, 4.47, 4.50, 4.34),
+                              "sd": (0.02, 0.02, 0.01, 0.01), "cpu": (68.069, 66.762, 67.169, 67.381)},
+    "Breast Cancer Diagnostic": {"transform": "Min-max normalization", "kernel": "Inhom. quadratic",
+                                 "error": (3.02, 2.63, 2.65, 2.56), "sd": (0.02, 0.01, 0.01, 0.01),
+                                 "cpu": (77.786, 77.968, 78.267, 77.543)},
+    "Breast Cancer": {"transform": "Standardization", "kernel": "Hom. linear", "error": (3.17, 2.97, 3.07, 3.06),
+                      "sd": (0.01, 0.01, 0.01, 0.01), "cpu": (135.765, 135.651, 137.039, 136.286)},
+    "Blood Transfusion": {"transform": "Standardization", "kernel": "Inhom. cubic",
+                          "error": (20.72, 20.60, 20.55, 20.64), "sd": (0.02, 0.02, 0.02, 0.02),
+                          "cpu": (178.136, 178.751, 179.682, 180.083)},
+    "Mammographic Mass": {"transform": "Standardization", "kernel": "Inhom. quadratic",
+                          "error": (15.71, 15.49, 15.42, 15.54), "sd": (0.02, 0.02, 0.02, 0.02),
+                          "cpu": (241.205, 241.810, 242.614, 241.929)},
+}
+
+
+# Tables 9-10 (robust, holdout 75-25): mean test error % per rho for (p=1, p=2, p=inf), as printed.
+TABLES_9_10: dict[str, dict[float, tuple[float, float, float]]] = {
+    "Arrhythmia": {
+        1e-7: (19.18, 19.42, 19.67),
+        1e-6: (19.3, 19.61, 20.4),
+        1e-5: (20.47, 19.91, 19.73),
+        1e-4: (20.1, 19.55, 19.61),
+        1e-3: (19.12, 19.3, 23.28),
+        1e-2: (19.3, 20.83, 29.41),
+        1e-1: (29.41, 29.41, 29.41),
+    },
+    "Parkinson": {
+        1e-7: (12.98, 12.87, 13.02),
+        1e-6: (13.5, 13.02, 12.8),
+        1e-5: (13.04, 13.28, 12.61),
+        1e-4: (13.93, 12.37, 12.72),
+        1e-3: (13.54, 13.32, 13.48),
+        1e-2: (12.98, 13.17, 15.15),
+        1e-1: (15.28, 15.58, 25.0),
+    },
+    "Heart Disease": {
+        1e-7: (16.84, 17.53, 16.84),
+        1e-6: (17.53, 17.72, 17.53),
+        1e-5: (17.37, 18.26, 17.38),
+        1e-4: (17.75, 18.27, 17.64),
+        1e-3: (17.13, 18.43, 17.12),
+        1e-2: (17.1, 17.92, 16.36),
+        1e-1: (16.98, 17.53, 16.37),
+    },
+    "Dermatology": {
+        1e-7: (1.65, 1.71, 1.72),
+        1e-6: (1.78, 1.8, 1.79),
+        1e-5: (1.73, 1.57, 1.76),
+        1e-4: (11.06, 0.39, 1.28),
+        1e-3: (30.93, 30.93, 0.55),
+        1e-2: (30.91, 30.86, 30.89),
+        1e-1: (38.06, 32.33, 30.92),
+    },
+    "Climate Model Crashes": {
+        1e-7: (4.74, 4.51, 4.6),
+        1e-6: (4.7, 4.88, 4.93),
+        1e-5: (4.52, 4.56, 4.71),
+        1e-4: (4.86, 4.78, 4.85),
+        1e-3: (4.47, 4.71, 4.34),
+        1e-2: (4.67, 4.5, 4.81),
+        1e-1: (8.46, 8.52, 8.47),
+    },
+    "Breast Cancer Diagnostic": {
+        1e-7: (2.8, 2.65, 2.8),
+        1e-6: (2.96, 2.7, 2.96),
+        1e-5: (2.63, 2.99, 2.66),
+        1e-4: (2.88, 2.88, 2.56),
+        1e-3: (2.91, 3.19, 9.76),
+        1e-2: (37.32, 37.32, 37.32),
+        1e-1: (37.32, 37.32, 37.32),
+    },
+    "Breast Cancer": {
+        1e-7: (3.2, 3.24, 3.17),
+        1e-6: (3.16, 3.26, 3.17),
+        1e-5: (2.97, 3.32, 3.14),
+        1e-4: (3.23, 3.5, 3.2),
+        1e-3: (3.11, 3.07, 3.21),
+        1e-2: (3.33, 3.19, 3.08),
+        1e-1: (3.07, 3.32, 3.06),
+    },
+    "Blood Transfusion": {
+        1e-7: (20.6, 20.55, 20.64),
+        1e-6: (20.72, 20.8, 20.77),
+        1e-5: (21.26, 20.97, 22.49),
+        1e-4: (23.88, 23.85, 23.79),
+        1e-3: (23.8, 24.57, 26.18),
+        1e-2: (26.19, 30.94, 38.88),
+        1e-1: (61.12, 57.13, 56.37),
+    },
+    "Mammographic Mass": {
+        1e-7: (15.71, 15.42, 15.54),
+        1e-6: (15.57, 15.46, 15.74),
+        1e-5: (15.49, 16.16, 15.66),
+        1e-4: (15.91, 16.16, 18.81),
+        1e-3: (48.54, 48.56, 48.56),
+        1e-2: (48.57, 48.53, 48.53),
+        1e-1: (48.56, 48.54, 48.54),
+    },
+}
+
+
+# ------------------------------------------------------------------------------------------ one split
+def transform(name: str, X_train: np.ndarray, X_test: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Apply (28) / (29) with training statistics; returns (train, test, number of constant features).
+
+    A zero denominator (constant feature in the training split) is replaced by 1 (spec I11).
+    """
+    if name == "-":
+        return X_train, X_test, 0
+    if name == "Min-max normalization":
+        shift = X_train.min(axis=0)
+        scale = X_train.max(axis=0) - shift
+    elif name == "Standardization":
+        shift = X_train.mean(axis=0)
+        scale = X_train.std(axis=0, ddof=1)
+    else:
+        raise ValueError(f"unknown transformation {name!r}; use one of {TRANSFORMS}")
+    const = scale == 0
+    scale = np.where(const, 1.0, scale)
+    return (X_train - shift) / scale, (X_test - shift) / scale, int(const.sum())
+
+
+def _kernel(name: str, X_train: np.ndarray) -> Kernel:
+    kname, degree = KERNELS[name]
+    stds = np.std(X_train, axis=0, ddof=1)
+    scale = float(np.max(stds)) if np.isfinite(stds).all() and stds.max() > 0 else 1.0
+    if kname == "rbf":
+        return Kernel("rbf", alpha=scale)
+    if kname == "inhom_poly":
+        return Kernel("inhom_poly", degree=degree, c=scale)
+    return Kernel("poly", degree=degree)
+
+
+def _test_error(fit, kern: Kernel, Xtr, ytr, Xte, yte) -> float:
+    sv = np.flatnonzero(fit.u != 0.0)
+    if sv.size:
+        f = kern.matvec(Xte, Xtr[sv], ytr[sv] * fit.u[sv])
+    else:
+        f = np.zeros(Xte.shape[0])
+    pred = np.where(f - fit.b > 0, 1.0, -1.0)
+    return float(np.mean(pred != yte))
+
+
+@dataclass
+class SplitTask:
+    dataset: str
+    holdout: int  # training percentage: 75, 50, 25
+    rep: int
+    configs: Sequence[tuple[str, str]]  # (transformation, kernel)
+    robust: bool = True
+    honest: bool = True
+    line_search: str = "grid"
+    interval: str = "paper"
+    flip_labels: bool = False  # ablation of I17: fit with the other class as A (+1), same splits
+
+
+def run_split(task: SplitTask, X: np.ndarray | None = None, y: np.ndarray | None = None) -> list[dict]:
+    """All fits of one repetition: deterministic for each config; robust (p in {2, inf} x RHO_GRID) and the
+    honest inner-validation rho choice for each config when ``task.robust``."""
+    from svmopt.datasets import load_dataset
+
+    if X is None or y is None:
+        X, y = load_dataset(DATASETS[task.dataset][0], binary="first_vs_rest")
+        y = np.asarray(y, dtype=np.float64)
+    tr, te = stratified_holdout_indices(y, 1.0 - task.holdout / 100.0, split_seed(task.dataset, task.holdout, task.rep))
+    if task.flip_labels:
+        y = -y
+    out: list[dict] = []
+    base = {"dataset": task.dataset, "holdout": task.holdout, "rep": task.rep}
+    opts = {"line_search": task.line_search, "interval": task.interval, "n_grid": 10_000}
+    for tname, kname in task.configs:
+        rec0 = {**base, "transform": tname, "kernel": kname}
+        t0 = time.process_time()
+        Xtr, Xte, n_const = transform(tname, X[tr], X[te])
+        ytr, yte = y[tr], y[te]
+        kern = _kernel(kname, Xtr)
+        try:
+            K = kern.gram(Xtr)
+            if not np.all(np.isfinite(K)) or np.abs(K).max() > MAX_ABS_K:
+                raise SolverError(f"max|K| = {np.abs(K).max():.3g} > {MAX_ABS_K:g} (spec I13)", "Kernel overflow")
+            t_gram = time.process_time() - t0
+            t1 = time.process_time()
+            det = fit_binary(K, ytr, nus=NU_GRID, **opts)
+            err = _test_error(det, kern, Xtr, ytr, Xte, yte)
+            out.append({**rec0, "model": "det", "p": None, "rho": None, "test_error": err,
+                        "train_error": det.training_count / len(ytr), "nu": det.nu, "n_const": n_const,
+                        "cpu": t_gram + time.process_time() - t1, "status": "ok"})
+        except (SolverError, ValueError) as exc:
+            out.append({**rec0, "model": "det", "p": None, "rho": None, "test_error": np.nan, "train_error": np.nan,
+                        "nu": np.nan, "n_const": n_const, "cpu": time.process_time() - t0,
+                        "status": getattr(exc, "status", None) or str(exc)[:80]})
+            continue
+        if not task.robust:
+            continue
+        if task.honest:  # inner stratified validation split of the training set (same size rule)
+            inner_seed = split_seed(task.dataset + "/inner", task.holdout, task.rep)
+            itr, iva = stratified_holdout_indices(ytr, 0.25, inner_seed)
+            Xitr, Xiva = Xtr[itr], Xtr[iva]
+            kin = _kernel(kname, Xitr)  # c / alpha from the inner training data, as in the outer protocol
+            Kin = kin.gram(Xitr)
+        for p in (2.0, np.inf):
+            for rho in RHO_GRID:
+                t1 = time.process_time()
+                try:
+                    delta = robust_delta(kern, Xtr, eta_from_rho(Xtr, ytr, rho), p)
+                    rob = fit_binary(K, ytr, delta=delta, nus=NU_GRID, **opts)
+                    err = _test_error(rob, kern, Xtr, ytr, Xte, yte)
+                    status, tr_err, nu = "ok", rob.training_count / len(ytr), rob.nu
+                except SolverError as exc:
+                    err, status, tr_err, nu = np.nan, exc.status, np.nan, np.nan
+                val_err = np.nan
+                if task.honest:
+                    try:
+                        din = robust_delta(kin, Xitr, eta_from_rho(Xitr, ytr[itr], rho), p)
+                        fin = fit_binary(Kin, ytr[itr], delta=din, nus=NU_GRID, **opts)
+                        val_err = _test_error(fin, kin, Xitr, ytr[itr], Xiva, ytr[iva])
+                    except SolverError:
+                        pass
+                out.append({**rec0, "model": "rob", "p": p, "rho": rho, "test_error": err, "train_error": tr_err,
+                            "nu": nu, "n_const": n_const, "cpu": t_gram + time.process_time() - t1,
+                            "status": status, "val_error": val_err})
+    return out
+
+
+def _limit_threads() -> None:
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+    try:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1)
+    except ImportError:  # pragma: no cover
+        pass
+
+
+def _worker(task: SplitTask) -> list[dict]:
+    _limit_threads()
+    return run_split(task)
+
+
+def run_protocol(*, datasets: Sequence[str] | None = None, holdouts: Sequence[int] = (75,), reps: int = 96,
+                 mode: str = "table3", robust: bool = True, honest: bool = True, n_jobs: int = 1,
+                 line_search: str = "grid", interval: str = "paper", verbose: bool = True) -> pd.DataFrame:
+    """Run the protocol; one row per (dataset, holdout, rep, config, model, p, rho).
+
+    ``mode="table3"``: the paper's best configuration of Table 3 for each dataset (holdout 75-25 configs);
+    ``mode="deterministic"``: all 3 transformations x 7 kernels (Tables 6-8; Arrhythmia raw data only),
+    deterministic model only.
+    """
+    from joblib import Parallel, delayed
+
+    names = list(datasets) if datasets else list(DATASETS)
+    tasks = []
+    for name in names:
+        if mode == "table3":
+            configs = [(TABLE3[name]["transform"], TABLE3[name]["kernel"])]
+            rob = robust
+        elif mode == "deterministic":
+            tr = ("-",) if name == "Arrhythmia" else TRANSFORMS
+            configs = [(t, k) for t in tr for k in KERNELS]
+            rob = False
+        else:
+            raise ValueError(f"mode must be 'table3' or 'deterministic', got {mode!r}")
+        for h in holdouts:
+            for r in range(reps):
+                tasks.append(SplitTask(name, int(h), r, configs, rob, honest and rob, line_search, interval))
+    iterator = tasks
+    if verbose:
+        from tqdm.auto import tqdm
+
+        iterator = tqdm(tasks, desc="maggioni_spinelli", unit="split")
+    results = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(_worker)(t) for t in iterator)
+    rows = [row for res in results for row in res]
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------------------------ report
+def _cell(row: pd.Series, key: str) -> str:
+    v = row.get(key)
+    return _fmt(*v) if isinstance(v, tuple) else "-"
+
+
+def _fmt(mean: float, sd: float) -> str:
+    if not np.isfinite(mean):
+        return "-"
+    return f"{100 * mean:.2f}% ± {sd:.2f}"
+
+
+def table3_frame(df: pd.DataFrame, holdout: int = 75) -> pd.DataFrame:
+    """Our Table 3 beside the paper's: det and, per p, the best rho on mean test error (paper selection) and
+    the honest rho choice on inner validation."""
+    rows = []
+    for name, paper in TABLE3.items():
+        d = df[(df["dataset"] == name) & (df["holdout"] == holdout) & (df["transform"] == paper["transform"])
+               & (df["kernel"] == paper["kernel"])]
+        if d.empty:
+            continue
+        n_rep = d.rep.nunique()
+        det = d[d.model == "det"]
+        row = {"Dataset": name, "reps": n_rep, "config": f"{paper['transform']} / {paper['kernel']}",
+               "det": (det.test_error.mean(), det.test_error.std(ddof=1)), "det_paper": paper["error"][0],
+               "det_cpu": det.cpu.sum() * 96.0 / max(n_rep, 1), "det_cpu_paper": paper["cpu"][0]}
+        rob = d[d.model == "rob"]
+        for col, p, j in (("p1", 2.0, 1), ("p2", 2.0, 2), ("pinf", np.inf, 3)):
+            rp = rob[rob.p == p]
+            if rp.empty:
+                continue
+            g = rp.groupby("rho").test_error.agg(["mean", "std"])
+            best_rho = g["mean"].idxmin()
+            row[col] = (g.loc[best_rho, "mean"], g.loc[best_rho, "std"])
+            row[col + "_rho"] = best_rho
+            row[col + "_paper"] = paper["error"][j]
+            row[col + "_cpu"] = rp[rp.rho == best_rho].cpu.sum() * 96.0 / max(n_rep, 1)
+            row[col + "_cpu_paper"] = paper["cpu"][j]
+            # honest: per rep, rho with the smallest validation error (smallest rho on ties)
+            if "val_error" in rp and rp.val_error.notna().any():
+                pick = rp.sort_values(["rep", "val_error", "rho"]).groupby("rep").head(1)
+                row[col + "_honest"] = (pick.test_error.mean(), pick.test_error.std(ddof=1))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def write_report(df: pd.DataFrame, path: str | Path, *, elapsed: float | None = None, note: str = "") -> Path:
+    """Write ``docs/reproductions/maggioni_spinelli.md`` from the protocol's results."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    t3 = table3_frame(df)
+    lines = [
+        "# Reproduction: Maggioni & Spinelli, robust nonlinear SVM (paper 000)",
+        "",
+        "Generated by `python -m svmopt.experiments.maggioni_spinelli`. Protocol: spec 000 section 4 — stratified",
+        "holdout by the spec's size rule with common random numbers (split r of a dataset/holdout is shared by every",
+        "configuration, p and rho), transformations fitted on the training split, c = alpha = max feature std",
+        "(ddof = 1) of the transformed training split, nu in logspace(-3, 0, 5) chosen by (robust) training error,",
+        "rho in {1e-7, ..., 1e-1}, eta_class = rho * max_j std_{j,class}; paper mode: grid line search of 10^4",
+        "points on the printed interval. p = 1 and p = 2 are the same model (C(n,1) = C(n,2) = 1): computed once",
+        "and reported in both columns; the paper's p = 1 / p = 2 differences come from its unseeded splits.",
+        "",
+        "**Selection caveat (spec I14).** Like the paper, the robust columns take, per p, the rho with the smallest",
+        "mean *test* error over the same runs (optimistic). The *honest* columns pick rho per repetition on an inner",
+        "stratified validation split (25 % of the training set) and report the test error of that rho.",
+        "",
+        f"{note}",
+        "",
+        "## Table 3 (holdout 75 %-25 %): mean test error ± sd (sd as a proportion, as printed in the paper)",
+        "",
+        "| Dataset | config | reps | Det. ours | Det. paper | p=1 ours | p=1 paper | p=2 ours | p=2 paper "
+        "| p=inf ours | p=inf paper | best rho (p=2 / inf) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for _, r in t3.iterrows():
+        def cell(key, r=r):
+            return _cell(r, key)
+        lines.append(
+            f"| {r.Dataset} | {r.config} | {r.reps} | {cell('det')} | {r.det_paper:.2f}% | {cell('p1')} | "
+            f"{r.get('p1_paper', float('nan')):.2f}% | {cell('p2')} | {r.get('p2_paper', float('nan')):.2f}% | "
+            f"{cell('pinf')} | {r.get('pinf_paper', float('nan')):.2f}% | "
+            f"{r.get('p2_rho', float('nan')):.0e} / {r.get('pinf_rho', float('nan')):.0e} |")
+    lines += ["", "### Honest variant: rho chosen on inner validation (per repetition)", "",
+              "| Dataset | Det. ours | p=2 (= p=1) honest | p=inf honest | p=2 test-selected | p=inf test-selected |",
+              "|---|---|---|---|---|---|"]
+    for _, r in t3.iterrows():
+        def cell(key, r=r):
+            return _cell(r, key)
+        lines.append(f"| {r.Dataset} | {cell('det')} | {cell('p2_honest')} | {cell('pinf_honest')} | {cell('p2')} "
+                     f"| {cell('pinf')} |")
+    lines += ["", "### CPU time per cell: ours (process CPU seconds, scaled to 96 runs) vs paper", "",
+              "The paper's time is wall-clock of a 96-run parfor on 8 Apple M1 cores; paper core-seconds ≈ 8 × "
+              "printed time. Ratio = paper core-seconds / our core-seconds (> 1: we are faster).", "",
+              "| Dataset | Det. ours (s) | Det. paper ×8 (s) | ratio | p=inf ours (s, one rho) | p=inf paper ×8 (s) "
+              "| ratio |", "|---|---|---|---|---|---|---|"]
+    for _, r in t3.iterrows():
+        pc = r.get("pinf_cpu", float("nan"))
+        pp = 8 * r.get("pinf_cpu_paper", float("nan"))
+        dp = 8 * r.det_cpu_paper
+        lines.append(f"| {r.Dataset} | {r.det_cpu:.2f} | {dp:.1f} | {dp / r.det_cpu:.1f} | {pc:.2f} | {pp:.1f} "
+                     f"| {pp / pc:.1f} |")
+    lines += ["", "## Tables 9-10 (robust, holdout 75 %-25 %): mean test error per rho, ours vs paper", "",
+              "Ours: p = 2 (identical to p = 1) and p = inf on the common splits; paper: p = 1 / p = 2 / p = inf.", "",
+              "| Dataset | rho | ours p=1,2 | ours p=inf | paper p=1 | paper p=2 | paper p=inf |",
+              "|---|---|---|---|---|---|---|"]
+    for name, paper in TABLES_9_10.items():
+        cfg = TABLE3[name]
+        d = df[(df["dataset"] == name) & (df["holdout"] == 75) & (df["model"] == "rob")
+               & (df["transform"] == cfg["transform"]) & (df["kernel"] == cfg["kernel"])]
+        if d.empty:
+            continue
+        g = d.groupby(["p", "rho"]).test_error.mean()
+        for rho, (p1, p2, pinf) in paper.items():
+            ours2 = g.get((2.0, rho), np.nan)
+            oursi = g.get((np.inf, rho), np.nan)
+            lines.append(f"| {name} | {rho:.0e} | {100 * ours2:.2f}% | {100 * oursi:.2f}% | {p1:.2f}% | {p2:.2f}% "
+                         f"| {pinf:.2f}% |")
+    status = df[df.status != "ok"]
+    lines += ["", "## Failed fits", ""]
+    if status.empty:
+        lines.append("None.")
+    else:
+        for (ds, st), g in status.groupby(["dataset", "status"]):
+            lines.append(f"* {ds}: {len(g)} fits with status `{st}`")
+    if elapsed is not None:
+        lines += ["", f"Total wall time of this run: {elapsed:.0f} s."]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="75-25 only, 8 repetitions, Table 3 configurations")
+    ap.add_argument("--reps", type=int, default=96)
+    ap.add_argument("--holdouts", type=int, nargs="+", default=[75])
+    ap.add_argument("--datasets", nargs="+", default=None, help="paper names, e.g. Parkinson 'Heart Disease'")
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--no-honest", action="store_true")
+    ap.add_argument("--line-search", default="grid", choices=["grid", "exact", "exact_decision"])
+    ap.add_argument("--results", default=None, help="write the raw results here (CSV)")
+    ap.add_argument("--report", default="docs/reproductions/maggioni_spinelli.md")
+    args = ap.parse_args(argv)
+    reps = 8 if args.quick else args.reps
+    holdouts = [75] if args.quick else args.holdouts
+    t0 = time.time()
+    df = run_protocol(datasets=args.datasets, holdouts=holdouts, reps=reps, n_jobs=args.jobs,
+                      honest=not args.no_honest, line_search=args.line_search)
+    elapsed = time.time() - t0
+    if args.results:
+        df.to_csv(args.results, index=False)
+    note = f"This run: {reps} repetitions per cell, holdouts {holdouts}, line search '{args.line_search}'."
+    write_report(df, args.report, elapsed=elapsed, note=note)
+    print(f"wrote {args.report} ({elapsed:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,337 @@
+"""A small shared layer over HiGHS (``highspy``) for svmopt's LP and MILP models.
+
+The C++ core builds a model's constraint matrix as CSC arrays (column starts, row indices, values); this
+module hands them to HiGHS in **one** ``passModel`` call (never row by row from Python), sets the options,
+solves, and maps the HiGHS model status to svmopt's conventions:
+
+* optimal -> a :class:`HighsResult`;
+* time / iteration / solution limit or interrupt **with** a primal feasible incumbent ->
+  ``sklearn.exceptions.ConvergenceWarning`` and the incumbent (``result.optimal`` is False);
+* anything else (infeasible, unbounded, load/model/solve errors, numerical trouble, no incumbent) ->
+  :class:`svmopt.SolverError` whose ``status`` is the HiGHS model status string.
+
+Re-solves after an objective change (:meth:`HighsModel.change_costs`) start from the previous basis
+(HiGHS keeps it) or, with ``warm_start=False``, cold on the same model (no second ``passModel``).
+For MILPs (paper 001) pass ``integrality`` and optionally a MIP start (:meth:`HighsModel.set_start`).
+
+Defaults (chosen for the small dense LPs of paper 000 and overridable through ``options``):
+``presolve="off"``, ``solver="simplex"`` with the dual simplex (``simplex_strategy=1``), primal and dual
+feasibility tolerances 1e-9 (spec 000, I7: tight tolerances), ``random_seed=0``, output off.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import highspy
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from svmopt.exceptions import SolverError
+
+__all__ = ["DEFAULT_OPTIONS", "HighsModel", "HighsResult", "solve_lp"]
+
+_INF = highspy.kHighsInf
+_MS = highspy.HighsModelStatus
+
+DEFAULT_OPTIONS: dict[str, Any] = {
+    "output_flag": False,
+    "presolve": "off",
+    "solver": "simplex",
+    "simplex_strategy": 1,  # dual simplex
+    "primal_feasibility_tolerance": 1e-9,
+    "dual_feasibility_tolerance": 1e-9,
+    "random_seed": 0,
+}
+
+# Limits after which HiGHS may still hold a usable (primal feasible) incumbent.
+_LIMIT_STATUSES = {
+    _MS.kTimeLimit,
+    _MS.kIterationLimit,
+    _MS.kSolutionLimit,
+    _MS.kInterrupt,
+    _MS.kObjectiveBound,
+    _MS.kObjectiveTarget,
+}
+if hasattr(_MS, "kHighsInterrupt"):
+    _LIMIT_STATUSES.add(_MS.kHighsInterrupt)
+
+_PRIMAL_FEASIBLE = 2  # HighsSolutionStatus kSolutionStatusFeasible
+
+
+@dataclass
+class HighsResult:
+    """Solution of one HiGHS solve.
+
+    Attributes
+    ----------
+    x : ndarray (n_cols,)
+        Column values.
+    objective : float
+    status : str
+        HiGHS model status string (``"Optimal"``, ``"Time limit reached"``, ...).
+    optimal : bool
+        False when ``x`` is an incumbent returned at a limit (a ``ConvergenceWarning`` was issued).
+    row_value, col_dual, row_dual : ndarray
+        Row activities and duals (duals empty when HiGHS reports none, e.g. for a MILP).
+    iterations : int
+        Simplex + IPM + PDLP iterations of this solve.
+    runtime : float
+        HiGHS run time of this solve in seconds.
+    info : dict
+        Selected HiGHS info values (mip_gap, max primal/dual infeasibility, ...).
+    """
+
+    x: np.ndarray
+    objective: float
+    status: str
+    optimal: bool
+    row_value: np.ndarray
+    col_dual: np.ndarray
+    row_dual: np.ndarray
+    iterations: int
+    runtime: float
+    info: dict = field(default_factory=dict)
+
+
+def _as_int32(a: Any, name: str) -> np.ndarray:
+    arr = np.asarray(a)
+    if arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"{name} must be a 1-D integer array")
+    if arr.size and (arr.min() < 0 or arr.max() > np.iinfo(np.int32).max):
+        raise ValueError(f"{name} has entries outside [0, 2^31 - 1] (HiGHS uses 32-bit indices)")
+    return np.ascontiguousarray(arr, dtype=np.int32)
+
+
+def _as_f64(a: Any, n: int, name: str, fill: float | None = None) -> np.ndarray:
+    if a is None:
+        if fill is None:
+            raise ValueError(f"{name} is required")
+        return np.full(n, fill, dtype=np.float64)
+    arr = np.asarray(a, dtype=np.float64)
+    if arr.ndim == 0:
+        arr = np.full(n, float(arr))
+    if arr.shape != (n,):
+        raise ValueError(f"{name} must have shape ({n},), got {arr.shape}")
+    if np.isnan(arr).any():
+        raise ValueError(f"{name} contains NaN")
+    return np.ascontiguousarray(arr)
+
+
+def merge_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``DEFAULT_OPTIONS`` updated with ``options`` (validated to be a mapping of str keys)."""
+    merged = dict(DEFAULT_OPTIONS)
+    if options is None:
+        return merged
+    if not isinstance(options, Mapping):
+        raise TypeError(f"solver_options must be a dict of HiGHS options or None, got {type(options).__name__}")
+    for key in options:
+        if not isinstance(key, str):
+            raise TypeError(f"solver_options keys must be HiGHS option names (str), got {key!r}")
+    merged.update(options)
+    return merged
+
+
+class HighsModel:
+    """An LP or MILP held by one ``highspy.Highs`` instance, passed in one ``passModel`` call.
+
+    Minimise ``c^T x`` subject to ``row_lower <= A x <= row_upper``, ``col_lower <= x <= col_upper`` and,
+    for a MILP, ``x_j`` integer where ``integrality[j] == 1``.
+
+    Parameters
+    ----------
+    a_start, a_index, a_value : array-like
+        CSC matrix ``A`` (n_rows x n_cols): ``a_start`` of length n_cols or n_cols + 1, int32-compatible.
+    col_cost : array-like (n_cols,)
+    col_lower, col_upper : array-like (n_cols,) or scalar, default 0 and +inf
+    row_lower, row_upper : array-like (n_rows,) or scalar, default -inf and +inf
+    n_rows : int
+    integrality : array-like of {0, 1} (n_cols,), optional
+        1 marks an integer column (a MILP); None or all zeros is an LP.
+    options : dict, optional
+        HiGHS options overriding :data:`DEFAULT_OPTIONS`; an unknown name or a bad value is a ``ValueError``.
+    time_limit : float, optional
+        Shortcut for the ``time_limit`` option (seconds).
+    threads : int, optional
+        Shortcut for the ``threads`` option.
+    """
+
+    def __init__(self, *, a_start: Any, a_index: Any, a_value: Any, col_cost: Any, n_rows: int,
+                 col_lower: Any = 0.0, col_upper: Any = _INF, row_lower: Any = -_INF, row_upper: Any = _INF,
+                 integrality: Any = None, options: Mapping[str, Any] | None = None,
+                 time_limit: float | None = None, threads: int | None = None):
+        cost = np.ascontiguousarray(np.asarray(col_cost, dtype=np.float64))
+        if cost.ndim != 1:
+            raise ValueError("col_cost must be 1-D")
+        n_cols = cost.shape[0]
+        start = _as_int32(a_start, "a_start")
+        if start.shape[0] == n_cols + 1:
+            nnz = int(start[-1])
+            start = start[:-1]
+        elif start.shape[0] == n_cols:
+            nnz = int(np.asarray(a_index).shape[0])
+        else:
+            raise ValueError(f"a_start must have length n_cols ({n_cols}) or n_cols + 1, got {start.shape[0]}")
+        index = _as_int32(a_index, "a_index")
+        value = np.ascontiguousarray(np.asarray(a_value, dtype=np.float64))
+        if index.shape[0] < nnz or value.shape[0] < nnz:
+            raise ValueError("a_index and a_value must hold at least a_start[-1] entries")
+        if index.size and index[:nnz].max(initial=0) >= n_rows:
+            raise ValueError("a_index has a row index >= n_rows")
+        if not np.all(np.isfinite(value[:nnz])):
+            raise ValueError("a_value has non-finite entries")
+        self.n_cols = int(n_cols)
+        self.n_rows = int(n_rows)
+        self.is_mip = False
+        # passModel reads n_cols integrality entries (an empty array is read out of bounds): always pass them.
+        integ = np.zeros(n_cols, dtype=np.int32)
+        if integrality is not None:
+            integ = np.ascontiguousarray(np.asarray(integrality), dtype=np.int32)
+            if integ.shape != (n_cols,):
+                raise ValueError(f"integrality must have shape ({n_cols},)")
+            if not np.isin(integ, (0, 1)).all():
+                raise ValueError("integrality entries must be 0 (continuous) or 1 (integer)")
+            self.is_mip = bool(integ.any())
+
+        self._h = highspy.Highs()
+        self._h.silent()
+        opts = merge_options(options)
+        if time_limit is not None:
+            opts["time_limit"] = float(time_limit)
+        if threads is not None:
+            opts["threads"] = int(threads)
+        if self.is_mip and opts.get("solver") == "simplex":
+            opts["solver"] = "choose"  # the simplex cannot solve a MILP; let HiGHS run branch and bound
+        self.options = opts
+        for key, val in opts.items():
+            self._set_option(key, val)
+
+        status = self._h.passModel(
+            self.n_cols, self.n_rows, nnz, 1, 1, 0.0,  # colwise, minimise, offset 0
+            cost,
+            _as_f64(col_lower, n_cols, "col_lower"),
+            _as_f64(col_upper, n_cols, "col_upper"),
+            _as_f64(row_lower, n_rows, "row_lower"),
+            _as_f64(row_upper, n_rows, "row_upper"),
+            start, index[:nnz], value[:nnz], integ,
+        )
+        if status == highspy.HighsStatus.kError:
+            raise SolverError("HiGHS rejected the model in passModel", "Load error")
+
+    def _set_option(self, key: str, val: Any) -> None:
+        if isinstance(val, (bool, np.bool_)):
+            val = bool(val)
+        elif isinstance(val, numbers.Integral):
+            val = int(val)
+        elif isinstance(val, numbers.Real):
+            val = float(val)
+        try:
+            status = self._h.setOptionValue(key, val)
+        except Exception as exc:  # highspy raises on a type mismatch in some versions
+            raise ValueError(f"solver_options: cannot set HiGHS option {key!r} to {val!r}: {exc}") from None
+        if status != highspy.HighsStatus.kOk:
+            raise ValueError(f"solver_options: HiGHS rejected option {key!r} = {val!r} (unknown name or bad value)")
+
+    @property
+    def highs(self) -> highspy.Highs:
+        """The underlying ``highspy.Highs`` (for advanced use)."""
+        return self._h
+
+    def change_costs(self, indices: Any, costs: Any, *, warm_start: bool = True) -> None:
+        """Change some objective coefficients.
+
+        With ``warm_start=True`` the next :meth:`solve` starts from the current basis (HiGHS keeps it);
+        with ``False`` the solver state is cleared (``clearSolver``) and the next solve starts cold, without
+        passing the model again. On paper 000's LPs the cold start was measured faster (see
+        ``benchmarks/bench_robust.py::NuGrid``): after a cost change the old basis is dual infeasible and the
+        dual simplex needs more iterations from it than from the slack basis.
+        """
+        idx = _as_int32(indices, "indices")
+        c = np.ascontiguousarray(np.asarray(costs, dtype=np.float64))
+        if c.shape != idx.shape:
+            raise ValueError("indices and costs must have the same length")
+        if idx.size and idx.max() >= self.n_cols:
+            raise ValueError("a cost index is >= n_cols")
+        status = self._h.changeColsCost(int(idx.size), idx, c)
+        if status == highspy.HighsStatus.kError:
+            raise SolverError("HiGHS rejected changeColsCost", "Model error")
+        if not warm_start:
+            self._h.clearSolver()
+
+    def set_start(self, values: Any, indices: Any = None) -> None:
+        """A starting point: a MIP start for a MILP (HiGHS completes a partial one), ignored by the simplex for LPs.
+
+        ``values`` is a full column vector, or the values of the columns ``indices``.
+        """
+        v = np.ascontiguousarray(np.asarray(values, dtype=np.float64))
+        if indices is None:
+            if v.shape != (self.n_cols,):
+                raise ValueError(f"values must have shape ({self.n_cols},) when indices is None")
+            idx = np.arange(self.n_cols, dtype=np.int32)
+        else:
+            idx = _as_int32(indices, "indices")
+            if idx.shape != v.shape:
+                raise ValueError("indices and values must have the same length")
+        status = self._h.setSolution(int(idx.size), idx, v)
+        if status == highspy.HighsStatus.kError:
+            raise ValueError("HiGHS rejected the starting solution")
+
+    def solve(self) -> HighsResult:
+        """Solve (warm-started when a basis from a previous solve exists) and map the status (module doc)."""
+        h = self._h
+        t0 = h.getRunTime()
+        run_status = h.run()
+        runtime = h.getRunTime() - t0
+        ms = h.getModelStatus()
+        status = h.modelStatusToString(ms)
+        info = h.getInfo()
+        # HiGHS resets its info counters at every run, so these are this solve's iterations.
+        iterations = int(info.simplex_iteration_count) + int(info.ipm_iteration_count) + int(info.pdlp_iteration_count)
+        feasible = int(info.primal_solution_status) == _PRIMAL_FEASIBLE
+        if ms == _MS.kOptimal:
+            optimal = True
+        elif ms in _LIMIT_STATUSES and feasible:
+            optimal = False
+            warnings.warn(
+                f"HiGHS stopped early ({status}); using its primal feasible incumbent. Raise the limit through "
+                "solver_options (e.g. {'time_limit': ...}) for an optimal solution.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        else:
+            detail = ""
+            if run_status == highspy.HighsStatus.kError:
+                detail = " (HiGHS run returned an error)"
+            raise SolverError(f"HiGHS could not solve the {'MILP' if self.is_mip else 'LP'}{detail}: {status}",
+                              status)
+        sol = h.getSolution()
+        x = np.asarray(sol.col_value, dtype=np.float64)
+        if x.shape[0] != self.n_cols or not np.all(np.isfinite(x)):
+            raise SolverError(f"HiGHS returned no usable solution ({status})", status)
+        dual_ok = bool(sol.dual_valid)
+        return HighsResult(
+            x=x,
+            objective=float(info.objective_function_value),
+            status=status,
+            optimal=optimal,
+            row_value=np.asarray(sol.row_value, dtype=np.float64),
+            col_dual=np.asarray(sol.col_dual, dtype=np.float64) if dual_ok else np.zeros(0),
+            row_dual=np.asarray(sol.row_dual, dtype=np.float64) if dual_ok else np.zeros(0),
+            iterations=iterations,
+            runtime=float(runtime),
+            info={
+                "mip_gap": float(info.mip_gap),
+                "max_primal_infeasibility": float(info.max_primal_infeasibility),
+                "max_dual_infeasibility": float(info.max_dual_infeasibility),
+                "simplex_iteration_count": int(info.simplex_iteration_count),
+            },
+        )
+
+
+def solve_lp(**kwargs: Any) -> HighsResult:
+    """Build a :class:`HighsModel` from the keyword arguments and solve it once."""
+    return HighsModel(**kwargs).solve()
