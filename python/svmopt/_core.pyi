@@ -1,6 +1,7 @@
 """Type stubs for svmopt's C++ extension (cpp/bindings/)."""
 
 import enum
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -47,3 +48,8 @@ def kernel_matvec(
     n_threads: int = 0,
     block: int = 256,
 ) -> NDArray[np.float64]: ...
+
+
+# The model cores (robust LP and line searches, entropy/Nystrom/fast CV/CSA, PSO) are typed at their
+# Python wrappers; the raw bindings are left untyped here.
+def __getattr__(name: str) -> Any: ...
