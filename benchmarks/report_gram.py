@@ -15,15 +15,11 @@ from sklearn.metrics import pairwise
 from threadpoolctl import threadpool_limits
 
 from svmopt import Kernel, _core
+from svmopt.cli import best_time
 
 
 def cpu_time(fn, repeat: int) -> float:
-    best = np.inf
-    for _ in range(repeat):
-        t0 = time.process_time()
-        fn()
-        best = min(best, time.process_time() - t0)
-    return best
+    return best_time(fn, repeat, clock=time.process_time)
 
 
 def cases(X: np.ndarray):

@@ -26,7 +26,6 @@ def test_run_default_prints_every_kernel(capsys):
 def test_model_table_scores_every_available_model():
     import svmopt
     from svmopt.cli import model_table
-
     from svmopt.datasets import load_dataset
 
     X, y = load_dataset("iris")

@@ -7,13 +7,7 @@
 #include <string>
 #include <vector>
 
-// The AVX2 variant of the core is compiled with -mfma; keep a + b * c as two roundings here so that grid
-// points and LP coefficients are bit-identical to their numpy references (and to the baseline variant).
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
+#include "svmopt/strict_fp.hpp"
 
 namespace svmopt {
 

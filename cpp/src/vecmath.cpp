@@ -12,18 +12,9 @@
 namespace svmopt {
 namespace {
 
-// Cody-Waite range reduction x = n ln2 + r, |r| <= ln2/2, then a degree-13 Taylor polynomial
-// (truncation error r^14/14! < 5e-18) and scaling by 2^n built in the exponent bits.
-inline double exp_kernel(double x) {
-  constexpr double kLog2e = 1.4426950408889634074;
-  constexpr double kLn2Hi = 6.93147180369123816490e-01;
-  constexpr double kLn2Lo = 1.90821492927058770002e-10;
-  constexpr double kShift = 6755399441055744.0;  // 1.5 * 2^52: rounds to nearest integer
-  constexpr double kMin = -708.3964185322641;    // exp(kMin) = smallest normal double
-  const double xc = x < kMin ? kMin : x;
-  const double t = xc * kLog2e + kShift;
-  const double n = t - kShift;
-  const double r = (xc - n * kLn2Hi) - n * kLn2Lo;
+// q(r) = sum_{k=0}^{12} r^k / (k+1)!, by Horner: exp(r) = 1 + r q(r) and expm1(r) = r q(r) (truncation error
+// r^14/14! < 5e-18 for |r| <= ln2/2).
+inline double taylor_tail(double r) {
   double p = 1.0 / 6227020800.0;  // 1/13!
   p = p * r + 1.0 / 479001600.0;
   p = p * r + 1.0 / 39916800.0;
@@ -36,8 +27,22 @@ inline double exp_kernel(double x) {
   p = p * r + 1.0 / 24.0;
   p = p * r + 1.0 / 6.0;
   p = p * r + 0.5;
-  p = p * r + 1.0;
-  p = p * r + 1.0;
+  return p * r + 1.0;
+}
+
+// Cody-Waite range reduction x = n ln2 + r, |r| <= ln2/2, then a degree-13 Taylor polynomial
+// (truncation error r^14/14! < 5e-18) and scaling by 2^n built in the exponent bits.
+inline double exp_kernel(double x) {
+  constexpr double kLog2e = 1.4426950408889634074;
+  constexpr double kLn2Hi = 6.93147180369123816490e-01;
+  constexpr double kLn2Lo = 1.90821492927058770002e-10;
+  constexpr double kShift = 6755399441055744.0;  // 1.5 * 2^52: rounds to nearest integer
+  constexpr double kMin = -708.3964185322641;    // exp(kMin) = smallest normal double
+  const double xc = x < kMin ? kMin : x;
+  const double t = xc * kLog2e + kShift;
+  const double n = t - kShift;
+  const double r = (xc - n * kLn2Hi) - n * kLn2Lo;
+  const double p = taylor_tail(r) * r + 1.0;
   std::int64_t tb, sb;
   std::memcpy(&tb, &t, sizeof tb);
   std::memcpy(&sb, &kShift, sizeof sb);
@@ -50,19 +55,7 @@ inline double exp_kernel(double x) {
 // expm1(x) for x <= 0: a Taylor polynomial near 0 (no cancellation), exp(x) - 1 elsewhere.
 inline double expm1_kernel(double x) {
   constexpr double kSmall = -0.34657359027997264;  // -ln2/2
-  double p = 1.0 / 6227020800.0;
-  p = p * x + 1.0 / 479001600.0;
-  p = p * x + 1.0 / 39916800.0;
-  p = p * x + 1.0 / 3628800.0;
-  p = p * x + 1.0 / 362880.0;
-  p = p * x + 1.0 / 40320.0;
-  p = p * x + 1.0 / 5040.0;
-  p = p * x + 1.0 / 720.0;
-  p = p * x + 1.0 / 120.0;
-  p = p * x + 1.0 / 24.0;
-  p = p * x + 1.0 / 6.0;
-  p = p * x + 0.5;
-  p = p * x + 1.0;
+  const double p = taylor_tail(x);
   const double small = p * x;
   const double large = exp_kernel(x) - 1.0;
   return x > kSmall ? small : large;
