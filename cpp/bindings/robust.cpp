@@ -31,6 +31,22 @@ LineSearchObjective objective_arg(const std::string& name) {
 
 }  // namespace
 
+// Validate (s, y), release the GIL around `search(sp, yp, n, objective)` and return (b, count).
+template <typename Search>
+std::tuple<double, Index> run_line_search(const Vec1d& s, const Vec1d& y, const std::string& objective,
+                                          Search&& search) {
+  const Index n = s.ndim() == 1 ? s.shape(0) : -1;
+  const double* sp = vec_arg(s, n, "s");
+  const double* yp = vec_arg(y, n, "y");
+  const auto obj = objective_arg(objective);
+  LineSearchResult r;
+  {
+    py::gil_scoped_release release;
+    r = search(sp, yp, n, obj);
+  }
+  return std::make_tuple(r.b, r.count);
+}
+
 void bind_robust(py::module_& m) {
   m.def(
       "robust_lp_matrix",
@@ -76,16 +92,9 @@ void bind_robust(py::module_& m) {
       "line_search_grid",
       [](const Vec1d& s, const Vec1d& y, double lo, double hi, Index n_grid, double b_init,
          const std::string& objective, int n_threads) {
-        const Index n = s.ndim() == 1 ? s.shape(0) : -1;
-        const double* sp = vec_arg(s, n, "s");
-        const double* yp = vec_arg(y, n, "y");
-        const auto obj = objective_arg(objective);
-        LineSearchResult r;
-        {
-          py::gil_scoped_release release;
-          r = line_search_grid(sp, yp, n, lo, hi, n_grid, b_init, obj, n_threads);
-        }
-        return std::make_tuple(r.b, r.count);
+        return run_line_search(s, y, objective, [&](const double* sp, const double* yp, Index n, auto obj) {
+          return line_search_grid(sp, yp, n, lo, hi, n_grid, b_init, obj, n_threads);
+        });
       },
       py::arg("s"), py::arg("y"), py::arg("lo"), py::arg("hi"), py::arg("n_grid") = 10000, py::arg("b_init") = 0.0,
       py::arg("objective") = "paper", py::arg("n_threads") = 0,
@@ -95,16 +104,9 @@ void bind_robust(py::module_& m) {
   m.def(
       "line_search_exact",
       [](const Vec1d& s, const Vec1d& y, double lo, double hi, double b_init, const std::string& objective) {
-        const Index n = s.ndim() == 1 ? s.shape(0) : -1;
-        const double* sp = vec_arg(s, n, "s");
-        const double* yp = vec_arg(y, n, "y");
-        const auto obj = objective_arg(objective);
-        LineSearchResult r;
-        {
-          py::gil_scoped_release release;
-          r = line_search_exact(sp, yp, n, lo, hi, b_init, obj);
-        }
-        return std::make_tuple(r.b, r.count);
+        return run_line_search(s, y, objective, [&](const double* sp, const double* yp, Index n, auto obj) {
+          return line_search_exact(sp, yp, n, lo, hi, b_init, obj);
+        });
       },
       py::arg("s"), py::arg("y"), py::arg("lo"), py::arg("hi"), py::arg("b_init") = 0.0,
       py::arg("objective") = "paper",
