@@ -20,6 +20,26 @@ namespace svmopt {
 
 namespace {
 
+// Per-particle scratch of n doubles: on the stack for n <= 64 (the usual case), on the heap beyond.
+class Scratch {
+ public:
+  explicit Scratch(Index n) : p_(stack_) {
+    if (n > kStack) {
+      heap_.resize(static_cast<std::size_t>(n));
+      p_ = heap_.data();
+    }
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  double* data() { return p_; }
+
+ private:
+  static constexpr Index kStack = 64;
+  double stack_[kStack];
+  std::vector<double> heap_;
+  double* p_;
+};
+
 constexpr double kTwoPi = 6.283185307179586476925286766559;
 
 inline std::uint64_t mix64(std::uint64_t z) {
@@ -173,13 +193,8 @@ struct Swarm {
       } else {
         for (int s = 0; s < 4; ++s) r[s] = key_uniform(key, it, static_cast<std::uint64_t>(s));
       }
-      double buf[64];
-      std::vector<double> heap;
-      double* r4 = buf;
-      if (n > 64) {
-        heap.resize(static_cast<std::size_t>(n));
-        r4 = heap.data();
-      }
+      Scratch r4buf(n);
+      double* r4 = r4buf.data();
       key_normals(key, it, n, r4);
       scale_direction(n, r4, r[3]);
       const bool ok = pso_particle_step(n, X.row(i).data(), V.row(i).data(), PB.row(i).data(), GB.data(), a.data(),
@@ -293,13 +308,8 @@ double pso_quad_form(Index n, const double* x, const double* mu, const double* P
 bool pso_particle_step(Index n, double* x, double* v, const double* pb, const double* gb, const double* a, double r1,
                        double r2, double r3, const double* r4, const double* mu, const double* P, double w,
                        double c1, double c2, double c3, double c4) {
-  double xt[64];
-  std::vector<double> heap;
-  double* xn = xt;
-  if (n > 64) {
-    heap.resize(static_cast<std::size_t>(n));
-    xn = heap.data();
-  }
+  Scratch xnbuf(n);
+  double* xn = xnbuf.data();
   for (Index d = 0; d < n; ++d) {
     const double xd = x[d];
     const double vd = w * v[d] + c1 * r1 * (pb[d] - xd) + c2 * r2 * (gb[d] - xd) + c3 * r3 * (a[d] - xd) + c4 * r4[d];
