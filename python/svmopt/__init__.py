@@ -17,17 +17,21 @@ from svmopt.ellipsoid import EllipsoidPSOClassifier, pso_closest_points
 from svmopt.exceptions import MemoryBudgetError, SolverError
 from svmopt.fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
 from svmopt.kernels import KERNEL_NAMES, Kernel
+from svmopt.ramp_svc import L1SVC, FeatureBudgetSVC, RampLossSVC
 from svmopt.robust_svc import RobustSVC
 
 __version__ = "0.1.0"
 
 __all__ = [
     "KERNEL_NAMES",
+    "L1SVC",
     "EllipsoidPSOClassifier",
+    "FeatureBudgetSVC",
     "FixedSizeLSSVC",
     "FixedSizeLSSVR",
     "Kernel",
     "MemoryBudgetError",
+    "RampLossSVC",
     "RobustSVC",
     "SolverError",
     "__version__",

@@ -1,11 +1,16 @@
-"""Library-wide settings: the memory budget for dense kernel matrices."""
+"""Library-wide settings and guards: the memory budget for dense kernel matrices, atomic ``fit``."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-__all__ = ["check_dense_allocation", "get_memory_budget", "parse_bytes", "set_memory_budget"]
+__all__ = ["atomic_fit", "check_dense_allocation", "get_memory_budget", "parse_bytes", "set_memory_budget"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 _ENV_VAR = "SVMOPT_MEMORY_BUDGET"
 _DEFAULT_BUDGET = 8 * 1024**3  # 8 GiB
@@ -66,3 +71,26 @@ def check_dense_allocation(rows: int, cols: int, what: str) -> None:
             f"{_ENV_VAR} environment variable, use Kernel.matvec (never stores the matrix), or a fixed-size "
             "model (svmopt.FixedSizeLSSVC) for data this large."
         )
+
+
+def atomic_fit(fit: _F) -> _F:
+    """Decorator for an estimator's ``fit``: learned attributes appear only on success.
+
+    On any exception -- a ``ValueError`` half-way, a :class:`svmopt.SolverError`, a ``KeyboardInterrupt`` during a
+    long solve -- the instance ``__dict__`` is restored to what it was before the call: a fresh estimator stays
+    unfitted (no ``classes_`` or ``n_features_in_`` left behind by early validation), a fitted one keeps its
+    previous model intact. The snapshot is shallow, which suffices because ``fit`` assigns new objects to its
+    attributes rather than mutating the old ones in place.
+    """
+
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        saved = dict(self.__dict__)
+        try:
+            return fit(self, *args, **kwargs)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+
+    return wrapper  # type: ignore[return-value]

@@ -1,0 +1,401 @@
+"""RampLossSVC: the ramp-loss l1-SVM with a feature budget of Baldomero-Naranjo, Martinez-Merino and
+Rodriguez-Chia (paper 001), and the paper's comparison models, as scikit-learn classifiers.
+
+Model (RL-FS-M) (eqs. (2), (3), (6), (7), (10)-(13), (15), (21), (22)), with ``w = wp - wm``::
+
+    min  sum_k (wp_k + wm_k) + C (sum_i xi_i + 2 sum_i z_i)
+    s.t. y_i (sum_k (wp_k - wm_k) x_ik + b) >= 1 - xi_i - M_i z_i       (13)
+         xi_i <= 2 (1 - z_i),  0 <= xi_i <= 2                            (15), (2)
+         wp_k <= u_k v_k,  wm_k <= l_k v_k,  wp_k + wm_k <= UB_w         (10), (11), (21)
+         sum_k v_k <= B,  LB_b <= b <= UB_b,  z, v binary                 (6), (22), (3), (7)
+
+For fixed ``(w, b)`` the best ``(xi, z)`` give Brooks' ramp loss, so the model is
+``min ||w||_1 + C sum_i ramp(y_i f(x_i))`` with ``ramp(t) = min(2, max(0, 1 - t))`` over ``||w||_0 <= B``
+(:func:`ramp_loss_objective` evaluates it for any ``(w, b)``). The big-Ms come from Algorithm 1 (Sec. 2): an
+initial feasible solution from (SVM-l1), then the bounding LPs (UB-w), (LB-b)/(UB-b) and the M LPs, one per point
+(Variant I) or per class (Variant II), all on one HiGHS model built once (see :mod:`svmopt._ramp_milp`).
+
+* ``method="exact"`` (Sec. 4.2): Algorithm 1, then the MILP with the initial solution as MIP start.
+* ``method="heuristic"``: the Dynamic Adaptive Kernel Search (Algorithm 2, Sec. 3) with its three phases.
+
+Decisions (spec 001, section 8; each is tested in ``tests/test_ramp_svc.py``):
+
+* ``budget=None`` means ``B = d`` (no budget): that is (RL-l1-M), Brooks' ramp-loss l1-SVM.
+* ``coef_`` has shape (1, d), ``intercept_`` shape (1,); the positive class is ``classes_[1]``; ``predict`` gives
+  ``classes_[1]`` when ``f(x) >= 0`` (D22).
+* ``selected_features_`` = ``{k : |w_k| > 1e-7}`` (D18/D19), not the raw ``v``; ``n_selected_features_`` its size.
+* ``outliers_`` = training indices whose ramp loss is at its cap of 2, ``y_i f(x_i) <= -1 + 1e-9`` (a point
+  exactly at ``y f = -1`` costs 2C whether treated as outlier or not). Every returned solution is put in this
+  canonical form: ``z_i = 1`` iff ``y_i f(x_i) < -1``, ``xi`` the capped hinge, and ``objective_`` is the ramp
+  objective of ``(coef_, intercept_)`` on the training data, after polishing (D14: the LP re-solved on the support).
+* ``mip_gap_``: 0 when HiGHS proved optimality; the relative gap ``(objective_ - dual bound) / objective_`` after
+  a time limit; NaN for the heuristic (DAKS has no global lower bound).
+* ``status_``: "optimal", "time_limit" (a ConvergenceWarning was issued; the model is usable), "limit" (another
+  HiGHS limit passed through ``solver_options``, e.g. ``mip_max_nodes``; also warned) or "heuristic".
+* ``time_limit`` (seconds) covers the whole fit. ``None``: no limit for ``"exact"``; 1800 s for the heuristic
+  (D17). A limit hit without any feasible solution raises :class:`svmopt.SolverError`; Algorithm 1's initial
+  solution always exists once its first LP solved, so that only happens on very small limits.
+* ``random_state`` seeds HiGHS' ``random_seed`` (None -> 0): identical input, identical fit.
+* ``big_m``: "variant1" (one LP per point), "variant2" (one per class), "auto" (Variant I if n <= 600, Sec. 2.6),
+  "initial" (``M_i = Delta_i UB``, no tightening; only for experiments).
+* Only two classes: more raise a ValueError (the paper is binary).
+"""
+
+from __future__ import annotations
+
+import numbers
+import time
+import warnings
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from svmopt import _ramp_milp as _rm
+from svmopt._config import atomic_fit
+from svmopt.highs import merge_options
+
+__all__ = ["L1SVC", "BigMBounds", "FeatureBudgetSVC", "RampLossSVC", "ramp_loss_objective"]
+
+BigMBounds = _rm.BigM
+_BIG_M = ("variant1", "variant2", "auto", "initial")
+_METHODS = ("exact", "heuristic")
+
+
+def ramp_loss_objective(X: Any, y: Any, coef: Any, intercept: float, C: float) -> float:
+    """The (RL-FS) objective ``||w||_1 + C sum_i ramp(y_i (w.x_i + b))`` of any ``(w, b)`` (spec 1.2).
+
+    ``y`` must be coded -1/+1. By the ramp identity this equals the (RL-FS-M) objective of the best ``(xi, z)``
+    for that ``(w, b)``, so it evaluates any returned solution independently of the MILP variables.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64).ravel()
+    w = np.asarray(coef, dtype=np.float64).ravel()
+    if X.ndim != 2 or X.shape[0] != y.shape[0] or X.shape[1] != w.shape[0]:
+        raise ValueError(f"X {X.shape}, y {y.shape} and coef {w.shape} have inconsistent shapes")
+    if not np.isin(y, (-1.0, 1.0)).all():
+        raise ValueError("y must be coded -1/+1 for ramp_loss_objective")
+    return _rm.rlfs_objective(X, y, w, float(intercept), float(C))
+
+
+def _check_C(C: Any) -> float:
+    if isinstance(C, bool) or not isinstance(C, numbers.Real) or not np.isfinite(C) or C <= 0:
+        raise ValueError(f"C must be a finite number > 0 (Prop. 2.1 needs C > 0), got {C!r}")
+    return float(C)
+
+
+def _check_time(value: Any, name: str, allow_none: bool = True) -> float | None:
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0 or np.isnan(value):
+        raise ValueError(f"{name} must be a number of seconds > 0{' or None' if allow_none else ''}, got {value!r}")
+    return float(value)
+
+
+def _check_budget(budget: Any, d: int) -> int:
+    if budget is None:
+        return d
+    if isinstance(budget, bool) or not isinstance(budget, numbers.Integral):
+        raise TypeError(f"budget must be an int in [1, n_features] or None, got {budget!r}")
+    if not 1 <= budget <= d:
+        raise ValueError(f"budget must be in [1, n_features={d}] or None, got {budget}")
+    return int(budget)
+
+
+def _seed_options(random_state: Any) -> dict:
+    if random_state is None:
+        return {"random_seed": 0}
+    try:
+        rng = check_random_state(random_state)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"random_state must be None, an int or a numpy RandomState, got {random_state!r} "
+                         f"({exc})") from None
+    return {"random_seed": int(rng.randint(0, 2**31 - 1))}
+
+
+class _BinaryLinearClassifier(ClassifierMixin, BaseEstimator):
+    """Shared binary linear-classifier plumbing: label coding, decision function, tags."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = False
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def _validate_xy(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=False)
+        check_classification_targets(y)
+        classes = np.unique(y)
+        if classes.shape[0] != 2:
+            raise ValueError(f"Only binary classification is supported. {type(self).__name__} needs exactly 2 "
+                             f"classes in y, got {classes.shape[0]} class(es) {classes.tolist()[:5]}; use one-vs-rest "
+                             "(sklearn.multiclass.OneVsRestClassifier) for more")
+        self.classes_ = classes
+        ys = np.where(y == classes[1], 1.0, -1.0)
+        return X, ys
+
+    def _set_solution(self, X: np.ndarray, ys: np.ndarray, sol: _rm.RLSolution) -> None:
+        w = np.where(np.abs(sol.w) > _rm.W_TOL, sol.w, 0.0)
+        self.coef_ = w.reshape(1, -1)
+        self.intercept_ = np.array([sol.b])
+        self.selected_features_ = np.flatnonzero(w)
+        self.n_selected_features_ = int(self.selected_features_.size)
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """``f(x) = w.x + b``; positive values mean ``classes_[1]``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return X @ self.coef_[0] + self.intercept_[0]
+
+    def predict(self, X: Any) -> np.ndarray:
+        """``classes_[1]`` where ``f(x) >= 0`` (D22), else ``classes_[0]``."""
+        f = self.decision_function(X)
+        return self.classes_[(f >= 0).astype(np.intp)]
+
+
+class L1SVC(_BinaryLinearClassifier):
+    """(SVM-l1): the l1-norm soft-margin linear SVM, an LP (eqs. (5), (8), (16), (17)).
+
+    ``min ||w||_1 + C sum_i xi_i  s.t.  y_i (w.x_i + b) >= 1 - xi_i, xi >= 0``, solved by HiGHS in split form.
+
+    Parameters
+    ----------
+    C : float, default 1.0
+        Misclassification weight (> 0).
+    solver_options : dict, optional
+        HiGHS options (see :func:`svmopt.highs.merge_options`).
+
+    Attributes
+    ----------
+    coef_ : ndarray (1, d); intercept_ : ndarray (1,); selected_features_ : indices with ``|w_k| > 1e-7``;
+    objective_ : LP objective recomputed as ``||w||_1 + C sum hinge``; status_ : "optimal"; classes_, n_features_in_.
+    """
+
+    def __init__(self, C: float = 1.0, solver_options: dict | None = None):
+        self.C = C
+        self.solver_options = solver_options
+
+    @atomic_fit
+    def fit(self, X: Any, y: Any) -> L1SVC:
+        C = _check_C(self.C)
+        merge_options(self.solver_options)
+        X, ys = self._validate_xy(X, y)
+        w, b, _, _ = _rm.solve_svm_l1(X, ys, C, options=self.solver_options)
+        sol = _rm.RLSolution.from_wb(X, ys, w, b, C, ramp_loss=False)
+        self._set_solution(X, ys, sol)
+        self.objective_ = sol.objective
+        self.status_ = "optimal"
+        return self
+
+
+class FeatureBudgetSVC(_BinaryLinearClassifier):
+    """(FS-SVM) of Labbe, Martinez-Merino and Rodriguez-Chia (2019), the paper's comparison model (spec 1.5):
+    the l1-SVM with at most ``budget`` features, a MILP solved exactly by HiGHS.
+
+    ``min ||w||_1 + C sum xi  s.t.  y_i (w.x_i + b) >= 1 - xi_i, xi >= 0, |w_k| <= UB v_k, sum v <= B``, with
+    ``UB`` the objective of the top-B (SVM-l1) solution (valid since ``||w||_1 <= objective``), which is also the
+    MIP start.
+
+    Parameters
+    ----------
+    C : float, default 1.0
+    budget : int or None, default None (no budget: the model equals (SVM-l1))
+    time_limit : float or None, default None
+        Seconds for the MILP; at the limit the incumbent is used with a ConvergenceWarning.
+    mip_gap : float, default 0.0
+        HiGHS relative MIP gap tolerance (the paper used 0).
+    random_state : int, RandomState or None
+        Seeds HiGHS' ``random_seed`` (None -> 0).
+
+    Attributes
+    ----------
+    coef_, intercept_, selected_features_, objective_ (``||w||_1 + C sum hinge``), mip_gap_, status_, classes_.
+    """
+
+    def __init__(self, C: float = 1.0, budget: int | None = None, time_limit: float | None = None,
+                 mip_gap: float = 0.0, random_state: Any = None):
+        self.C = C
+        self.budget = budget
+        self.time_limit = time_limit
+        self.mip_gap = mip_gap
+        self.random_state = random_state
+
+    @atomic_fit
+    def fit(self, X: Any, y: Any) -> FeatureBudgetSVC:
+        C = _check_C(self.C)
+        tl = _check_time(self.time_limit, "time_limit")
+        if isinstance(self.mip_gap, bool) or not isinstance(self.mip_gap, numbers.Real) or not 0 <= self.mip_gap < 1:
+            raise ValueError(f"mip_gap must be a number in [0, 1), got {self.mip_gap!r}")
+        seed = _seed_options(self.random_state)
+        X, ys = self._validate_xy(X, y)
+        B = _check_budget(self.budget, X.shape[1])
+        res, start = _rm.solve_fs_svm(X, ys, C, B, time_limit=tl, mip_gap=self.mip_gap, options=seed)
+        if res is None:
+            sol, status, gap = start, "time_limit", float("nan")
+        else:
+            sol, status, gap = res.solution, res.status, res.gap
+        if status in ("time_limit", "limit"):
+            warnings.warn(f"FeatureBudgetSVC: a limit ({status}) stopped the MILP; using the best solution found "
+                          f"(relative gap {gap:.3g})", ConvergenceWarning, stacklevel=2)
+        self._set_solution(X, ys, sol)
+        self.objective_ = _rm.hinge_objective(X, ys, self.coef_[0], self.intercept_[0], C)
+        self.mip_gap_ = gap
+        self.status_ = status
+        return self
+
+
+class RampLossSVC(_BinaryLinearClassifier):
+    """(RL-FS-M): ramp-loss l1-SVM with feature budget and outlier detection (paper 001), a MILP on HiGHS.
+
+    Parameters
+    ----------
+    C : float, default 1.0
+        Misclassification weight (> 0; D4). The paper's grid is {0.01, 0.1, 1, 10, 100}.
+    budget : int or None, default None
+        ``B``, the largest number of features, in [1, n_features]; None means no budget, i.e. (RL-l1-M).
+    method : {"heuristic", "exact"}, default "heuristic"
+        "exact": Algorithm 1 then the MILP with a MIP start (Sec. 4.2). "heuristic": DAKS (Algorithm 2, Sec. 3).
+    time_limit : float or None, default None
+        Seconds for the whole fit. None: no limit for "exact", 1800 s for "heuristic" (D17).
+    big_m : {"variant1", "variant2", "auto", "initial"}, default "variant1"
+        Algorithm 1's M tightening: one LP per point (Variant I, tighter), one per class (Variant II),
+        "auto" = Variant I when n <= 600 (Sec. 2.6), "initial" = ``M_i = Delta_i UB`` without LPs.
+    random_state : int, RandomState or None
+        Seeds HiGHS (``random_seed``); None -> 0. Identical fits for identical input.
+    verbose : bool, default False
+        Print Algorithm 1 iterations and DAKS phases / sub-problems.
+    delta : float in [0, 1], default 0.35
+        DAKS growth rate of the kernel+bucket size after an easy sub-problem (Sec. 3.1.3).
+    p : int >= 1, default 2
+        DAKS: a kernel feature unused in the last p feasible iterations leaves the kernel.
+    q : int >= 1, default 2
+        DAKS: a possible outlier with the same z in the last q feasible iterations gets fixed (Table 1).
+    t_easy, t_fea, t_inc, t_limit : float, defaults 10, 120, 160, 400
+        DAKS sub-problem time controls in seconds (Sec. 3.1.3 / 4.2): easy threshold, no first solution,
+        no improvement, hard limit.
+    tau : float, default 1.0
+        DAKS threshold on xi for possible outliers (D12).
+    mip_gap : float, default 0.0
+        HiGHS relative MIP gap tolerance of the exact MILP (the paper used 0).
+    max_iter_bigm : int, default 30
+        Cap on Algorithm 1's loop (D10); DAKS uses at most 5 loops (phase 1).
+    solver_options : dict, optional
+        Extra HiGHS options for every LP and MILP.
+
+    Attributes
+    ----------
+    coef_ : ndarray (1, n_features)
+    intercept_ : ndarray (1,)
+    selected_features_ : ndarray of int -- features with ``|w_k| > 1e-7``.
+    n_selected_features_ : int
+    outliers_ : ndarray of int -- training points with ramp loss 2 (``y_i f(x_i) <= -1``).
+    objective_ : float -- ``||w||_1 + C sum ramp`` on the training data.
+    initial_objective_ : float -- UB of Algorithm 1's initial solution (``objective_ <= initial_objective_``).
+    mip_gap_ : float -- 0 if proven optimal, the relative gap after a time limit, NaN for the heuristic.
+    status_ : str -- "optimal", "time_limit" or "heuristic".
+    big_m_ : :class:`BigMBounds` -- the M_i, u = l, UB_w, LB_b/UB_b used.
+    daks_ : dict or None -- heuristic run summary (stop reason, phase-2 passes, sub-problems, UB history).
+    classes_, n_features_in_, feature_names_in_
+    """
+
+    def __init__(self, C: float = 1.0, budget: int | None = None, method: str = "heuristic",
+                 time_limit: float | None = None, big_m: str = "variant1", random_state: Any = None,
+                 verbose: bool = False, delta: float = 0.35, p: int = 2, q: int = 2, t_easy: float = 10.0,
+                 t_fea: float = 120.0, t_inc: float = 160.0, t_limit: float = 400.0, tau: float = 1.0,
+                 mip_gap: float = 0.0, max_iter_bigm: int = 30, solver_options: dict | None = None):
+        self.C = C
+        self.budget = budget
+        self.method = method
+        self.time_limit = time_limit
+        self.big_m = big_m
+        self.random_state = random_state
+        self.verbose = verbose
+        self.delta = delta
+        self.p = p
+        self.q = q
+        self.t_easy = t_easy
+        self.t_fea = t_fea
+        self.t_inc = t_inc
+        self.t_limit = t_limit
+        self.tau = tau
+        self.mip_gap = mip_gap
+        self.max_iter_bigm = max_iter_bigm
+        self.solver_options = solver_options
+
+    def _check_params(self) -> dict:
+        C = _check_C(self.C)
+        if self.method not in _METHODS:
+            raise ValueError(f"method must be one of {_METHODS}, got {self.method!r}")
+        if self.big_m not in _BIG_M:
+            raise ValueError(f"big_m must be one of {_BIG_M}, got {self.big_m!r}")
+        tl = _check_time(self.time_limit, "time_limit")
+        if isinstance(self.delta, bool) or not isinstance(self.delta, numbers.Real) or not 0 <= self.delta <= 1:
+            raise ValueError(f"delta must be a number in [0, 1] (Sec. 3.1.3), got {self.delta!r}")
+        for name in ("p", "q", "max_iter_bigm"):
+            val = getattr(self, name)
+            if isinstance(val, bool) or not isinstance(val, numbers.Integral) or val < 1:
+                raise ValueError(f"{name} must be an int >= 1, got {val!r}")
+        times = {n: _check_time(getattr(self, n), n, allow_none=False)
+                 for n in ("t_easy", "t_fea", "t_inc", "t_limit")}
+        if isinstance(self.tau, bool) or not isinstance(self.tau, numbers.Real) or not 0 <= self.tau <= 2:
+            raise ValueError(f"tau must be a number in [0, 2] (D12), got {self.tau!r}")
+        if isinstance(self.mip_gap, bool) or not isinstance(self.mip_gap, numbers.Real) or not 0 <= self.mip_gap < 1:
+            raise ValueError(f"mip_gap must be a number in [0, 1), got {self.mip_gap!r}")
+        merge_options(self.solver_options)
+        return {"C": C, "time_limit": tl, "seed": _seed_options(self.random_state), **times}
+
+    @atomic_fit
+    def fit(self, X: Any, y: Any) -> RampLossSVC:
+        """Fit (RL-FS-M) on ``X`` and two-class ``y`` by Algorithm 1 + MILP or by DAKS."""
+        prm = self._check_params()
+        X, ys = self._validate_xy(X, y)
+        n, d = X.shape
+        B = _check_budget(self.budget, d)
+        C = prm["C"]
+        variant = self.big_m if self.big_m != "auto" else ("variant1" if n <= 600 else "variant2")
+        opts = {**prm["seed"], **(self.solver_options or {})}
+        t0 = time.perf_counter()
+        self.daks_ = None
+        if self.method == "exact":
+            tl = prm["time_limit"]
+            bm, init = _rm.algorithm1(X, ys, C, B, variant=variant, max_iter=self.max_iter_bigm, time_limit=tl,
+                                      options=opts, verbose=self.verbose)
+            remaining = None if tl is None else tl - (time.perf_counter() - t0)
+            res = None
+            if remaining is None or remaining > 0:
+                res = _rm.solve_rlfs_mip(X, ys, C, B, bm, start=init, time_limit=remaining,
+                                         mip_gap=self.mip_gap, options=opts)
+            if res is None:
+                sol, status, gap = init, "time_limit", float("nan")
+            else:
+                sol, status, gap = res.solution, res.status, res.gap
+            if self.verbose:
+                print(f"[exact] status {status}, objective {sol.objective:.6g}, gap {gap:.3g}")
+        else:
+            tl = 1800.0 if prm["time_limit"] is None else prm["time_limit"]
+            params = _rm.DAKSParams(delta=float(self.delta), p=int(self.p), q=int(self.q), t_easy=prm["t_easy"],
+                                    t_fea=prm["t_fea"], t_inc=prm["t_inc"], t_limit=prm["t_limit"],
+                                    time_limit=tl, tau=float(self.tau),
+                                    a1_max_iter=min(5, int(self.max_iter_bigm)))
+            r = _rm.daks(X, ys, C, B, params=params, variant=variant, options=self.solver_options,
+                         seed_options=prm["seed"], verbose=self.verbose)
+            bm, init, sol, status, gap = r.bigm, r.initial, r.solution, r.status, float("nan")
+            self.daks_ = {"stop_reason": r.stop_reason, "n_phase2": r.n_phase2, "n_subproblems": r.n_subproblems,
+                          "ub_history": r.ub_history}
+        if status in ("time_limit", "limit"):
+            warnings.warn(f"RampLossSVC: a limit ({status}) stopped the solver; using the best solution found "
+                          f"(objective {sol.objective:.6g}, gap {gap:.3g})", ConvergenceWarning, stacklevel=2)
+        self._set_solution(X, ys, sol)
+        t = ys * (X @ self.coef_[0] + self.intercept_[0])
+        self.outliers_ = np.flatnonzero(t <= -1.0 + 1e-9)
+        self.objective_ = _rm.rlfs_objective(X, ys, self.coef_[0], self.intercept_[0], C)
+        self.initial_objective_ = init.objective
+        self.mip_gap_ = gap
+        self.status_ = status
+        self.big_m_ = bm
+        return self
+
