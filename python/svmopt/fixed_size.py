@@ -16,8 +16,12 @@ Pipeline (paper Algorithm 5; spec Sections 2.1–2.9):
 6. the compact predictor f(x) = sum_k beta_k K(x, PV_k) + b, beta = U' Lambda'^{-1/2} w (spec 1.5).
 
 ``X`` may be a numpy array, an ``np.memmap`` (read block by block, never copied whole), a callable returning
-a fresh iterator of ``(X_block, y_block)`` pairs (one call per pass: the data are never held in memory), or a
-one-shot iterator of such pairs (materialized once). Memory is O(block * m + v m^2) besides the input.
+a fresh iterator of ``(X_block, y_block)`` pairs (one call per pass: the data are never held in memory), a
+one-shot iterator of such pairs (materialized once), or a ``dask.array.Array`` (:mod:`svmopt.distributed`: each
+chunk's Nyström features and fold partial sums are computed by the core on the worker holding it and the sums are
+tree-reduced; the candidate rows for the prototypes are sampled from the dask array; with the same random_state
+the prototypes, folds and hence the fit equal the in-memory ones up to floating-point summation order). Memory is
+O(block * m + v m^2) besides the input (for dask: O(chunk * m) per worker task, O(v m^2) on the driver).
 
 Kernels: ``"rbf"`` is K(x, z) = exp(-||x - z||^2 / sigma2) (the paper's convention, spec A1; svmopt's
 ``Kernel("rbf", alpha=sqrt(sigma2 / 2))``); ``"linear"`` uses the inputs as explicit features (spec A33, gamma
@@ -41,6 +45,7 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 from svmopt import _core
 from svmopt._config import parse_bytes
 from svmopt.bandwidth import entropy_bandwidths
+from svmopt.distributed import DaskCVEngine, DaskSource, check_dask_array, is_dask_array
 from svmopt.kernels import Kernel
 from svmopt.tuning import CVEngine, csa_simplex, make_folds
 
@@ -181,6 +186,8 @@ class _FixedSizeLSSVM(BaseEstimator):
     def _load(self, X, y):
         """Validate the input, returning (source, y_all, d)."""
         block = int(self.block_size or _DEFAULT_BLOCK)
+        if is_dask_array(X):
+            return self._load_dask(X, y)
         if isinstance(X, np.memmap):
             if y is None:
                 raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
@@ -216,6 +223,22 @@ class _FixedSizeLSSVM(BaseEstimator):
         y = self._check_y(y)
         return _Source(X, y, block), y, X.shape[1]
 
+    def _load_dask(self, X, y):
+        """A dask array X (rows chunked; chunk sizes known): validated lazily, y (numpy or dask) brought to the
+        driver (O(n) labels; the masks, folds and targets of every problem are built from it as in memory)."""
+        src = DaskSource(X)  # raises for a wrong ndim, unknown chunk sizes, no rows/columns, bad dtype
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        if is_dask_array(y):
+            y = y.compute()
+        y = self._check_y(column_or_1d(y, warn=True))
+        if y.shape[0] != src.n:
+            raise ValueError(f"X has {src.n} rows but y has {y.shape[0]}")
+        if hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.n_features_in_ = src.d
+        return src, y, src.d
+
     def _check_y(self, y):
         return np.asarray(y, dtype=np.float64)
 
@@ -223,7 +246,8 @@ class _FixedSizeLSSVM(BaseEstimator):
         raise NotImplementedError
 
     def fit(self, X, y=None):
-        """Fit on X (array, np.memmap, callable returning (X_block, y_block) pairs, or an iterator of them)."""
+        """Fit on X (array, np.memmap, dask array, callable returning (X_block, y_block) pairs, or an iterator of
+        them)."""
         mode, kern, sigma2_fixed = self._validate_params_()
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
@@ -234,7 +258,9 @@ class _FixedSizeLSSVM(BaseEstimator):
         problems = self._problems(y)
 
         # 1. standardization statistics (one streaming pass)
-        if self.standardize:
+        if getattr(src, "is_dask", False):  # dask reductions on the workers (and the finiteness check)
+            mean, scale = src.moments(self.standardize)
+        elif self.standardize:
             s1, s2 = np.zeros(d), np.zeros(d)
             for xb, _ in src.raw():
                 xb = np.asarray(xb, dtype=np.float64)
@@ -306,7 +332,9 @@ class _FixedSizeLSSVM(BaseEstimator):
     def _strata(self, y):
         return None
 
-    def _gather(self, src: _Source, rows: np.ndarray) -> np.ndarray:
+    def _gather(self, src: _Source | DaskSource, rows: np.ndarray) -> np.ndarray:
+        if getattr(src, "is_dask", False):
+            return src.gather(rows)
         if src.array is not None and not isinstance(src.array, np.memmap) and rows.size == src.array.shape[0]:
             X = np.asarray(src.array, dtype=np.float64)
             return np.ascontiguousarray((X - src.mean) / src.scale) if src.mean is not None else np.ascontiguousarray(X)
@@ -353,9 +381,16 @@ class _FixedSizeLSSVM(BaseEstimator):
             if self.gamma is None or (mode == "rbf" and sigma2_fixed is None):
                 tune_bar = tqdm(total=self.n_csa + self.n_simplex, desc=f"tuning ({prob.get('name', 'model')})",
                                 unit="eval")
-        engine = CVEngine(blocks, folds, max(v, 1), None if mode == "linear" else PV, make_params, self._task,
-                          regularize_bias=self.regularize_bias, feature_budget=budget, n_threads=threads,
-                          n_features=d, progress=progress)
+
+        def make_engine(folds_, v_, progress_=None):
+            kw = {"regularize_bias": self.regularize_bias, "feature_budget": budget, "n_threads": threads,
+                  "n_features": d}
+            PVx = None if mode == "linear" else PV
+            if getattr(src, "is_dask", False):
+                return DaskCVEngine(src, T, mask, folds_, v_, PVx, make_params, self._task, **kw)
+            return CVEngine(blocks, folds_, v_, PVx, make_params, self._task, progress=progress_, **kw)
+
+        engine = make_engine(folds, max(v, 1), progress)
         tune_gamma = self.gamma is None
         tune_sigma = mode == "rbf" and sigma2_fixed is None
         gamma = float(self.gamma) if self.gamma is not None else 1.0
@@ -401,9 +436,7 @@ class _FixedSizeLSSVM(BaseEstimator):
         if n_p == 0:
             raise ValueError("a binary problem has no rows")
         if v < 2:  # a single row: ridge on it alone
-            engine = CVEngine(blocks, np.zeros(n_p, np.int32), 1, None if mode == "linear" else PV, make_params,
-                              self._task, regularize_bias=self.regularize_bias, feature_budget=budget,
-                              n_threads=threads, n_features=d)
+            engine = make_engine(np.zeros(n_p, np.int32), 1)
         P, theta = engine.fit(gamma, sigma2)
         w, b = theta[:-1, 0], float(theta[-1, 0])
         coef = w if P is None else P @ w
@@ -414,6 +447,17 @@ class _FixedSizeLSSVM(BaseEstimator):
     def _raw_decision(self, X) -> np.ndarray:
         """Real outputs of every binary/regression problem (n x L), streaming in blocks."""
         check_is_fitted(self, "problems_")
+        if is_dask_array(X):  # block by block on the workers, gathered here (n x L outputs)
+            from dask import delayed
+
+            X = check_dask_array(X)
+            if X.shape[1] != self.n_features_in_:
+                raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                                 f"{self.n_features_in_} features as input")
+            L = len(self.problems_)
+            out = X.map_blocks(_raw_decision_chunk, delayed(self, pure=True), dtype=np.float64,
+                               chunks=(X.chunks[0], (L,)))
+            return np.asarray(out.compute())
         if isinstance(X, np.memmap):
             if X.ndim != 2 or X.shape[1] != self.n_features_in_:
                 raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
@@ -443,6 +487,11 @@ class _FixedSizeLSSVM(BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = False
         return tags
+
+
+def _raw_decision_chunk(xb, estimator):
+    """Worker task of a prediction on a dask array: the raw outputs of one row chunk."""
+    return estimator._raw_decision(np.asarray(xb))
 
 
 class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):

@@ -10,6 +10,9 @@
   over the memory budget it runs the blocked Algorithm 3B (second pass for the residuals, or the SSE shortcut
   for the MSE when it does not cancel).
 * :func:`simple_cv_cost` -- the "simple" CV the paper compares against (spec A32): everything recomputed per fold.
+
+For dask arrays, :class:`svmopt.distributed.DaskCVEngine` is the same engine with each streaming pass replaced by a
+dask graph over the chunks (per-chunk fold sums on the workers, tree-reduced).
 """
 
 from __future__ import annotations
@@ -257,6 +260,11 @@ class CVEngine:
                 sse += float(e.sum())
             if ok:
                 return sse / (self.n * self.k)
+        return self._pooled_error(gamma, sigma2)
+
+    def _pooled_error(self, gamma: float, sigma2: float) -> float:
+        """Pooled CV error of the fold models over all rows (the mean in (19)-(21)); one place to override for
+        backends that reduce the errors where the data live (:class:`svmopt.distributed.DaskCVEngine`)."""
         f, Y = self.predictions(gamma, sigma2)
         if self.task == "regression":
             return float(np.mean((Y - f) ** 2))

@@ -1,0 +1,498 @@
+"""The Dask backend: parallel maps for the paper protocols and out-of-core sums over dask arrays.
+
+Two services live here.
+
+* :func:`parallel_map` — the order-preserving map every paper protocol uses for its many independent LP/MILP
+  solves. It runs sequentially, on local processes (joblib's loky backend), or on a Dask cluster (joblib's dask
+  backend) when a ``dask.distributed.Client`` is active.
+* The dask-array support of :class:`svmopt.FixedSizeLSSVC` / :class:`svmopt.FixedSizeLSSVR` (paper 002): the
+  Nyström features of each chunk and its partial sums ΦᵀΦ, Φᵀy (eq. (20)) and per-fold sums are computed by the C++
+  core on the worker that holds the chunk, then tree-reduced, so the driver only ever holds O(m²) numbers.
+
+Dask is optional (``pip install svmopt[dask]``): nothing in this module imports it at import time, and numpy-only
+code paths never import it.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+
+from svmopt import _core
+from svmopt.tuning import CVEngine, nystrom_projection
+
+__all__ = ["DaskCVEngine", "DaskSource", "active_client", "check_dask_array", "fold_sums", "is_dask_array",
+           "parallel_map"]
+
+
+def active_client() -> Any | None:
+    """Return the active ``dask.distributed.Client``, or ``None``.
+
+    ``distributed`` is only consulted when the user already imported it (a client cannot exist otherwise), so this
+    never imports dask. Inside a task running on a Dask worker it returns ``None``: nested maps run locally on the
+    worker instead of submitting tasks back to the scheduler from inside a task.
+    """
+    if "distributed" not in sys.modules:
+        return None
+    distributed = sys.modules["distributed"]
+    try:
+        distributed.get_worker()
+    except (ValueError, AttributeError):
+        pass
+    else:  # we are inside a task on a worker
+        return None
+    try:
+        return distributed.default_client()
+    except ValueError:
+        return None
+
+
+def _check_n_jobs(n_jobs: Any) -> int:
+    if n_jobs is None:  # scikit-learn's convention: None means 1
+        return 1
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs must be a positive integer or -1 (all cores), got {n_jobs!r}")
+    return n_jobs
+
+
+def parallel_map(func: Callable[[Any], Any], iterable: Iterable[Any], *, n_jobs: int | None = 1,
+                 desc: str | None = None) -> list:
+    """Apply ``func`` to every item of ``iterable`` and return the results in input order.
+
+    Parameters
+    ----------
+    func : callable
+        Function of one argument. For ``n_jobs != 1`` or a Dask cluster it must be picklable by cloudpickle
+        (module-level functions, ``functools.partial`` of them, lambdas and closures all are).
+    iterable : iterable
+        The items; consumed once.
+    n_jobs : int or None, default 1
+        ``1`` (or None) runs sequentially in this process; ``k > 1`` uses ``k`` local worker processes (joblib's
+        loky backend); ``-1`` uses all cores. Anything else raises ``ValueError``.
+    desc : str or None, default None
+        When given, a ``tqdm`` progress bar with this description counts finished items.
+
+    Returns
+    -------
+    list
+        ``[func(item) for item in iterable]``, in the same order.
+
+    Notes
+    -----
+    When a ``dask.distributed.Client`` is active in the calling process, the map runs on that client's cluster
+    through joblib's dask backend whatever ``n_jobs`` says (creating the client is the user's request to use the
+    cluster; the number of Dask worker threads sets the parallelism). Inside a task already running on a Dask worker
+    the cluster is not used again (no nested submission); ``n_jobs`` then applies locally.
+
+    Exceptions raised by ``func`` propagate with their original type (the first failing item's exception; the
+    remaining work is cancelled).
+    """
+    n_jobs = _check_n_jobs(n_jobs)
+    if not callable(func):
+        raise TypeError(f"func must be callable, got {type(func).__name__}")
+    items = list(iterable)
+    client = active_client()
+    if client is None and (n_jobs == 1 or len(items) <= 1):
+        return _sequential(func, items, desc)
+
+    import joblib
+
+    if client is not None:
+        with joblib.parallel_config(backend="dask"):
+            parallel = joblib.Parallel(n_jobs=-1, return_as="generator")
+            return _collect(parallel(joblib.delayed(func)(item) for item in items), len(items), desc)
+    parallel = joblib.Parallel(n_jobs=n_jobs, backend="loky", return_as="generator")
+    return _collect(parallel(joblib.delayed(func)(item) for item in items), len(items), desc)
+
+
+def _sequential(func: Callable[[Any], Any], items: list, desc: str | None) -> list:
+    if desc is None:
+        return [func(item) for item in items]
+    from tqdm.auto import tqdm
+
+    return [func(item) for item in tqdm(items, desc=desc, total=len(items))]
+
+
+def _collect(results: Iterable[Any], total: int, desc: str | None) -> list:
+    if desc is None:
+        return list(results)
+    from tqdm.auto import tqdm
+
+    return list(tqdm(results, desc=desc, total=total))
+
+
+def is_dask_array(obj: Any) -> bool:
+    """True when ``obj`` is a ``dask.array.Array`` (checked without importing dask: a dask array cannot exist
+    unless the user imported ``dask.array``)."""
+    da = sys.modules.get("dask.array")
+    return da is not None and isinstance(obj, da.Array)
+
+
+# ============================================================================================ dask arrays
+def check_dask_array(X: Any, name: str = "X", *, ndim: int = 2) -> Any:
+    """Validate a dask array for a streaming fit and return it with one chunk across the columns.
+
+    Raises ``ValueError`` (before any computation) for a wrong dimensionality, unknown chunk sizes along the rows
+    (e.g. after boolean indexing: call ``X.compute_chunk_sizes()`` first), no rows, no columns, or a complex dtype;
+    ``TypeError`` for a non-numeric dtype.
+    """
+    if X.ndim != ndim:
+        raise ValueError(f"{name} must be a {ndim}-D dask array, got ndim={X.ndim}")
+    if any(isinstance(c, float) and math.isnan(c) for cs in X.chunks for c in cs):
+        raise ValueError(f"{name} is a dask array with unknown chunk sizes {X.chunks}; call "
+                         f"{name}.compute_chunk_sizes() (or rechunk to known sizes) before passing it")
+    if np.issubdtype(X.dtype, np.complexfloating):
+        raise ValueError(f"Complex data not supported in {name}")
+    if not (np.issubdtype(X.dtype, np.number) or X.dtype == np.bool_):
+        raise TypeError(f"{name} must have a numeric dtype, got {X.dtype}")
+    if X.shape[0] < 1:
+        raise ValueError(f"{name} has 0 rows; at least 1 is required")
+    if ndim == 2:
+        if X.shape[1] < 1:
+            raise ValueError(f"{name} has 0 features; at least 1 is required")
+        if X.numblocks[1] > 1:
+            X = X.rechunk({1: -1})
+    return X
+
+
+def _params_spec(params) -> tuple | None:
+    """A picklable description of a core ``KernelParams`` (the pybind object itself does not pickle)."""
+    if params is None:
+        return None
+    return (int(params.kind), int(params.degree), float(params.c), float(params.alpha), float(params.a),
+            float(params.b))
+
+
+def _params_from_spec(spec: tuple):
+    kind, degree, c, alpha, a, b = spec
+    return _core.KernelParams(_core.KernelKind(kind), degree=degree, c=c, alpha=alpha, a=a, b=b)
+
+
+class _Box:
+    """A value boxed so that, persisted, it is never mistaken for a task by the local schedulers (which read a
+    tuple or dict in a graph as a task or a container of tasks)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __reduce__(self):
+        return _Box, (self.value,)
+
+
+def _make_accumulator(spec: dict | _Box):
+    """The core's FoldAccumulator described by ``spec`` (built on the worker)."""
+    spec = spec.value if isinstance(spec, _Box) else spec
+    if spec["PV"] is None:
+        d = spec["n_features"]
+        return _core.FoldAccumulator(np.zeros((0, d)), _core.KernelParams(_core.KernelKind.linear), np.zeros((0, 0)),
+                                     n_folds=spec["n_folds"], n_targets=spec["n_targets"], n_features_linear=d,
+                                     n_threads=spec["n_threads"])
+    return _core.FoldAccumulator(spec["PV"], _params_from_spec(spec["params"]), spec["P"], n_folds=spec["n_folds"],
+                                 n_targets=spec["n_targets"], n_threads=spec["n_threads"])
+
+
+def _prepare_chunk(xb, mean, scale, mask) -> np.ndarray:
+    """Standardize a raw chunk with the training statistics and keep the problem's rows (as the in-memory
+    stream does: standardize the block, then select)."""
+    xb = np.asarray(xb, dtype=np.float64)
+    if mean is not None:
+        xb = (xb - mean) / scale
+    xb = np.ascontiguousarray(xb)
+    if mask is not None:
+        xb = np.ascontiguousarray(xb[mask])
+    return xb
+
+
+class _ChunkRows:
+    """One problem's rows in one chunk: row mask (or None), targets Y (k columns) and fold ids. A plain object,
+    not a tuple, so that a persisted value is never mistaken for a task by the local schedulers."""
+
+    __slots__ = ("Y", "folds", "mask")
+
+    def __init__(self, mask, Y, folds):
+        self.mask, self.Y, self.folds = mask, Y, folds
+
+    def __reduce__(self):
+        return _ChunkRows, (self.mask, self.Y, self.folds)
+
+
+def _n_threads(spec) -> int:
+    return (spec.value if isinstance(spec, _Box) else spec)["n_threads"]
+
+
+def _chunk_sums(xb, rows: _ChunkRows, mean, scale, spec: dict, keep_features: bool):
+    """Worker task: features of one chunk and its per-fold partial sums (G_u, t_u, y_u^T y_u, counts)."""
+    xb = _prepare_chunk(xb, mean, scale, rows.mask)
+    acc = _make_accumulator(spec)
+    phi = acc.add(xb, rows.Y, rows.folds, return_features=keep_features)
+    return acc.results(), (phi if keep_features else None)
+
+
+def _chunk_features(data, is_features: bool, rows: _ChunkRows, mean, scale, spec: dict) -> np.ndarray:
+    if is_features:
+        return data
+    return _make_accumulator(spec).features(_prepare_chunk(data, mean, scale, rows.mask))
+
+
+def _chunk_errors(data, is_features: bool, rows: _ChunkRows, mean, scale, spec: dict, theta, task: str) -> float:
+    """Worker task: summed CV error of one chunk's rows under their own fold models (squared errors for
+    regression, misclassifications of sign(f), sign(0) = +1, for classification); eq. (19)-(21) before pooling."""
+    phi = _chunk_features(data, is_features, rows, mean, scale, spec)
+    f = _core.fold_predict(phi, rows.folds, theta, _n_threads(spec))
+    if task == "regression":
+        return float(((rows.Y - f) ** 2).sum())
+    return float((np.where(f >= 0, 1.0, -1.0) != rows.Y).sum())
+
+
+def _chunk_predictions(data, is_features: bool, rows: _ChunkRows, mean, scale, spec: dict, theta) -> np.ndarray:
+    phi = _chunk_features(data, is_features, rows, mean, scale, spec)
+    return _core.fold_predict(phi, rows.folds, theta, _n_threads(spec))
+
+
+def _add_sums(*parts):
+    """Combine partial sums (tuples of arrays) elementwise; one node of the reduction tree."""
+    out = [np.array(a, copy=True) for a in parts[0]]
+    for p in parts[1:]:
+        for o, a in zip(out, p, strict=True):
+            o += a
+    return tuple(out)
+
+
+def _tree_reduce(parts: list, combine: Callable, split_every: int = 8):
+    """Reduce delayed ``parts`` with ``combine`` over a tree of fan-in ``split_every`` (depth log_k(#chunks)),
+    so no single task receives every chunk's m x m partial sum."""
+    from dask import delayed
+
+    if not parts:
+        raise ValueError("nothing to reduce: every chunk is empty")
+    while len(parts) > 1:
+        parts = [delayed(combine, pure=True)(*parts[i:i + split_every]) for i in range(0, len(parts), split_every)]
+    return parts[0]
+
+
+class DaskSource:
+    """A dask array ``X`` seen as a sequence of row chunks, each processed where it lives.
+
+    The driver keeps only the chunk layout, the standardization statistics and O(m^2) reduced sums; chunks are
+    read, standardized, mapped to Nyström features and accumulated by tasks on the workers.
+    """
+
+    is_dask = True
+
+    def __init__(self, X):
+        self.X = check_dask_array(X)
+        self.n, self.d = int(self.X.shape[0]), int(self.X.shape[1])
+        self.chunks = list(self.X.to_delayed().ravel())
+        self.offsets = np.concatenate([[0], np.cumsum(self.X.chunks[0])]).astype(np.int64)
+        self.mean = None
+        self.scale = None
+
+    def moments(self, standardize: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Check every entry is finite and, with ``standardize``, return the column means and (n-1)-normalized
+        standard deviations (zero deviations replaced by 1), computed by dask reductions on the workers."""
+        import dask
+        import dask.array as da
+
+        X = self.X.astype(np.float64)
+        finite = da.isfinite(X).all()
+        if not standardize:
+            if not bool(finite.compute()):
+                raise ValueError("Input X contains NaN or infinity.")
+            return np.zeros(self.d), np.ones(self.d)
+        s1, ok = dask.compute(X.sum(axis=0), finite)
+        if not bool(ok):
+            raise ValueError("Input X contains NaN or infinity.")
+        mean = np.asarray(s1) / self.n
+        s2 = np.asarray(((X - mean) ** 2).sum(axis=0).compute())
+        scale = np.sqrt(s2 / max(self.n - 1, 1))
+        scale[~(scale > 0)] = 1.0
+        self.mean, self.scale = mean, scale
+        return mean, scale
+
+    def gather(self, rows: np.ndarray) -> np.ndarray:
+        """The standardized rows ``rows`` (sorted indices), fetched from the chunks that hold them only."""
+        rows = np.asarray(rows, dtype=np.int64)
+        if rows.size == self.n:
+            Xc = np.asarray(self.X.compute(), dtype=np.float64)
+        else:
+            Xc = np.asarray(self.X[rows].compute(), dtype=np.float64)
+        if self.mean is not None:
+            Xc = (Xc - self.mean) / self.scale
+        return np.ascontiguousarray(Xc)
+
+    def problem_chunks(self, mask: np.ndarray | None, Y: np.ndarray, folds: np.ndarray) -> list[tuple]:
+        """Per non-empty chunk of one problem: ``(delayed raw chunk, rows)`` with rows = (row mask or None, Y rows,
+        fold ids), in row order: the same rows, targets and folds the in-memory stream gives that chunk. The
+        ``rows`` tuples are persisted (sent to the cluster once, then referenced by every pass)."""
+        import dask
+        from dask import delayed
+
+        Y = np.asarray(Y)
+        chunks, rows, t0 = [], [], 0
+        for c, (r0, r1) in enumerate(zip(self.offsets[:-1], self.offsets[1:], strict=True)):
+            mb = None if mask is None else np.ascontiguousarray(mask[r0:r1])
+            k = int(r1 - r0) if mb is None else int(mb.sum())
+            if k:
+                chunks.append(self.chunks[c])
+                rows.append(delayed(_ChunkRows, pure=True)(mb, np.ascontiguousarray(Y[t0:t0 + k]),
+                                                           np.ascontiguousarray(folds[t0:t0 + k], dtype=np.int32)))
+            t0 += k
+        if t0 != Y.shape[0]:
+            raise ValueError(f"the problem has {Y.shape[0]} target rows but the mask selects {t0}")
+        return list(zip(chunks, dask.persist(*rows), strict=True))
+
+    def constants(self):
+        """The standardization statistics as delayed constants (or None)."""
+        from dask import delayed
+
+        if self.mean is None:
+            return None, None
+        return delayed(self.mean, pure=True), delayed(self.scale, pure=True)
+
+
+def _fold_sums(source: DaskSource, chunk_rows: list, spec_d, keep_features: bool, split_every: int = 8):
+    """One pass: per-chunk sums (and features) on the workers, tree-reduced; ``spec_d`` is the delayed
+    accumulator description (persisted once per sigma^2 by :class:`DaskCVEngine`)."""
+    import dask
+    from dask import delayed
+
+    mean, scale = source.constants()
+    outs = [delayed(_chunk_sums, pure=True, nout=2)(xb, rows, mean, scale, spec_d, keep_features)
+            for xb, rows in chunk_rows]
+    total = delayed(_Box, pure=True)(_tree_reduce([o[0] for o in outs], _add_sums, split_every))
+    features = None
+    if keep_features:  # one graph: the features stay on the workers, the sums come back
+        features, total = dask.persist([o[1] for o in outs], total)
+    return tuple(np.asarray(a) for a in total.compute().value), features
+
+
+def fold_sums(source: DaskSource, Y: np.ndarray, folds: np.ndarray, n_folds: int, PV: np.ndarray | None, params,
+              P: np.ndarray | None, *, mask: np.ndarray | None = None, n_threads: int = 0, keep_features: bool = False,
+              split_every: int = 8):
+    """Per-fold sums G_u = Phi_u^T Phi_u, t_u = Phi_u^T Y_u, y_u^T y_u and counts over a dask array (eq. (20)).
+
+    Each chunk's extended Nyström features [phi(x), 1] (eq. (5), projection ``P``) and partial sums are computed
+    by the C++ core on the worker holding the chunk; the partial sums are tree-reduced (fan-in ``split_every``).
+
+    Parameters
+    ----------
+    source : DaskSource
+        The data (standardization statistics applied when set).
+    Y : (n_rows,) or (n_rows, k) float array
+        Targets of the selected rows, in row order.
+    folds : int array
+        Fold id of each selected row (``zeros`` and ``n_folds=1`` for the plain sums of (7)).
+    PV, params, P
+        Prototypes, core kernel parameters and Nyström projection; ``PV=None`` for explicit linear features.
+    mask : bool array of length n or None
+        Rows of the problem (one-vs-one pairs); None: all rows.
+    keep_features : bool
+        Also return the per-chunk features, persisted on the workers (list of delayed, or None).
+
+    Returns
+    -------
+    (G (v,p,p), t (v,p,k), yy (v,k), counts (v,)), features
+    """
+    folds = np.ascontiguousarray(folds, dtype=np.int32)
+    Y = np.ascontiguousarray(np.asarray(Y, dtype=np.float64).reshape(folds.shape[0], -1))
+    if folds.size and (folds.min() < 0 or folds.max() >= n_folds):
+        raise ValueError(f"folds must lie in [0, {n_folds}), got [{folds.min()}, {folds.max()}]")
+    spec = {"PV": PV, "params": _params_spec(params), "P": P, "n_folds": int(n_folds), "n_targets": Y.shape[1],
+            "n_features": source.d, "n_threads": int(n_threads)}
+    from dask import delayed
+
+    return _fold_sums(source, source.problem_chunks(mask, Y, folds), delayed(_Box, pure=True)(spec), keep_features,
+                      split_every)
+
+
+class DaskCVEngine(CVEngine):
+    """:class:`svmopt.tuning.CVEngine` over a dask array: the same fast v-fold CV (19)-(21) and final fit (7),
+    with each streaming pass replaced by one dask graph over the chunks (partial sums tree-reduced; CV errors
+    summed per chunk on the workers).
+
+    Folds are assigned per row exactly as in the in-memory path (``folds`` in row order of the problem), so with
+    the same prototypes and (gamma, sigma^2) the statistics, CV costs and solution agree with the in-memory
+    engine up to floating-point summation order. When the features fit ``feature_budget`` (n p 8 bytes, as in
+    memory) they are kept on the workers (persisted) between the cost evaluations of one sigma^2; otherwise each
+    evaluation recomputes them from the chunks (the blocked Algorithm 3B, one more pass).
+    """
+
+    def __init__(self, source: DaskSource, Y: np.ndarray, mask: np.ndarray | None, folds: np.ndarray, n_folds: int,
+                 PV: np.ndarray | None, make_params, task: str, **kwargs):
+        super().__init__(None, folds, n_folds, PV, make_params, task, **kwargs)
+        self.source = source
+        self.Y = np.ascontiguousarray(np.asarray(Y, dtype=np.float64).reshape(self.n, -1))
+        self.mask = mask
+        self.k = self.Y.shape[1]
+        self._chunk_rows = None
+
+    def _rows(self) -> list:
+        if self._chunk_rows is None:
+            self._chunk_rows = self.source.problem_chunks(self.mask, self.Y, self.folds)
+        return self._chunk_rows
+
+    def stats(self, sigma2: float) -> dict:
+        """Per-fold statistics for one sigma^2 (cached), as :meth:`CVEngine.stats`; ``Phi`` is the list of
+        per-chunk features persisted on the workers (or None over the feature budget)."""
+        key = float(sigma2)
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            return self._cache[key]
+        params = None
+        if self.PV is None:
+            P, p = None, self.source.d + 1
+        else:
+            params = self.make_params(sigma2)
+            P, _ = nystrom_projection(self.PV, params, self.n_threads)
+            p = P.shape[1] + 1
+        keep_phi = self.n * p * 8 <= self.feature_budget
+        spec = {"PV": self.PV, "params": _params_spec(params), "P": P, "n_folds": self.v, "n_targets": self.k,
+                "n_features": self.source.d, "n_threads": self.n_threads}
+        import dask
+        from dask import delayed
+
+        (spec_d,) = dask.persist(delayed(_Box, pure=True)(spec))  # PV and P go to the cluster once per sigma^2
+        self.n_passes += 1
+        (G, t, yy, counts), Phi = _fold_sums(self.source, self._rows(), spec_d, keep_phi)
+        entry = {"G": G, "t": t, "yy": yy, "counts": counts, "P": P, "Phi": Phi, "spec": spec_d}
+        self._cache[key] = entry
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+        return entry
+
+    def _chunk_tasks(self, s: dict, theta: np.ndarray, func, *extra) -> list:
+        from dask import delayed
+
+        spec_d = s["spec"]
+        theta_d = delayed(theta, pure=True)
+        mean, scale = self.source.constants()
+        tasks = []
+        for i, (xb, rows) in enumerate(self._rows()):
+            data, is_phi = (s["Phi"][i], True) if s["Phi"] is not None else (xb, False)
+            tasks.append(delayed(func, pure=True)(data, is_phi, rows, mean, scale, spec_d, theta_d, *extra))
+        if s["Phi"] is None:
+            self.n_passes += 1
+        return tasks
+
+    def _pooled_error(self, gamma: float, sigma2: float) -> float:
+        import dask
+
+        s = self.stats(sigma2)
+        theta = _core.fast_cv_solve(s["G"], s["t"], float(gamma), self.regularize_bias, self.n_threads)
+        errs = dask.compute(*self._chunk_tasks(s, theta, _chunk_errors, self.task))
+        return float(math.fsum(errs)) / (self.n * self.k)
+
+    def predictions(self, gamma: float, sigma2: float) -> tuple[np.ndarray, np.ndarray]:
+        """CV predictions of every row by its own fold model (gathered on the driver: O(n)), and the targets."""
+        import dask
+
+        s = self.stats(sigma2)
+        theta = _core.fast_cv_solve(s["G"], s["t"], float(gamma), self.regularize_bias, self.n_threads)
+        F = dask.compute(*self._chunk_tasks(s, theta, _chunk_predictions))
+        return np.concatenate(F), self.Y
