@@ -474,3 +474,39 @@ def test_sklearn_contract_fast():
     gs = GridSearchCV(RampLossSVC(method="exact", big_m="variant2"), {"C": [0.1, 1.0]}, cv=2).fit(X, y)
     assert gs.best_params_["C"] in (0.1, 1.0)
     assert est.__sklearn_tags__().classifier_tags.multi_class is False
+
+
+def _hard_instance():
+    """Spec T9: a wdbc subset (n=150, C=10, B=4) with initial (loose) big-Ms, which HiGHS cannot close in seconds."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_breast_cancer(return_X_y=True)
+    rng = np.random.default_rng(0)
+    idx = rng.choice(len(y), 150, replace=False)
+    X = StandardScaler().fit_transform(X[idx])
+    y = np.where(y[idx] == 1, 1.0, -1.0)
+    flip = rng.choice(150, 8, replace=False)
+    y[flip] = -y[flip]
+    C, B = 10.0, 4
+    _, ub = rm.initial_solution(X, y, C, B)
+    built = rm.build_rlfs(X, y, C, M=rm.class_diameters(X, y) * ub, U=ub, budget=B)
+    opts = rm.merge_options({"random_seed": 0, "threads": 1, "mip_rel_gap": 0.0, "mip_abs_gap": 0.0})
+    return built, opts
+
+
+def test_t_inc_interrupts_after_last_improvement_with_incumbent():
+    """T9: with t_inc the sub-problem stops through HiGHS' interrupt callback (status "interrupted", not the
+    30 s time limit) and the incumbent is retrievable and feasible."""
+    built, opts = _hard_instance()
+    out = rm.run_mip(built, options=opts, time_limit=30.0, t_inc=0.3)
+    assert out.status == "interrupted"
+    assert out.x is not None and np.isfinite(out.objective)
+    assert built.is_feasible(out.x, tol=1e-6)
+
+
+def test_t_fea_interrupts_before_any_incumbent():
+    """T9: t_fea stops a sub-problem that has no feasible solution yet: no incumbent, no exception (DAKS moves on)."""
+    built, opts = _hard_instance()
+    out = rm.run_mip(built, options=opts, time_limit=30.0, t_fea=1e-6)
+    assert out.status == "no_incumbent" and out.x is None
