@@ -12,10 +12,23 @@
   and standardized). For every PSO fit the distance found is compared with the exact distance of the same
   ellipsoids (relative gap).
 
-Usage::
+Figures (PNG beside the report, embedded in it; :mod:`svmopt.plotting`):
 
-    python -m svmopt.experiments.kumar_ramakrishnan --quick   # R = 2, 10 LP runs, 3 synthetic seeds (seconds)
-    python -m svmopt.experiments.kumar_ramakrishnan           # the full protocol (R = 10, 50 runs, 10 seeds)
+* Figure 2 -- f(x) of the LP (11) against the iteration for the typical run (first seed) of the swarm with
+  c4 = 0.05 and 0.20, Khachiyan's ellipsoid method and the Karmarkar stand-in, as in the paper; a second panel
+  shows the error sqrt(2) - f(x) on a log scale with the median and range over all runs of each swarm.
+* Figure 3 -- the synthetic data of the first seed with the lines of the hard-margin linear SVM, ours (PSO and
+  exact solver) and the two perceptrons.
+
+Usage (the shared convention of ``svmopt reproduce``)::
+
+    python -m svmopt.experiments.kumar_ramakrishnan --quick --out DIR  # R = 2, 10 LP runs, 3 synthetic seeds
+    python -m svmopt.experiments.kumar_ramakrishnan --jobs 2           # the full protocol (R = 10, 50 runs, 10 seeds)
+    python -m svmopt.experiments.kumar_ramakrishnan --figures-only     # only the figures, into an existing report
+
+writes ``DIR/kumar_ramakrishnan.md`` (default ``docs/reproductions``) and its PNG figures. Independent fits
+(synthetic seeds, CV repetitions) run through :func:`svmopt.distributed.parallel_map` with ``--jobs``; the
+per-method seconds of Table 6 are then measured under that parallel load.
 """
 
 from __future__ import annotations
@@ -34,7 +47,10 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 from svmopt.datasets import load_dataset
+from svmopt.distributed import parallel_map
 from svmopt.ellipsoid import EllipsoidPSOClassifier, ellipsoid_closest_points, pso_single_swarm
+
+MODULE_NAME = "kumar_ramakrishnan"
 
 __all__ = [
     "TABLE2",
@@ -42,11 +58,15 @@ __all__ = [
     "TABLE4",
     "TABLE6",
     "cv_protocol",
+    "figure2",
+    "figure3",
     "karmarkar_step",
     "khachiyan_lp",
     "lp_experiment",
     "main",
     "synthetic_experiment",
+    "synthetic_fits",
+    "write_figures",
     "write_report",
 ]
 
@@ -141,17 +161,20 @@ def karmarkar_step(T: int = 50, delta: float = 0.05) -> np.ndarray:
     return errs
 
 
-def lp_experiment(runs: int = 50, T: int = 50, c4s: Sequence[float] = (0.05, 0.20)) -> dict:
-    """Tables 2-3: PSO errors after 25 and T iterations over ``runs`` seeds, plus the baselines."""
+def lp_experiment(runs: int = 50, T: int = 50, c4s: Sequence[float] = (0.05, 0.20), seed: int = 0) -> dict:
+    """Tables 2-3: PSO errors (per iteration) over ``runs`` seeds ``seed, seed + 1, ...``, plus the baselines.
+
+    ``out["pso"][c4]`` is ``runs x (T + 1)``; the typical run of Table 2 / Figure 2 is the first seed's.
+    """
     out: dict = {"pso": {}, "typical": {}}
     for c4 in c4s:
         hist = np.array(
             [
                 SQRT2
-                + pso_single_swarm(np.ones(2), fitness="linear", max_iter=T, c4=c4, s_init=1.0, random_state=seed)[
+                + pso_single_swarm(np.ones(2), fitness="linear", max_iter=T, c4=c4, s_init=1.0, random_state=s)[
                     "fitness_history"
                 ]
-                for seed in range(runs)
+                for s in range(seed, seed + runs)
             ]
         )
         out["pso"][c4] = hist
@@ -174,30 +197,43 @@ def _angle(u, v) -> float:
     return float(np.degrees(np.arccos(np.clip(u @ v, -1.0, 1.0))))
 
 
-def synthetic_experiment(seeds: Sequence[int] = range(10), n_per_class: int = 100) -> pd.DataFrame:
-    """Per seed: (w1, w2, w0) of ours and of the baselines, oriented towards class 1 (z >= 0 on mu_1 = [8, 0])."""
-    rows = []
-    for seed in seeds:
-        X, y = synthetic_data(seed, n_per_class)
-        ours = EllipsoidPSOClassifier(projection="none", random_state=seed).fit(X, y)
-        exact = EllipsoidPSOClassifier(projection="none", solver="exact").fit(X, y)
-        rec = {
-            "seed": seed,
-            "train_acc_ours": ours.score(X, y),
-            "shrunk": ours.n_shrunk_,
-            "gap_rel": float((ours.distances_[0] - exact.distances_[0]) / exact.distances_[0]),
-        }
-        fits = {"ours": (ours.coef_[0], ours.intercept_[0]), "exact": (exact.coef_[0], exact.intercept_[0])}
-        for name, C in (("SVM", 1e6), ("SVM_C1", 1.0)):
-            s = SVC(kernel="linear", C=C).fit(X, y)
-            fits[name] = (-s.coef_[0], -s.intercept_[0])  # sklearn's positive side is class 2
-        for k, name in enumerate(("NN-1", "NN-2")):
-            p = Perceptron(max_iter=100, tol=None, shuffle=True, random_state=seed * 10 + k).fit(X, y)
-            fits[name] = (-p.coef_[0], -p.intercept_[0])
-        for name, (w, b) in fits.items():
-            rec[f"{name}_w1"], rec[f"{name}_w2"], rec[f"{name}_w0"] = float(w[0]), float(w[1]), float(b)
-            rec[f"{name}_angle_svm"] = _angle(w, fits["SVM"][0])
-        rows.append(rec)
+def synthetic_fits(seed: int, n_per_class: int = 100) -> tuple[np.ndarray, np.ndarray, dict, dict]:
+    """``(X, y, fits, info)`` for one seed: ``fits[name] = (w, w0)`` oriented towards class 1 for ours (PSO and
+    exact solver), the hard-margin (C = 1e6) and C = 1 linear SVC and the two perceptrons (100 epochs)."""
+    X, y = synthetic_data(seed, n_per_class)
+    ours = EllipsoidPSOClassifier(projection="none", random_state=seed).fit(X, y)
+    exact = EllipsoidPSOClassifier(projection="none", solver="exact").fit(X, y)
+    info = {
+        "train_acc_ours": ours.score(X, y),
+        "shrunk": ours.n_shrunk_,
+        "gap_rel": float((ours.distances_[0] - exact.distances_[0]) / exact.distances_[0]),
+    }
+    fits = {"ours": (ours.coef_[0], ours.intercept_[0]), "exact": (exact.coef_[0], exact.intercept_[0])}
+    for name, C in (("SVM", 1e6), ("SVM_C1", 1.0)):
+        s = SVC(kernel="linear", C=C).fit(X, y)
+        fits[name] = (-s.coef_[0], -s.intercept_[0])  # sklearn's positive side is class 2
+    for k, name in enumerate(("NN-1", "NN-2")):
+        p = Perceptron(max_iter=100, tol=None, shuffle=True, random_state=seed * 10 + k).fit(X, y)
+        fits[name] = (-p.coef_[0], -p.intercept_[0])
+    return X, y, fits, info
+
+
+def _synthetic_row(seed: int, n_per_class: int) -> dict:
+    _, _, fits, info = synthetic_fits(seed, n_per_class)
+    rec = {"seed": seed, **info}
+    for name, (w, b) in fits.items():
+        rec[f"{name}_w1"], rec[f"{name}_w2"], rec[f"{name}_w0"] = float(w[0]), float(w[1]), float(b)
+        rec[f"{name}_angle_svm"] = _angle(w, fits["SVM"][0])
+    return rec
+
+
+def synthetic_experiment(seeds: Sequence[int] = range(10), n_per_class: int = 100, n_jobs: int = 1) -> pd.DataFrame:
+    """Per seed: (w1, w2, w0) of ours and of the baselines, oriented towards class 1 (z >= 0 on mu_1 = [8, 0]).
+
+    The seeds are independent and run through :func:`svmopt.distributed.parallel_map` (``n_jobs``)."""
+    from functools import partial
+
+    rows = parallel_map(partial(_synthetic_row, n_per_class=n_per_class), list(seeds), n_jobs=n_jobs)
     return pd.DataFrame(rows)
 
 
@@ -223,53 +259,126 @@ def _model(name: str, seed: int):
 
 
 def cv_protocol(
-    datasets: Sequence[str] = DATASETS, reps: int = 10, folds: int = 10, methods: Sequence[str] = METHODS
+    datasets: Sequence[str] = DATASETS,
+    reps: int = 10,
+    folds: int = 10,
+    methods: Sequence[str] = METHODS,
+    n_jobs: int = 1,
+    seed: int = 0,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """R x stratified k-fold CV (spec 2.6): % error per (dataset, method, rep), and the PSO-vs-exact gap per fit."""
-    rows, gaps = [], []
-    for ds in datasets:
-        X, y = load_dataset(ds)
-        N = y.size
-        for r in range(reps):
-            skf = StratifiedKFold(n_splits=folds, shuffle=True, random_state=r)
-            wrong = dict.fromkeys(methods, 0)
-            secs = dict.fromkeys(methods, 0.0)
-            shrunk = 0
-            for f, (tr, te) in enumerate(skf.split(X, y)):
-                for mth in methods:
-                    t0 = time.perf_counter()
-                    mdl = _model(mth, 1000 * r + f).fit(X[tr], y[tr])
-                    wrong[mth] += int(np.sum(mdl.predict(X[te]) != y[te]))
-                    secs[mth] += time.perf_counter() - t0
-                    if mth == "ours_pso":
-                        shrunk += mdl.n_shrunk_
-                        for k, m in enumerate(mdl.models_):
-                            ex = ellipsoid_closest_points(m["mu1"], m["P1"], m["mu2"], m["P2"])
-                            gaps.append(
-                                {
-                                    "dataset": ds,
-                                    "rep": r,
-                                    "fold": f,
-                                    "pair": k,
-                                    "D_pso": m["distance"],
-                                    "D_exact": ex.distance,
-                                    "rel_gap": (m["distance"] - ex.distance) / ex.distance,
-                                    "certificate_gap": m["gap"],
-                                    "shrink": m["s"],
-                                }
-                            )
-            for mth in methods:
-                rows.append(
-                    {
-                        "dataset": ds,
-                        "rep": r,
-                        "method": mth,
-                        "error_pct": 100.0 * wrong[mth] / N,
-                        "seconds": secs[mth],
-                        "pair_fits_shrunk": shrunk if mth == "ours_pso" else np.nan,
-                    }
-                )
+    """R x stratified k-fold CV (spec 2.6): % error per (dataset, method, rep), and the PSO-vs-exact gap per fit.
+
+    Repetition r shuffles its folds with ``random_state = seed + r``; the (dataset, repetition) units are
+    independent and run through :func:`svmopt.distributed.parallel_map` (``n_jobs``)."""
+    from functools import partial
+
+    units = [(ds, r) for ds in datasets for r in range(reps)]
+    res = parallel_map(partial(_cv_unit, folds=folds, methods=tuple(methods), seed=seed), units, n_jobs=n_jobs)
+    rows = [row for unit_rows, _ in res for row in unit_rows]
+    gaps = [g for _, unit_gaps in res for g in unit_gaps]
     return pd.DataFrame(rows), pd.DataFrame(gaps)
+
+
+def _cv_unit(unit: tuple[str, int], *, folds: int, methods: tuple[str, ...], seed: int) -> tuple[list, list]:
+    ds, r = unit
+    rows, gaps = [], []
+    X, y = load_dataset(ds)
+    N = y.size
+    skf = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed + r)
+    wrong = dict.fromkeys(methods, 0)
+    secs = dict.fromkeys(methods, 0.0)
+    shrunk = 0
+    for f, (tr, te) in enumerate(skf.split(X, y)):
+        for mth in methods:
+            t0 = time.perf_counter()
+            mdl = _model(mth, 1000 * r + f).fit(X[tr], y[tr])
+            wrong[mth] += int(np.sum(mdl.predict(X[te]) != y[te]))
+            secs[mth] += time.perf_counter() - t0
+            if mth == "ours_pso":
+                shrunk += mdl.n_shrunk_
+                for k, m in enumerate(mdl.models_):
+                    ex = ellipsoid_closest_points(m["mu1"], m["P1"], m["mu2"], m["P2"])
+                    gaps.append(
+                        {
+                            "dataset": ds,
+                            "rep": r,
+                            "fold": f,
+                            "pair": k,
+                            "D_pso": m["distance"],
+                            "D_exact": ex.distance,
+                            "rel_gap": (m["distance"] - ex.distance) / ex.distance,
+                            "certificate_gap": m["gap"],
+                            "shrink": m["s"],
+                        }
+                    )
+    for mth in methods:
+        rows.append(
+            {
+                "dataset": ds,
+                "rep": r,
+                "method": mth,
+                "error_pct": 100.0 * wrong[mth] / N,
+                "seconds": secs[mth],
+                "pair_fits_shrunk": shrunk if mth == "ours_pso" else np.nan,
+            }
+        )
+    return rows, gaps
+
+
+# ------------------------------------------------------------------------------------------ figures
+def figure2(lp: dict):
+    """Figure 2: (a) f(x) = a^T x of the typical run against the iteration for every algorithm, as in the paper;
+    (b) the error sqrt(2) - f(x) on a log scale, median and range over all runs of each swarm."""
+    from svmopt.plotting import new_figure, plot_pso_convergence
+
+    fig, axes = new_figure(1, 2, figsize=(11.0, 4.4))
+    curves = {"ellipsoid (Khachiyan)": SQRT2 - lp["ellipsoid"]}
+    for d, errs in lp["karmarkar"].items():
+        curves[f"Karmarkar stand-in, δ = {d:.2f}"] = SQRT2 - errs
+    for c4, typical in lp["typical"].items():
+        curves[f"ours (PSO), c4 = {c4:.2f}"] = SQRT2 - typical
+    plot_pso_convergence(curves, ax=axes[0, 0], optimum=SQRT2, ylabel="f(x) = x1 + x2 of the best point",
+                         title="(a) LP (11): typical run")
+    axes[0, 0].set_ylim(0.0, 1.55)
+    runs = {"ellipsoid (Khachiyan)": lp["ellipsoid"]}
+    for d, errs in lp["karmarkar"].items():
+        runs[f"Karmarkar stand-in, δ = {d:.2f}"] = errs
+    for c4, hist in lp["pso"].items():
+        runs[f"ours (PSO), c4 = {c4:.2f}"] = hist
+    plot_pso_convergence(runs, ax=axes[0, 1], log=True, ylabel="error √2 − f(x)",
+                         title=f"(b) error, {next(iter(lp['pso'].values())).shape[0]} runs per swarm")
+    return fig
+
+
+def figure3(X: np.ndarray, y: np.ndarray, fits: dict, seed: int):
+    """Figure 3: the synthetic data with the hyperplanes of the SVM, ours and the perceptrons."""
+    from svmopt.plotting import new_figure, plot_hyperplanes
+
+    fig, axes = new_figure(1, 1, figsize=(6.6, 5.6))
+    labels = {"SVM": "SVM (linear, hard margin)", "ours": "our method (PSO)", "exact": "our method (exact solver)",
+              "NN-1": "NN-1 (perceptron)", "NN-2": "NN-2 (perceptron)"}
+    models = {label: (float(fits[k][0][0]), float(fits[k][0][1]), float(fits[k][1])) for k, label in labels.items()}
+    plot_hyperplanes(models, X, y, ax=axes[0, 0], title=f"Figure 3: synthetic data, seed {seed}, 100 per class")
+    return fig
+
+
+def write_figures(out_dir: str | Path, lp: dict, *, seed: int = 0, dpi: int = 120) -> list[tuple[str, str]]:
+    """Write Figures 2 and 3 as PNG files in ``out_dir`` from ``lp_experiment``'s output and the synthetic data of
+    ``seed``; returns ``[(file name, caption)]``."""
+    from svmopt.plotting import save_figure
+
+    out_dir = Path(out_dir)
+    runs = next(iter(lp["pso"].values())).shape[0]
+    save_figure(figure2(lp), out_dir / f"{MODULE_NAME}_figure2.png", dpi=dpi)
+    X, y, fits, _ = synthetic_fits(seed)
+    save_figure(figure3(X, y, fits, seed), out_dir / f"{MODULE_NAME}_figure3.png", dpi=dpi)
+    return [
+        (f"{MODULE_NAME}_figure2.png",
+         f"Figure 2: the LP with a quadratic constraint, f(x) against the iteration (typical run = seed {seed}) and "
+         f"the error over {runs} runs"),
+        (f"{MODULE_NAME}_figure3.png",
+         f"Figure 3: hyperplanes on the synthetic 2-D data (seed {seed})"),
+    ]
 
 
 # ------------------------------------------------------------------------------------------ report
@@ -282,7 +391,9 @@ def write_report(
     *,
     elapsed: dict | None = None,
     note: str = "",
+    figures: Sequence[tuple[str, str]] = (),
 ) -> Path:
+    """Write the Markdown report; ``figures`` = ``[(PNG file name, caption)]`` go into a "Figures" section."""
     path = Path(path)
     L = ["# Reproduction: Kumar & Ramakrishnan, QCQP classification with particle swarms (paper 003)", ""]
     if note:
@@ -416,6 +527,10 @@ def write_report(
     if elapsed:
         L += ["Wall time per part (s): " + ", ".join(f"{k} {v:.1f}" for k, v in elapsed.items()), ""]
     L += [DISCUSSION]
+    if figures:
+        from svmopt.plotting import figures_markdown
+
+        L += [figures_markdown(figures)]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(L))
     return path
@@ -429,26 +544,69 @@ def _has_tabulate() -> bool:
     return True
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog=f"python -m svmopt.experiments.{MODULE_NAME}",
+                                 description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="R = 2, 10 LP runs, 3 synthetic seeds")
+    ap.add_argument("--out", default="docs/reproductions", metavar="DIR",
+                    help=f"write DIR/{MODULE_NAME}.md and its PNG figures (default docs/reproductions)")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="worker processes for independent fits (parallel_map; -1 = all cores)")
+    ap.add_argument("--seed", type=int, default=0,
+                    help="first seed of the LP runs, synthetic draws and CV shuffles (the typical run / Figure 3 "
+                         "use it)")
     ap.add_argument("--reps", type=int, default=None, help="CV repetitions (default 10, quick 2)")
+    ap.add_argument("--lp-runs", type=int, default=None, help="LP runs per c4 (default 50, quick 10)")
+    ap.add_argument("--synthetic-seeds", type=int, default=None, help="synthetic draws (default 10, quick 3)")
     ap.add_argument("--datasets", nargs="*", default=list(DATASETS))
-    ap.add_argument("--out", default="docs/reproductions/kumar_ramakrishnan.md")
+    ap.add_argument("--figures-only", action="store_true",
+                    help="compute only the figures and put their section into DIR's existing report (tables kept)")
+    ap.add_argument("--no-figures", action="store_true", help="tables only")
+    ap.add_argument("--dpi", type=int, default=120, help="resolution of the PNG figures")
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = build_parser()
     args = ap.parse_args(argv)
+    if args.jobs == 0 or args.jobs < -1:
+        ap.error("--jobs must be >= 1, or -1 for all cores")
+    for name in ("reps", "lp_runs", "synthetic_seeds", "dpi"):
+        v = getattr(args, name)
+        if v is not None and v < 1:
+            ap.error(f"--{name.replace('_', '-')} must be >= 1")
+    if args.figures_only and args.no_figures:
+        ap.error("--figures-only and --no-figures exclude each other")
+    out_dir = Path(args.out)
+    path = out_dir / f"{MODULE_NAME}.md"
     reps = args.reps or (2 if args.quick else 10)
+    runs = args.lp_runs or (10 if args.quick else 50)
+    n_syn = args.synthetic_seeds or (3 if args.quick else 10)
     elapsed = {}
     t = time.perf_counter()
-    lp = lp_experiment(runs=10 if args.quick else 50)
+    lp = lp_experiment(runs=runs, seed=args.seed)
     elapsed["LP"] = time.perf_counter() - t
+    figures: list[tuple[str, str]] = []
+    if not args.no_figures:
+        t = time.perf_counter()
+        figures = write_figures(out_dir, lp, seed=args.seed, dpi=args.dpi)
+        elapsed["figures"] = time.perf_counter() - t
+    if args.figures_only:
+        from svmopt.plotting import figures_markdown, write_figures_section
+
+        write_figures_section(path, figures_markdown(
+            figures, intro=f"Generated by `python -m svmopt.experiments.{MODULE_NAME} --figures-only` ({runs} LP "
+                           "runs per c4); the tables above are not recomputed."))
+        print(f"wrote {len(figures)} figures into {path}")
+        return 0
     t = time.perf_counter()
-    syn = synthetic_experiment(range(3) if args.quick else range(10))
+    syn = synthetic_experiment(range(args.seed, args.seed + n_syn), n_jobs=args.jobs)
     elapsed["synthetic"] = time.perf_counter() - t
     t = time.perf_counter()
-    cv, gaps = cv_protocol(args.datasets, reps=reps)
+    cv, gaps = cv_protocol(args.datasets, reps=reps, n_jobs=args.jobs, seed=args.seed)
     elapsed["Table 6 protocol"] = time.perf_counter() - t
     note = f"Mode: {'quick' if args.quick else 'full'} (R = {reps})."
-    path = write_report(lp, syn, cv, gaps, args.out, elapsed=elapsed, note=note)
+    path = write_report(lp, syn, cv, gaps, path, elapsed=elapsed, note=note, figures=figures)
     print(path.read_text())
     return 0
 

@@ -15,10 +15,25 @@ same runs it reports (optimistic). We reproduce that, and add an honest variant 
 stratified validation split (25 % of each training set, same size rule) and reports the test error of the
 model refitted on the whole training set with that rho.
 
-Usage::
+Figures (written as PNG beside the report and embedded in it; :mod:`svmopt.plotting`):
 
-    python -m svmopt.experiments.maggioni_spinelli --quick            # minutes: 75-25, Table 3, few reps
+* Figure 1 -- the deterministic surfaces S, S_A, S_B on a 2-D toy set for the four kernels of Section 4.1
+  (hom. linear, hom. quadratic, inhom. quadratic c = 0.3, RBF alpha = 1.9; nu = 1). The paper's toy data are not
+  published (spec section 3, "Toy example"): :func:`toy_data` draws a compact class A (black) inside a wider,
+  overlapping class B. S_A and S_B are drawn as printed, and in a second figure mirrored about gamma as spec I1
+  corrects them (:func:`svmopt.plotting.shifted_levels`).
+* Figure 3 -- the robust surfaces on the same data, inhom. quadratic and RBF, p = 2 and p = inf,
+  eta = 0.01 on A and 0.03 on B.
+* Figure 5 -- Parkinson (its Table 3 configuration), test error against rho on a log grid between 1e-7 and 1e-1
+  (the paper: 60 values) for the three holdouts, overall with the deterministic error as a horizontal line, and
+  per class. The paper does not state p (spec 4.7): we draw p = 2 (= p = 1) and, in full mode, p = inf too.
+  Same splits as the tables (seeded by dataset, holdout, repetition).
+
+Usage (the shared convention of ``svmopt reproduce``)::
+
+    python -m svmopt.experiments.maggioni_spinelli --quick --out DIR   # minutes: DIR/maggioni_spinelli.md + PNGs
     python -m svmopt.experiments.maggioni_spinelli --reps 96 --jobs 2  # Table 3 with the paper's 96 reps
+    python -m svmopt.experiments.maggioni_spinelli --figures-only      # only the figures, into an existing report
 
 CPU time: process CPU seconds per configuration summed over the repetitions (Gram, LPs, line searches and
 prediction; BLAS/OpenMP limited to one thread per worker). The paper's "CPU time" is wall-clock of a
@@ -38,6 +53,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from svmopt.distributed import parallel_map
 from svmopt.exceptions import SolverError
 from svmopt.kernels import Kernel
 from svmopt.model_selection import split_seed, stratified_holdout_indices
@@ -49,12 +65,20 @@ __all__ = [
     "RHO_GRID",
     "TABLE3",
     "TABLES_9_10",
+    "figure1",
+    "figure3",
+    "figure5",
     "main",
+    "rho_sensitivity",
     "run_protocol",
     "run_split",
+    "toy_data",
     "transform",
+    "write_figures",
     "write_report",
 ]
+
+MODULE_NAME = "maggioni_spinelli"
 
 RHO_GRID = np.logspace(-7, -1, 7)
 MAX_ABS_K = 1e15  # spec I13: a cell is "-" if max|K| exceeds this
@@ -344,8 +368,6 @@ def run_protocol(*, datasets: Sequence[str] | None = None, holdouts: Sequence[in
     ``mode="deterministic"``: all 3 transformations x 7 kernels (Tables 6-8; Arrhythmia raw data only),
     deterministic model only.
     """
-    from joblib import Parallel, delayed
-
     names = list(datasets) if datasets else list(DATASETS)
     tasks = []
     for name in names:
@@ -361,14 +383,179 @@ def run_protocol(*, datasets: Sequence[str] | None = None, holdouts: Sequence[in
         for h in holdouts:
             for r in range(reps):
                 tasks.append(SplitTask(name, int(h), r, configs, rob, honest and rob, line_search, interval))
-    iterator = tasks
-    if verbose:
-        from tqdm.auto import tqdm
-
-        iterator = tqdm(tasks, desc="maggioni_spinelli", unit="split")
-    results = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(_worker)(t) for t in iterator)
+    results = parallel_map(_worker, tasks, n_jobs=n_jobs, desc=MODULE_NAME if verbose else None)
     rows = [row for res in results for row in res]
     return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------------------------ figures
+def toy_data(seed: int = 0, n_per_class: int = 25) -> tuple[np.ndarray, np.ndarray]:
+    """A 2-D toy set in the spirit of Section 4.1 (the paper's points are not published).
+
+    Class A (+1): a compact correlated Gaussian at the origin; class B (-1): a wider Gaussian centred at
+    (1.6, 1.2) that overlaps it, so that every kernel of Figure 1 leaves a few training errors.
+    """
+    rng = np.random.default_rng(seed)
+    A = rng.multivariate_normal([0.0, 0.0], [[0.45, 0.2], [0.2, 0.3]], n_per_class)
+    B = rng.multivariate_normal([1.6, 1.2], [[1.1, 0.0], [0.0, 1.1]], n_per_class)
+    return np.vstack([A, B]), np.repeat([1.0, -1.0], n_per_class)
+
+
+TOY_KERNELS = (
+    ("(a) linear kernel", {"kernel": "poly", "degree": 1}),
+    ("(b) quadratic kernel", {"kernel": "poly", "degree": 2}),
+    ("(c) inhom. quadratic (c = 0.3)", {"kernel": "inhom_poly", "degree": 2, "c": 0.3}),
+    ("(d) Gaussian RBF (alpha = 1.9)", {"kernel": "rbf", "alpha": 1.9}),
+)
+
+
+def _toy_fit(X, y, **params):
+    from svmopt.robust_svc import RobustSVC
+
+    return RobustSVC(nu=1.0, line_search="grid", **params).fit(X, y)
+
+
+def figure1(X: np.ndarray, y: np.ndarray, surfaces: str = "paper"):
+    """Figure 1: deterministic S, S_A, S_B for the four kernels of Section 4.1 (nu = 1, grid line search);
+    ``surfaces="corrected"`` draws the mirrored S_A, S_B of spec I1 (:func:`svmopt.plotting.shifted_levels`)."""
+    from svmopt.plotting import new_figure, plot_decision_surfaces
+
+    fig, axes = new_figure(2, 2, figsize=(10.0, 8.6))
+    for ax, (title, params) in zip(axes.ravel(), TOY_KERNELS, strict=True):
+        est = _toy_fit(X, y, **params)
+        errors = round(float(est.training_error_[0]) * len(y))
+        plot_decision_surfaces(est, X, y, ax=ax, surfaces=surfaces, title=f"{title}: {errors} training errors")
+    return fig
+
+
+def figure3(X: np.ndarray, y: np.ndarray, eta_a: float = 0.01, eta_b: float = 0.03):
+    """Figure 3: robust surfaces, inhom. quadratic (c = 0.3) and RBF (alpha = 1.9), p = 2 and p = inf,
+    ``eta = eta_a`` on class A (+1) and ``eta_b`` on class B (-1), as in Section 5."""
+    from svmopt.plotting import new_figure, plot_decision_surfaces
+
+    fig, axes = new_figure(2, 2, figsize=(10.0, 8.6))
+    for i, (title, params) in enumerate(TOY_KERNELS[2:]):
+        for j, p in enumerate((2.0, np.inf)):
+            est = _toy_fit(X, y, p=p, eta={1.0: eta_a, -1.0: eta_b}, **params)
+            errors = round(float(est.training_error_[0]) * len(y))
+            name = "inf" if np.isinf(p) else "2"
+            plot_decision_surfaces(est, X, y, ax=axes[i, j],
+                                   title=f"{title[4:]}, p = {name}: {errors} robust errors")
+    return fig
+
+
+@dataclass
+class _RhoTask:
+    dataset: str
+    holdout: int
+    rep: int
+    rhos: Sequence[float]
+    ps: Sequence[float]
+    line_search: str = "grid"
+
+
+def _class_errors(fit, kern: Kernel, Xtr, ytr, Xte, yte) -> tuple[float, float, float]:
+    sv = np.flatnonzero(fit.u != 0.0)
+    f = kern.matvec(Xte, Xtr[sv], ytr[sv] * fit.u[sv]) if sv.size else np.zeros(Xte.shape[0])
+    wrong = np.where(f - fit.b > 0, 1.0, -1.0) != yte
+    a, b = yte > 0, yte < 0
+    return float(wrong.mean()), float(wrong[a].mean()) if a.any() else np.nan, float(wrong[b].mean()) if b.any() \
+        else np.nan
+
+
+def _rho_worker(task: _RhoTask) -> list[dict]:
+    from svmopt.datasets import load_dataset
+
+    _limit_threads()
+    X, y = load_dataset(DATASETS[task.dataset][0], binary="first_vs_rest")
+    y = np.asarray(y, dtype=np.float64)
+    tr, te = stratified_holdout_indices(y, 1.0 - task.holdout / 100.0, split_seed(task.dataset, task.holdout, task.rep))
+    cfg = TABLE3[task.dataset]
+    Xtr, Xte, _ = transform(cfg["transform"], X[tr], X[te])
+    ytr, yte = y[tr], y[te]
+    kern = _kernel(cfg["kernel"], Xtr)
+    K = kern.gram(Xtr)
+    opts = {"line_search": task.line_search, "interval": "paper", "n_grid": 10_000, "nus": NU_GRID}
+    base = {"dataset": task.dataset, "holdout": task.holdout, "rep": task.rep}
+    out = []
+    det = fit_binary(K, ytr, **opts)
+    e, ea, eb = _class_errors(det, kern, Xtr, ytr, Xte, yte)
+    out.append({**base, "model": "det", "p": np.nan, "rho": np.nan, "test_error": e, "error_A": ea, "error_B": eb})
+    for p in task.ps:
+        for rho in task.rhos:
+            try:
+                rob = fit_binary(K, ytr, delta=robust_delta(kern, Xtr, eta_from_rho(Xtr, ytr, rho), p), **opts)
+                e, ea, eb = _class_errors(rob, kern, Xtr, ytr, Xte, yte)
+            except SolverError:
+                e = ea = eb = np.nan
+            out.append({**base, "model": "rob", "p": float(p), "rho": float(rho), "test_error": e, "error_A": ea,
+                        "error_B": eb})
+    return out
+
+
+def rho_sensitivity(dataset: str = "Parkinson", *, holdouts: Sequence[int] = (75, 50, 25), reps: int = 10,
+                    n_rho: int = 60, ps: Sequence[float] = (2.0,), n_jobs: int = 1, line_search: str = "grid",
+                    verbose: bool = False) -> pd.DataFrame:
+    """Data of Figure 5 (spec 4.7): per (holdout, repetition), the deterministic model and the robust model for
+    ``n_rho`` log-spaced rho in [1e-7, 1e-1] and each p, on ``dataset``'s Table 3 configuration; overall test
+    error and the test error within class A (+1) and class B (-1). One row per fit."""
+    if dataset not in TABLE3:
+        raise ValueError(f"dataset must be one of {list(TABLE3)}, got {dataset!r}")
+    if isinstance(n_rho, bool) or not isinstance(n_rho, int) or n_rho < 2:
+        raise ValueError(f"n_rho must be an integer >= 2, got {n_rho!r}")
+    if isinstance(reps, bool) or not isinstance(reps, int) or reps < 1:
+        raise ValueError(f"reps must be an integer >= 1, got {reps!r}")
+    rhos = np.logspace(-7, -1, n_rho)
+    tasks = [_RhoTask(dataset, int(h), r, rhos, tuple(float(p) for p in ps), line_search)
+             for h in holdouts for r in range(reps)]
+    res = parallel_map(_rho_worker, tasks, n_jobs=n_jobs, desc="Figure 5" if verbose else None)
+    return pd.DataFrame([row for rows in res for row in rows])
+
+
+def figure5(df: pd.DataFrame, p: float = 2.0, dataset: str = "Parkinson"):
+    """Figure 5: (a) overall test error against rho with the deterministic error per holdout; (b) per class."""
+    from svmopt.plotting import new_figure, plot_error_vs_rho
+
+    fig, axes = new_figure(1, 2, figsize=(11.0, 4.4))
+    pname = "inf" if np.isinf(p) else f"{p:g}"
+    plot_error_vs_rho(df, ax=axes[0, 0], by="overall", p=p, title=f"(a) {dataset}, p = {pname}: overall")
+    plot_error_vs_rho(df, ax=axes[0, 1], by="class", p=p, title=f"(b) {dataset}, p = {pname}: per class")
+    return fig
+
+
+def write_figures(out_dir: str | Path, *, seed: int = 0, fig_reps: int = 10, n_rho: int = 60,
+                  ps: Sequence[float] = (2.0,), n_jobs: int = 1, verbose: bool = False,
+                  dpi: int = 120) -> list[tuple[str, str]]:
+    """Compute and write Figures 1, 3 and 5 as PNG files in ``out_dir``; returns ``[(file name, caption)]``."""
+    from svmopt.plotting import save_figure
+
+    out_dir = Path(out_dir)
+    X, y = toy_data(seed)
+    figures = []
+    save_figure(figure1(X, y), out_dir / f"{MODULE_NAME}_figure1.png", dpi=dpi)
+    figures.append((f"{MODULE_NAME}_figure1.png",
+                    f"Figure 1: deterministic surfaces S (solid), S_A (dotted), S_B (dashed) on a 2-D toy set (seed "
+                    f"{seed}), as printed in the paper; support (u_j != 0) circled, the points fixing omega_A / "
+                    "omega_B as stars"))
+    save_figure(figure1(X, y, surfaces="corrected"), out_dir / f"{MODULE_NAME}_figure1_corrected.png", dpi=dpi)
+    figures.append((f"{MODULE_NAME}_figure1_corrected.png",
+                    "Figure 1 with the corrected surfaces of spec I1 (S_A: f = gamma + 1 - omega_A, S_B: f = gamma - 1 "
+                    "+ omega_B): the mirror images about gamma of the printed ones, which pass through the starred "
+                    "points and leave every A point on or inside S_A and every B point on or outside S_B"))
+    save_figure(figure3(X, y), out_dir / f"{MODULE_NAME}_figure3.png", dpi=dpi)
+    figures.append((f"{MODULE_NAME}_figure3.png",
+                    "Figure 3: robust surfaces on the same data, eta = 0.01 (class A) and 0.03 (class B)"))
+    t0 = time.time()
+    df = rho_sensitivity("Parkinson", reps=fig_reps, n_rho=n_rho, ps=ps, n_jobs=n_jobs, verbose=verbose)
+    secs = time.time() - t0
+    for p in ps:
+        tag = "inf" if np.isinf(p) else f"{p:g}"
+        fname = f"{MODULE_NAME}_figure5_p{tag}.png"
+        save_figure(figure5(df, p=p), out_dir / fname, dpi=dpi)
+        figures.append((fname, f"Figure 5: Parkinson ({TABLE3['Parkinson']['transform']} / "
+                               f"{TABLE3['Parkinson']['kernel']}), p = {tag}, mean over {fig_reps} repetitions per "
+                               f"holdout, {n_rho} values of rho ({secs:.0f} s)"))
+    return figures
 
 
 # ------------------------------------------------------------------------------------------ report
@@ -417,8 +604,10 @@ def table3_frame(df: pd.DataFrame, holdout: int = 75) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def write_report(df: pd.DataFrame, path: str | Path, *, elapsed: float | None = None, note: str = "") -> Path:
-    """Write ``docs/reproductions/maggioni_spinelli.md`` from the protocol's results."""
+def write_report(df: pd.DataFrame, path: str | Path, *, elapsed: float | None = None, note: str = "",
+                 figures: Sequence[tuple[str, str]] = ()) -> Path:
+    """Write the Markdown report (``<out>/maggioni_spinelli.md``) from the protocol's results, embedding
+    ``figures`` = ``[(PNG file name relative to the report, caption)]`` in a "Figures" section."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     t3 = table3_frame(df)
@@ -497,33 +686,82 @@ def write_report(df: pd.DataFrame, path: str | Path, *, elapsed: float | None = 
             lines.append(f"* {ds}: {len(g)} fits with status `{st}`")
     if elapsed is not None:
         lines += ["", f"Total wall time of this run: {elapsed:.0f} s."]
+    if figures:
+        from svmopt.plotting import figures_markdown
+
+        lines += ["", figures_markdown(figures)]
     path.write_text("\n".join(lines) + "\n")
     return path
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true", help="75-25 only, 8 repetitions, Table 3 configurations")
-    ap.add_argument("--reps", type=int, default=96)
-    ap.add_argument("--holdouts", type=int, nargs="+", default=[75])
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog=f"python -m svmopt.experiments.{MODULE_NAME}",
+                                 description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true",
+                    help="75-25 only, 2 repetitions, Table 3 configurations; Figure 5 with 3 reps x 13 rho")
+    ap.add_argument("--out", default="docs/reproductions", metavar="DIR",
+                    help=f"write DIR/{MODULE_NAME}.md and its PNG figures (default docs/reproductions)")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="worker processes (svmopt.distributed.parallel_map; -1 = all cores)")
+    ap.add_argument("--seed", type=int, default=0,
+                    help="seed of the toy data of Figures 1 and 3 (the protocol's splits are seeded by dataset, "
+                         "holdout and repetition)")
+    ap.add_argument("--reps", type=int, default=None, help="repetitions per cell (default 96, quick 2)")
+    ap.add_argument("--holdouts", type=int, nargs="+", default=None, help="training percentages (default 75)")
     ap.add_argument("--datasets", nargs="+", default=None, help="paper names, e.g. Parkinson 'Heart Disease'")
-    ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--no-honest", action="store_true")
     ap.add_argument("--line-search", default="grid", choices=["grid", "exact", "exact_decision"])
     ap.add_argument("--results", default=None, help="write the raw results here (CSV)")
-    ap.add_argument("--report", default="docs/reproductions/maggioni_spinelli.md")
+    ap.add_argument("--figures-only", action="store_true",
+                    help="compute only the figures and put their section into DIR's existing report (tables kept)")
+    ap.add_argument("--no-figures", action="store_true", help="tables only")
+    ap.add_argument("--dpi", type=int, default=120, help="resolution of the PNG figures")
+    ap.add_argument("--fig-reps", type=int, default=None, help="Figure 5 repetitions per holdout (default 10, quick 3)")
+    ap.add_argument("--n-rho", type=int, default=None, help="Figure 5 rho values (default 60 as the paper, quick 13)")
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = build_parser()
     args = ap.parse_args(argv)
-    reps = 8 if args.quick else args.reps
-    holdouts = [75] if args.quick else args.holdouts
+    if args.jobs == 0 or args.jobs < -1:
+        ap.error("--jobs must be >= 1, or -1 for all cores")
+    for name in ("reps", "fig_reps", "dpi"):
+        v = getattr(args, name)
+        if v is not None and v < 1:
+            ap.error(f"--{name.replace('_', '-')} must be >= 1")
+    if args.n_rho is not None and args.n_rho < 2:
+        ap.error("--n-rho must be >= 2")
+    if args.figures_only and args.no_figures:
+        ap.error("--figures-only and --no-figures exclude each other")
+    out_dir = Path(args.out)
+    report = out_dir / f"{MODULE_NAME}.md"
+    reps = args.reps or (2 if args.quick else 96)
+    holdouts = args.holdouts or [75]
+    fig_reps = args.fig_reps or (3 if args.quick else 10)
+    n_rho = args.n_rho or (13 if args.quick else 60)
+    ps = (2.0,) if args.quick else (2.0, np.inf)
     t0 = time.time()
+    figures: list[tuple[str, str]] = []
+    if not args.no_figures:
+        figures = write_figures(out_dir, seed=args.seed, fig_reps=fig_reps, n_rho=n_rho, ps=ps, n_jobs=args.jobs,
+                                verbose=True, dpi=args.dpi)
+    if args.figures_only:
+        from svmopt.plotting import figures_markdown, write_figures_section
+
+        write_figures_section(report, figures_markdown(
+            figures, intro=f"Generated by `python -m svmopt.experiments.{MODULE_NAME} --figures-only "
+                           f"--fig-reps {fig_reps} --n-rho {n_rho}`; the tables above are not recomputed."))
+        print(f"wrote {len(figures)} figures into {report} ({time.time() - t0:.0f} s)")
+        return 0
     df = run_protocol(datasets=args.datasets, holdouts=holdouts, reps=reps, n_jobs=args.jobs,
                       honest=not args.no_honest, line_search=args.line_search)
     elapsed = time.time() - t0
     if args.results:
         df.to_csv(args.results, index=False)
     note = f"This run: {reps} repetitions per cell, holdouts {holdouts}, line search '{args.line_search}'."
-    write_report(df, args.report, elapsed=elapsed, note=note)
-    print(f"wrote {args.report} ({elapsed:.0f} s)")
+    write_report(df, report, elapsed=elapsed, note=note, figures=figures)
+    print(f"wrote {report} ({elapsed:.0f} s)")
     return 0
 
 
