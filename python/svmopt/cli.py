@@ -1,10 +1,15 @@
 """The ``svmopt`` command (also ``python -m svmopt``).
 
 ``svmopt run`` is the README's main job: it loads a data set (bundled default, a named one, or a CSV of
-yours), trains every svmopt model that has landed and scikit-learn's ``SVC`` on one stratified 75/25 split,
-and prints test accuracy, fit time and model size. It then times the Gram matrix of every kernel in
-svmopt's core beside scikit-learn's ``sklearn.metrics.pairwise`` on the same data, and checks that both
-agree.
+yours), trains every svmopt model that has landed and scikit-learn's ``SVC`` on one stratified 75/25 split
+(or only the models named by ``--model``), and prints test accuracy, fit time and model size. It then times
+the Gram matrix of every kernel in svmopt's core beside scikit-learn's ``sklearn.metrics.pairwise`` on the
+same data, and checks that both agree.
+
+``svmopt reproduce NAME`` runs the reproduction protocol of one paper (or ``all`` four) by calling the
+``main(argv)`` of its module in :mod:`svmopt.experiments` with the shared flags ``--quick``, ``--out DIR``,
+``--jobs N`` and ``--seed S``; each module writes ``DIR/<module>.md`` and its figures as PNG. Options the
+command does not know are passed on to the module of a single reproduction (e.g. ``--datasets iris``).
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -126,15 +132,33 @@ def _model_size(est) -> str:
         value = getattr(est, attr, None)
         if value is not None:
             return f"{len(value)} {unit}"
+    coef = getattr(est, "coef_", None)
+    if coef is not None:
+        n = 1 if np.ndim(coef) == 1 else np.shape(coef)[0]
+        return f"{n} hyperplane{'s' if n > 1 else ''}"
     return "-"
 
 
-def model_zoo(seed: int) -> list[tuple[str, object]]:
-    """(label, unfitted estimator) for scikit-learn's SVC and every svmopt model available in this version.
+BINARY_ONLY = frozenset({"RampLossSVC"})
+"""Models of :func:`model_zoo` that take two classes only (``run`` skips them on multiclass data)."""
 
-    Each svmopt model runs in the configuration its paper reports best on comparable data: RobustSVC with
-    min-max scaling, the inhomogeneous quadratic kernel and the nu grid (paper 000, Table 3, Breast Cancer
-    Diagnostic).
+
+def model_zoo(
+    seed: int, n_samples: int | None = None, n_features: int | None = None, n_jobs: int | None = None
+) -> list[tuple[str, str, object]]:
+    """``(name, label, unfitted estimator)`` for scikit-learn's SVC and every svmopt model in this version.
+
+    ``name`` is what ``svmopt run --model`` accepts; ``label`` says the configuration. ``n_samples`` (training
+    rows) and ``n_features`` size the models that need it; ``n_jobs`` caps the threads of those that take it.
+    Each svmopt model runs in the configuration its paper reports on comparable data, kept small enough for
+    ``run`` to finish in about a minute:
+
+    * RobustSVC: min-max scaling, inhomogeneous quadratic kernel, the nu grid (paper 000, Table 3, Breast
+      Cancer Diagnostic), deterministic and robust (p = inf, rho = 0.1).
+    * RampLossSVC: z-scored inputs (spec 001, D23), C = 1, the Kernel Search heuristic with a budget of
+      10 features (all features when there are at most 10) and a 10 s time limit.
+    * FixedSizeLSSVC: m = min(200, training rows) prototypes, tuned by CSA + simplex (paper 002).
+    * EllipsoidPSOClassifier: the paper's swarm settings (paper 003, Table 1).
     """
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import MinMaxScaler, StandardScaler
@@ -142,46 +166,117 @@ def model_zoo(seed: int) -> list[tuple[str, object]]:
 
     import svmopt
 
-    zoo: list[tuple[str, object]] = [("sklearn SVC (rbf, standardized)", make_pipeline(StandardScaler(), SVC()))]
+    zoo: list[tuple[str, str, object]] = [
+        ("SVC", "sklearn SVC (rbf, standardized)", make_pipeline(StandardScaler(), SVC()))
+    ]
     if hasattr(svmopt, "RobustSVC"):
         zoo.append((
+            "RobustSVC",
             "RobustSVC (inhom. quadratic, min-max, nu grid)",
             make_pipeline(MinMaxScaler(), svmopt.RobustSVC(kernel="inhom_poly", degree=2, nu="grid")),
         ))
         zoo.append((
+            "RobustSVC-robust",
             "RobustSVC robust p=inf, rho=0.1",
             make_pipeline(MinMaxScaler(), svmopt.RobustSVC(kernel="inhom_poly", degree=2, nu="grid", p=np.inf,
                                                            rho=0.1)),
         ))
-    for name in ("RampLossSVC", "FixedSizeLSSVC", "EllipsoidPSOClassifier"):
-        cls = getattr(svmopt, name, None)
-        if cls is None:
-            continue
-        params = cls().get_params()
-        kwargs = {"random_state": seed} if "random_state" in params else {}
-        if "time_limit" in params:
-            kwargs["time_limit"] = 20.0
-        zoo.append((f"{name} (defaults, standardized)", make_pipeline(StandardScaler(), cls(**kwargs))))
+    if hasattr(svmopt, "RampLossSVC"):
+        budget = 10 if n_features is None or n_features > 10 else None
+        params = svmopt.RampLossSVC().get_params()
+        kwargs = {"C": 1.0, "budget": budget, "method": "heuristic", "time_limit": 10.0}
+        if "random_state" in params:
+            kwargs["random_state"] = seed
+        zoo.append((
+            "RampLossSVC",
+            f"RampLossSVC (heuristic, budget {budget or 'none'}, 10 s, standardized)",
+            make_pipeline(StandardScaler(), svmopt.RampLossSVC(**kwargs)),
+        ))
+    if hasattr(svmopt, "FixedSizeLSSVC"):
+        m = 200 if n_samples is None else max(2, min(200, n_samples))
+        zoo.append((
+            "FixedSizeLSSVC",
+            f"FixedSizeLSSVC (m={m}, CSA + simplex tuning)",
+            svmopt.FixedSizeLSSVC(n_prototypes=m, random_state=seed, n_jobs=n_jobs),
+        ))
+    if hasattr(svmopt, "EllipsoidPSOClassifier"):
+        zoo.append((
+            "EllipsoidPSOClassifier",
+            "EllipsoidPSOClassifier (paper settings, standardized)",
+            make_pipeline(StandardScaler(), svmopt.EllipsoidPSOClassifier(random_state=seed)),
+        ))
     return zoo
 
 
-def model_table(X: np.ndarray, y: np.ndarray, seed: int) -> list[dict]:
-    """Fit every model of :func:`model_zoo` on a stratified 75/25 split; accuracy, fit time, size."""
+def model_names() -> list[str]:
+    """The names ``svmopt run --model`` accepts in this version (the models :func:`model_zoo` trains)."""
+    return [name for name, _, _ in model_zoo(0)]
+
+
+def select_models(requested: Sequence[str] | None) -> list[str] | None:
+    """Canonical model names for ``--model`` values (case-insensitive); CLIError naming the choices otherwise."""
+    if not requested:
+        return None
+    known = {name.lower(): name for name in model_names()}
+    unknown = [r for r in requested if r.lower() not in known]
+    if unknown:
+        raise CLIError(
+            f"--model: unknown model(s) {', '.join(map(repr, unknown))}; choose from {', '.join(known.values())}"
+        )
+    return list(dict.fromkeys(known[r.lower()] for r in requested))
+
+
+def model_table(
+    X: np.ndarray,
+    y: np.ndarray,
+    seed: int,
+    models: Sequence[str] | None = None,
+    progress: bool = True,
+    n_jobs: int | None = None,
+) -> list[dict]:
+    """Fit the models of :func:`model_zoo` (all, or those named) on a stratified 75/25 split.
+
+    Returns one row per model: name, label, test accuracy, fit time and size. Binary-only models are skipped
+    on multiclass data (row marked ``skipped``); a model that raises is reported as ``failed`` so that it
+    cannot hide the others' results; a ``ConvergenceWarning`` (e.g. a MILP stopped at its time limit with a
+    usable solution) is noted in the size column instead of printed; other warnings pass through.
+    """
+    from sklearn.exceptions import ConvergenceWarning
     from sklearn.model_selection import train_test_split
+    from tqdm.auto import tqdm
 
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.25, stratify=y, random_state=seed)
+    n_classes = len(np.unique(y))
+    zoo = model_zoo(seed, n_samples=Xtr.shape[0], n_features=X.shape[1], n_jobs=n_jobs)
+    zoo = [z for z in zoo if not models or z[0] in models]
     rows = []
-    for label, est in model_zoo(seed):
+    bar = tqdm(zoo, desc="fitting", unit="model", disable=not progress, leave=False, file=sys.stderr)
+    for name, label, est in bar:
+        bar.set_postfix_str(name)
+        if name in BINARY_ONLY and n_classes > 2:
+            rows.append({"name": name, "model": label, "accuracy": float("nan"), "fit_s": float("nan"),
+                         "size": f"skipped: binary only, data has {n_classes} classes"})
+            continue
         t0 = time.perf_counter()
         try:
-            est.fit(Xtr, ytr)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", ConvergenceWarning)
+                est.fit(Xtr, ytr)
         except Exception as exc:  # one model's failure must not hide the others' results
-            rows.append({"model": label, "accuracy": float("nan"), "fit_s": time.perf_counter() - t0,
+            rows.append({"name": name, "model": label, "accuracy": float("nan"), "fit_s": time.perf_counter() - t0,
                          "size": f"failed: {type(exc).__name__}: {exc}"[:60]})
             continue
         fit_s = time.perf_counter() - t0
-        rows.append({"model": label, "accuracy": float(est.score(Xte, yte)), "fit_s": fit_s,
-                     "size": _model_size(est)})
+        size = _model_size(est)
+        for w in caught:  # a time limit is expected for the MILP heuristics: say so in the row, not mid-table
+            if issubclass(w.category, ConvergenceWarning):
+                text = str(w.message)
+                size += " (time limit)" if "time_limit" in text or "time limit" in text else " (not converged)"
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        rows.append({"name": name, "model": label, "accuracy": float(est.score(Xte, yte)), "fit_s": fit_s,
+                     "size": size})
+    bar.close()
     return rows
 
 
@@ -204,21 +299,31 @@ def cmd_run(args: argparse.Namespace, out=None) -> int:
 
     out = sys.stdout if out is None else out
 
+    models = select_models(args.model)
     X, y, what = load_table(args.data, args.target)
-    Xs = (X - X.mean(0)) / np.where(X.std(0) > 0, X.std(0), 1.0)
     classes = np.unique(y)
+    if len(classes) < 2:
+        raise CLIError(f"--data: the label column has {len(classes)} class(es); need at least 2")
+    if models and len(classes) > 2:
+        binary = [m for m in models if m in BINARY_ONLY]
+        if binary:
+            raise CLIError(f"--model {', '.join(binary)}: binary classifiers only, and {what} has {len(classes)} "
+                           "classes; pick a two-class data set or another model")
+    counts = np.unique(y, return_counts=True)[1]
+    if counts.min() < 2:
+        raise CLIError(f"--data: the smallest class has {counts.min()} sample(s); a stratified split needs at least 2")
+    Xs = (X - X.mean(0)) / np.where(X.std(0) > 0, X.std(0), 1.0)
     print(f"data: {what}: {X.shape[0]} samples x {X.shape[1]} features, {len(classes)} classes", file=out)
     print(
         f"core: Eigen {_core.eigen_version} ({_core.simd_instruction_sets()}), "
         f"OpenMP {'on' if _core.openmp_enabled() else 'off'}, {_core.max_threads()} thread(s)",
         file=out,
     )
-    if len(classes) < 2:
-        raise CLIError(f"--data: the label column has {len(classes)} class(es); need at least 2")
     print(f"\nModels, stratified 75/25 split (seed {args.seed}):", file=out)
     mcols = [("model", "model", "{}"), ("accuracy", "test accuracy", "{:.4f}"), ("fit_s", "fit [s]", "{:.2f}"),
              ("size", "model size", "{}")]
-    _print_table(model_table(X, y, args.seed), mcols, out)
+    rows = model_table(X, y, args.seed, models=models, progress=not args.no_progress, n_jobs=args.jobs)
+    _print_table(rows, mcols, out)
     if args.no_gram:
         return 0
     sizes = [("data", Xs)]
@@ -239,29 +344,145 @@ def cmd_run(args: argparse.Namespace, out=None) -> int:
     return 0
 
 
+REPRODUCTIONS: dict[str, tuple[str, str]] = {
+    "maggioni-spinelli": ("maggioni_spinelli", "paper 000, RobustSVC"),
+    "baldomero-naranjo": ("baldomero_naranjo", "paper 001, RampLossSVC"),
+    "de-brabanter": ("de_brabanter", "paper 002, FixedSizeLSSVC / FixedSizeLSSVR"),
+    "kumar-ramakrishnan": ("kumar_ramakrishnan", "paper 003, EllipsoidPSOClassifier"),
+}
+"""``svmopt reproduce`` names -> (module of :mod:`svmopt.experiments`, what it reproduces), in paper order."""
+
+DEFAULT_OUT = "reproductions"
+
+
+def reproduction_argv(args: argparse.Namespace, extra: Sequence[str] = ()) -> list[str]:
+    """A module's ``main`` argv: the shared flags ``--quick``, ``--out``, ``--jobs``, ``--seed``, then ``extra``.
+
+    ``--jobs`` and ``--seed`` are passed only when given, so that each module keeps its own defaults.
+    """
+    argv = ["--quick"] if args.quick else []
+    argv += ["--out", str(args.out)]
+    if args.jobs is not None:
+        argv += ["--jobs", str(args.jobs)]
+    if args.seed is not None:
+        argv += ["--seed", str(args.seed)]
+    return argv + list(extra)
+
+
+def run_reproduction(name: str, argv: Sequence[str]) -> str | None:
+    """Run one paper's protocol: ``svmopt.experiments.<module>.main(argv)``.
+
+    Returns ``None`` on success, otherwise a one-line reason: the module is not in this version, an optional
+    dependency or a data set is missing, the module rejected its arguments or exited non-zero, or it raised.
+    """
+    import importlib
+
+    module_name = f"svmopt.experiments.{REPRODUCTIONS[name][0]}"
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name == module_name:
+            return f"{module_name} is not part of this svmopt version"
+        return f"cannot import {module_name}: missing package {exc.name!r} (pip install 'svmopt[test]' has them all)"
+    try:
+        status = module.main(list(argv))
+    except SystemExit as exc:  # argparse errors and explicit exits inside the module
+        status = exc.code
+        if isinstance(status, str):
+            return status
+    except FileNotFoundError as exc:
+        return f"missing data: {exc}"
+    except ImportError as exc:
+        return f"missing optional dependency: {exc} (pip install 'svmopt[test]' installs them all)"
+    except Exception as exc:  # a failed protocol is reported, and `all` goes on with the next one
+        return f"{type(exc).__name__}: {exc}"
+    if status not in (None, 0):
+        return f"{module_name}.main exited with status {status}"
+    return None
+
+
+def cmd_reproduce(args: argparse.Namespace, extra: Sequence[str] = (), out=None) -> int:
+    out = sys.stdout if out is None else out
+    names = list(REPRODUCTIONS) if args.name == "all" else [args.name]
+    if extra and len(names) > 1:
+        raise CLIError(f"options {' '.join(extra)} are for a single reproduction, not 'all'")
+    outdir = Path(args.out)
+    if outdir.exists() and not outdir.is_dir():
+        raise CLIError(f"--out {outdir}: exists and is not a directory")
+    try:
+        outdir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CLIError(f"--out {outdir}: cannot create it: {exc}") from exc
+    results = []
+    for k, name in enumerate(names, 1):
+        module, what = REPRODUCTIONS[name]
+        print(f"[{k}/{len(names)}] svmopt reproduce {name} ({what}){' --quick' if args.quick else ''}", file=out,
+              flush=True)
+        t0, started = time.perf_counter(), time.time()
+        reason = run_reproduction(name, reproduction_argv(args, extra))
+        wall = time.perf_counter() - t0
+        report = outdir / f"{module}.md"
+        if reason is None and (not report.is_file() or report.stat().st_mtime < started - 1.0):
+            reason = f"finished but wrote no report at {report}"
+        if reason is not None:
+            print(f"svmopt: error: reproduce {name} failed: {reason}", file=sys.stderr, flush=True)
+        results.append({"name": name, "status": "ok" if reason is None else "FAILED", "wall_s": wall,
+                        "report": str(report) if reason is None else reason[:100]})
+    print("\nReproductions:", file=out)
+    _print_table(results, [("name", "paper", "{}"), ("status", "status", "{}"), ("wall_s", "wall [s]", "{:.1f}"),
+                           ("report", "report / reason", "{}")], out)
+    failed = [r["name"] for r in results if r["status"] != "ok"]
+    if failed:
+        print(f"svmopt: {len(failed)} of {len(results)} reproduction(s) failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="svmopt", description="Optimization-model SVMs over a C++ core.")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run svmopt on a data set and print the results table")
     run.add_argument("--data", default=DEFAULT_DATA, help=f"bundled data set name or CSV path (default {DEFAULT_DATA})")
     run.add_argument("--target", default=None, help="label column of a CSV (default: the last column)")
+    run.add_argument("--model", action="append", default=None, metavar="NAME",
+                     help=f"train only this model (repeatable; {', '.join(model_names())})")
     run.add_argument("--size", type=int, default=4000, help="also time on the data resampled to this many rows")
     run.add_argument("--repeat", type=int, default=3, help="timing repetitions (best is reported)")
-    run.add_argument("--jobs", type=int, default=None, help="threads for the core (default: all cores)")
+    run.add_argument("--jobs", type=int, default=None, help="threads for the core and the models (default: all cores)")
     run.add_argument("--seed", type=int, default=0, help="random seed")
     run.add_argument("--no-gram", action="store_true", help="skip the Gram-matrix timings")
+    run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.set_defaults(func=cmd_run)
+
+    rep = sub.add_parser(
+        "reproduce",
+        help="run a paper's reproduction protocol and write its report (Markdown + PNG figures)",
+        description="Run the reproduction protocol of one paper (or all four) and write DIR/<module>.md with its "
+        "figures. Options not listed here are passed on to the module of a single reproduction.",
+    )
+    rep.add_argument("name", choices=[*REPRODUCTIONS, "all"], help="which paper's protocol ('all' runs the four)")
+    rep.add_argument("--quick", action="store_true", help="the module's quick mode (a subset, minutes)")
+    rep.add_argument("--out", default=DEFAULT_OUT, help=f"directory for the reports (default ./{DEFAULT_OUT})")
+    rep.add_argument("--jobs", type=int, default=None, help="parallel workers, -1 = all cores (default: the module's)")
+    rep.add_argument("--seed", type=int, default=None, help="random seed (default: the module's)")
+    rep.set_defaults(func=cmd_reproduce)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
-    if getattr(args, "jobs", None) is not None and args.jobs < 1:
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command != "reproduce":
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if args.command == "run" and args.jobs is not None and args.jobs < 1:
         parser.error("--jobs must be >= 1")
+    if args.command == "reproduce" and args.jobs is not None and (args.jobs == 0 or args.jobs < -1):
+        parser.error("--jobs must be >= 1, or -1 for all cores")
     if getattr(args, "repeat", 1) < 1:
         parser.error("--repeat must be >= 1")
     try:
+        if args.command == "reproduce":
+            return cmd_reproduce(args, extra)
         return args.func(args)
     except CLIError as exc:
         print(f"svmopt: error: {exc}", file=sys.stderr)
