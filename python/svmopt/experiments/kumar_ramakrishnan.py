@@ -8,9 +8,18 @@
   per class, seeds 0..9; our hyperplane (no projection) against hard-margin and C = 1 linear SVC and two
   perceptrons (100 epochs).
 * Real data (3.3-3.5, Table 6): Iris, Wine, Pima, Thyroid; R repetitions of stratified 10-fold CV; ours (PSO and
-  exact solver) against linear and RBF SVC (C = 1, standardized) and a single-layer perceptron (100 epochs, raw
-  and standardized). For every PSO fit the distance found is compared with the exact distance of the same
-  ellipsoids (relative gap).
+  exact solver) against linear and RBF SVC (C = 1, standardized), a single-layer perceptron (100 epochs, raw
+  and standardized) and a multilayer perceptron (``mlp``, see below). For every PSO fit the distance found is
+  compared with the exact distance of the same ellipsoids (relative gap).
+
+Decided ambiguity (the paper's NN on the real data): the paper names "a neural network" for Table 6 without an
+architecture (its Section 4.2 network is a single-layer perceptron, which is the ``perceptron_*`` columns, spec
+3.5). The ``mlp`` column is the usual reading of "a neural network": ``MLPClassifier`` with one hidden layer of 10
+units (the default size of MATLAB's ``feedforwardnet``/``patternnet``; the paper's code was MATLAB), ReLU,
+L2 penalty 1e-4, full-batch L-BFGS (the small-data counterpart of MATLAB's batch trainers) for at most 1000
+iterations, after ``StandardScaler`` in a Pipeline (fitted on the training folds only), ``random_state = 1000 r +
+f`` for repetition r and fold f. A fit that stops at the iteration cap is counted (``not_converged``, reported)
+instead of warning.
 
 Figures (PNG beside the report, embedded in it; :mod:`svmopt.plotting`):
 
@@ -25,23 +34,30 @@ Usage (the shared convention of ``svmopt reproduce``)::
     python -m svmopt.experiments.kumar_ramakrishnan --quick --out DIR  # R = 2, 10 LP runs, 3 synthetic seeds
     python -m svmopt.experiments.kumar_ramakrishnan --jobs 2           # the full protocol (R = 10, 50 runs, 10 seeds)
     python -m svmopt.experiments.kumar_ramakrishnan --figures-only     # only the figures, into an existing report
+    python -m svmopt.experiments.kumar_ramakrishnan --merge --methods mlp --jobs 2  # add/redo Table 6 columns only
 
 writes ``DIR/kumar_ramakrishnan.md`` (default ``docs/reproductions``) and its PNG figures. Independent fits
 (synthetic seeds, CV repetitions) run through :func:`svmopt.distributed.parallel_map` with ``--jobs``; the
-per-method seconds of Table 6 are then measured under that parallel load.
+per-method seconds of Table 6 are then measured under that parallel load. ``--methods`` runs a subset of the Table
+6 models; with ``--merge`` only those are computed (no LP, synthetic data or figures) and their columns are put
+into the existing report's Table 6 and time table (same R; use the report's ``--seed``), every other number kept.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import time
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Perceptron
 from sklearn.model_selection import StratifiedKFold
+from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
@@ -64,6 +80,7 @@ __all__ = [
     "khachiyan_lp",
     "lp_experiment",
     "main",
+    "merge_table6",
     "synthetic_experiment",
     "synthetic_fits",
     "write_figures",
@@ -101,6 +118,17 @@ DISCUSSION = """## Discussion
   bisector. The ranking claims of the paper hold against the perceptron (much worse on raw inputs; the paper's
   64.78% on Pima is worse than the majority class and cannot be reproduced meaningfully), and the method is close
   to the linear and RBF SVMs, as the paper says.
+* **The NN column.** The paper gives no architecture for its Table 6 network; the MLP column is our reading (one
+  hidden layer of 10 units, standardized inputs; module docstring). At R = 10, seed 0 it has 4.67 / 1.91 / 26.33 /
+  3.49% on Iris / Wine / Pima / Thyroid against the paper's 3.60 / 1.56 / 64.78 / 9.20. On Iris and Wine the gap
+  (+1.1 and +0.4 points, about one SD of our repetitions) is within what an unstated architecture, training rule
+  and fold draw can explain. On Pima and Thyroid the paper's network is far worse than any working classifier:
+  64.78% is worse than always answering the majority class (34.9%), and 9.20% is about the single-layer
+  perceptron on raw inputs (9.49% here). The paper's network was evidently trained badly, most likely on the
+  unscaled attributes (Pima's span 0 to 846); a standard MLP closes the gap. Against this MLP our method is still
+  better on Iris and Pima, level on Thyroid (within one SD) and worse on Wine (PSO; the exact solver is better),
+  so the claim "superior to the neural network" holds against the paper's network and the perceptron, and
+  mostly against a reasonable MLP.
 * **Intersecting ellipsoids.** The paper assumes the class ellipsoids are disjoint. They are not in a large
   share of the pair fits (Iris, Pima and Thyroid above all; Pima in every fit); the shrink fallback (spec 1.5)
   handles them, and its count is in the gap table. Without it (``fallback="none"``) the bisector is noise.
@@ -112,7 +140,13 @@ DISCUSSION = """## Discussion
   instead of reverted) reaches 1e-8 at the default budget and 1e-11 with k = 20, T = 1000 (tests/test_pso.py).
 * **LP (Tables 2-3).** The swarm's error after 25 iterations has the paper's magnitude (mean about 0.02-0.03
   against 0.018-0.020). The paper's c4 = 0.20 better than c4 = 0.05 ordering is within run-to-run noise. Our
-  worst runs are worse than the paper's maximum. Khachiyan's method reproduces the printed 1e-4. The Karmarkar
+  worst runs are worse than the paper's maximum (0.24 against 0.13 at c4 = 0.05, above the spec's 0.2
+  expectation). This is the tail of the error distribution, not a missing detail: an independent numpy
+  implementation of spec 2.2-2.3 (numpy's PCG64 stream) has the same distribution over 2000 runs (e_25 mean
+  0.032 against our core's 0.033, 99th percentile 0.23 against 0.24, P(e_25 > 0.2) 1.5% against 2.2%), so the
+  maximum of 50 runs exceeds 0.2 in about half of all 50-run sets with either implementation (its median is
+  0.20-0.24; numpy seeds 0-49 alone give 0.23). The spec's [CHECK] maximum 0.12 was a lucky set; the means at 50
+  iterations agree with it to 3e-4. Khachiyan's method reproduces the printed 1e-4. The Karmarkar
   variant is not described well enough to reproduce; the spec's interior step stands in for it.
 * **Synthetic data (Table 4).** Our hyperplane separates the training data in every seed and points like the
   hard-margin SVM's normal to within a few degrees on average. The paper's 0.03 degrees on one unspecified draw
@@ -238,8 +272,24 @@ def synthetic_experiment(seeds: Sequence[int] = range(10), n_per_class: int = 10
 
 
 # ------------------------------------------------------------------------------------------ real data (Table 6)
-METHODS = ("ours_pso", "ours_exact", "svm_linear", "svm_rbf", "perceptron_raw", "perceptron_std")
+METHODS = ("ours_pso", "ours_exact", "svm_linear", "svm_rbf", "mlp", "perceptron_raw", "perceptron_std")
 DATASETS = ("iris", "wine", "pima", "new_thyroid")
+MLP_PARAMS = {"hidden_layer_sizes": (10,), "solver": "lbfgs", "max_iter": 1000}
+# Table 6 of the report, in order: (header, index into TABLE6 for a paper column, or a method of METHODS)
+TABLE6_COLUMNS = (
+    ("paper: ours", 0),
+    ("ours PSO", "ours_pso"),
+    ("ours exact", "ours_exact"),
+    ("paper: SVM linear", 1),
+    ("SVM linear (std.)", "svm_linear"),
+    ("SVM RBF (std.)", "svm_rbf"),
+    ("paper: NN", 2),
+    ("MLP 10 hidden (std.)", "mlp"),
+    ("perceptron raw", "perceptron_raw"),
+    ("perceptron std.", "perceptron_std"),
+    ("paper: SVM RBF [16]", 3),
+    ("paper: GSVM [16]", 4),
+)
 
 
 def _model(name: str, seed: int):
@@ -251,6 +301,8 @@ def _model(name: str, seed: int):
         return make_pipeline(StandardScaler(), SVC(kernel="linear", C=1.0))
     if name == "svm_rbf":
         return make_pipeline(StandardScaler(), SVC(kernel="rbf", C=1.0))
+    if name == "mlp":
+        return make_pipeline(StandardScaler(), MLPClassifier(**MLP_PARAMS, random_state=seed))
     if name == "perceptron_raw":
         return Perceptron(max_iter=100, tol=None, random_state=seed)
     if name == "perceptron_std":
@@ -268,10 +320,16 @@ def cv_protocol(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """R x stratified k-fold CV (spec 2.6): % error per (dataset, method, rep), and the PSO-vs-exact gap per fit.
 
-    Repetition r shuffles its folds with ``random_state = seed + r``; the (dataset, repetition) units are
-    independent and run through :func:`svmopt.distributed.parallel_map` (``n_jobs``)."""
+    Repetition r shuffles its folds with ``random_state = seed + r`` and the model of fold f is seeded with
+    ``1000 r + f``, so a subset of ``methods`` gives the same numbers as the full run (this is what ``--merge``
+    relies on). The (dataset, repetition) units are independent and run through
+    :func:`svmopt.distributed.parallel_map` (``n_jobs``). ``not_converged`` counts the MLP fits that stopped at the
+    iteration cap."""
     from functools import partial
 
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown or not methods:
+        raise ValueError(f"methods must be a non-empty subset of {METHODS}, got {list(methods)}")
     units = [(ds, r) for ds in datasets for r in range(reps)]
     res = parallel_map(partial(_cv_unit, folds=folds, methods=tuple(methods), seed=seed), units, n_jobs=n_jobs)
     rows = [row for unit_rows, _ in res for row in unit_rows]
@@ -288,12 +346,17 @@ def _cv_unit(unit: tuple[str, int], *, folds: int, methods: tuple[str, ...], see
     wrong = dict.fromkeys(methods, 0)
     secs = dict.fromkeys(methods, 0.0)
     shrunk = 0
+    not_converged = 0
     for f, (tr, te) in enumerate(skf.split(X, y)):
         for mth in methods:
             t0 = time.perf_counter()
-            mdl = _model(mth, 1000 * r + f).fit(X[tr], y[tr])
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)  # counted below instead
+                mdl = _model(mth, 1000 * r + f).fit(X[tr], y[tr])
             wrong[mth] += int(np.sum(mdl.predict(X[te]) != y[te]))
             secs[mth] += time.perf_counter() - t0
+            if mth == "mlp":
+                not_converged += int(mdl[-1].n_iter_ >= mdl[-1].max_iter)
             if mth == "ours_pso":
                 shrunk += mdl.n_shrunk_
                 for k, m in enumerate(mdl.models_):
@@ -320,6 +383,7 @@ def _cv_unit(unit: tuple[str, int], *, folds: int, methods: tuple[str, ...], see
                 "error_pct": 100.0 * wrong[mth] / N,
                 "seconds": secs[mth],
                 "pair_fits_shrunk": shrunk if mth == "ours_pso" else np.nan,
+                "not_converged": not_converged if mth == "mlp" else np.nan,
             }
         )
     return rows, gaps
@@ -468,62 +532,37 @@ def write_report(
         "",
     ]
     # Table 6
-    agg = cv.groupby(["dataset", "method"])["error_pct"].agg(["mean", "std"]).reset_index()
     reps = cv["rep"].nunique()
-    L += [
-        f"## Real data (Table 6): % CV error, {reps} x stratified 10-fold",
-        "",
-        "| data set | paper: ours | ours PSO | ours exact | paper: SVM linear | SVM linear (std.) | SVM RBF (std.) | "
-        "paper: NN | perceptron raw | perceptron std. | paper: SVM RBF [16] | paper: GSVM [16] |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-
-    def cell(ds, m):
-        r = agg[(agg.dataset == ds) & (agg.method == m)]
-        if r.empty:
-            return "-"
-        sd = r["std"].iloc[0]
-        return f"{r['mean'].iloc[0]:.2f}" + (f" ({sd:.2f})" if np.isfinite(sd) else "")
-
-    for ds in cv["dataset"].unique():
-        p = TABLE6[ds]
-        L.append(
-            f"| {ds} | {p[0]:.2f} | {cell(ds, 'ours_pso')} | {cell(ds, 'ours_exact')} | {p[1]:.2f} | "
-            f"{cell(ds, 'svm_linear')} | {cell(ds, 'svm_rbf')} | {p[2]:.2f} | {cell(ds, 'perceptron_raw')} | "
-            f"{cell(ds, 'perceptron_std')} | {p[3]:.2f} | {p[4]:.2f} |"
-        )
-    L += [
-        "",
-        "(SD over repetitions in parentheses. The RBF-SVM and GSVM columns of the paper are copied from its ref.",
-        "[16] and were not re-run there either.)",
-        "",
-        "### PSO against the exact solver, per pair fit",
-        "",
-        "Relative gap (D_pso - D*)/D*, absolute gap D_pso - D*, in the 2-D whitened working space (after the shrink,",
-        "D* can be small, which inflates the relative gap).",
-        "",
-        "| data set | pair fits | shrunk (fallback) | D* median | abs. gap median | abs. gap p95 | rel. gap median | "
-        "rel. gap p95 | rel. gap max | certificate gap median |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for ds, g in gaps.groupby("dataset", sort=False):
-        ab = g["D_pso"] - g["D_exact"]
-        L.append(
-            f"| {ds} | {len(g)} | {int((g['shrink'] < 1).sum())} | {g['D_exact'].median():.3f} | "
-            f"{ab.median():.2e} | {ab.quantile(0.95):.2e} | {g['rel_gap'].median():.2e} | "
-            f"{g['rel_gap'].quantile(0.95):.2e} | {g['rel_gap'].max():.2e} | "
-            f"{g['certificate_gap'].median():.2e} |"
-        )
+    L += [f"## Real data (Table 6): % CV error, {reps} x stratified 10-fold", ""]
+    L += _table6_lines(_table6_cells(cv))
+    L += ["", *_table6_footnote(cv), ""]
+    if gaps.empty:
+        L += ["(The PSO was not run: no PSO-against-exact table.)", ""]
+    else:
+        L += [
+            "### PSO against the exact solver, per pair fit",
+            "",
+            "Relative gap (D_pso - D*)/D*, absolute gap D_pso - D*, in the 2-D whitened working space (after the "
+            "shrink,",
+            "D* can be small, which inflates the relative gap).",
+            "",
+            "| data set | pair fits | shrunk (fallback) | D* median | abs. gap median | abs. gap p95 | rel. gap median "
+            "| rel. gap p95 | rel. gap max | certificate gap median |",
+            "|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for ds, g in gaps.groupby("dataset", sort=False):
+            ab = g["D_pso"] - g["D_exact"]
+            L.append(
+                f"| {ds} | {len(g)} | {int((g['shrink'] < 1).sum())} | {g['D_exact'].median():.3f} | "
+                f"{ab.median():.2e} | {ab.quantile(0.95):.2e} | {g['rel_gap'].median():.2e} | "
+                f"{g['rel_gap'].quantile(0.95):.2e} | {g['rel_gap'].max():.2e} | "
+                f"{g['certificate_gap'].median():.2e} |"
+            )
+        L += [""]
     secs = cv.groupby(["dataset", "method"])["seconds"].sum().unstack()
-    L += [
-        "",
-        "### Fit + predict time (s, summed over all folds and repetitions)",
-        "",
-        secs.round(2).to_markdown()
-        if hasattr(secs, "to_markdown") and _has_tabulate()
-        else "```\n" + secs.round(2).to_string() + "\n```",
-        "",
-    ]
+    L += ["### Fit + predict time (s, summed over all folds and repetitions)", ""]
+    L += _seconds_lines(secs)
+    L += [""]
     if elapsed:
         L += ["Wall time per part (s): " + ", ".join(f"{k} {v:.1f}" for k, v in elapsed.items()), ""]
     L += [DISCUSSION]
@@ -533,6 +572,155 @@ def write_report(
         L += [figures_markdown(figures)]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(L))
+    return path
+
+
+TABLE6_NOTE = [
+    "(SD over repetitions in parentheses. The RBF-SVM and GSVM columns of the paper are copied from its ref.",
+    "[16] and were not re-run there either. The paper does not give its NN's architecture for Table 6; the MLP",
+    "column is one hidden layer of 10 ReLU units, L-BFGS, at most 1000 iterations, standardized inputs (module",
+    "docstring); the perceptron columns are the spec's reading, the Section 4.2 network.)",
+]
+
+
+def _cell(errors: pd.Series) -> str:
+    sd = errors.std()
+    return f"{errors.mean():.2f}" + (f" ({sd:.2f})" if np.isfinite(sd) else "")
+
+
+def _table6_cells(cv: pd.DataFrame) -> dict[str, dict[str, str]]:
+    """``{dataset: {Table 6 header: cell}}``: the paper's columns and ``mean (SD)`` over repetitions of the
+    methods in ``cv``."""
+    out: dict[str, dict[str, str]] = {}
+    for ds in cv["dataset"].unique():
+        row = {"data set": ds}
+        for header, key in TABLE6_COLUMNS:
+            if isinstance(key, int):
+                row[header] = f"{TABLE6[ds][key]:.2f}" if ds in TABLE6 else "-"
+            else:
+                e = cv.loc[(cv["dataset"] == ds) & (cv["method"] == key), "error_pct"]
+                if not e.empty:
+                    row[header] = _cell(e)
+        out[ds] = row
+    return out
+
+
+def _table6_lines(cells: dict[str, dict[str, str]]) -> list[str]:
+    """Table 6 in Markdown: the columns of :data:`TABLE6_COLUMNS` that some row has (then any unknown ones)."""
+    known = [h for h, _ in TABLE6_COLUMNS]
+    present = {h for row in cells.values() for h in row}
+    header = ["data set"] + [h for h in known if h in present]
+    header += sorted(present - set(header))
+    return _pipe_table(header, [[row.get(h, "-") for h in header] for row in cells.values()])
+
+
+def _table6_footnote(cv: pd.DataFrame) -> list[str]:
+    lines = list(TABLE6_NOTE)
+    if "not_converged" in cv and (cv["method"] == "mlp").any():
+        nc = cv.loc[cv["method"] == "mlp"].groupby("dataset", sort=False)["not_converged"].sum()
+        fits = cv.loc[cv["method"] == "mlp"].groupby("dataset", sort=False).size() * 10
+        lines += ["", "MLP fits that stopped at the 1000-iteration cap: " + ", ".join(
+            f"{ds} {int(nc[ds])} of {int(fits[ds])}" for ds in nc.index) + "."]
+    return lines
+
+
+def _seconds_lines(secs: pd.DataFrame) -> list[str]:
+    """The per-method seconds table and the whole protocol's fit + predict total."""
+    table = (secs.round(2).to_markdown() if _has_tabulate() else "```\n" + secs.round(2).to_string() + "\n```")
+    total = float(np.nansum(secs.to_numpy()))
+    return [table, "", f"Whole Table 6 protocol ({', '.join(secs.columns)}; every data set, fold and repetition): "
+            f"{total:.1f} s of fit + predict (the sum of this table)."]
+
+
+def _pipe_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + [
+        "| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+
+
+def _read_pipe_table(lines: Sequence[str], start: int) -> tuple[list[str], list[list[str]], int]:
+    """Parse the Markdown pipe table whose header is ``lines[start]``; returns (header, rows, index after it)."""
+
+    def split(line):
+        return [c.strip() for c in line.strip().strip("|").split("|")]
+
+    header = split(lines[start])
+    end = start + 2  # header, alignment row
+    rows = []
+    while end < len(lines) and lines[end].lstrip().startswith("|"):
+        rows.append(split(lines[end]))
+        end += 1
+    return header, rows, end
+
+
+def _find(lines: Sequence[str], prefix: str, start: int = 0, stop: str | None = None) -> int:
+    for i in range(start, len(lines)):
+        if lines[i].startswith(prefix):
+            return i
+        if stop is not None and i > start and lines[i].startswith(stop):
+            break
+    raise ValueError(f"the report has no line starting with {prefix!r} where expected")
+
+
+def merge_table6(path: str | Path, cv: pd.DataFrame, *, seconds: float | None = None,
+                 discussion: str = "") -> Path:
+    """Put the Table 6 columns of the methods in ``cv`` into the existing report ``path``; everything else stays.
+
+    The Table 6 cells and the per-method seconds of those methods are added (or replaced), the other columns are
+    kept as printed, the whole-protocol total is recomputed from the merged time table, the merged part's wall
+    time ``seconds`` is appended to the "Wall time per part" line, and ``discussion`` (if given) replaces the
+    Discussion section. ``cv`` must have the report's number of repetitions (``ValueError`` otherwise, and when
+    the report lacks Table 6).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"path: no report to merge into at {path}")
+    lines = path.read_text().split("\n")
+    h = _find(lines, "## Real data (Table 6)")
+    m = re.search(r"(\d+) x stratified", lines[h])
+    reps = cv["rep"].nunique()
+    if m is None or int(m.group(1)) != reps:
+        raise ValueError(f"cv: {reps} repetitions, the report's Table 6 has {m.group(1) if m else 'unknown'}")
+    methods = list(dict.fromkeys(cv["method"]))
+    # Table 6 cells
+    t = _find(lines, "| data set |", h, stop="## ")
+    header, rows, end = _read_pipe_table(lines, t)
+    cells = {r[0]: dict(zip(header, r, strict=False)) for r in rows}
+    for ds, new in _table6_cells(cv).items():
+        cells.setdefault(ds, {}).update(new)
+    note_end = _find(lines, "#", end)
+    lines[t:note_end] = [*_table6_lines(cells), "", *_table6_footnote(cv), ""]
+    # time table
+    s = _find(lines, "### Fit + predict time", t)
+    ts = _find(lines, "|", s, stop="#")
+    header, rows, tend = _read_pipe_table(lines, ts)
+    secs = pd.DataFrame([[float(c) for c in r[1:]] for r in rows], index=[r[0] for r in rows], columns=header[1:])
+    secs.index.name = header[0]
+    new = cv.groupby(["dataset", "method"])["seconds"].sum().unstack()
+    secs = secs.drop(columns=[c for c in new.columns if c in secs.columns]).join(new, how="outer")
+    secs = secs[sorted(secs.columns)]
+    tail = tend
+    while tail < len(lines) and (not lines[tail].strip() or lines[tail].startswith("Whole Table 6 protocol")):
+        tail += 1
+    block = [*_seconds_lines(secs), ""]
+    lines[ts:tail] = block
+    if seconds is not None:
+        w = next((i for i in range(len(lines)) if lines[i].startswith("Wall time per part")), None)
+        part = f"Table 6 merged {'+'.join(methods)} {seconds:.1f}"
+        if w is None:
+            lines[ts + len(block):ts + len(block)] = [f"Wall time per part (s): {part}", ""]
+        else:
+            parts = lines[w].split(": ", 1)[1].split("; ")[0].split(", ")
+            parts = [*(q for q in parts if not q.startswith(part.rsplit(" ", 1)[0])), part]
+            t6 = sum(float(q.rsplit(" ", 1)[1]) for q in parts if q.startswith("Table 6"))
+            lines[w] = ("Wall time per part (s): " + ", ".join(parts) +
+                        f"; whole Table 6 protocol {t6:.1f} (the sum of its parts)")
+    text = "\n".join(lines)
+    if discussion:
+        a = text.index("## Discussion") if "## Discussion" in text else None
+        if a is not None:
+            b = text.find("\n## ", a + 1)
+            text = text[:a] + discussion.rstrip("\n") + "\n" + (text[b:] if b >= 0 else "")
+    path.write_text(text)
     return path
 
 
@@ -559,6 +747,11 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--lp-runs", type=int, default=None, help="LP runs per c4 (default 50, quick 10)")
     ap.add_argument("--synthetic-seeds", type=int, default=None, help="synthetic draws (default 10, quick 3)")
     ap.add_argument("--datasets", nargs="*", default=list(DATASETS))
+    ap.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS), metavar="METHOD",
+                    help=f"Table 6 models to run (default all: {' '.join(METHODS)})")
+    ap.add_argument("--merge", action="store_true",
+                    help="run only Table 6 for --methods and merge its columns into DIR's existing report (same R "
+                         "and --seed as that report); nothing else is recomputed")
     ap.add_argument("--figures-only", action="store_true",
                     help="compute only the figures and put their section into DIR's existing report (tables kept)")
     ap.add_argument("--no-figures", action="store_true", help="tables only")
@@ -577,9 +770,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             ap.error(f"--{name.replace('_', '-')} must be >= 1")
     if args.figures_only and args.no_figures:
         ap.error("--figures-only and --no-figures exclude each other")
+    if args.merge and args.figures_only:
+        ap.error("--merge and --figures-only exclude each other")
     out_dir = Path(args.out)
     path = out_dir / f"{MODULE_NAME}.md"
+    if args.merge and not path.is_file():
+        ap.error(f"--merge needs an existing report at {path}")
     reps = args.reps or (2 if args.quick else 10)
+    if args.merge:
+        t = time.perf_counter()
+        cv, _ = cv_protocol(args.datasets, reps=reps, methods=args.methods, n_jobs=args.jobs, seed=args.seed)
+        try:
+            merge_table6(path, cv, seconds=time.perf_counter() - t, discussion=DISCUSSION)
+        except ValueError as exc:
+            ap.error(f"--merge: {exc}")
+        print(path.read_text())
+        return 0
     runs = args.lp_runs or (10 if args.quick else 50)
     n_syn = args.synthetic_seeds or (3 if args.quick else 10)
     elapsed = {}
@@ -603,7 +809,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     syn = synthetic_experiment(range(args.seed, args.seed + n_syn), n_jobs=args.jobs)
     elapsed["synthetic"] = time.perf_counter() - t
     t = time.perf_counter()
-    cv, gaps = cv_protocol(args.datasets, reps=reps, n_jobs=args.jobs, seed=args.seed)
+    cv, gaps = cv_protocol(args.datasets, reps=reps, methods=args.methods, n_jobs=args.jobs, seed=args.seed)
     elapsed["Table 6 protocol"] = time.perf_counter() - t
     note = f"Mode: {'quick' if args.quick else 'full'} (R = {reps})."
     path = write_report(lp, syn, cv, gaps, path, elapsed=elapsed, note=note, figures=figures)
