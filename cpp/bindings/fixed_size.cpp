@@ -262,9 +262,18 @@ void bind_fixed_size(py::module_& m) {
         py::arg("target_ratio") = 0.99, "Variance control of the acceptance temperature.");
   m.def(
       "csa_minimize",
-      [](const std::function<double(const Vector&)>& cost, const Eigen::Ref<const RowMatrix>& x0, const Vector& lower,
+      [](const py::function& cost_fn, const Eigen::Ref<const RowMatrix>& x0, const Vector& lower,
          const Vector& upper, Index max_evals, Index inner, double T0, double Tac0, double alpha, double target_ratio,
          std::uint64_t seed) {
+        // cost(x) must return a real number: anything else is a TypeError naming cost (not pybind's cast error).
+        const std::function<double(const Vector&)> cost = [&cost_fn](const Vector& x) {
+          const py::object r = cost_fn(x);
+          if (!PyFloat_Check(r.ptr()) && !PyLong_Check(r.ptr()) && !PyObject_HasAttrString(r.ptr(), "__float__")) {
+            throw py::type_error("cost must return a real number, got " +
+                                 std::string(py::str(py::type::of(r).attr("__name__"))));
+          }
+          return r.cast<double>();
+        };
         CSAOptions opt;
         opt.max_evals = max_evals;
         opt.inner = inner;

@@ -174,6 +174,7 @@ void bind_pso(py::module_& m) {
       [](std::uint64_t seed, std::uint64_t swarm, std::uint64_t iteration, Index n_particles, Index n,
          const std::string& rand_scope) {
         const PsoRandScope sc = scope_arg(rand_scope);
+        if (n_particles < 0 || n < 0) throw py::value_error("n_particles and n must be >= 0");
         RowMatrix out(n_particles, 3 + n);
         for (Index i = 0; i < n_particles; ++i)
           pso_draws(seed, swarm, static_cast<std::uint64_t>(i), iteration, n, sc, out.row(i).data());

@@ -1,6 +1,9 @@
 #include "svmopt/common.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -22,9 +25,24 @@ void MatrixView::pack_rows(Index r0, Index nr, double* dst) const {
   }
 }
 
+void check_finite_rows(const MatrixView& X, const char* name) {
+  for (Index i = 0; i < X.rows; ++i) {
+    double s = 0.0;
+    for (Index j = 0; j < X.cols; ++j) s += X(i, j) * X(i, j);
+    if (!(s <= 1e300)) {  // also catches NaN
+      throw std::invalid_argument(std::string(name) + " must be finite with squared row norms <= 1e300 (row " +
+                                  std::to_string(i) + " has NaN, infinity or values too large); rescale the data");
+    }
+  }
+}
+
 int resolve_threads(int n_threads) {
 #ifdef _OPENMP
-  return n_threads > 0 ? n_threads : omp_get_max_threads();
+  if (n_threads <= 0) return omp_get_max_threads();
+  // More threads than 4 per processor only oversubscribe (results never depend on the count), and an absurd
+  // request (n_threads=100000) would make libgomp abort when thread creation fails: clamp it.
+  const int cap = std::max(4 * omp_get_num_procs(), omp_get_max_threads());
+  return std::min(n_threads, cap);
 #else
   (void)n_threads;
   return 1;

@@ -19,6 +19,7 @@ Vector csa_acceptance(const Vector& energies, double Tac, double* variance) {
   const Index q = energies.size();
   if (q < 1) throw std::invalid_argument("need at least one energy");
   if (!(Tac > 0.0)) throw std::invalid_argument("Tac must be > 0");
+  if (energies.array().isNaN().any()) throw std::invalid_argument("energies must not be NaN");
   Vector A(q);
   const double mx = energies.maxCoeff();
   if (!std::isfinite(mx)) {
@@ -33,6 +34,9 @@ Vector csa_acceptance(const Vector& energies, double Tac, double* variance) {
 }
 
 double csa_update_tac(double Tac, double variance, Index q, double alpha, double target_ratio) {
+  if (q < 1) throw std::invalid_argument("q must be >= 1");
+  if (!(Tac > 0.0) || !std::isfinite(Tac)) throw std::invalid_argument("Tac must be finite and > 0");
+  if (std::isnan(variance)) throw std::invalid_argument("variance must not be NaN");
   const double sigma_d2 = target_ratio * static_cast<double>(q - 1) / static_cast<double>(q * q);
   return variance < sigma_d2 ? Tac * (1.0 - alpha) : Tac * (1.0 + alpha);
 }

@@ -51,7 +51,15 @@ double log_offdiag_packed(const RowMatrix& P, int n_threads) {
   return mx + std::log((row.array() - mx).exp().sum());
 }
 
+void check_row(const MatrixView& Z, Index i, const char* what) {
+  if (i < 0 || i >= Z.rows) {
+    throw std::invalid_argument(std::string(what) + " must be a row index in [0, " + std::to_string(Z.rows) +
+                                "), got " + std::to_string(i));
+  }
+}
+
 RowMatrix pack(const MatrixView& Z, const std::vector<Index>& idx) {
+  for (Index i : idx) check_row(Z, i, "idx");
   RowMatrix P(static_cast<Index>(idx.size()), Z.cols);
   for (Index k = 0; k < P.rows(); ++k) load_row(Z, idx[k], P.row(k).data());
   return P;
@@ -107,6 +115,7 @@ double entropy_log_offdiag(const MatrixView& Z, const std::vector<Index>& idx, i
 
 double entropy_log_rowsum(const MatrixView& Z, const std::vector<Index>& idx, Index point, Index skip) {
   const RowMatrix P = pack(Z, idx);
+  check_row(Z, point, "point");
   Eigen::RowVectorXd z(Z.cols);
   load_row(Z, point, z.data());
   return lse_neg_sqdist(P, z, skip);

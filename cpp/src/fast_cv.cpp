@@ -6,6 +6,17 @@
 namespace svmopt {
 namespace {
 
+void check_system(const Eigen::MatrixXd& A, const Eigen::MatrixXd& c) {
+  if (A.rows() != A.cols() || A.rows() < 1) {
+    throw std::invalid_argument("G must be a non-empty square p x p matrix, got " + std::to_string(A.rows()) + " x " +
+                                std::to_string(A.cols()));
+  }
+  if (c.rows() != A.rows()) {
+    throw std::invalid_argument("t must have p = " + std::to_string(A.rows()) + " rows, got " +
+                                std::to_string(c.rows()));
+  }
+}
+
 Eigen::MatrixXd solve_spd(Eigen::MatrixXd A, const Eigen::MatrixXd& c, double gamma, bool regularize_bias) {
   const Index p = A.rows();
   const Index np = regularize_bias ? p : p - 1;
@@ -24,6 +35,12 @@ std::vector<Eigen::MatrixXd> fast_cv_solve(const std::vector<Eigen::MatrixXd>& G
   const Index v = static_cast<Index>(G.size());
   if (v < 1 || static_cast<Index>(t.size()) != v) throw std::invalid_argument("G and t must hold one entry per fold");
   if (!(gamma > 0.0)) throw std::invalid_argument("gamma must be > 0");
+  for (Index u = 0; u < v; ++u) {
+    check_system(G[u], t[u]);
+    if (G[u].rows() != G[0].rows() || t[u].cols() != t[0].cols()) {
+      throw std::invalid_argument("every fold's G and t must have the same shapes");
+    }
+  }
   Eigen::MatrixXd Gs = G[0], ts = t[0];
   for (Index u = 1; u < v; ++u) {
     Gs += G[u];
@@ -46,6 +63,7 @@ std::vector<Eigen::MatrixXd> fast_cv_solve(const std::vector<Eigen::MatrixXd>& G
 
 Eigen::MatrixXd ridge_solve(const Eigen::MatrixXd& G, const Eigen::MatrixXd& t, double gamma, bool regularize_bias) {
   if (!(gamma > 0.0)) throw std::invalid_argument("gamma must be > 0");
+  check_system(G, t);
   return solve_spd(G, t, gamma, regularize_bias);
 }
 

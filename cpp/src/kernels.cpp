@@ -162,6 +162,7 @@ void validate(const KernelParams& p) {
 
 void gram(const MatrixView& X, const KernelParams& params, RowMatrixMap out, int n_threads, Index block) {
   validate(params);
+  check_finite_rows(X, "X");
   const Index n = X.rows;
   check_out(out, n, n, "gram");
   if (n == 0) return;
@@ -206,6 +207,8 @@ void cross(const MatrixView& X, const MatrixView& Z, const KernelParams& params,
   if (X.cols != Z.cols) throw std::invalid_argument("cross: X and Z have different numbers of features");
   const Index nx = X.rows, nz = Z.rows;
   check_out(out, nx, nz, "cross");
+  check_finite_rows(X, "X");
+  check_finite_rows(Z, "Z");
   if (nx == 0 || nz == 0) return;
   block = clamp_block(block);
   const PackedRhs PZ(Z);
@@ -219,6 +222,7 @@ void cross(const MatrixView& X, const MatrixView& Z, const KernelParams& params,
 void diag(const MatrixView& X, const KernelParams& params, Eigen::Ref<Vector> out) {
   validate(params);
   if (out.size() != X.rows) throw std::invalid_argument("diag: output has the wrong length");
+  check_finite_rows(X, "X");
   for (Index i = 0; i < X.rows; ++i) {
     double s = 0.0;
     for (Index j = 0; j < X.cols; ++j) s += X(i, j) * X(i, j);
@@ -231,6 +235,8 @@ void matvec(const MatrixView& X, const MatrixView& Z, const MatrixView& V, const
   validate(params);
   if (X.cols != Z.cols) throw std::invalid_argument("matvec: X and Z have different numbers of features");
   if (V.rows != Z.rows) throw std::invalid_argument("matvec: v must have one row per row of Z");
+  check_finite_rows(X, "X");
+  check_finite_rows(Z, "Z");
   const Index nx = X.rows, nz = Z.rows, k = V.cols;
   check_out(out, nx, k, "matvec");
   if (nx == 0 || k == 0) return;

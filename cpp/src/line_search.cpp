@@ -23,12 +23,26 @@ inline bool is_error(double s, double y, double b, LineSearchObjective objective
   return s > b;
 }
 
-}  // namespace
+// Scores must not be NaN (a NaN breaks the sort's strict weak ordering: the exact search could loop forever)
+// and labels must be exactly +1 or -1 (anything else would be counted silently as class B).
+void check_scores(const double* s, const double* y, Index m) {
+  for (Index i = 0; i < m; ++i) {
+    if (std::isnan(s[i])) throw std::invalid_argument("s (the scores) must not contain NaN");
+    if (y[i] != 1.0 && y[i] != -1.0) throw std::invalid_argument("y must hold labels +1 or -1 only");
+  }
+}
 
-Index line_search_count(const double* s, const double* y, Index m, double b, LineSearchObjective objective) {
+Index count_errors(const double* s, const double* y, Index m, double b, LineSearchObjective objective) {
   Index cnt = 0;
   for (Index i = 0; i < m; ++i) cnt += is_error(s[i], y[i], b, objective) ? 1 : 0;
   return cnt;
+}
+
+}  // namespace
+
+Index line_search_count(const double* s, const double* y, Index m, double b, LineSearchObjective objective) {
+  check_scores(s, y, m);
+  return count_errors(s, y, m, b, objective);
 }
 
 LineSearchResult line_search_grid(const double* s, const double* y, Index m, double lo, double hi, Index n_grid,
@@ -37,6 +51,7 @@ LineSearchResult line_search_grid(const double* s, const double* y, Index m, dou
   if (!std::isfinite(lo) || !std::isfinite(hi)) {
     throw std::invalid_argument("line_search_grid: the interval must be finite");
   }
+  check_scores(s, y, m);
   std::vector<Index> counts(static_cast<std::size_t>(n_grid));
   const double step = (hi - lo) / static_cast<double>(n_grid - 1);
   const int threads = resolve_threads(n_threads);
@@ -45,7 +60,7 @@ LineSearchResult line_search_grid(const double* s, const double* y, Index m, dou
   for (Index k = 0; k < n_grid; ++k) {
     // MATLAB linspace: lo + k * step, with the last point exactly hi.
     const double b = (k == n_grid - 1) ? hi : lo + static_cast<double>(k) * step;
-    counts[static_cast<std::size_t>(k)] = line_search_count(s, y, m, b, objective);
+    counts[static_cast<std::size_t>(k)] = count_errors(s, y, m, b, objective);
   }
   LineSearchResult res;
   res.b = b_init;
@@ -58,13 +73,14 @@ LineSearchResult line_search_grid(const double* s, const double* y, Index m, dou
       improved = true;
     }
   }
-  res.count = improved ? best : line_search_count(s, y, m, b_init, objective);
+  res.count = improved ? best : count_errors(s, y, m, b_init, objective);
   return res;
 }
 
 LineSearchResult line_search_exact(const double* s, const double* y, Index m, double lo, double hi, double b_init,
                                    LineSearchObjective objective) {
   if (std::isnan(lo) || std::isnan(hi)) throw std::invalid_argument("line_search_exact: NaN interval end");
+  check_scores(s, y, m);
   const double L = std::min(lo, hi), R = std::max(lo, hi);
 
   // Sorted scores with labels (one sort), then distinct breakpoints with cumulative class counts.
@@ -178,7 +194,7 @@ LineSearchResult line_search_exact(const double* s, const double* y, Index m, do
 
   if (best.count >= m || best.count == std::numeric_limits<Index>::max()) {
     best.b = b_init;
-    best.count = line_search_count(s, y, m, b_init, objective);
+    best.count = count_errors(s, y, m, b_init, objective);
   }
   return best;
 }

@@ -59,6 +59,8 @@ void nystrom_features(const MatrixView& X, const MatrixView& PV, const KernelPar
   if (X.cols != PV.cols) throw std::invalid_argument("X and PV must have the same number of columns");
   if (P.rows != PV.rows) throw std::invalid_argument("P must have one row per prototype");
   if (out.rows() != X.rows || out.cols() != P.cols) throw std::invalid_argument("out must be n x m'");
+  check_finite_rows(X, "X");
+  check_finite_rows(PV, "PV");
   const RowMatrix pv = to_matrix(PV), pm = to_matrix(P);
   const Index m = pv.rows();
   if (chunk <= 0) chunk = default_chunk(m, pm.cols());
@@ -123,6 +125,7 @@ void FoldAccumulator::compute_features(const MatrixView& X, Index r0, Index nr, 
 }
 
 void FoldAccumulator::features(const MatrixView& X, double* out) {
+  if (d_lin_ == 0) check_finite_rows(X, "X");
   Eigen::MatrixXd F;
   for (Index r0 = 0; r0 < X.rows; r0 += chunk_) {
     const Index nr = std::min(chunk_, X.rows - r0);
@@ -133,6 +136,7 @@ void FoldAccumulator::features(const MatrixView& X, double* out) {
 
 void FoldAccumulator::add(const MatrixView& X, const MatrixView& Y, const std::int32_t* folds, double* features_out) {
   if (Y.rows != X.rows || Y.cols != k_) throw std::invalid_argument("Y must be rows x n_targets");
+  if (d_lin_ == 0) check_finite_rows(X, "X");
   if (folds) {
     for (Index i = 0; i < X.rows; ++i)
       if (folds[i] < 0 || folds[i] >= v_) throw std::invalid_argument("fold ids must lie in [0, n_folds)");

@@ -398,6 +398,7 @@ SwarmTrace pso_single_swarm(const Vector& mu, const Eigen::MatrixXd& P, const Ve
                             const PsoOptions& opt) {
   check_ellipsoid(mu, P, "ellipsoid");
   if (a.size() != mu.size()) throw std::invalid_argument("the target a must have the ellipsoid's dimension");
+  if (!a.allFinite()) throw std::invalid_argument("the target a must be finite");
   check_options(opt);
   const Index T = opt.max_iter, n = mu.size(), k = opt.n_particles;
   Swarm s(mu, P, 0, opt);

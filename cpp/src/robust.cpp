@@ -27,6 +27,15 @@ void robust_lp_matrix(const MatrixView& K, const double* y, const double* delta,
     throw std::invalid_argument("robust_lp_matrix: m = " + std::to_string(m) +
                                 " gives more than 2^31 - 1 matrix entries, beyond HiGHS's 32-bit indices");
   }
+  for (Index i = 0; i < m; ++i) {
+    if (y[i] != 1.0 && y[i] != -1.0) throw std::invalid_argument("robust_lp_matrix: y must hold labels +1 or -1");
+    if (delta && !(delta[i] >= 0.0 && std::isfinite(delta[i]))) {
+      throw std::invalid_argument("robust_lp_matrix: delta must be finite and >= 0");
+    }
+    for (Index j = 0; j < m; ++j) {
+      if (!std::isfinite(K(i, j))) throw std::invalid_argument("robust_lp_matrix: K must be finite");
+    }
+  }
   std::vector<double> r(static_cast<std::size_t>(m));
   feature_norms(K, r.data());
   const Index mm = m * m;

@@ -36,6 +36,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from svmopt import _core
+from svmopt._config import atomic_fit
 
 __all__ = [
     "ClosestPoints",
@@ -309,7 +310,12 @@ def class_ellipsoids(Q1, Q2, *, metric: str = "inverse", reading: str = "B") -> 
 def _seed_from(random_state) -> int:
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) and random_state >= 0:
         return int(random_state)
-    return int(check_random_state(random_state).randint(0, 2**31 - 1))
+    try:
+        rs = check_random_state(random_state)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"random_state must be None, an integer >= 0 or a numpy RandomState/Generator, got "
+                         f"{random_state!r} ({exc})") from None
+    return int(rs.randint(0, 2**31 - 1))
 
 
 def _check_swarm_params(n_particles, max_iter, w, c1, c2, c3, c4, s_init):
@@ -621,8 +627,11 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"gamma must be in (0, 1), got {self.gamma!r}")
 
     # ---------------------------------------------------------------- fitting
+    @atomic_fit
     def fit(self, X, y):
-        """Fit one binary model per class pair (OvO) or per class (OvR) on ``X`` (n_samples, n_features)."""
+        """Fit one binary model per class pair (OvO) or per class (OvR) on ``X`` (n_samples, n_features).
+
+        Atomic: on an error or an interrupt the estimator is left as it was before the call."""
         self._validate_params_()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)

@@ -43,7 +43,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 from svmopt import _core
-from svmopt._config import parse_bytes
+from svmopt._config import atomic_fit, parse_bytes
 from svmopt.bandwidth import entropy_bandwidths
 from svmopt.distributed import DaskCVEngine, DaskSource, check_dask_array, is_dask_array
 from svmopt.kernels import Kernel
@@ -165,6 +165,19 @@ class _FixedSizeLSSVM(BaseEstimator):
             raise ValueError(f"cv must be an integer >= 2 (number of folds), got {self.cv!r}")
         if self.block_size is not None and (not isinstance(self.block_size, (int, np.integer)) or self.block_size < 1):
             raise ValueError(f"block_size must be a positive integer or None, got {self.block_size!r}")
+        for name in ("n_csa", "n_simplex", "max_candidates"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+        if self.n_jobs is not None and (isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, (int, np.integer))):
+            raise ValueError(f"n_jobs must be None or an integer (number of threads; -1 = all), got {self.n_jobs!r}")
+        for name in ("standardize", "regularize_bias"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        try:
+            check_random_state(self.random_state)
+        except ValueError as exc:
+            raise ValueError(f"random_state must be None, an int or a numpy RandomState: {exc}") from None
         k = self.kernel
         if isinstance(k, str):
             if k not in ("rbf", "linear"):
@@ -245,6 +258,7 @@ class _FixedSizeLSSVM(BaseEstimator):
     def _problems(self, y) -> list[dict]:
         raise NotImplementedError
 
+    @atomic_fit
     def fit(self, X, y=None):
         """Fit on X (array, np.memmap, dask array, callable returning (X_block, y_block) pairs, or an iterator of
         them)."""
@@ -273,6 +287,9 @@ class _FixedSizeLSSVM(BaseEstimator):
             src.mean, src.scale = mean, scale
         else:
             mean, scale = np.zeros(d), np.ones(d)
+        if not (np.isfinite(mean).all() and np.isfinite(scale).all()):
+            raise ValueError("X: the column means/standard deviations overflow float64 (|values| near 1e308); "
+                             "rescale X before fitting")
         self.x_mean_, self.x_scale_ = mean, scale
         timings["standardize"] = time.perf_counter() - t0
 
@@ -537,6 +554,8 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
     def _problems(self, y):
         self.y_mean_ = float(y.mean()) if self.standardize else 0.0
         sd = float(y.std(ddof=1)) if (self.standardize and y.size > 1) else 1.0
+        if not (np.isfinite(self.y_mean_) and np.isfinite(sd)):
+            raise ValueError("y: the target's mean/standard deviation overflow float64; rescale y before fitting")
         self.y_scale_ = sd if sd > 0 else 1.0
         return [{"mask": None, "targets": (y - self.y_mean_) / self.y_scale_, "name": "regression"}]
 

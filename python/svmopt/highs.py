@@ -36,6 +36,7 @@ from svmopt.exceptions import SolverError
 __all__ = ["DEFAULT_OPTIONS", "HighsModel", "HighsResult", "solve_lp"]
 
 _INF = highspy.kHighsInf
+_LARGE_MATRIX_VALUE = 1e15  # HiGHS's default large_matrix_value: passModel rejects larger |a_ij|
 _MS = highspy.HighsModelStatus
 
 DEFAULT_OPTIONS: dict[str, Any] = {
@@ -209,6 +210,11 @@ class HighsModel:
         self.options = opts
         for key, val in opts.items():
             self._set_option(key, val)
+        large = float(opts.get("large_matrix_value", _LARGE_MATRIX_VALUE))
+        if nnz and np.abs(value[:nnz]).max() >= large:
+            raise ValueError(
+                f"a_value has entries of magnitude >= {large:g}, which HiGHS refuses (option large_matrix_value); "
+                "the data behind the model is too large: rescale it (e.g. StandardScaler)")
 
         status = self._h.passModel(
             self.n_cols, self.n_rows, nnz, 1, 1, 0.0,  # colwise, minimise, offset 0

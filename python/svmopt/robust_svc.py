@@ -71,7 +71,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from svmopt import _core
-from svmopt._config import check_dense_allocation
+from svmopt._config import atomic_fit, check_dense_allocation
 from svmopt.highs import HighsModel
 from svmopt.kernels import KERNEL_NAMES, Kernel
 
@@ -441,8 +441,11 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         return eta
 
     # -- fit -------------------------------------------------------------------------------------
+    @atomic_fit
     def fit(self, X: Any, y: Any) -> RobustSVC:
-        """Fit one LP path per binary problem (one-vs-rest for more than two classes)."""
+        """Fit one LP path per binary problem (one-vs-rest for more than two classes).
+
+        Atomic: on an error or an interrupt the estimator is left as it was before the call."""
         kern, nus, p = self._check_params()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=False)
         y = column_or_1d(y, warn=True)

@@ -30,7 +30,13 @@ struct MatrixView {
   void pack_rows(Index r0, Index nr, double* dst) const;
 };
 
-// Threads to use for an OpenMP loop: n_threads <= 0 means "all" (omp_get_max_threads()).
+// Throws std::invalid_argument naming `name` unless every row of X has a finite squared norm <= 1e300: no NaN
+// or infinity, and no value so large that ||x||^2 + ||z||^2 - 2<x, z> would overflow (an RBF kernel would then
+// turn the NaN into exp(-0) = 1 silently). O(rows x cols), negligible next to any kernel evaluation.
+void check_finite_rows(const MatrixView& X, const char* name);
+
+// Threads to use for an OpenMP loop: n_threads <= 0 means "all" (omp_get_max_threads()); larger requests are
+// clamped to max(4 x processors, omp_get_max_threads()).
 int resolve_threads(int n_threads);
 
 // Whether the core was built with OpenMP, and the maximum thread count it would use.

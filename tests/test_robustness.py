@@ -1,0 +1,850 @@
+"""Bad input, tried systematically (issue 6 §1).
+
+Every public estimator and every ``svmopt._core`` entry point is driven with NaN and ±inf, empty arrays, one
+sample, one class, one feature, constant features, duplicated rows, huge (1e300) and tiny values, int / bool /
+float32 / object dtypes, F-ordered and non-contiguous arrays, pandas DataFrames with string columns, string labels,
+mismatched lengths, and wrong parameter types and ranges. Each case must end in a ``ValueError`` / ``TypeError``
+that names the argument, or in a correct result: never a crash, a hang, a NaN prediction or a silent coercion.
+
+The core entry points also get hypothesis-generated shapes and values (derandomized "ci" profile of
+``conftest.py``, no example database: CI sees the same examples every run). A core crash takes the whole pytest
+process down, which fails the run as surely as an assertion.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from sklearn.base import clone, is_classifier
+
+import svmopt
+from svmopt import _core
+
+# ----------------------------------------------------------------------------------------------- estimators
+# Small, fast configurations of every public estimator. The ramp-loss family solves MILPs: a time limit bounds
+# those fits (a limit with an incumbent is a ConvergenceWarning, not an error; these small problems solve well
+# within it).
+
+
+def _estimators() -> dict:
+    ests = {
+        "RobustSVC": svmopt.RobustSVC(kernel="rbf"),
+        "RobustSVC-robust": svmopt.RobustSVC(kernel="linear", p=2, rho=0.1, nu="grid"),
+        "FixedSizeLSSVC": svmopt.FixedSizeLSSVC(n_prototypes=8, gamma=1.0, sigma2=2.0, random_state=0),
+        "FixedSizeLSSVR": svmopt.FixedSizeLSSVR(n_prototypes=8, gamma=1.0, sigma2=2.0, random_state=0),
+        "EllipsoidPSOClassifier": svmopt.EllipsoidPSOClassifier(max_iter=30, random_state=0),
+        "RampLossSVC": svmopt.RampLossSVC(time_limit=10.0, random_state=0),
+        "L1SVC": svmopt.L1SVC(),
+        "FeatureBudgetSVC": svmopt.FeatureBudgetSVC(budget=1, time_limit=10.0, random_state=0),
+    }
+    return ests
+
+
+ESTIMATOR_NAMES = list(_estimators())
+# Estimators that need at least d + 1 samples per class (a covariance ellipsoid per class): the data below has
+# enough; the one-feature and duplicated-row cases are the ones that stress it.
+_REGRESSORS = {"FixedSizeLSSVR"}
+
+
+def make(name: str):
+    return clone(_estimators()[name])
+
+
+def _data(name: str, n: int = 40, d: int = 3, seed: int = 0):
+    """Two well separated blobs (labels 0/1), or a linear target for the regressor."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    y = (np.arange(n) % 2).astype(int)
+    X[y == 1] += 3.0
+    if name in _REGRESSORS:
+        return X, X @ np.arange(1.0, d + 1.0) + 0.1 * rng.standard_normal(n)
+    return X, y
+
+
+def _outputs(est, X):
+    """Predictions plus (where it exists) the decision function; both must be finite and well formed."""
+    pred = est.predict(X)
+    assert pred.shape == (X.shape[0],)
+    if is_classifier(est):
+        assert np.isin(pred, est.classes_).all(), "a prediction is not one of classes_"
+        if hasattr(est, "decision_function"):
+            dec = np.asarray(est.decision_function(X))
+            assert np.all(np.isfinite(dec)), "NaN/inf decision values"
+    else:
+        assert np.all(np.isfinite(pred)), "NaN/inf regression predictions"
+    return pred
+
+
+def _fit_quiet(est, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ConvergenceWarning at a solver limit is allowed here
+        return est.fit(X, y)
+
+
+def _accuracy(name, est, X, y) -> float:
+    pred = est.predict(X)
+    if name in _REGRESSORS:
+        return 1.0 - float(np.mean((pred - y) ** 2) / np.var(y))
+    return float(np.mean(pred == y))
+
+
+@pytest.fixture(params=ESTIMATOR_NAMES)
+def name(request):
+    return request.param
+
+
+# -- non-finite, empty, tiny inputs: a ValueError naming X / y -----------------------------------------------
+@pytest.mark.parametrize(("bad", "match"), [(np.nan, "NaN"), (np.inf, "infinity"), (-np.inf, "infinity")])
+def test_fit_rejects_non_finite_X(name, bad, match):
+    X, y = _data(name)
+    X[3, 1] = bad
+    with pytest.raises(ValueError, match=match):
+        make(name).fit(X, y)
+
+
+def test_fit_rejects_non_finite_y(name):
+    X, y = _data(name)
+    y = y.astype(float)
+    y[2] = np.nan
+    with pytest.raises(ValueError, match=r"(?i)nan|y|label"):
+        make(name).fit(X, y)
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (40, 0)])
+def test_fit_rejects_empty(name, shape):
+    X = np.zeros(shape)
+    y = np.arange(shape[0]) % 2
+    with pytest.raises(ValueError, match=r"(?i)sample|feature|X"):
+        make(name).fit(X, y)
+
+
+def test_one_sample(name):
+    """One sample: a classifier has one class (ValueError); a regressor may fit the constant, finitely."""
+    X, y = _data(name)
+    try:
+        est = _fit_quiet(make(name), X[:1], y[:1])
+    except ValueError as exc:
+        assert re.search(r"(?i)sample|class", str(exc)), exc
+        return
+    assert name in _REGRESSORS, "a classifier fitted on one sample (one class)"
+    np.testing.assert_allclose(_outputs(est, X), y[0], rtol=1e-6)
+
+
+def test_fit_rejects_1d_and_3d_X(name):
+    X, y = _data(name)
+    with pytest.raises(ValueError, match=r"(?i)2D|2-D|dimension"):
+        make(name).fit(X[:, 0], y)
+    with pytest.raises(ValueError, match=r"(?i)dim"):
+        make(name).fit(X[:, :, None], y)
+
+
+def test_fit_rejects_mismatched_lengths(name):
+    X, y = _data(name)
+    with pytest.raises(ValueError, match=r"(?i)inconsistent|rows|length"):
+        make(name).fit(X, y[:-1])
+
+
+def test_fit_rejects_complex_X(name):
+    X, y = _data(name)
+    with pytest.raises(ValueError, match=r"(?i)complex"):
+        make(name).fit(X + 1j, y)
+
+
+def test_fit_rejects_string_features(name):
+    X, y = _data(name)
+    df = pd.DataFrame(X, columns=["a", "b", "c"])
+    df["c"] = ["low", "high"] * (len(df) // 2)
+    with pytest.raises(ValueError, match=r"(?i)string|convert|float"):
+        make(name).fit(df, y)
+    with pytest.raises(ValueError, match=r"(?i)string|convert|float"):
+        make(name).fit(df.to_numpy(dtype=object), y)
+
+
+# -- classifier-only label checks ------------------------------------------------------------------------------
+def _classifier(name):
+    if name in _REGRESSORS:
+        pytest.skip("label checks are for classifiers (the regressor's target is tested with NaN above)")
+
+
+def test_fit_rejects_one_class(name):
+    _classifier(name)
+    X, _ = _data(name)
+    with pytest.raises(ValueError, match=r"(?i)class"):
+        make(name).fit(X, np.ones(X.shape[0], dtype=int))
+
+
+def test_fit_rejects_continuous_labels(name):
+    _classifier(name)
+    X, _ = _data(name)
+    y = np.linspace(0.0, 1.0, X.shape[0])
+    with pytest.raises(ValueError, match=r"(?i)label|continuous|class"):
+        make(name).fit(X, y)
+
+
+def test_string_labels_round_trip(name):
+    _classifier(name)
+    X, y = _data(name)
+    labels = np.array(["neg", "pos"])[y]
+    est = _fit_quiet(make(name), X, labels)
+    assert list(est.classes_) == ["neg", "pos"]
+    pred = _outputs(est, X)
+    assert pred.dtype.kind in "UO"
+    assert np.mean(pred == labels) >= 0.9
+    # same model as with integer labels (the ±1 coding is internal)
+    est_int = _fit_quiet(make(name), X, y)
+    np.testing.assert_array_equal(pred, est.classes_[est_int.predict(X)])
+
+
+def test_rejects_mixed_type_labels(name):
+    _classifier(name)
+    X, y = _data(name)
+    mixed = np.array(["a" if v else 1 for v in y], dtype=object)
+    with pytest.raises((ValueError, TypeError), match=r"(?i)label|type|mix"):
+        make(name).fit(X, mixed)
+
+
+# -- degenerate but legal data: a correct result ------------------------------------------------------------
+def test_one_feature(name):
+    X, y = _data(name, d=1)
+    est = _fit_quiet(make(name), X, y)
+    assert est.n_features_in_ == 1
+    _outputs(est, X)
+    assert _accuracy(name, est, X, y) >= 0.8
+
+
+def test_constant_feature_among_informative_ones(name):
+    X, y = _data(name)
+    X[:, 1] = 7.0
+    est = _fit_quiet(make(name), X, y)
+    _outputs(est, X)
+    assert _accuracy(name, est, X, y) >= 0.8
+
+
+def test_all_features_constant(name):
+    """Nothing to learn: a clear ValueError, or a finite constant predictor -- never NaN."""
+    X, y = _data(name)
+    X[:] = 2.5
+    try:
+        est = _fit_quiet(make(name), X, y)
+    except (ValueError, svmopt.SolverError) as exc:
+        assert str(exc), "an error without a message"
+        return
+    pred = _outputs(est, X)
+    assert np.unique(pred).size == 1
+
+
+def test_duplicated_rows(name):
+    X, y = _data(name, n=20)
+    X2, y2 = np.vstack([X, X, X]), np.concatenate([y, y, y])
+    est = _fit_quiet(make(name), X2, y2)
+    _outputs(est, X2)
+    assert _accuracy(name, est, X2, y2) >= 0.8
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e150, 1e-150, 1e-300])
+def test_extreme_magnitudes(name, scale):
+    """Huge or tiny values: a ValueError that says what is wrong, or finite predictions."""
+    X, y = _data(name)
+    Xs = X * scale
+    y_fit = y * scale if name in _REGRESSORS and scale > 1 else y
+    try:
+        est = _fit_quiet(make(name), Xs, y_fit)
+    except ValueError as exc:
+        assert str(exc)
+        return
+    _outputs(est, Xs)
+
+
+# -- dtypes and memory layouts: the same model as float64 C-ordered -------------------------------------------
+@pytest.mark.parametrize("kind", ["int64", "float32", "object", "fortran", "strided", "negative_strides",
+                                  "dataframe", "list"])
+def test_dtypes_and_layouts_match_float64(name, kind):
+    X, y = _data(name)
+    if kind in ("int64", "object", "list"):
+        X = np.round(X * 4)  # exactly representable as int; same values as the float64 reference
+    elif kind == "float32":
+        X = X.astype(np.float32).astype(np.float64)
+    if kind == "int64":
+        Xk = X.astype(np.int64)
+    elif kind == "float32":
+        Xk = X.astype(np.float32)
+    elif kind == "object":
+        Xk = X.astype(object)
+    elif kind == "fortran":
+        Xk = np.asfortranarray(X)
+    elif kind == "strided":
+        wide = np.zeros((X.shape[0], 2 * X.shape[1]))
+        wide[:, ::2] = X
+        Xk = wide[:, ::2]
+        assert not Xk.flags.c_contiguous and not Xk.flags.f_contiguous
+    elif kind == "negative_strides":
+        Xk = X[::-1][::-1]
+        Xk = np.flip(np.flip(X, axis=1).copy(), axis=1)
+        assert Xk.strides[1] < 0
+    elif kind == "dataframe":
+        Xk = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    else:
+        Xk = X.tolist()
+    ref = _fit_quiet(make(name), X, y)
+    est = _fit_quiet(make(name), Xk, y)
+    if name in _REGRESSORS:  # real-valued outputs: equal up to the last bits of a different summation order
+        np.testing.assert_allclose(est.predict(Xk), ref.predict(X), rtol=1e-9, atol=1e-12)
+    else:
+        np.testing.assert_array_equal(est.predict(Xk), ref.predict(X))
+    if hasattr(ref, "decision_function"):
+        np.testing.assert_allclose(est.decision_function(Xk), ref.decision_function(X), rtol=1e-9, atol=1e-12)
+    if kind == "dataframe":
+        assert list(est.feature_names_in_) == list(Xk.columns)
+
+
+def test_bool_features(name):
+    """Booleans are read as 0/1 -- the same model as the float64 copy -- or refused with the same clear error
+    (few distinct values can make a class covariance singular for the ellipsoid model)."""
+    X, y = _data(name)
+    Xb = X > 1.5
+    try:
+        ref = _fit_quiet(make(name), Xb.astype(np.float64), y)
+    except ValueError as exc:
+        with pytest.raises(ValueError, match=re.escape(str(exc))):
+            make(name).fit(Xb, y)
+        return
+    est = _fit_quiet(make(name), Xb, y)
+    np.testing.assert_array_equal(est.predict(Xb), ref.predict(Xb.astype(np.float64)))
+
+
+# -- prediction-time input ---------------------------------------------------------------------------------
+def test_predict_rejects_bad_input(name):
+    X, y = _data(name)
+    est = _fit_quiet(make(name), X, y)
+    with pytest.raises(ValueError, match=r"(?i)feature"):
+        est.predict(X[:, :2])
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        est.predict(Xn)
+    with pytest.raises(ValueError, match=r"(?i)sample|0"):
+        est.predict(X[:0])
+
+
+def test_predict_before_fit(name):
+    from sklearn.exceptions import NotFittedError
+
+    X, _ = _data(name)
+    with pytest.raises(NotFittedError):
+        make(name).predict(X)
+
+
+# -- wrong parameter types and ranges: the parameter is named ------------------------------------------------
+# A string is wrong for every numeric or enumerated parameter, NaN for every numeric one, -1 for every parameter
+# that must be positive. Parameters that legitimately accept those values are listed per estimator.
+_ACCEPTS_ANY = {"verbose"}  # truthiness flags
+
+
+def _bad_values(name: str, param: str, default):
+    if param in _ACCEPTS_ANY:
+        return []
+    out = ["__not_a_valid_value__"]
+    if isinstance(default, (int, float)) and not isinstance(default, bool):
+        out.append(float("nan"))
+    return out
+
+
+def _param_cases():
+    cases = []
+    for name, est in _estimators().items():
+        for param, default in est.get_params(deep=False).items():
+            for bad in _bad_values(name, param, default):
+                cases.append(pytest.param(name, param, bad, id=f"{name}-{param}-{bad!r}"))
+    return cases
+
+
+@pytest.mark.parametrize(("name", "param", "bad"), _param_cases())
+def test_bad_parameter_is_named(name, param, bad):
+    X, y = _data(name)
+    est = make(name).set_params(**{param: bad})
+    with pytest.raises((ValueError, TypeError)) as info:
+        est.fit(X, y)
+    assert param in str(info.value), f"the error does not name {param!r}: {info.value}"
+
+
+# Range errors with values of the right type (chosen per estimator from its docstring).
+_RANGE_CASES = [
+    ("RobustSVC", {"nu": -1.0}), ("RobustSVC", {"nu": 0.0}), ("RobustSVC", {"nu": []}), ("RobustSVC", {"p": 0.5}),
+    ("RobustSVC", {"degree": 0}), ("RobustSVC", {"alpha": -1.0}), ("RobustSVC", {"c": -1.0}),
+    ("RobustSVC", {"n_grid": 1}), ("RobustSVC", {"rho": -0.1, "p": 2}), ("RobustSVC", {"eta": -1.0, "p": 2}),
+    ("RobustSVC", {"eta": [0.1, 0.2], "p": 2}), ("RobustSVC", {"eta": 0.1}),
+    ("RobustSVC", {"kernel": "sigmoid", "p": 2}), ("RobustSVC", {"solver_options": {"no_such_option": 1}}),
+    ("FixedSizeLSSVC", {"n_prototypes": 0}), ("FixedSizeLSSVC", {"gamma": -1.0}), ("FixedSizeLSSVC", {"cv": 1}),
+    ("FixedSizeLSSVC", {"sigma2": 0.0}), ("FixedSizeLSSVC", {"block_size": 0}),
+    ("FixedSizeLSSVR", {"n_prototypes": -3}), ("FixedSizeLSSVR", {"gamma": np.inf}),
+    ("EllipsoidPSOClassifier", {"n_particles": 0}), ("EllipsoidPSOClassifier", {"max_iter": -1}),
+    ("EllipsoidPSOClassifier", {"w": -0.1}), ("EllipsoidPSOClassifier", {"gamma": 1.0}),
+    ("EllipsoidPSOClassifier", {"s_init": 0.0}), ("EllipsoidPSOClassifier", {"random_state": -1}),
+    ("EllipsoidPSOClassifier", {"n_particles": 2.5}),
+]
+
+
+@pytest.mark.parametrize(("name", "params"), _RANGE_CASES, ids=[f"{n}-{p}" for n, p in _RANGE_CASES])
+def test_bad_parameter_range_is_named(name, params):
+    X, y = _data(name)
+    est = make(name).set_params(**params)
+    with pytest.raises((ValueError, TypeError)) as info:
+        est.fit(X, y)
+    named = [k for k in params if k in str(info.value)]
+    assert named, f"the error names none of {list(params)}: {info.value}"
+
+
+def test_init_stores_parameters_untouched(name):
+    """scikit-learn convention: __init__ validates nothing, so even a bad value is stored as given."""
+    est = make(name)
+    bad = {k: "__not_a_valid_value__" for k in est.get_params(deep=False)}
+    est2 = type(est)(**bad)
+    assert est2.get_params(deep=False) == bad
+
+
+# ----------------------------------------------------------------------------------------------- the core
+KP = _core.KernelParams(_core.KernelKind.rbf, alpha=1.0)
+_RNG = np.random.default_rng(0)
+Z = _RNG.standard_normal((10, 2))
+ZN = Z.copy()
+ZN[3, 1] = np.nan
+I32 = np.int32
+
+
+def _acc(**kw):
+    return _core.FoldAccumulator(Z[:3], KP, np.eye(3), **kw)
+
+
+# One row per bad call of every entry point: (entry point, case id, call, exception, text the message names).
+CORE_BAD_CALLS = [
+    ("kernel_gram", "1d", lambda: _core.kernel_gram(Z[:, 0], KP), ValueError, "X"),
+    ("kernel_gram", "float32", lambda: _core.kernel_gram(Z.astype(np.float32), KP), TypeError, ""),
+    ("kernel_gram", "int", lambda: _core.kernel_gram(Z.astype(int), KP), TypeError, ""),
+    ("kernel_gram", "object", lambda: _core.kernel_gram(Z.astype(object), KP), TypeError, ""),
+    ("kernel_gram", "list", lambda: _core.kernel_gram(Z.tolist(), KP), TypeError, ""),
+    ("kernel_gram", "params", lambda: _core.kernel_gram(Z, "rbf"), TypeError, ""),
+    ("kernel_cross", "columns", lambda: _core.kernel_cross(Z, Z[:, :1], KP), ValueError, "columns"),
+    ("kernel_diag", "3d", lambda: _core.kernel_diag(Z[None], KP), ValueError, "X"),
+    ("kernel_matvec", "V rows", lambda: _core.kernel_matvec(Z, Z, np.ones((3, 1)), KP), ValueError, "V"),
+    ("kernel_matvec", "V 1d", lambda: _core.kernel_matvec(Z, Z, np.ones(10), KP), ValueError, "V"),
+    ("KernelParams", "alpha<0", lambda: _core.KernelParams(_core.KernelKind.rbf, alpha=-1.0), ValueError, "alpha"),
+    ("KernelParams", "alpha nan", lambda: _core.KernelParams(_core.KernelKind.rbf, alpha=math.nan), ValueError,
+     "alpha"),
+    ("KernelParams", "degree 0", lambda: _core.KernelParams(_core.KernelKind.poly, degree=0), ValueError, "degree"),
+    ("KernelParams", "c<0", lambda: _core.KernelParams(_core.KernelKind.inhom_poly, degree=2, c=-1.0), ValueError,
+     "c "),
+    ("KernelParams", "sigmoid inf", lambda: _core.KernelParams(_core.KernelKind.sigmoid, a=math.inf), ValueError,
+     "a and b"),
+    ("KernelParams", "kind", lambda: _core.KernelParams("rbf"), TypeError, ""),
+    ("robust_lp_matrix", "not square", lambda: _core.robust_lp_matrix(np.ones((3, 2)), np.ones(3)), ValueError,
+     "square"),
+    ("robust_lp_matrix", "y length", lambda: _core.robust_lp_matrix(np.eye(3), np.ones(2)), ValueError, "y"),
+    ("robust_lp_matrix", "y not ±1", lambda: _core.robust_lp_matrix(np.eye(2), np.array([1.0, 3.0])), ValueError,
+     "y"),
+    ("robust_lp_matrix", "K nan", lambda: _core.robust_lp_matrix(np.full((2, 2), np.nan), np.array([1.0, -1.0])),
+     ValueError, "K"),
+    ("robust_lp_matrix", "delta<0", lambda: _core.robust_lp_matrix(np.eye(2), np.array([1.0, -1.0]),
+                                                                   np.array([-1.0, 0.0])), ValueError, "delta"),
+    ("robust_lp_matrix", "delta length", lambda: _core.robust_lp_matrix(np.eye(2), np.array([1.0, -1.0]),
+                                                                        np.ones(3)), ValueError, "delta"),
+    ("line_search_count", "lengths", lambda: _core.line_search_count(np.zeros(3), np.ones(2), 0.0), ValueError, "y"),
+    ("line_search_count", "nan", lambda: _core.line_search_count(np.array([np.nan]), np.ones(1), 0.0), ValueError,
+     "s"),
+    ("line_search_count", "objective", lambda: _core.line_search_count(np.zeros(1), np.ones(1), 0.0, "x"),
+     ValueError, "objective"),
+    ("line_search_exact", "2d", lambda: _core.line_search_exact(np.zeros((3, 1)), np.ones(3), -1, 1), ValueError,
+     "s"),
+    ("line_search_exact", "nan scores", lambda: _core.line_search_exact(np.array([np.nan, 1.0, 0.5] * 50),
+                                                                        np.array([1.0, -1.0, 1.0] * 50), -1, 1),
+     ValueError, "s"),
+    ("line_search_exact", "labels 0/1", lambda: _core.line_search_exact(np.zeros(2), np.array([0.0, 1.0]), -1, 1),
+     ValueError, "y"),
+    ("line_search_exact", "nan end", lambda: _core.line_search_exact(np.zeros(2), np.ones(2), np.nan, 1),
+     ValueError, "NaN"),
+    ("line_search_grid", "n_grid", lambda: _core.line_search_grid(np.zeros(2), np.ones(2), -1, 1, 1), ValueError,
+     "n_grid"),
+    ("line_search_grid", "inf end", lambda: _core.line_search_grid(np.zeros(2), np.ones(2), -np.inf, 1), ValueError,
+     "finite"),
+    ("line_search_grid", "nan scores", lambda: _core.line_search_grid(np.array([np.nan, 1.0]), np.ones(2), -1, 1),
+     ValueError, "s"),
+    ("entropy_log_offdiag", "idx out of range", lambda: _core.entropy_log_offdiag(Z, np.array([0, 1, 1000])),
+     ValueError, "idx"),
+    ("entropy_log_offdiag", "negative idx", lambda: _core.entropy_log_offdiag(Z, np.array([0, -5])), ValueError,
+     "idx"),
+    ("entropy_log_offdiag", "2d idx", lambda: _core.entropy_log_offdiag(Z, np.zeros((2, 2), int)), ValueError,
+     "1-D"),
+    ("entropy_log_rowsum", "point", lambda: _core.entropy_log_rowsum(Z, np.array([0, 1]), 1000, 0), ValueError,
+     "point"),
+    ("entropy_log_rowsum", "idx", lambda: _core.entropy_log_rowsum(Z, np.array([0, 2000]), 0, 0), ValueError, "idx"),
+    ("entropy_select", "m=0", lambda: _core.entropy_select(Z, 0), ValueError, "m "),
+    ("entropy_select", "m>n", lambda: _core.entropy_select(Z, 11), ValueError, "m "),
+    ("entropy_select", "labels", lambda: _core.entropy_select(Z, 3, labels=np.array([0, 1])), ValueError, "labels"),
+    ("entropy_select", "negative labels", lambda: _core.entropy_select(Z, 3, labels=-np.ones(10, int)), ValueError,
+     "labels"),
+    ("entropy_select", "init", lambda: _core.entropy_select(Z, 2, init=np.array([0, 0])), ValueError, "initial"),
+    ("entropy_select", "init length", lambda: _core.entropy_select(Z, 2, init=np.array([0])), ValueError, "init"),
+    ("kde_psi", "empty", lambda: _core.kde_psi(np.zeros(0), 1.0, 4), ValueError, "n >= 1"),
+    ("kde_psi", "r", lambda: _core.kde_psi(np.arange(3.0), 1.0, 5), ValueError, "r must"),
+    ("kde_psi", "g", lambda: _core.kde_psi(np.arange(3.0), -1.0, 4), ValueError, "g > 0"),
+    ("kde_psi", "2d", lambda: _core.kde_psi(np.zeros((2, 2)), 1.0, 4), ValueError, "x must"),
+    ("nystrom_features", "P rows", lambda: _core.nystrom_features(Z, Z[:3], KP, np.eye(4)), ValueError, "P "),
+    ("nystrom_features", "PV columns", lambda: _core.nystrom_features(Z, Z[:3, :1], KP, np.eye(3)), ValueError,
+     "PV"),
+    ("FoldAccumulator", "no prototypes", lambda: _core.FoldAccumulator(Z[:0], KP, np.zeros((0, 0))), ValueError,
+     "prototype"),
+    ("FoldAccumulator", "P rows", lambda: _core.FoldAccumulator(Z[:3], KP, np.eye(5)), ValueError, "P "),
+    ("FoldAccumulator", "n_folds", lambda: _acc(n_folds=0), ValueError, "n_folds"),
+    ("FoldAccumulator", "n_targets", lambda: _acc(n_targets=0), ValueError, "n_targets"),
+    ("FoldAccumulator.add", "columns", lambda: _acc().add(np.zeros((4, 7)), np.zeros((4, 1))), ValueError,
+     "columns"),
+    ("FoldAccumulator.add", "Y rows", lambda: _acc().add(Z[:4], np.zeros((3, 1))), ValueError, "Y"),
+    ("FoldAccumulator.add", "fold ids", lambda: _acc(n_folds=2).add(Z[:4], np.zeros((4, 1)), np.arange(4)),
+     ValueError, "fold"),
+    ("FoldAccumulator.add", "folds length", lambda: _acc(n_folds=2).add(Z[:4], np.zeros((4, 1)), np.zeros(3, I32)),
+     ValueError, "folds"),
+    ("FoldAccumulator.features", "columns", lambda: _acc().features(np.zeros((4, 9))), ValueError, "columns"),
+    ("fast_cv_solve", "t rows", lambda: _core.fast_cv_solve(np.ones((2, 3, 3)), np.ones((2, 5, 1)), 1.0), ValueError,
+     "t "),
+    ("fast_cv_solve", "G not square", lambda: _core.fast_cv_solve(np.ones((2, 3, 4)), np.ones((2, 3, 1)), 1.0),
+     ValueError, "G "),
+    ("fast_cv_solve", "folds", lambda: _core.fast_cv_solve(np.ones((2, 3, 3)), np.ones((3, 3, 1)), 1.0), ValueError,
+     "fold"),
+    ("fast_cv_solve", "gamma", lambda: _core.fast_cv_solve(np.ones((2, 3, 3)), np.ones((2, 3, 1)), 0.0), ValueError,
+     "gamma"),
+    ("fast_cv_solve", "2d", lambda: _core.fast_cv_solve(np.ones((3, 3)), np.ones((3, 1)), 1.0), ValueError, "G "),
+    # a numerical failure of the data, not a malformed argument: RuntimeError (the Python layer maps it)
+    ("fast_cv_solve", "not SPD", lambda: _core.fast_cv_solve(-np.ones((2, 3, 3)) * 1e3, np.ones((2, 3, 1)), 1.0),
+     RuntimeError, "positive definite"),
+    ("ridge_solve", "not square", lambda: _core.ridge_solve(np.ones((3, 4)), np.ones((3, 1)), 1.0), ValueError,
+     "G "),
+    ("ridge_solve", "t rows", lambda: _core.ridge_solve(np.eye(3), np.ones((5, 1)), 1.0), ValueError, "t "),
+    ("ridge_solve", "gamma nan", lambda: _core.ridge_solve(np.eye(3), np.ones((3, 1)), np.nan), ValueError, "gamma"),
+    ("fold_predict", "fold ids", lambda: _core.fold_predict(np.ones((4, 3)), np.array([0, 1, 2, 5], I32),
+                                                            np.ones((2, 3, 1))), ValueError, "fold"),
+    ("fold_predict", "theta rows", lambda: _core.fold_predict(np.ones((4, 3)), np.zeros(4, I32), np.ones((2, 5, 1))),
+     ValueError, "theta"),
+    ("fold_predict", "theta empty", lambda: _core.fold_predict(np.ones((4, 3)), np.zeros(4, I32), np.ones((0, 3, 1))),
+     ValueError, "theta"),
+    ("fold_predict", "folds length", lambda: _core.fold_predict(np.ones((4, 3)), np.zeros(3, I32),
+                                                                np.ones((2, 3, 1))), ValueError, "folds"),
+    ("csa_acceptance", "empty", lambda: _core.csa_acceptance(np.zeros(0), 1.0), ValueError, "energy"),
+    ("csa_acceptance", "Tac", lambda: _core.csa_acceptance(np.zeros(3), 0.0), ValueError, "Tac"),
+    ("csa_acceptance", "nan", lambda: _core.csa_acceptance(np.array([np.nan, 1.0]), 1.0), ValueError, "energies"),
+    ("csa_update_tac", "q", lambda: _core.csa_update_tac(1.0, 0.1, 0), ValueError, "q "),
+    ("csa_update_tac", "Tac", lambda: _core.csa_update_tac(-1.0, 0.1, 3), ValueError, "Tac"),
+    ("csa_update_tac", "variance", lambda: _core.csa_update_tac(1.0, np.nan, 3), ValueError, "variance"),
+    ("csa_minimize", "empty x0", lambda: _core.csa_minimize(lambda x: 0.0, np.zeros((0, 2)), -np.ones(2), np.ones(2)),
+     ValueError, "x0"),
+    ("csa_minimize", "bounds", lambda: _core.csa_minimize(lambda x: 0.0, np.zeros((3, 2)), np.array([np.nan, -1.0]),
+                                                          np.ones(2)), ValueError, "lower < upper"),
+    ("csa_minimize", "bound length", lambda: _core.csa_minimize(lambda x: 0.0, np.zeros((3, 2)), -np.ones(3),
+                                                                np.ones(3)), ValueError, "bounds"),
+    ("csa_minimize", "max_evals", lambda: _core.csa_minimize(lambda x: 0.0, np.zeros((3, 2)), -np.ones(2), np.ones(2),
+                                                             max_evals=2), ValueError, "max_evals"),
+    ("csa_minimize", "cost raises", lambda: _core.csa_minimize(lambda x: 1 / 0, np.zeros((3, 2)), -np.ones(2),
+                                                               np.ones(2)), ZeroDivisionError, "division"),
+    ("csa_minimize", "cost type", lambda: _core.csa_minimize(lambda x: "cheap", np.zeros((3, 2)), -np.ones(2),
+                                                             np.ones(2)), TypeError, "cost must return"),
+    ("pso_two_swarm", "nan", lambda: _core.pso_two_swarm(np.array([np.nan, 0.0]), np.eye(2), np.ones(2), np.eye(2)),
+     ValueError, "non-finite"),
+    ("pso_two_swarm", "not PD", lambda: _core.pso_two_swarm(np.zeros(2), -np.eye(2), np.full(2, 3.0), np.eye(2)),
+     ValueError, "positive definite"),
+    ("pso_two_swarm", "empty", lambda: _core.pso_two_swarm(np.zeros(0), np.eye(0), np.zeros(0), np.eye(0)),
+     ValueError, "coordinate"),
+    ("pso_two_swarm", "dimensions", lambda: _core.pso_two_swarm(np.zeros(2), np.eye(2), np.zeros(3), np.eye(3)),
+     ValueError, "dimension"),
+    ("pso_two_swarm", "P shape", lambda: _core.pso_two_swarm(np.zeros(2), np.eye(3), np.zeros(2), np.eye(2)),
+     ValueError, "P1"),
+    ("pso_two_swarm", "n_particles", lambda: _core.pso_two_swarm(np.zeros(2), np.eye(2), np.full(2, 3.0), np.eye(2),
+                                                                 n_particles=0), ValueError, "n_particles"),
+    ("pso_two_swarm", "max_iter", lambda: _core.pso_two_swarm(np.zeros(2), np.eye(2), np.full(2, 3.0), np.eye(2),
+                                                              max_iter=-1), ValueError, "max_iter"),
+    ("pso_two_swarm", "s_init", lambda: _core.pso_two_swarm(np.zeros(2), np.eye(2), np.full(2, 3.0), np.eye(2),
+                                                            s_init=0.0), ValueError, "s_init"),
+    ("pso_two_swarm", "sync", lambda: _core.pso_two_swarm(np.zeros(2), np.eye(2), np.full(2, 3.0), np.eye(2),
+                                                          sync="x"), ValueError, "sync"),
+    ("pso_two_swarm", "rand_scope", lambda: _core.pso_two_swarm(np.zeros(2), np.eye(2), np.full(2, 3.0), np.eye(2),
+                                                                rand_scope="x"), ValueError, "rand_scope"),
+    ("pso_two_swarm", "boundary_mode", lambda: _core.pso_two_swarm(np.zeros(2), np.eye(2), np.full(2, 3.0),
+                                                                   np.eye(2), boundary_mode="x"), ValueError,
+     "boundary_mode"),
+    ("pso_single_swarm", "a length", lambda: _core.pso_single_swarm(np.zeros(2), np.eye(2), np.zeros(3)), ValueError,
+     "target a"),
+    ("pso_single_swarm", "fitness", lambda: _core.pso_single_swarm(np.zeros(2), np.eye(2), np.zeros(2), "x"),
+     ValueError, "fitness"),
+    ("pso_single_swarm", "a nan", lambda: _core.pso_single_swarm(np.zeros(2), np.eye(2), np.array([np.nan, 0.0])),
+     ValueError, "target a must be finite"),
+    ("pso_draws", "n_particles", lambda: _core.pso_draws(0, 0, 0, -3, 2), ValueError, "n_particles"),
+    ("pso_draws", "n", lambda: _core.pso_draws(0, 0, 0, 3, -2), ValueError, "n "),
+    ("pso_draws", "rand_scope", lambda: _core.pso_draws(0, 0, 0, 3, 2, "x"), ValueError, "rand_scope"),
+    ("pso_uniform", "negative seed", lambda: _core.pso_uniform(-1, 0, 0, 0, 0), TypeError, ""),
+    ("pso_particle_step", "lengths", lambda: _core.pso_particle_step(
+        np.zeros(2), np.zeros(2), np.zeros(2), np.zeros(2), np.zeros(3), 0.1, 0.1, 0.1, np.zeros(2), np.zeros(2),
+        np.eye(2)), ValueError, "same length"),
+    ("pso_particle_step", "P shape", lambda: _core.pso_particle_step(
+        np.zeros(2), np.zeros(2), np.zeros(2), np.zeros(2), np.zeros(2), 0.1, 0.1, 0.1, np.zeros(2), np.zeros(2),
+        np.eye(3)), ValueError, "P"),
+]
+
+# Entry points that take no array input (build information) and are exercised by calling them.
+CORE_INFO = {"cpu_supports_avx2_fma", "openmp_enabled", "max_threads", "simd_instruction_sets"}
+CORE_NON_CALLABLE = {"KernelKind", "eigen_version", "isa"}
+
+
+def test_every_core_entry_point_is_covered():
+    """A new binding must get bad-input rows here before it lands."""
+    public = {n for n in dir(_core) if not n.startswith("_") and n not in ("annotations", "os", "ModuleType")}
+    covered = {row[0].split(".")[0] for row in CORE_BAD_CALLS} | CORE_INFO | CORE_NON_CALLABLE
+    assert public - covered == set(), f"core entry points without bad-input cases: {sorted(public - covered)}"
+    for fn in CORE_INFO:
+        getattr(_core, fn)()
+
+
+@pytest.mark.parametrize(("entry", "case", "call", "exc", "match"), CORE_BAD_CALLS,
+                         ids=[f"{r[0]}-{r[1]}" for r in CORE_BAD_CALLS])
+def test_core_rejects_bad_input(entry, case, call, exc, match):
+    with pytest.raises(exc) as info:
+        call()
+    assert match in str(info.value), f"{entry} ({case}): message does not name {match!r}: {info.value}"
+
+
+def test_core_huge_thread_count_is_clamped():
+    """n_threads far beyond the machine used to abort in libgomp (thread creation failed); now it is clamped."""
+    ref = _core.kernel_gram(Z, KP, n_threads=1)
+    np.testing.assert_array_equal(_core.kernel_gram(Z, KP, n_threads=100_000), ref)
+    b = _core.line_search_grid(np.linspace(-1, 1, 50), np.where(np.arange(50) < 25, -1.0, 1.0), -1, 1, 200,
+                               n_threads=100_000)
+    assert b[1] == 0
+
+
+def test_core_degenerate_shapes_give_correct_results():
+    """Empty and featureless inputs are legal where the result is well defined (empty sums, k(x, x) = 1)."""
+    assert _core.kernel_gram(np.zeros((0, 3)), KP).shape == (0, 0)
+    np.testing.assert_array_equal(_core.kernel_gram(np.zeros((3, 0)), KP), np.ones((3, 3)))
+    assert _core.kernel_diag(np.zeros((0, 2)), KP).shape == (0,)
+    assert _core.kernel_matvec(Z, Z, np.zeros((10, 0)), KP).shape == (10, 0)
+    np.testing.assert_array_equal(_core.nystrom_features(Z, Z[:0], KP, np.zeros((0, 2))), np.zeros((10, 2)))
+    start, index, value = _core.robust_lp_matrix(np.zeros((0, 0)), np.zeros(0))
+    assert start.tolist() == [0, 0] and index.size == 0 and value.size == 0
+    assert _core.line_search_exact(np.zeros(0), np.zeros(0), -1.0, 1.0) == (0.0, 0)
+    assert _core.entropy_log_offdiag(Z, np.array([], dtype=int)) == -np.inf
+    assert _core.entropy_log_offdiag(Z, np.array([4])) == -np.inf
+    # block sizes <= 0 mean the default; they must not divide by zero or loop forever
+    for block in (0, -5, 1):
+        np.testing.assert_array_equal(_core.kernel_gram(Z, KP, block=block), _core.kernel_gram(Z, KP))
+
+
+def test_core_infinite_scores_are_legal_in_line_search():
+    s = np.array([np.inf, -np.inf, 0.0, 1.0])
+    y = np.array([1.0, -1.0, -1.0, 1.0])
+    b, count = _core.line_search_exact(s, y, -np.inf, np.inf, 0.0, "decision")
+    assert count == 0 and 0.0 <= b < 1.0
+
+
+_HUGE = np.array([[1e300, 0.0], [1e300, 1.0]])  # finite, but ||x||^2 overflows: an RBF would read NaN as exp(0)
+
+
+@pytest.mark.parametrize("bad", [ZN, np.where(np.isnan(ZN), np.inf, ZN), _HUGE], ids=["nan", "inf", "huge"])
+@pytest.mark.parametrize("entry", ["gram", "cross X", "cross Z", "diag", "matvec", "nystrom X", "nystrom PV",
+                                   "accumulator add", "accumulator features"])
+def test_core_kernels_reject_non_finite_rows(entry, bad):
+    """NaN/inf, or values whose squared norm overflows, used to come out of the RBF map as k = 1 (the clamp
+    max(d2, 0) turns NaN into 0): a silent wrong kernel. Every kernel entry point now refuses them, naming the
+    argument, before any work."""
+    good = np.ones((bad.shape[0], bad.shape[1]))
+    acc = _core.FoldAccumulator(good[:1], KP, np.eye(1))
+    calls = {
+        "gram": (lambda: _core.kernel_gram(bad, KP), "X"),
+        "cross X": (lambda: _core.kernel_cross(bad, good, KP), "X"),
+        "cross Z": (lambda: _core.kernel_cross(good, bad, KP), "Z"),
+        "diag": (lambda: _core.kernel_diag(bad, KP), "X"),
+        "matvec": (lambda: _core.kernel_matvec(good, bad, np.ones((bad.shape[0], 1)), KP), "Z"),
+        "nystrom X": (lambda: _core.nystrom_features(bad, good[:1], KP, np.eye(1)), "X"),
+        "nystrom PV": (lambda: _core.nystrom_features(good, bad, KP, np.eye(bad.shape[0])), "PV"),
+        "accumulator add": (lambda: acc.add(bad, np.ones((bad.shape[0], 1))), "X"),
+        "accumulator features": (lambda: acc.features(bad), "X"),
+    }
+    call, name = calls[entry]
+    with pytest.raises(ValueError, match=rf"^{name} must be finite"):
+        call()
+    if entry == "accumulator add":  # nothing was accumulated by the refused block
+        assert acc.n_rows == 0
+
+
+def test_python_kernel_layer_rejects_what_the_core_would_propagate():
+    k = svmopt.Kernel("rbf", alpha=1.0)
+    with pytest.raises(ValueError, match="NaN"):
+        k.gram(ZN)
+    with pytest.raises(ValueError):
+        k.gram(np.full((3, 2), 1e300))
+    with pytest.raises(ValueError, match=r"(?i)feature"):
+        k.cross(Z, Z[:, :1])
+    np.testing.assert_array_equal(k.gram(Z.astype(np.float32).astype(np.float64)),
+                                  k.gram(Z.astype(np.float32)))
+    np.testing.assert_array_equal(k.gram(np.asfortranarray(Z)), k.gram(Z))
+
+
+# -- hypothesis: generated shapes and values --------------------------------------------------------------
+_finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False, width=64)
+_any_float = st.floats(allow_nan=True, allow_infinity=True, width=64)
+_HYP = settings(database=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.differing_executors])
+
+
+def _kernel_ref(X, Z_, alpha):
+    d2 = ((X[:, None, :] - Z_[None, :, :]) ** 2).sum(-1)
+    return np.exp(-d2 / (2 * alpha**2))
+
+
+@_HYP
+@given(X=hnp.arrays(np.float64, hnp.array_shapes(min_dims=2, max_dims=2, min_side=0, max_side=12), elements=_finite),
+       order=st.sampled_from(["C", "F", "strided"]), alpha=st.floats(0.1, 10.0))
+@example(X=np.zeros((0, 3)), order="C", alpha=1.0)
+@example(X=np.ones((1, 1)), order="F", alpha=1.0)
+def test_hyp_kernel_gram_matches_numpy(X, order, alpha):
+    if order == "F":
+        X = np.asfortranarray(X)
+    elif order == "strided":
+        wide = np.repeat(X, 2, axis=1)
+        X = wide[:, ::2]
+    kp = _core.KernelParams(_core.KernelKind.rbf, alpha=alpha)
+    K = _core.kernel_gram(X, kp, n_threads=2, block=3)
+    np.testing.assert_allclose(K, _kernel_ref(X, X, alpha), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(_core.kernel_diag(X, kp), np.ones(X.shape[0]))
+    v = np.arange(X.shape[0], dtype=np.float64)[:, None]
+    np.testing.assert_allclose(_core.kernel_matvec(X, X, v, kp, block=5), K @ v, rtol=1e-9, atol=1e-9)
+
+
+@_HYP
+@given(X=hnp.arrays(np.float64, st.tuples(st.integers(1, 6), st.integers(1, 3)), elements=_any_float),
+       kind=st.sampled_from(list(_core.KernelKind.__members__)))
+def test_hyp_kernels_on_any_floats(X, kind):
+    """Any float64 values: a ValueError naming X exactly when a row is non-finite or its squared norm exceeds
+    1e300; otherwise a symmetric Gram that agrees with the cross kernel. No crash, no hang."""
+    kp = _core.KernelParams(_core.KernelKind.__members__[kind], degree=2)
+    with np.errstate(all="ignore"):
+        sq = np.einsum("ij,ij->i", X, X)
+    if not np.all(sq <= 1e300):
+        with pytest.raises(ValueError, match="^X must be finite"):
+            _core.kernel_gram(X, kp)
+        return
+    with np.errstate(all="ignore"):
+        K = _core.kernel_gram(X, kp)
+        C = _core.kernel_cross(X, X, kp)
+    assert K.shape == (X.shape[0], X.shape[0]) and C.shape == K.shape
+    both = ~np.isnan(K) & ~np.isnan(K.T)
+    np.testing.assert_array_equal(K[both], K.T[both])
+    if kind == "rbf":
+        assert np.all((K >= 0) & (K <= 1))
+
+
+@_HYP
+@given(s=hnp.arrays(np.float64, st.integers(0, 40), elements=st.floats(-1e6, 1e6) | st.sampled_from([np.inf,
+                                                                                                      -np.inf])),
+       seed=st.integers(0, 2**16), lo=_finite, hi=_finite, objective=st.sampled_from(["paper", "decision"]))
+def test_hyp_line_searches_agree_with_brute_force(s, seed, lo, hi, objective):
+    y = np.where(np.random.default_rng(seed).random(s.shape[0]) < 0.5, -1.0, 1.0)
+    b, count = _core.line_search_exact(s, y, lo, hi, 0.0, objective)
+    assert count == _core.line_search_count(s, y, b, objective)
+    L, R = min(lo, hi), max(lo, hi)
+    grid = np.linspace(L, R, 201)
+    brute = min(_core.line_search_count(s, y, t, objective) for t in grid)
+    assert count <= brute
+    assert L <= b <= R or count == _core.line_search_count(s, y, 0.0, objective)
+    bg, cg = _core.line_search_grid(s, y, lo, hi, 50, 0.0, objective)
+    assert cg >= count and cg == _core.line_search_count(s, y, bg, objective)
+
+
+@_HYP
+@given(s=hnp.arrays(np.float64, st.integers(1, 30), elements=_any_float), seed=st.integers(0, 2**16))
+def test_hyp_line_search_nan_is_an_error(s, seed):
+    y = np.where(np.random.default_rng(seed).random(s.shape[0]) < 0.5, -1.0, 1.0)
+    if np.isnan(s).any():
+        for call in (lambda: _core.line_search_exact(s, y, -1.0, 1.0),
+                     lambda: _core.line_search_grid(s, y, -1.0, 1.0, 20),
+                     lambda: _core.line_search_count(s, y, 0.0)):
+            with pytest.raises(ValueError, match="NaN"):
+                call()
+    else:
+        _core.line_search_exact(s, y, -1.0, 1.0)
+
+
+@_HYP
+@given(m=st.integers(0, 8), seed=st.integers(0, 2**16), robust=st.booleans(), order=st.sampled_from(["C", "F"]))
+def test_hyp_robust_lp_matrix_matches_dense(m, seed, robust, order):
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((m, 2))
+    K = np.asarray(_kernel_ref(A, A, 1.0), order=order)
+    y = np.where(rng.random(m) < 0.5, -1.0, 1.0)
+    delta = rng.random(m) if robust else None
+    start, index, value = _core.robust_lp_matrix(K, y, delta)
+    assert start.shape == (3 * m + 2,) and start[-1] == index.size == value.size
+    dense = np.zeros((m, 3 * m + 1))
+    for j in range(3 * m + 1):
+        dense[index[start[j]:start[j + 1]], j] = value[start[j]:start[j + 1]]
+    D = np.diag(y)
+    r = np.sqrt(np.diag(K))
+    dr = np.zeros((m, m)) if delta is None else np.outer(delta, r)
+    np.testing.assert_allclose(dense[:, :m], D @ K @ D - dr, atol=1e-12)
+    np.testing.assert_allclose(dense[:, m:2 * m], -D @ K @ D - dr, atol=1e-12)
+    np.testing.assert_allclose(dense[:, 2 * m], -y)
+    np.testing.assert_allclose(dense[:, 2 * m + 1:], np.eye(m))
+
+
+@_HYP
+@given(n=st.integers(2, 15), d=st.integers(1, 3), m=st.integers(1, 15), seed=st.integers(0, 2**16),
+       idx_shift=st.integers(-20, 20))
+def test_hyp_entropy_indices_are_checked(n, d, m, seed, idx_shift):
+    Zr = np.random.default_rng(seed).standard_normal((n, d))
+    idx = np.arange(min(m, n)) + idx_shift
+    if idx.min() < 0 or idx.max() >= n:
+        with pytest.raises(ValueError, match="idx"):
+            _core.entropy_log_offdiag(Zr, idx)
+        return
+    L = _core.entropy_log_offdiag(Zr, idx)
+    P = Zr[idx]
+    d2 = ((P[:, None] - P[None]) ** 2).sum(-1)
+    off = d2[~np.eye(len(idx), dtype=bool)]
+    ref = np.log(np.exp(-off).sum()) if off.size else -np.inf
+    assert L == pytest.approx(ref, rel=1e-9, abs=1e-12)
+    if m <= n:
+        r = _core.entropy_select(Zr, m, seed=seed)
+        assert sorted(set(r["idx"].tolist())) == sorted(r["idx"].tolist()) and len(r["idx"]) == m
+        assert r["idx"].min() >= 0 and r["idx"].max() < n
+
+
+@_HYP
+@given(v=st.integers(1, 4), p=st.integers(1, 5), k=st.integers(1, 2), seed=st.integers(0, 2**16),
+       gamma=st.floats(1e-3, 1e3))
+def test_hyp_fast_cv_matches_numpy(v, p, k, seed, gamma):
+    rng = np.random.default_rng(seed)
+    Phi = [rng.standard_normal((6, p)) for _ in range(v)]
+    G = np.stack([F.T @ F for F in Phi])
+    t = np.stack([F.T @ rng.standard_normal((6, k)) for F in Phi])
+    theta = _core.fast_cv_solve(G, t, gamma, True)
+    for u in range(v):
+        ref = np.linalg.solve(G.sum(0) - G[u] + np.eye(p) / gamma, t.sum(0) - t[u])
+        np.testing.assert_allclose(theta[u], ref, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(_core.ridge_solve(G[0], t[0], gamma), np.linalg.solve(G[0] + np.eye(p) / gamma, t[0]),
+                               rtol=1e-6, atol=1e-8)
+
+
+@_HYP
+@given(n=st.integers(1, 4), seed=st.integers(0, 2**16), shift=st.floats(-50, 50), scale=st.floats(1e-3, 1e3))
+def test_hyp_pso_two_swarm_finite_and_feasible(n, seed, shift, scale):
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((n, n))
+    P = A @ A.T + n * np.eye(n)
+    mu2 = np.full(n, shift)
+    r = _core.pso_two_swarm(np.zeros(n), P * scale, mu2, P, n_particles=4, max_iter=10, seed=seed)
+    assert np.isfinite(r["distance"]) and r["x"].shape == (n,) and r["y"].shape == (n,)
+    # both points lie in their ellipsoids: (x - mu)^T P (x - mu) <= 1 (with rounding slack)
+    assert r["x"] @ (P * scale) @ r["x"] <= 1 + 1e-9
+    assert (r["y"] - mu2) @ P @ (r["y"] - mu2) <= 1 + 1e-9

@@ -1,0 +1,154 @@
+"""Thread safety of the core (issue 6 §2): every entry point called concurrently from several Python threads gives
+bit-identical results to a serial call.
+
+The bindings release the GIL around their C++ loops, so these calls really overlap (and each may start its own
+OpenMP team inside a Python thread). Shared state in the core -- a static buffer, a global RNG, a cached
+plan -- would show up here as differing results or as a crash under the sanitizer build (``make check-native``).
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+from svmopt import _core
+
+N_WORKERS = 4
+REPEATS = 3
+
+_rng = np.random.default_rng(0)
+X = _rng.standard_normal((90, 5))
+Zc = _rng.standard_normal((40, 5))
+y = np.where(_rng.random(90) < 0.5, -1.0, 1.0)
+KP = _core.KernelParams(_core.KernelKind.rbf, alpha=1.3)
+KPOLY = _core.KernelParams(_core.KernelKind.inhom_poly, degree=3, c=1.0)
+K = _core.kernel_gram(X, KP)
+S = K @ y
+PV = X[:12]
+P = np.linalg.cholesky(np.linalg.inv(_core.kernel_gram(PV, KP) + 1e-8 * np.eye(12)))
+FOLDS = (np.arange(90) % 3).astype(np.int32)
+
+
+def _fold_accumulate(seed: int):
+    acc = _core.FoldAccumulator(PV, KP, P, n_folds=3, n_targets=1, n_threads=2)
+    for lo in range(0, 90, 25):
+        acc.add(X[lo:lo + 25], y[lo:lo + 25, None], FOLDS[lo:lo + 25])
+    return acc.results()
+
+
+def _fast_cv():
+    G, t, _, _ = _fold_accumulate(0)
+    return _core.fast_cv_solve(G, t, 10.0, True, n_threads=2)
+
+
+def _csa():
+    return _core.csa_minimize(lambda v: float(np.sum((v - 0.3) ** 2)), np.zeros((4, 2)), -np.ones(2), np.ones(2),
+                              max_evals=60, seed=11)["x"]
+
+
+# name -> zero-argument call; each is deterministic, so every concurrent call must equal the serial one.
+CALLS = {
+    "kernel_gram": lambda: _core.kernel_gram(X, KP, n_threads=2, block=16),
+    "kernel_gram_poly": lambda: _core.kernel_gram(X, KPOLY, n_threads=2, block=7),
+    "kernel_cross": lambda: _core.kernel_cross(X, Zc, KP, n_threads=2, block=16),
+    "kernel_diag": lambda: _core.kernel_diag(X, KPOLY),
+    "kernel_matvec": lambda: _core.kernel_matvec(X, Zc, Zc[:, :2].copy(), KP, n_threads=2, block=8),
+    "robust_lp_matrix": lambda: _core.robust_lp_matrix(K, y, np.full(90, 0.05), n_threads=2),
+    "line_search_exact": lambda: _core.line_search_exact(S, y, S.min(), S.max(), 0.0, "paper"),
+    "line_search_grid": lambda: _core.line_search_grid(S, y, S.min(), S.max(), 2000, 0.0, "decision", n_threads=2),
+    "line_search_count": lambda: _core.line_search_count(S, y, 0.1, "paper"),
+    "entropy_select": lambda: _core.entropy_select(X / 2.0, 10, seed=5)["idx"],
+    "entropy_select_stratified": lambda: _core.entropy_select(X / 2.0, 10, labels=(y > 0).astype(np.int64),
+                                                              seed=6)["idx"],
+    "entropy_log_offdiag": lambda: _core.entropy_log_offdiag(X, np.arange(0, 90, 2), n_threads=2),
+    "entropy_log_rowsum": lambda: _core.entropy_log_rowsum(X, np.arange(20), 40, 3),
+    "kde_psi": lambda: _core.kde_psi(np.sort(X[:, 0]), 0.7, 4, True, n_threads=2),
+    "nystrom_features": lambda: _core.nystrom_features(X, PV, KP, P, n_threads=2, chunk=16),
+    "FoldAccumulator": lambda: _fold_accumulate(0),
+    "fast_cv_solve": _fast_cv,
+    "ridge_solve": lambda: _core.ridge_solve(K[:10, :10], S[:10, None], 3.0),
+    "fold_predict": lambda: _core.fold_predict(_core.nystrom_features(X, PV, KP, P), FOLDS,
+                                               np.stack([np.eye(12, 2)] * 3), n_threads=2),
+    "csa_minimize": _csa,
+    "csa_acceptance": lambda: _core.csa_acceptance(np.linspace(0, 1, 7), 0.5),
+    "pso_two_swarm": lambda: _core.pso_two_swarm(np.zeros(3), np.eye(3), np.full(3, 4.0), 2 * np.eye(3),
+                                                 n_particles=8, max_iter=40, seed=9, n_threads=2)["distance_history"],
+    "pso_single_swarm": lambda: _core.pso_single_swarm(np.zeros(3), np.eye(3), np.full(3, 4.0), n_particles=8,
+                                                       max_iter=30, seed=3, n_threads=2)["fitness_history"],
+    "pso_draws": lambda: _core.pso_draws(1, 0, 5, 6, 3),
+}
+
+
+def _flatten(result):
+    """Comparable bytes of a result (arrays, tuples, dicts, scalars)."""
+    if isinstance(result, dict):
+        return tuple((k, _flatten(v)) for k, v in sorted(result.items()))
+    if isinstance(result, (tuple, list)):
+        return tuple(_flatten(v) for v in result)
+    if isinstance(result, np.ndarray):
+        return (result.shape, result.dtype.str, result.tobytes())
+    return repr(result)
+
+
+def test_every_computing_entry_point_is_exercised():
+    skip = {"KernelKind", "KernelParams", "eigen_version", "isa", "cpu_supports_avx2_fma", "openmp_enabled",
+            "max_threads", "simd_instruction_sets", "pso_uniform", "pso_particle_step", "csa_update_tac",
+            "annotations", "os", "ModuleType"}
+    public = {n for n in dir(_core) if not n.startswith("_")} - skip
+    assert public <= {c.split("_poly")[0].split("_stratified")[0] for c in CALLS}, public - set(CALLS)
+
+
+@pytest.mark.parametrize("name", list(CALLS))
+def test_concurrent_calls_are_identical(name):
+    call = CALLS[name]
+    ref = _flatten(call())
+    with ThreadPoolExecutor(max_workers=N_WORKERS) as pool:
+        futures = [pool.submit(call) for _ in range(N_WORKERS * REPEATS)]
+        results = [_flatten(f.result()) for f in futures]
+    assert all(r == ref for r in results), f"{name}: a concurrent call differs from the serial one"
+
+
+def test_mixed_entry_points_concurrently():
+    """Different routines interleaved in one pool (different OpenMP teams alive at once)."""
+    names = list(CALLS)
+    refs = {n: _flatten(CALLS[n]()) for n in names}
+    order = names * 2
+    with ThreadPoolExecutor(max_workers=N_WORKERS) as pool:
+        results = list(pool.map(lambda n: (n, _flatten(CALLS[n]())), order))
+    bad = sorted({n for n, r in results if r != refs[n]})
+    assert not bad, f"differing under mixed concurrency: {bad}"
+
+
+def test_thread_count_does_not_change_results():
+    """Same inputs, n_threads 1..4 (and 0 = all): identical bits (static schedules, fixed reduction order)."""
+    for fn in (lambda t: _core.kernel_gram(X, KP, n_threads=t, block=16),
+               lambda t: _core.kernel_matvec(X, Zc, Zc[:, :2].copy(), KP, n_threads=t, block=8),
+               lambda t: _core.robust_lp_matrix(K, y, np.full(90, 0.05), n_threads=t),
+               lambda t: _core.line_search_grid(S, y, S.min(), S.max(), 2000, 0.0, "paper", n_threads=t),
+               lambda t: _core.nystrom_features(X, PV, KP, P, n_threads=t, chunk=16),
+               lambda t: _core.pso_two_swarm(np.zeros(3), np.eye(3), np.full(3, 4.0), 2 * np.eye(3), n_particles=8,
+                                             max_iter=40, seed=9, n_threads=t)["x"]):
+        ref = _flatten(fn(1))
+        for t in (2, 3, 4, 0):
+            assert _flatten(fn(t)) == ref
+
+
+def test_estimators_fit_concurrently():
+    """Whole estimators fitted in parallel Python threads: each equals its serial fit."""
+    import svmopt
+
+    Xe = np.vstack([X[:, :3], X[:, :3] + 2.5])
+    ye = np.repeat([0, 1], 90)
+    makers = [
+        lambda: svmopt.RobustSVC(kernel="rbf"),
+        lambda: svmopt.EllipsoidPSOClassifier(max_iter=40, random_state=0),
+        lambda: svmopt.FixedSizeLSSVC(n_prototypes=10, gamma=1.0, sigma2=2.0, random_state=0),
+    ]
+    refs = [_flatten(m().fit(Xe, ye).decision_function(Xe)) for m in makers]
+    with ThreadPoolExecutor(max_workers=N_WORKERS) as pool:
+        futs = [(i, pool.submit(lambda m=m: m().fit(Xe, ye).decision_function(Xe)))
+                for _ in range(2) for i, m in enumerate(makers)]
+        for i, f in futs:
+            assert _flatten(f.result()) == refs[i]
