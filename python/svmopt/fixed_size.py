@@ -169,7 +169,8 @@ class _FixedSizeLSSVM(BaseEstimator):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
-        if self.n_jobs is not None and (isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, (int, np.integer))):
+        nj = self.n_jobs
+        if nj is not None and (isinstance(nj, bool) or not isinstance(nj, (int, np.integer))):
             raise ValueError(f"n_jobs must be None or an integer (number of threads; -1 = all), got {self.n_jobs!r}")
         for name in ("standardize", "regularize_bias"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
