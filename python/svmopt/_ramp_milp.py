@@ -771,19 +771,25 @@ def solve_rlfs_mip(X: np.ndarray, y: np.ndarray, C: float, budget: int, bm: BigM
 def solve_fs_svm(X: np.ndarray, y: np.ndarray, C: float, budget: int, *, time_limit: float | None = None,
                  mip_gap: float = 0.0, options: dict | None = None) -> tuple[MilpResult | None, RLSolution]:
     """(FS-SVM) (spec 1.5): the budget-constrained l1-SVM MILP with ``u = l = UB`` from the top-B (SVM-l1)
-    solution, which is also the MIP start. Returns the MILP result (None without incumbent) and the start."""
+    solution, which is also the MIP start. Returns the MILP result (None without incumbent) and the start.
+    ``time_limit`` covers the whole call: the start LPs and the MILP (which gets what the LPs left)."""
     n, d = X.shape
-    w, b, _, _ = solve_svm_l1(X, y, C, options=options)
+    t0 = time.perf_counter()
+
+    def left() -> float | None:
+        return None if time_limit is None else max(time_limit - (time.perf_counter() - t0), 1e-3)
+
+    w, b, _, _ = solve_svm_l1(X, y, C, options=options, time_limit=left())
     if np.count_nonzero(np.abs(w) > W_TOL) > budget:
         keep = np.sort(np.argsort(-np.abs(w), kind="stable")[:budget])
-        w, b, _, _ = solve_svm_l1(X, y, C, features=keep, options=options)
+        w, b, _, _ = solve_svm_l1(X, y, C, features=keep, options=options, time_limit=left())
     start = RLSolution.from_wb(X, y, w, b, C, ramp_loss=False)
     U = max(start.objective, 1e-12) * (1 + 1e-9)
     feats = np.arange(d)
     built = build_rlfs(X, y, C, M=np.zeros(n), U=U, budget=budget, ramp_loss=False)
     x0 = built.start_vector(start, feats)
     opts = merge_options({**MIP_OPTIONS, "mip_rel_gap": float(mip_gap), **(options or {})})
-    out = run_mip(built, options=opts, time_limit=time_limit, start=x0)
+    out = run_mip(built, options=opts, time_limit=left(), start=x0)
     if out.x is None:
         return None, start
     w2, b2, z = _decode(out.x, built.layout, feats, d)
