@@ -165,10 +165,10 @@ class _FixedSizeLSSVM(BaseEstimator):
             raise ValueError(f"cv must be an integer >= 2 (number of folds), got {self.cv!r}")
         if self.block_size is not None and (not isinstance(self.block_size, (int, np.integer)) or self.block_size < 1):
             raise ValueError(f"block_size must be a positive integer or None, got {self.block_size!r}")
-        for name in ("n_csa", "n_simplex", "max_candidates"):
+        for name, low in (("n_csa", 0), ("n_simplex", 0), ("max_candidates", 1)):  # 0 skips a tuning stage
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
+                raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
         nj = self.n_jobs
         if nj is not None and (isinstance(nj, bool) or not isinstance(nj, (int, np.integer))):
             raise ValueError(f"n_jobs must be None or an integer (number of threads; -1 = all), got {self.n_jobs!r}")

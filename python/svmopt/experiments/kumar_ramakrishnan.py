@@ -626,7 +626,10 @@ def _table6_footnote(cv: pd.DataFrame) -> list[str]:
 
 def _seconds_lines(secs: pd.DataFrame) -> list[str]:
     """The per-method seconds table and the whole protocol's fit + predict total."""
-    table = (secs.round(2).to_markdown() if _has_tabulate() else "```\n" + secs.round(2).to_string() + "\n```")
+    header = [str(secs.index.name or "")] + [str(c) for c in secs.columns]  # a pipe table without tabulate
+    rows = [[str(ix)] + ["" if pd.isna(v) else f"{v:.2f}" for v in row]
+            for ix, row in zip(secs.index, secs.to_numpy(), strict=True)]
+    table = "\n".join(_pipe_table(header, rows))
     total = float(np.nansum(secs.to_numpy()))
     return [table, "", f"Whole Table 6 protocol ({', '.join(secs.columns)}; every data set, fold and repetition): "
             f"{total:.1f} s of fit + predict (the sum of this table)."]
@@ -722,14 +725,6 @@ def merge_table6(path: str | Path, cv: pd.DataFrame, *, seconds: float | None = 
             text = text[:a] + discussion.rstrip("\n") + "\n" + (text[b:] if b >= 0 else "")
     path.write_text(text)
     return path
-
-
-def _has_tabulate() -> bool:
-    try:
-        import tabulate  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def build_parser() -> argparse.ArgumentParser:
