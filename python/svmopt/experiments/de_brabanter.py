@@ -44,6 +44,7 @@ from pathlib import Path
 import numpy as np
 
 from svmopt.distributed import parallel_map
+from svmopt.experiments._cli import add_figure_arguments, check_protocol_arguments, protocol_parser
 from svmopt.fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
 from svmopt.tuning import CVEngine, csa_simplex, make_folds, simple_cv_cost
 
@@ -397,25 +398,17 @@ def report(timing_rows, acc_rows, figures: Sequence[tuple[str, str]] = ()) -> st
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog=f"python -m svmopt.experiments.{MODULE_NAME}",
-                                 description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true",
-                    help="1 randomization, reduced SVM budget, Figure 2 on boston_housing with 5 values of m")
-    ap.add_argument("--out", default="docs/reproductions", metavar="DIR",
-                    help=f"write DIR/{MODULE_NAME}.md and its PNG figures (default docs/reproductions)")
-    ap.add_argument("--jobs", type=int, default=1,
-                    help="worker processes for independent fits (parallel_map; -1 = all cores)")
-    ap.add_argument("--seed", type=int, default=0, help="first randomization seed (quick: 1 seed, full: 10)")
+    ap = protocol_parser(MODULE_NAME, __doc__,
+                         quick_help="1 randomization, reduced SVM budget, Figure 2 on boston_housing with 5 values "
+                                    "of m",
+                         seed_help="first randomization seed (quick: 1 seed, full: 10)")
     ap.add_argument("--datasets", nargs="*", default=None,
                     help="Tables 8/12 data sets (default pima boston_housing concrete, full mode also spambase)")
     ap.add_argument("--timing", nargs="*", default=["concrete"], help="data sets of the CV timings (Tables 3-4)")
     ap.add_argument("--timing-m", type=int, nargs="+", default=None, help="override the m of the CV timings")
     ap.add_argument("--no-svm", action="store_true")
     ap.add_argument("--m", type=int, default=None, help="override the paper's m (all data sets)")
-    ap.add_argument("--figures-only", action="store_true",
-                    help="compute only the figures and put their section into DIR's existing report (tables kept)")
-    ap.add_argument("--no-figures", action="store_true", help="tables only")
-    ap.add_argument("--dpi", type=int, default=120, help="resolution of the PNG figures")
+    add_figure_arguments(ap)
     ap.add_argument("--fig2-data", nargs="*", default=None,
                     help="data sets of Figure 2 (default boston_housing; full mode spambase boston_housing)")
     ap.add_argument("--fig2-m", type=int, nargs="+", default=None, help="values of m of Figure 2")
@@ -430,12 +423,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = build_parser()
     a = ap.parse_args(argv)
-    if a.jobs == 0 or a.jobs < -1:
-        ap.error("--jobs must be >= 1, or -1 for all cores")
-    if a.dpi < 1:
-        ap.error("--dpi must be >= 1")
-    if a.figures_only and a.no_figures:
-        ap.error("--figures-only and --no-figures exclude each other")
+    check_protocol_arguments(ap, a)
     for opt in ("timing_m", "fig2_m", "fig2_budget"):
         vals = getattr(a, opt)
         if vals is not None and min(vals) < (0 if opt == "fig2_budget" else 1):

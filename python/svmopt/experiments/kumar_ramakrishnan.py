@@ -65,6 +65,7 @@ from sklearn.svm import SVC
 from svmopt.datasets import load_dataset
 from svmopt.distributed import parallel_map
 from svmopt.ellipsoid import EllipsoidPSOClassifier, ellipsoid_closest_points, pso_single_swarm
+from svmopt.experiments._cli import add_figure_arguments, check_protocol_arguments, protocol_parser
 
 MODULE_NAME = "kumar_ramakrishnan"
 
@@ -728,16 +729,9 @@ def merge_table6(path: str | Path, cv: pd.DataFrame, *, seconds: float | None = 
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog=f"python -m svmopt.experiments.{MODULE_NAME}",
-                                 description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true", help="R = 2, 10 LP runs, 3 synthetic seeds")
-    ap.add_argument("--out", default="docs/reproductions", metavar="DIR",
-                    help=f"write DIR/{MODULE_NAME}.md and its PNG figures (default docs/reproductions)")
-    ap.add_argument("--jobs", type=int, default=1,
-                    help="worker processes for independent fits (parallel_map; -1 = all cores)")
-    ap.add_argument("--seed", type=int, default=0,
-                    help="first seed of the LP runs, synthetic draws and CV shuffles (the typical run / Figure 3 "
-                         "use it)")
+    ap = protocol_parser(MODULE_NAME, __doc__, quick_help="R = 2, 10 LP runs, 3 synthetic seeds",
+                         seed_help="first seed of the LP runs, synthetic draws and CV shuffles (the typical run / "
+                                   "Figure 3 use it)")
     ap.add_argument("--reps", type=int, default=None, help="CV repetitions (default 10, quick 2)")
     ap.add_argument("--lp-runs", type=int, default=None, help="LP runs per c4 (default 50, quick 10)")
     ap.add_argument("--synthetic-seeds", type=int, default=None, help="synthetic draws (default 10, quick 3)")
@@ -747,24 +741,18 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--merge", action="store_true",
                     help="run only Table 6 for --methods and merge its columns into DIR's existing report (same R "
                          "and --seed as that report); nothing else is recomputed")
-    ap.add_argument("--figures-only", action="store_true",
-                    help="compute only the figures and put their section into DIR's existing report (tables kept)")
-    ap.add_argument("--no-figures", action="store_true", help="tables only")
-    ap.add_argument("--dpi", type=int, default=120, help="resolution of the PNG figures")
+    add_figure_arguments(ap)
     return ap
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = build_parser()
     args = ap.parse_args(argv)
-    if args.jobs == 0 or args.jobs < -1:
-        ap.error("--jobs must be >= 1, or -1 for all cores")
-    for name in ("reps", "lp_runs", "synthetic_seeds", "dpi"):
+    check_protocol_arguments(ap, args)
+    for name in ("reps", "lp_runs", "synthetic_seeds"):
         v = getattr(args, name)
         if v is not None and v < 1:
             ap.error(f"--{name.replace('_', '-')} must be >= 1")
-    if args.figures_only and args.no_figures:
-        ap.error("--figures-only and --no-figures exclude each other")
     if args.merge and args.figures_only:
         ap.error("--merge and --figures-only exclude each other")
     out_dir = Path(args.out)

@@ -55,6 +55,7 @@ import pandas as pd
 
 from svmopt.distributed import parallel_map
 from svmopt.exceptions import SolverError
+from svmopt.experiments._cli import add_figure_arguments, check_protocol_arguments, protocol_parser
 from svmopt.kernels import Kernel
 from svmopt.model_selection import split_seed, stratified_holdout_indices
 from svmopt.robust_svc import NU_GRID, eta_from_rho, fit_binary, robust_delta
@@ -695,27 +696,18 @@ def write_report(df: pd.DataFrame, path: str | Path, *, elapsed: float | None = 
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog=f"python -m svmopt.experiments.{MODULE_NAME}",
-                                 description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true",
-                    help="75-25 only, 2 repetitions, Table 3 configurations; Figure 5 with 3 reps x 13 rho")
-    ap.add_argument("--out", default="docs/reproductions", metavar="DIR",
-                    help=f"write DIR/{MODULE_NAME}.md and its PNG figures (default docs/reproductions)")
-    ap.add_argument("--jobs", type=int, default=1,
-                    help="worker processes (svmopt.distributed.parallel_map; -1 = all cores)")
-    ap.add_argument("--seed", type=int, default=0,
-                    help="seed of the toy data of Figures 1 and 3 (the protocol's splits are seeded by dataset, "
-                         "holdout and repetition)")
+    ap = protocol_parser(MODULE_NAME, __doc__,
+                         quick_help="75-25 only, 2 repetitions, Table 3 configurations; Figure 5 with 3 reps x 13 rho",
+                         seed_help="seed of the toy data of Figures 1 and 3 (the protocol's splits are seeded by "
+                                   "dataset, holdout and repetition)",
+                         jobs_help="worker processes (svmopt.distributed.parallel_map; -1 = all cores)")
     ap.add_argument("--reps", type=int, default=None, help="repetitions per cell (default 96, quick 2)")
     ap.add_argument("--holdouts", type=int, nargs="+", default=None, help="training percentages (default 75)")
     ap.add_argument("--datasets", nargs="+", default=None, help="paper names, e.g. Parkinson 'Heart Disease'")
     ap.add_argument("--no-honest", action="store_true")
     ap.add_argument("--line-search", default="grid", choices=["grid", "exact", "exact_decision"])
     ap.add_argument("--results", default=None, help="write the raw results here (CSV)")
-    ap.add_argument("--figures-only", action="store_true",
-                    help="compute only the figures and put their section into DIR's existing report (tables kept)")
-    ap.add_argument("--no-figures", action="store_true", help="tables only")
-    ap.add_argument("--dpi", type=int, default=120, help="resolution of the PNG figures")
+    add_figure_arguments(ap)
     ap.add_argument("--fig-reps", type=int, default=None, help="Figure 5 repetitions per holdout (default 10, quick 3)")
     ap.add_argument("--n-rho", type=int, default=None, help="Figure 5 rho values (default 60 as the paper, quick 13)")
     return ap
@@ -724,16 +716,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = build_parser()
     args = ap.parse_args(argv)
-    if args.jobs == 0 or args.jobs < -1:
-        ap.error("--jobs must be >= 1, or -1 for all cores")
-    for name in ("reps", "fig_reps", "dpi"):
+    check_protocol_arguments(ap, args)
+    for name in ("reps", "fig_reps"):
         v = getattr(args, name)
         if v is not None and v < 1:
             ap.error(f"--{name.replace('_', '-')} must be >= 1")
     if args.n_rho is not None and args.n_rho < 2:
         ap.error("--n-rho must be >= 2")
-    if args.figures_only and args.no_figures:
-        ap.error("--figures-only and --no-figures exclude each other")
     out_dir = Path(args.out)
     report = out_dir / f"{MODULE_NAME}.md"
     reps = args.reps or (2 if args.quick else 96)
