@@ -77,6 +77,14 @@ def _new_axes(ax, figsize=(6.0, 4.5)):
     return fig.add_subplot()
 
 
+def _set_labels(ax, xlabel: str, ylabel: str, title: str | None) -> None:
+    """Axis labels, and the title when one is given (an existing title of a caller's ``ax`` is kept otherwise)."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+
+
 def new_figure(nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float] | None = None):
     """``(fig, axes)``: a pyplot-free Figure with an Agg canvas and an ``nrows x ncols`` array of axes.
 
@@ -247,10 +255,7 @@ def plot_decision_surfaces(est, X, y, ax=None, *, surfaces: str = "paper", n_gri
                                   label="points fixing ω_A, ω_B"))
     ax.set_xlim(G0.min(), G0.max())
     ax.set_ylim(G1.min(), G1.max())
-    ax.set_xlabel("x1")
-    ax.set_ylabel("x2")
-    if title:
-        ax.set_title(title)
+    _set_labels(ax, "x1", "x2", title)
     ax.legend(handles=handles, fontsize=7, loc="best", framealpha=0.85)
     return ax
 
@@ -314,10 +319,7 @@ def plot_error_vs_rho(df, ax=None, *, by: str = "overall", p: float | None = Non
             ax.plot(ma.index, ma.values, "o", ms=4, color=c, label=f"class A, {label}")
             ax.plot(mb.index, mb.values, "o", ms=4, mfc="none", color=c, label=f"class B, {label}")
     ax.set_xscale("log")
-    ax.set_xlabel("ρ")
-    ax.set_ylabel("test error (%)" if by == "overall" else "test error within the class (%)")
-    if title:
-        ax.set_title(title)
+    _set_labels(ax, "ρ", "test error (%)" if by == "overall" else "test error within the class (%)", title)
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=7)
     return ax
@@ -350,10 +352,7 @@ def plot_cv_time_vs_folds(rows, ax=None, *, reference=None, title: str | None = 
             ax.plot(g["v"], g["simple"], "-", color=c, lw=0.9, alpha=0.45, label=f"m = {int(m)}, paper")
             ax.plot(g["v"], g["fast"], "--", color=c, lw=0.9, alpha=0.45)
     ax.set_yscale("log")
-    ax.set_xlabel("number of folds v")
-    ax.set_ylabel("time of one CV evaluation (s)")
-    if title:
-        ax.set_title(title)
+    _set_labels(ax, "number of folds v", "time of one CV evaluation (s)", title)
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     return ax
@@ -376,10 +375,7 @@ def plot_performance_vs_prototypes(rows, ax=None, *, baseline: float | None = No
         ax.fill_between(g.index, g["min"], g["max"], color="tab:blue", alpha=0.15, lw=0)
     if baseline is not None:
         ax.axhline(baseline, color="k", lw=1.2, label=baseline_label)
-    ax.set_xlabel("number of prototype vectors m")
-    ax.set_ylabel(ylabel)
-    if title:
-        ax.set_title(title)
+    _set_labels(ax, "number of prototype vectors m", ylabel, title)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
     return ax
@@ -436,10 +432,7 @@ def plot_pso_convergence(history, ax=None, *, optimum: float | None = None, log:
         ax.axhline(optimum, color="k", lw=0.8, label=f"optimum {optimum:.4g}")
     if log:
         ax.set_yscale("log")
-    ax.set_xlabel("iteration")
-    ax.set_ylabel(ylabel)
-    if title:
-        ax.set_title(title)
+    _set_labels(ax, "iteration", ylabel, title)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
     return ax
@@ -495,10 +488,7 @@ def plot_hyperplanes(models, X, y, ax=None, *, title: str | None = None):
             ax.axvline(-w0 / w1, ls=ls, lw=1.6, label=label)
     ax.set_xlim(x0)
     ax.set_ylim(y_lim)
-    ax.set_xlabel("x1")
-    ax.set_ylabel("x2")
-    if title:
-        ax.set_title(title)
+    _set_labels(ax, "x1", "x2", title)
     ax.legend(fontsize=8)
     return ax
 
