@@ -68,6 +68,28 @@ def test_grid_matlab_semantics(reverse):
         b, cnt = _core.line_search_grid(s, y, lo, hi, 1000, b0)
         rb, rc, _ = ref_grid(s, y, lo, hi, 1000, b0)
         assert b == rb and cnt == rc
+        assert _core.line_search_grid_naive(s, y, lo, hi, 1000, b0) == (b, cnt)
+
+
+@pytest.mark.parametrize("objective", ["paper", "decision"])
+def test_sorted_grid_equals_naive_scan_with_ties(objective):
+    """The sorted-sweep grid gives the naive scan's (b, count) exactly, also with scores on grid points,
+    repeated scores, one class only and reversed intervals."""
+    rng = np.random.default_rng(7)
+    for trial in range(200):
+        m = int(rng.integers(1, 40))
+        s = rng.integers(-5, 6, m).astype(float) / 4.0  # many ties, many exactly on the grid
+        y = np.where(rng.random(m) < 0.5, 1.0, -1.0)
+        if trial % 17 == 0:
+            y[:] = 1.0 if trial % 2 else -1.0
+        lo, hi = sorted(rng.choice([-2.0, -1.25, 0.0, 0.5, 1.5], 2, replace=False))
+        if trial % 3 == 0:
+            lo, hi = hi, lo
+        n = int(rng.integers(2, 50))
+        got = _core.line_search_grid(s, y, lo, hi, n, 0.25, objective)
+        assert got == _core.line_search_grid_naive(s, y, lo, hi, n, 0.25, objective)
+        rb, rc, _ = ref_grid(s, y, lo, hi, n, 0.25, objective)
+        assert got == (rb, rc)
 
 
 def test_grid_first_hit_and_initial_b():

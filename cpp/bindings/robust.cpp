@@ -1,11 +1,14 @@
 // Bindings of cpp/include/svmopt/robust.hpp and cpp/include/svmopt/line_search.hpp (paper 000).
 #include <pybind11/stl.h>
 
+#include <memory>
+
 #include <cstdint>
 #include <string>
 #include <tuple>
 
 #include "bindings.hpp"
+#include "svmopt/dense_lp.hpp"
 #include "svmopt/line_search.hpp"
 #include "svmopt/robust.hpp"
 
@@ -102,6 +105,19 @@ void bind_robust(py::module_& m) {
       "Returns (b, count).");
 
   m.def(
+      "line_search_grid_naive",
+      [](const Vec1d& s, const Vec1d& y, double lo, double hi, Index n_grid, double b_init,
+         const std::string& objective, int n_threads) {
+        return run_line_search(s, y, objective, [&](const double* sp, const double* yp, Index n, auto obj) {
+          return line_search_grid_naive(sp, yp, n, lo, hi, n_grid, b_init, obj, n_threads);
+        });
+      },
+      py::arg("s"), py::arg("y"), py::arg("lo"), py::arg("hi"), py::arg("n_grid") = 10000, py::arg("b_init") = 0.0,
+      py::arg("objective") = "paper", py::arg("n_threads") = 0,
+      "The paper code's O(n_grid m) grid scan (reference for line_search_grid, which gives the same (b, count) "
+      "in O(m log m + n_grid)). Returns (b, count).");
+
+  m.def(
       "line_search_exact",
       [](const Vec1d& s, const Vec1d& y, double lo, double hi, double b_init, const std::string& objective) {
         return run_line_search(s, y, objective, [&](const double* sp, const double* yp, Index n, auto obj) {
@@ -111,6 +127,49 @@ void bind_robust(py::module_& m) {
       py::arg("s"), py::arg("y"), py::arg("lo"), py::arg("hi"), py::arg("b_init") = 0.0,
       py::arg("objective") = "paper",
       "Exact O(m log m) line search over [min(lo,hi), max(lo,hi)] (spec 2.3). Returns (b, count).");
+
+  py::class_<GsvmDenseLP>(m, "GsvmDenseLP", py::module_local(),
+                          "Dense primal simplex for LP (23) (delta=None: model (6), q=1), warm-started across nu; "
+                          "see cpp/include/svmopt/dense_lp.hpp. solve(nu) returns a dict with status "
+                          "('optimal', 'iteration_limit', 'unbounded', 'certificate_failed'), x = [u+, u-, gamma, "
+                          "xi], dual, objective, dual_objective, iterations, primal_infeasibility, "
+                          "dual_infeasibility.")
+      .def(py::init([](const DoubleArray& K, const Vec1d& y, const py::object& delta) {
+             const MatrixView kv = view2d(K, "K");
+             if (kv.rows != kv.cols) throw py::value_error("K must be square");
+             const double* yp = vec_arg(y, kv.rows, "y");
+             const double* dp = nullptr;
+             Vec1d darr;
+             if (!delta.is_none()) {
+               darr = delta.cast<Vec1d>();
+               dp = vec_arg(darr, kv.rows, "delta");
+             }
+             py::gil_scoped_release release;
+             return std::make_unique<GsvmDenseLP>(kv, yp, dp);
+           }),
+           py::arg("K").noconvert(), py::arg("y"), py::arg("delta") = py::none())
+      .def_property_readonly("m", &GsvmDenseLP::m)
+      .def(
+          "solve",
+          [](GsvmDenseLP& self, double nu, Index max_iter, double tol) {
+            DenseLPResult r;
+            {
+              py::gil_scoped_release release;
+              r = self.solve(nu, max_iter, tol);
+            }
+            static const char* names[] = {"optimal", "iteration_limit", "unbounded", "certificate_failed"};
+            py::dict out;
+            out["status"] = names[static_cast<int>(r.status)];
+            out["x"] = Vec1d(static_cast<py::ssize_t>(r.x.size()), r.x.data());
+            out["dual"] = Vec1d(static_cast<py::ssize_t>(r.dual.size()), r.dual.data());
+            out["objective"] = r.objective;
+            out["dual_objective"] = r.dual_objective;
+            out["iterations"] = r.iterations;
+            out["primal_infeasibility"] = r.primal_infeasibility;
+            out["dual_infeasibility"] = r.dual_infeasibility;
+            return out;
+          },
+          py::arg("nu"), py::arg("max_iter") = 0, py::arg("tol") = 1e-7);
 }
 
 }  // namespace svmopt::bind

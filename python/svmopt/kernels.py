@@ -239,10 +239,17 @@ class Kernel:
     def _check(
         self, X: Any, name: str, params: _core.KernelParams, *, n_features: int | None = None
     ) -> np.ndarray:
-        X = check_array(X, dtype=np.float64, order=None, ensure_all_finite=True, input_name=name)
+        # Fast path for float64 2-D ndarrays (the estimators' own calls): the squared row norms below catch NaN and
+        # inf too, and only then does check_array run, for its standard message. Saves ~0.1 ms per call, which
+        # matters on the paper's smallest problems (a whole RobustSVC fit there takes ~2 ms).
+        fast = type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2 and X.shape[0] > 0 and X.shape[1] > 0
+        if not fast:
+            X = check_array(X, dtype=np.float64, order=None, ensure_all_finite=True, input_name=name)
         if n_features is not None and X.shape[1] != n_features:
             raise ValueError(f"{name} has {X.shape[1]} features, but X has {n_features}")
         sq = np.einsum("ij,ij->i", X, X)
+        if fast and not np.all(np.isfinite(sq)):
+            check_array(X, dtype=np.float64, order=None, ensure_all_finite=True, input_name=name)  # NaN/inf message
         if not (np.all(np.isfinite(sq)) and (sq.size == 0 or sq.max() <= _MAX_SQ_NORM)):
             raise ValueError(
                 f"{name} has values too large for kernel evaluation (squared row norms overflow float64); "

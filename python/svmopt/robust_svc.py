@@ -47,6 +47,8 @@ Ambiguities decided here (documented and tested; spec section 6):
 * ``nu="grid"``: ``logspace(-3, 0, 5)``; the ``nu`` with the strictly smallest (robust) training count
   wins, the smallest ``nu`` on ties (I6). The LP is passed to HiGHS once and only the ``xi`` costs change
   (``changeColsCost``); the re-solves start cold, which measured faster than from the previous basis.
+  Small problems (``lp_solver="auto"``, m <= ``DENSE_LP_MAX_M``) use the core's certified dense simplex
+  instead, warm-started across the grid (HiGHS's per-solve overhead dominates there).
 * ``rho`` rule (4.6, I18): ``eta_class = rho * max_j std_{j, class}`` (ddof=1) on the training data the
   estimator sees (in a Pipeline: the transformed data). A class with one training point has std 0.
 * ``alpha="auto"`` / ``c="auto"``: max feature std (ddof=1) of the training data; when every feature is
@@ -60,6 +62,7 @@ from __future__ import annotations
 
 import logging
 import numbers
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from math import comb
@@ -76,6 +79,8 @@ from svmopt.highs import HighsModel
 from svmopt.kernels import KERNEL_NAMES, Kernel
 
 __all__ = [
+    "DENSE_LP_MAX_M",
+    "LP_SOLVERS",
     "NU_GRID",
     "BinaryFit",
     "RobustSVC",
@@ -92,6 +97,10 @@ logger = logging.getLogger(__name__)
 NU_GRID = np.logspace(-3.0, 0.0, 5)
 LINE_SEARCHES = ("exact", "grid", "exact_decision")
 INTERVALS = ("paper", "corrected", "unbounded")
+LP_SOLVERS = ("auto", "highs", "dense")
+#: ``lp_solver="auto"`` uses the dense simplex up to this many training points (per binary problem), HiGHS above:
+#: the crossover measured by ``benchmarks/bench_robust.py::DenseLP`` (docs/performance.md).
+DENSE_LP_MAX_M = 100
 
 
 # ------------------------------------------------------------------------------------------ bounds
@@ -219,37 +228,79 @@ def _line_search(s: np.ndarray, y: np.ndarray, lo: float, hi: float, gamma: floa
 
 def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None, nus: Sequence[float] = (1.0,),
                line_search: str = "exact", n_grid: int = 10_000, interval: str = "paper",
-               solver_options: Mapping[str, Any] | None = None, warm_start: bool = False) -> BinaryFit:
+               solver_options: Mapping[str, Any] | None = None, warm_start: bool = False,
+               lp_solver: str = "auto") -> BinaryFit:
     """Pseudocode 1 (spec 2.1) on a precomputed Gram ``K`` for every ``nu`` in ``nus``; keep the best.
 
     ``y`` must be float64 in {-1, +1} with both classes present. ``delta=None`` (or all zeros) is the
-    deterministic model (6)+(10); otherwise (23)+(27). The LP is built and passed to HiGHS once; every
-    further ``nu`` only changes the ``xi`` costs (``changeColsCost``). ``warm_start=True`` re-solves from the
-    previous basis; the default re-solves cold on the same model, which measured 2-4x faster with the dual
+    deterministic model (6)+(10); otherwise (23)+(27).
+
+    ``lp_solver`` (see :data:`LP_SOLVERS`): ``"highs"`` builds the LP once, passes it to HiGHS, and for every
+    further ``nu`` only changes the ``xi`` costs (``changeColsCost``); ``warm_start=True`` re-solves from the
+    previous basis, the default re-solves cold on the same model, which measured 2-4x faster with the dual
     simplex on these LPs (m = 200-600, RBF, the paper's nu grid; ``benchmarks/bench_robust.py::NuGrid``).
+    ``"dense"`` uses the core's dense primal simplex (``_core.GsvmDenseLP``), warm-started across ``nu``; every
+    answer carries an optimality certificate checked on the original data (primal and dual feasibility and the
+    duality gap to 1e-7), and if it fails or the iteration limit is reached that ``nu`` and the following ones
+    are solved by HiGHS instead (recorded as ``solver`` in the path). ``"auto"`` is ``"dense"`` for
+    ``m <= DENSE_LP_MAX_M`` when no ``solver_options`` are given, else ``"highs"``. The two solvers reach the
+    same optimal objective; on degenerate LPs they may return different optimal vertices ``u``.
     """
     m = K.shape[0]
+    if lp_solver not in LP_SOLVERS:
+        raise ValueError(f"lp_solver must be one of {LP_SOLVERS}, got {lp_solver!r}")
     y = np.ascontiguousarray(y, dtype=np.float64)
-    check_dense_allocation(m, 3 * m, "RobustSVC's LP (23) (2 m^2 values + indices)")
     d = None if delta is None else np.ascontiguousarray(delta, dtype=np.float64)
-    start, index, value = _core.robust_lp_matrix(K, y, d)
-    cost = np.concatenate([np.ones(2 * m), [0.0], np.full(m, float(nus[0]))])
-    lower = np.zeros(3 * m + 1)
-    lower[2 * m] = -np.inf
-    model = HighsModel(a_start=start, a_index=index, a_value=value, col_cost=cost, n_rows=m,
-                       col_lower=lower, col_upper=np.inf, row_lower=1.0, row_upper=np.inf,
-                       options=solver_options)
-    del start, index, value
-    r = np.sqrt(np.clip(np.diag(K), 0.0, None))
+    use_dense = lp_solver == "dense" or (lp_solver == "auto" and m <= DENSE_LP_MAX_M and not solver_options)
+    dense = None
+    if use_dense:
+        check_dense_allocation(m, 4 * m + 1, "RobustSVC's dense simplex tableau (m x (4m + 1))")
+        dense = _core.GsvmDenseLP(np.ascontiguousarray(K, dtype=np.float64), y, d)
+    model: HighsModel | None = None
     xi_cols = np.arange(2 * m + 1, 3 * m + 1, dtype=np.int32)
+
+    def highs_solve(nu: float):
+        nonlocal model
+        if model is None:
+            check_dense_allocation(m, 3 * m, "RobustSVC's LP (23) (2 m^2 values + indices)")
+            start, index, value = _core.robust_lp_matrix(K, y, d)
+            cost = np.concatenate([np.ones(2 * m), [0.0], np.full(m, nu)])
+            lower = np.zeros(3 * m + 1)
+            lower[2 * m] = -np.inf
+            model = HighsModel(a_start=start, a_index=index, a_value=value, col_cost=cost, n_rows=m,
+                               col_lower=lower, col_upper=np.inf, row_lower=1.0, row_upper=np.inf,
+                               options=solver_options)
+            del start, index, value
+        else:
+            model.change_costs(xi_cols, np.full(m, nu), warm_start=warm_start)
+        return model.solve()
+
+    r = np.sqrt(np.clip(np.diag(K), 0.0, None))
     pos = y > 0
     best: BinaryFit | None = None
     path: list[dict] = []
-    for t, nu in enumerate(nus):
-        if t > 0:
-            model.change_costs(xi_cols, np.full(m, float(nu)), warm_start=warm_start)
-        res = model.solve()
-        x = res.x
+    for nu in nus:
+        nu = float(nu)
+        rec: dict[str, Any] = {"nu": nu}
+        x = None
+        if dense is not None:
+            t0 = time.perf_counter()
+            out = dense.solve(nu)
+            if out["status"] == "optimal":
+                x = out["x"]
+                rec.update(objective=float(out["objective"]), iterations=int(out["iterations"]),
+                           solve_time=time.perf_counter() - t0, status="Optimal", solver="dense")
+            else:
+                logger.debug("dense simplex: %s at nu=%g (primal/dual infeasibility %.2g/%.2g); HiGHS takes over",
+                             out["status"], nu, out["primal_infeasibility"], out["dual_infeasibility"])
+                rec["solver"] = f"highs (dense simplex: {out['status']})"
+                dense = None
+        if x is None:
+            res = highs_solve(nu)
+            x = res.x
+            rec.update(objective=res.objective, iterations=res.iterations, solve_time=res.runtime,
+                       status=res.status)
+            rec.setdefault("solver", "highs")
         u = x[:m] - x[m : 2 * m]
         gamma = float(x[2 * m])
         f = K @ (y * u)
@@ -262,11 +313,11 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
         omega_b = float(xi[~pos].max())
         lo, hi = threshold_interval(gamma, omega_a, omega_b, interval)
         b, count = _line_search(s, y, lo, hi, gamma, line_search, n_grid, interval)
-        path.append({"nu": float(nu), "objective": res.objective, "training_count": int(count), "b": float(b),
-                     "iterations": res.iterations, "solve_time": res.runtime, "status": res.status})
+        rec.update(training_count=int(count), b=float(b))
+        path.append(rec)
         if best is None or count < best.training_count:
-            best = BinaryFit(u=u, gamma=gamma, b=float(b), xi=xi, omega=(omega_a, omega_b), nu=float(nu),
-                             training_count=int(count), objective=res.objective, scores=s, interval=(lo, hi))
+            best = BinaryFit(u=u, gamma=gamma, b=float(b), xi=xi, omega=(omega_a, omega_b), nu=nu,
+                             training_count=int(count), objective=rec["objective"], scores=s, interval=(lo, hi))
     assert best is not None
     best.path = path
     return best
@@ -310,6 +361,12 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         Interval of the line search (spec 2.4, I1). ``"unbounded"`` needs an exact line search.
     solver_options : dict or None
         HiGHS options (e.g. ``{"time_limit": 10}``) over :data:`svmopt.highs.DEFAULT_OPTIONS`.
+    lp_solver : {"auto", "highs", "dense"}, default="auto"
+        LP solver of (23): HiGHS, or the core's dense primal simplex (fast on small problems, warm-started across
+        ``nu``, every answer certified optimal on the original data, HiGHS when the certificate fails).
+        ``"auto"``: dense for at most :data:`DENSE_LP_MAX_M` training points per binary problem when
+        ``solver_options`` is not given, HiGHS otherwise. Both reach the optimal objective; on degenerate LPs
+        they may pick different optimal ``u`` (and so a different classifier of the same LP value).
 
     Attributes
     ----------
@@ -342,7 +399,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     def __init__(self, kernel: str | Kernel = "rbf", degree: int = 1, c: float | str = "auto",
                  alpha: float | str = "auto", nu: float | str | Sequence[float] = 1.0, p: float | str | None = None,
                  eta: Any = None, rho: float | None = None, line_search: str = "exact", n_grid: int = 10_000,
-                 interval: str = "paper", solver_options: Mapping[str, Any] | None = None):
+                 interval: str = "paper", solver_options: Mapping[str, Any] | None = None, lp_solver: str = "auto"):
         self.kernel = kernel
         self.degree = degree
         self.c = c
@@ -355,6 +412,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         self.n_grid = n_grid
         self.interval = interval
         self.solver_options = solver_options
+        self.lp_solver = lp_solver
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -416,6 +474,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                              "finite ends)")
         if self.solver_options is not None and not isinstance(self.solver_options, Mapping):
             raise TypeError("solver_options must be a dict of HiGHS options or None")
+        if self.lp_solver not in LP_SOLVERS:
+            raise ValueError(f"lp_solver must be one of {LP_SOLVERS}, got {self.lp_solver!r}")
         return kern, nus, p
 
     def _eta_vector(self, X: np.ndarray, y_orig: np.ndarray) -> np.ndarray | None:
@@ -479,7 +539,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                     eta = np.zeros(X.shape[0])
                 delta = robust_delta(kern, X, eta, p)
             fits.append(fit_binary(K, yb, delta=delta, nus=nus, line_search=self.line_search, n_grid=self.n_grid,
-                                   interval=self.interval, solver_options=self.solver_options))
+                                   interval=self.interval, solver_options=self.solver_options,
+                                   lp_solver=self.lp_solver))
             deltas.append(np.zeros(X.shape[0]) if delta is None else delta)
         del K
         U = np.stack([f.u for f in fits])  # (n_problems, m)
