@@ -34,6 +34,18 @@ Usage (the shared convention of ``svmopt reproduce``)::
     python -m svmopt.experiments.maggioni_spinelli --quick --out DIR   # minutes: DIR/maggioni_spinelli.md + PNGs
     python -m svmopt.experiments.maggioni_spinelli --reps 96 --jobs 2  # Table 3 with the paper's 96 reps
     python -m svmopt.experiments.maggioni_spinelli --figures-only      # only the figures, into an existing report
+    python -m svmopt.experiments.maggioni_spinelli --mode deterministic --holdouts 75 50 25 --results det.csv.gz
+    python -m svmopt.experiments.maggioni_spinelli --mode robust --holdouts 50 25 --results rob.csv.gz
+    python -m svmopt.experiments.maggioni_spinelli --from-results docs/reproductions/maggioni_spinelli_*.csv.gz
+
+Modes (:func:`run_protocol`): ``table3`` -- the Table 3 configuration of each dataset; ``robust`` -- per holdout the
+configuration of Tables 9-14 (``ROBUST_CONFIGS``), deterministic + robust + honest; ``deterministic`` -- all 21
+configurations, deterministic only (Tables 6-8). ``--from-results`` writes the report from saved raw results without
+running anything (any mix of datasets, holdouts and modes; fits present in two files are counted once), keeps the
+Figures section of the existing report and puts the hand-written findings (``data/maggioni_spinelli_findings.md``)
+under "Findings". The paper's numbers (Table 3, Tables 6-14) are package data, ``data/maggioni_spinelli_paper.csv``
+(:func:`paper_tables`), written by ``tools/extract_maggioni_tables.py`` from the spec; :func:`save_results` stores a
+results frame as ``docs/reproductions/maggioni_spinelli_<name>.csv.gz``.
 
 CPU time: process CPU seconds per configuration summed over the repetitions (Gram, LPs, line searches and
 prediction; BLAS/OpenMP limited to one thread per worker). The paper's "CPU time" is wall-clock of a
@@ -43,6 +55,8 @@ prediction; BLAS/OpenMP limited to one thread per worker). The paper's "CPU time
 from __future__ import annotations
 
 import argparse
+import functools
+import io
 import os
 import time
 from collections.abc import Sequence
@@ -64,15 +78,25 @@ __all__ = [
     "DATASETS",
     "KERNELS",
     "RHO_GRID",
+    "ROBUST_CONFIGS",
     "TABLE3",
     "TABLES_9_10",
+    "best_configurations",
+    "deterministic_frame",
     "figure1",
     "figure3",
     "figure5",
+    "findings_text",
+    "load_results",
     "main",
+    "paper_tables",
+    "report_from_results",
     "rho_sensitivity",
+    "robust_frame",
+    "robust_summary",
     "run_protocol",
     "run_split",
+    "save_results",
     "toy_data",
     "transform",
     "write_figures",
@@ -109,117 +133,75 @@ KERNELS: dict[str, tuple[str, int]] = {
 }
 TRANSFORMS = ("-", "Min-max normalization", "Standardization")
 
-# Table 3 (holdout 75-25): best configuration, mean test error % (det, p=1, p=2, p=inf) and CPU time (s).
-TABLE3: dict[str, dict[str, Any]] = {
-    "Arrhythmia": {"transform": "-", "kernel": "Gaussian RBF", "error": (20.47, 19.12, 19.30, 19.61),
-                   "sd": (0.07, 0.08, 0.07, 0.07), "cpu": (0.289, 0.290, 0.288, 0.295)},
-    "Parkinson": {"transform": "Min-max normalization", "kernel": "Hom. linear", "error": (13.19, 12.98, 12.37, 12.61),
-                  "sd": (0.03, 0.03, 0.03, 0.04), "cpu": (3.626, 3.421, 3.454, 3.418)},
-    "Heart Disease": {"transform": "Standardization", "kernel": "Inhom. linear", "error": (17.48, 16.84, 17.53, 16.36),
-                      "sd": (0.04, 0.04, 0.03, 0.04), "cpu": (12.253, 11.602, 11.477, 11.417)},
-    "Dermatology": {"transform": "-", "kernel": "Inhom. quadratic", "error": (1.64, 1.65, 1.57, 0.55),
-                    "sd": (0.02, 0.01, 0.01, 0.01), "cpu": (20.173, 20.055, 20.420, 20.147)},
-    "Climate Model Crashes": {"transform": "-", "kernel": "Hom. linear", "error": (5.01, 4.47, 4.50, 4.34),
-                              "sd": (0.02, 0.02, 0.01, 0.01), "cpu": (68.069, 66.762, 67.169, 67.381)},
-    "Breast Cancer Diagnostic": {"transform": "Min-max normalization", "kernel": "Inhom. quadratic",
-                                 "error": (3.02, 2.63, 2.65, 2.56), "sd": (0.02, 0.01, 0.01, 0.01),
-                                 "cpu": (77.786, 77.968, 78.267, 77.543)},
-    "Breast Cancer": {"transform": "Standardization", "kernel": "Hom. linear", "error": (3.17, 2.97, 3.07, 3.06),
-                      "sd": (0.01, 0.01, 0.01, 0.01), "cpu": (135.765, 135.651, 137.039, 136.286)},
-    "Blood Transfusion": {"transform": "Standardization", "kernel": "Inhom. cubic",
-                          "error": (20.72, 20.60, 20.55, 20.64), "sd": (0.02, 0.02, 0.02, 0.02),
-                          "cpu": (178.136, 178.751, 179.682, 180.083)},
-    "Mammographic Mass": {"transform": "Standardization", "kernel": "Inhom. quadratic",
-                          "error": (15.71, 15.49, 15.42, 15.54), "sd": (0.02, 0.02, 0.02, 0.02),
-                          "cpu": (241.205, 241.810, 242.614, 241.929)},
-}
+# The paper's printed numbers (Table 3 and Appendix-B Tables 6-14), one row per cell, as package data written by
+# tools/extract_maggioni_tables.py from the spec's transcription: table, holdout, dataset, transform, kernel,
+# model (det/rob), p (1, 2, inf; NaN for det), rho (NaN for det and Table 3), error_pct, sd (a proportion, spec 4.8),
+# cpu_s, marks ("B", "U", "B,U" or ""), printed (the raw cell text).
+PAPER_CSV = "maggioni_spinelli_paper.csv"
+FINDINGS_MD = "maggioni_spinelli_findings.md"
+DET_TABLES = {75: 6, 50: 7, 25: 8}
+ROBUST_TABLES = {75: (9, 10), 50: (11, 12), 25: (13, 14)}
 
 
+def _data_text(name: str) -> str:
+    from importlib import resources
+
+    return resources.files("svmopt.experiments").joinpath("data").joinpath(name).read_text(encoding="utf-8")
+
+
+@functools.lru_cache(maxsize=1)
+def _paper_cached() -> pd.DataFrame:
+    df = pd.read_csv(io.StringIO(_data_text(PAPER_CSV)), dtype={"p": str, "marks": str, "printed": str},
+                     keep_default_na=False, na_values={c: [""] for c in ("rho", "error_pct", "sd", "cpu_s")})
+    df["p"] = df["p"].map({"": np.nan, "1": 1.0, "2": 2.0, "inf": np.inf}).astype(float)
+    df["rho"] = df["rho"].astype(float)
+    return df
+
+
+def paper_tables() -> pd.DataFrame:
+    """The paper's Table 3 and Tables 6-14 as a tidy frame (a copy; see ``PAPER_CSV``)."""
+    return _paper_cached().copy()
+
+
+def _table3_from_paper() -> dict[str, dict[str, Any]]:
+    t = _paper_cached()
+    t = t[t.table == 3]
+    out: dict[str, dict[str, Any]] = {}
+    for name in DATASETS:
+        r = t[t.dataset == name]
+        out[name] = {"transform": r["transform"].iloc[0], "kernel": r["kernel"].iloc[0],
+                     "error": tuple(float(v) for v in r["error_pct"]), "sd": tuple(float(v) for v in r["sd"]),
+                     "cpu": tuple(float(v) for v in r["cpu_s"])}
+    return out
+
+
+def _robust_from_paper(holdout: int) -> dict[str, dict[float, tuple[float, float, float]]]:
+    t = _paper_cached()
+    t = t[t.table.isin(ROBUST_TABLES[holdout])]
+    out: dict[str, dict[float, tuple[float, float, float]]] = {}
+    for name in DATASETS:
+        r = t[t.dataset == name]
+        out[name] = {float(rho): tuple(float(g.loc[g.p == p, "error_pct"].iloc[0]) for p in (1.0, 2.0, np.inf))
+                     for rho, g in r.groupby("rho", sort=True)}
+    return out
+
+
+def _robust_configs() -> dict[int, dict[str, tuple[str, str]]]:
+    t = _paper_cached()
+    out: dict[int, dict[str, tuple[str, str]]] = {}
+    for h, tables in ROBUST_TABLES.items():
+        r = t[t.table.isin(tables)].drop_duplicates("dataset").set_index("dataset")
+        out[h] = {name: (r.loc[name, "transform"], r.loc[name, "kernel"]) for name in DATASETS}
+    return out
+
+
+# Table 3 (holdout 75-25): best configuration, mean test error % (det, p=1, p=2, p=inf), sd and CPU time (s).
+TABLE3: dict[str, dict[str, Any]] = _table3_from_paper()
 # Tables 9-10 (robust, holdout 75-25): mean test error % per rho for (p=1, p=2, p=inf), as printed.
-TABLES_9_10: dict[str, dict[float, tuple[float, float, float]]] = {
-    "Arrhythmia": {
-        1e-7: (19.18, 19.42, 19.67),
-        1e-6: (19.3, 19.61, 20.4),
-        1e-5: (20.47, 19.91, 19.73),
-        1e-4: (20.1, 19.55, 19.61),
-        1e-3: (19.12, 19.3, 23.28),
-        1e-2: (19.3, 20.83, 29.41),
-        1e-1: (29.41, 29.41, 29.41),
-    },
-    "Parkinson": {
-        1e-7: (12.98, 12.87, 13.02),
-        1e-6: (13.5, 13.02, 12.8),
-        1e-5: (13.04, 13.28, 12.61),
-        1e-4: (13.93, 12.37, 12.72),
-        1e-3: (13.54, 13.32, 13.48),
-        1e-2: (12.98, 13.17, 15.15),
-        1e-1: (15.28, 15.58, 25.0),
-    },
-    "Heart Disease": {
-        1e-7: (16.84, 17.53, 16.84),
-        1e-6: (17.53, 17.72, 17.53),
-        1e-5: (17.37, 18.26, 17.38),
-        1e-4: (17.75, 18.27, 17.64),
-        1e-3: (17.13, 18.43, 17.12),
-        1e-2: (17.1, 17.92, 16.36),
-        1e-1: (16.98, 17.53, 16.37),
-    },
-    "Dermatology": {
-        1e-7: (1.65, 1.71, 1.72),
-        1e-6: (1.78, 1.8, 1.79),
-        1e-5: (1.73, 1.57, 1.76),
-        1e-4: (11.06, 0.39, 1.28),
-        1e-3: (30.93, 30.93, 0.55),
-        1e-2: (30.91, 30.86, 30.89),
-        1e-1: (38.06, 32.33, 30.92),
-    },
-    "Climate Model Crashes": {
-        1e-7: (4.74, 4.51, 4.6),
-        1e-6: (4.7, 4.88, 4.93),
-        1e-5: (4.52, 4.56, 4.71),
-        1e-4: (4.86, 4.78, 4.85),
-        1e-3: (4.47, 4.71, 4.34),
-        1e-2: (4.67, 4.5, 4.81),
-        1e-1: (8.46, 8.52, 8.47),
-    },
-    "Breast Cancer Diagnostic": {
-        1e-7: (2.8, 2.65, 2.8),
-        1e-6: (2.96, 2.7, 2.96),
-        1e-5: (2.63, 2.99, 2.66),
-        1e-4: (2.88, 2.88, 2.56),
-        1e-3: (2.91, 3.19, 9.76),
-        1e-2: (37.32, 37.32, 37.32),
-        1e-1: (37.32, 37.32, 37.32),
-    },
-    "Breast Cancer": {
-        1e-7: (3.2, 3.24, 3.17),
-        1e-6: (3.16, 3.26, 3.17),
-        1e-5: (2.97, 3.32, 3.14),
-        1e-4: (3.23, 3.5, 3.2),
-        1e-3: (3.11, 3.07, 3.21),
-        1e-2: (3.33, 3.19, 3.08),
-        1e-1: (3.07, 3.32, 3.06),
-    },
-    "Blood Transfusion": {
-        1e-7: (20.6, 20.55, 20.64),
-        1e-6: (20.72, 20.8, 20.77),
-        1e-5: (21.26, 20.97, 22.49),
-        1e-4: (23.88, 23.85, 23.79),
-        1e-3: (23.8, 24.57, 26.18),
-        1e-2: (26.19, 30.94, 38.88),
-        1e-1: (61.12, 57.13, 56.37),
-    },
-    "Mammographic Mass": {
-        1e-7: (15.71, 15.42, 15.54),
-        1e-6: (15.57, 15.46, 15.74),
-        1e-5: (15.49, 16.16, 15.66),
-        1e-4: (15.91, 16.16, 18.81),
-        1e-3: (48.54, 48.56, 48.56),
-        1e-2: (48.57, 48.53, 48.53),
-        1e-1: (48.56, 48.54, 48.54),
-    },
-}
-
+TABLES_9_10: dict[str, dict[float, tuple[float, float, float]]] = _robust_from_paper(75)
+# Tables 9-14: the configuration (transformation, kernel) of the robust experiment per holdout and dataset (the paper's
+# best deterministic configuration of that holdout, Tables 6-8).
+ROBUST_CONFIGS: dict[int, dict[str, tuple[str, str]]] = _robust_configs()
 
 # ------------------------------------------------------------------------------------------ one split
 def transform(name: str, X_train: np.ndarray, X_test: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
@@ -365,23 +347,30 @@ def run_protocol(*, datasets: Sequence[str] | None = None, holdouts: Sequence[in
                  line_search: str = "grid", interval: str = "paper", verbose: bool = True) -> pd.DataFrame:
     """Run the protocol; one row per (dataset, holdout, rep, config, model, p, rho).
 
-    ``mode="table3"``: the paper's best configuration of Table 3 for each dataset (holdout 75-25 configs);
+    ``mode="table3"``: the paper's best configuration of Table 3 for each dataset (holdout 75-25 configs) at every
+    holdout; ``mode="robust"``: for each holdout the configuration of Tables 9-14 for that holdout
+    (``ROBUST_CONFIGS``; holdouts 75, 50, 25 only), deterministic + robust p in {2, inf} x RHO_GRID + honest;
     ``mode="deterministic"``: all 3 transformations x 7 kernels (Tables 6-8; Arrhythmia raw data only),
     deterministic model only.
     """
+    if mode not in ("table3", "robust", "deterministic"):
+        raise ValueError(f"mode must be 'table3', 'robust' or 'deterministic', got {mode!r}")
+    if mode == "robust" and not set(int(h) for h in holdouts) <= set(ROBUST_CONFIGS):
+        raise ValueError(f"mode='robust' needs holdouts in {sorted(ROBUST_CONFIGS)}, got {list(holdouts)}")
     names = list(datasets) if datasets else list(DATASETS)
     tasks = []
     for name in names:
-        if mode == "table3":
-            configs = [(TABLE3[name]["transform"], TABLE3[name]["kernel"])]
-            rob = robust
-        elif mode == "deterministic":
-            tr = ("-",) if name == "Arrhythmia" else TRANSFORMS
-            configs = [(t, k) for t in tr for k in KERNELS]
-            rob = False
-        else:
-            raise ValueError(f"mode must be 'table3' or 'deterministic', got {mode!r}")
         for h in holdouts:
+            if mode == "table3":
+                configs = [(TABLE3[name]["transform"], TABLE3[name]["kernel"])]
+                rob = robust
+            elif mode == "robust":
+                configs = [ROBUST_CONFIGS[int(h)][name]]
+                rob = robust
+            else:
+                tr = ("-",) if name == "Arrhythmia" else TRANSFORMS
+                configs = [(t, k) for t in tr for k in KERNELS]
+                rob = False
             for r in range(reps):
                 tasks.append(SplitTask(name, int(h), r, configs, rob, honest and rob, line_search, interval))
     results = parallel_map(_worker, tasks, n_jobs=n_jobs, desc=MODULE_NAME if verbose else None)
@@ -559,6 +548,54 @@ def write_figures(out_dir: str | Path, *, seed: int = 0, fig_reps: int = 10, n_r
     return figures
 
 
+# ------------------------------------------------------------------------------------------ raw results files
+RESULT_KEY = ["dataset", "holdout", "rep", "transform", "kernel", "model", "p", "rho"]
+EXACT_COLUMNS = ("test_error", "train_error", "val_error")
+
+
+def save_results(df: pd.DataFrame, name: str, directory: str | Path = "docs/reproductions") -> Path:
+    """Write a results frame (``run_protocol``'s rows) as ``<directory>/maggioni_spinelli_<name>.csv.gz``: floats
+    to 6 significant digits, except the error rates (``EXACT_COLUMNS``: ratios k/n, written exactly so that the
+    report's means -- and their ties at the printed 2 decimals -- do not move), gzip without a time stamp (the
+    same results give the same bytes). Read it back with :func:`load_results`."""
+    path = Path(directory) / f"{MODULE_NAME}_{name}.csv.gz"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    out = df.copy()
+    for col in EXACT_COLUMNS:
+        if col in out:
+            vals = pd.to_numeric(out[col], errors="coerce").astype(float)
+            out[col] = ["" if np.isnan(v) else repr(float(v)) for v in vals]
+    out.to_csv(path, index=False, float_format="%.6g", compression={"method": "gzip", "mtime": 0})
+    return path
+
+
+def load_results(paths: str | Path | Sequence[str | Path]) -> pd.DataFrame:
+    """Concatenate raw results CSVs (plain or ``.gz``; written by ``--results`` or :func:`save_results`)."""
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    frames = [pd.read_csv(p) for p in paths]
+    if not frames:
+        raise ValueError("no results files given")
+    return pd.concat(frames, ignore_index=True, sort=False)
+
+
+def _prepare(df: pd.DataFrame) -> pd.DataFrame:
+    """Normalise a results frame for the report: missing optional columns added, rho rounded to 6 significant
+    digits (as in the saved files), p numeric, and duplicate fits (the same split and cell from two runs, e.g. the
+    Table 3 run and the deterministic run; same seeds, so the same fit) kept once."""
+    df = df.copy()
+    for col, default in (("p", np.nan), ("rho", np.nan), ("val_error", np.nan), ("status", "ok"), ("cpu", np.nan),
+                         ("test_error", np.nan)):
+        if col not in df:
+            df[col] = default
+    df["p"] = pd.to_numeric(df["p"], errors="coerce").astype(float)
+    rho = pd.to_numeric(df["rho"], errors="coerce").astype(float)
+    df["rho"] = [float(f"{r:.6g}") if np.isfinite(r) else np.nan for r in rho]
+    df["holdout"] = df["holdout"].astype(int)
+    df["status"] = df["status"].fillna("ok").astype(str)
+    return df.drop_duplicates(RESULT_KEY, keep="first").reset_index(drop=True)
+
+
 # ------------------------------------------------------------------------------------------ report
 def _cell(row: pd.Series, key: str) -> str:
     v = row.get(key)
@@ -569,6 +606,21 @@ def _fmt(mean: float, sd: float) -> str:
     if not np.isfinite(mean):
         return "-"
     return f"{100 * mean:.2f}% ± {sd:.2f}"
+
+
+def _holdout_name(h: int) -> str:
+    return f"{h} %-{100 - h} %"
+
+
+def _order(df: pd.DataFrame) -> pd.DataFrame:
+    """Rows in the paper's order: holdout 75, 50, 25; datasets as Table 3; transformations; kernels as Table 2."""
+    key = pd.DataFrame({
+        "h": -df["holdout"].astype(int),
+        "d": df["dataset"].map({n: i for i, n in enumerate(DATASETS)}).fillna(len(DATASETS)),
+        "t": df["transform"].map({n: i for i, n in enumerate(TRANSFORMS)}).fillna(len(TRANSFORMS)),
+        "k": df["kernel"].map({n: i for i, n in enumerate(KERNELS)}).fillna(len(KERNELS)),
+    }, index=df.index)
+    return df.loc[key.sort_values(["h", "d", "t", "k"], kind="stable").index]
 
 
 def table3_frame(df: pd.DataFrame, holdout: int = 75) -> pd.DataFrame:
@@ -605,13 +657,382 @@ def table3_frame(df: pd.DataFrame, holdout: int = 75) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+DET_COLUMNS = ["holdout", "dataset", "transform", "kernel", "reps", "failed", "status", "error", "sd", "cpu96",
+               "paper_error", "paper_sd", "paper_cpu", "paper_marks"]
+
+
+def deterministic_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """Deterministic cells (Tables 6-8): per (holdout, dataset, transformation, kernel) of the results, our mean test
+    error and sd (proportions; NaN -- a "-" cell -- if any repetition failed, spec I13), repetitions, failed fits,
+    process CPU seconds scaled to 96 runs, beside the paper's error (%), sd, CPU time (s) and marks."""
+    df = _prepare(df)
+    det = df[df.model == "det"]
+    rows = []
+    for (h, name, t, k), g in det.groupby(["holdout", "dataset", "transform", "kernel"], sort=False):
+        ok = g[(g.status == "ok") & np.isfinite(g.test_error)]
+        failed = len(g) - len(ok)
+        reps = int(g.rep.nunique())
+        rows.append({"holdout": int(h), "dataset": name, "transform": t, "kernel": k, "reps": reps, "failed": failed,
+                     "status": "; ".join(sorted(set(g.status) - {"ok"})),
+                     "error": ok.test_error.mean() if failed == 0 else np.nan,
+                     "sd": ok.test_error.std(ddof=1) if failed == 0 else np.nan,
+                     "cpu96": g.cpu.sum() * 96.0 / max(reps, 1)})
+    ours = pd.DataFrame(rows, columns=DET_COLUMNS[:10])
+    paper = _paper_cached()
+    cols = ["holdout", "dataset", "transform", "kernel", "error_pct", "sd", "cpu_s", "marks"]
+    paper = paper.loc[paper.table.isin(list(DET_TABLES.values())), cols]
+    paper.columns = ["holdout", "dataset", "transform", "kernel", "paper_error", "paper_sd", "paper_cpu", "paper_marks"]
+    return _order(ours.merge(paper, on=["holdout", "dataset", "transform", "kernel"], how="left")).reset_index(
+        drop=True)
+
+
+def _spearman(a: np.ndarray, b: np.ndarray) -> float:
+    import warnings
+
+    from scipy.stats import spearmanr
+
+    if len(a) < 3:
+        return np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return float(spearmanr(a, b)[0])
+
+
+def best_configurations(dt: pd.DataFrame) -> pd.DataFrame:
+    """Per (holdout, dataset) of a :func:`deterministic_frame` with at least 2 configurations: our best
+    configuration (smallest mean test error) against the paper's bold one, the error of each at the other's best,
+    agreement counts and the Spearman rank correlation of the configurations both have a number for."""
+    paper = _paper_cached()
+    rows = []
+    for (h, name), g in dt.groupby(["holdout", "dataset"], sort=False):
+        if len(g) < 2:
+            continue
+        fin = g[np.isfinite(g.error)]
+        pd_ = paper[paper.table.isin(list(DET_TABLES.values())) & (paper.holdout == h) & (paper.dataset == name)]
+        pb = pd_[pd_.marks.str.contains("B")]
+        pb = pb if len(pb) else pd_[pd_.error_pct == pd_.error_pct.min()]
+        row = {"holdout": h, "dataset": name, "configs": len(g), "reps": int(g.reps.max()), "ours_best": None,
+               "ours_error": np.nan, "paper_best": None, "paper_error": np.nan, "ours_at_paper_best": np.nan,
+               "paper_at_ours_best": np.nan}
+        if len(pb):
+            pbr = pb.iloc[0]
+            row["paper_best"] = (pbr["transform"], pbr["kernel"])
+            row["paper_error"] = float(pbr["error_pct"])
+            m = g[(g["transform"] == pbr["transform"]) & (g["kernel"] == pbr["kernel"])]
+            row["ours_at_paper_best"] = float(m.error.iloc[0]) if len(m) else np.nan
+        if len(fin):
+            ob = fin.loc[fin.error.idxmin()]
+            row["ours_best"] = (ob["transform"], ob["kernel"])
+            row["ours_error"] = float(ob.error)
+            row["paper_at_ours_best"] = float(ob.paper_error)
+        row["match"] = row["ours_best"] is not None and row["ours_best"] == row["paper_best"]
+        both = g[np.isfinite(g.error) & g.paper_error.notna()]
+        diff = (100 * both.error - both.paper_error).abs()
+        row.update({"compared": len(both), "within1": int((diff <= 1.0).sum()), "within2": int((diff <= 2.0).sum()),
+                    "spearman": _spearman(both.error.to_numpy(), both.paper_error.to_numpy())})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def robust_frame(df: pd.DataFrame, holdout: int) -> pd.DataFrame:
+    """Tables 9-14 at ``holdout``: per dataset (in the configuration of ``ROBUST_CONFIGS[holdout]``) and rho, our mean
+    test error and sd for p = 2 (= p = 1) and p = inf (NaN if any repetition failed) beside the paper's p = 1, 2,
+    inf (%, with marks)."""
+    df = _prepare(df)
+    paper = _paper_cached()
+    paper = paper[paper.table.isin(ROBUST_TABLES[holdout])]
+    rows = []
+    for name in DATASETS:
+        t, k = ROBUST_CONFIGS[holdout][name]
+        d = df[(df.dataset == name) & (df.holdout == holdout) & (df.model == "rob") & (df["transform"] == t)
+               & (df["kernel"] == k)]
+        if d.empty:
+            continue
+        pn = paper[paper.dataset == name]
+        for rho in sorted(set(d.rho.dropna()) | set(pn.rho)):
+            row = {"dataset": name, "transform": t, "kernel": k, "rho": rho, "reps": int(d.rep.nunique())}
+            for col, p in (("p2", 2.0), ("pinf", np.inf)):
+                g = d[(d.p == p) & (d.rho == rho)]
+                bad = (g.status != "ok") | ~np.isfinite(g.test_error)
+                row[col] = g.test_error.mean() if len(g) and not bad.any() else np.nan
+                row[col + "_sd"] = g.test_error.std(ddof=1) if len(g) and not bad.any() else np.nan
+            for col, p in (("paper_p1", 1.0), ("paper_p2", 2.0), ("paper_pinf", np.inf)):
+                c = pn[(pn.p == p) & (pn.rho == rho)]
+                row[col] = float(c.error_pct.iloc[0]) if len(c) else np.nan
+                row[col + "_marks"] = c.marks.iloc[0] if len(c) else ""
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def robust_summary(df: pd.DataFrame, holdout: int) -> pd.DataFrame:
+    """Per dataset at ``holdout`` (configuration of Tables 9-14): deterministic error (ours, and the paper's Tables 6-8
+    cell of that configuration), best rho and its error per column (ours p = 2 / inf on mean test error; paper p = 1 /
+    2 / inf), and the honest variant (rho chosen per repetition on inner validation)."""
+    df = _prepare(df)
+    rf = robust_frame(df, holdout)
+    paper = _paper_cached()
+    rows = []
+    for name, r in (rf.groupby("dataset", sort=False) if len(rf) else []):
+        t, k = ROBUST_CONFIGS[holdout][name]
+        d = df[(df.dataset == name) & (df.holdout == holdout) & (df["transform"] == t) & (df["kernel"] == k)]
+        det = d[d.model == "det"]
+        pdet = paper[paper.table.isin(list(DET_TABLES.values())) & (paper.holdout == holdout) & (paper.dataset == name)
+                     & (paper["transform"] == t) & (paper["kernel"] == k)]
+        row = {"dataset": name, "config": f"{t} / {k}", "reps": int(d.rep.nunique()),
+               "det": (det.test_error.mean(), det.test_error.std(ddof=1)) if len(det) else (np.nan, np.nan),
+               "det_paper": float(pdet.error_pct.iloc[0]) if len(pdet) else np.nan}
+        for col in ("p2", "pinf", "paper_p1", "paper_p2", "paper_pinf"):
+            fin = r[np.isfinite(r[col])]
+            if len(fin):
+                b = fin.loc[fin[col].idxmin()]
+                row[col + "_best"] = (float(b[col]), float(b.rho))
+            else:
+                row[col + "_best"] = (np.nan, np.nan)
+        rob = d[d.model == "rob"]
+        for col, p in (("p2", 2.0), ("pinf", np.inf)):
+            rp = rob[rob.p == p]
+            row[col + "_honest"] = (np.nan, np.nan)
+            if len(rp) and rp.val_error.notna().any():
+                pick = rp.sort_values(["rep", "val_error", "rho"]).groupby("rep").head(1)
+                row[col + "_honest"] = (pick.test_error.mean(), pick.test_error.std(ddof=1))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _pct(x: float, nd: int = 2) -> str:
+    return f"{100 * x:.{nd}f}%" if np.isfinite(x) else "-"
+
+
+def _ppct(x: float) -> str:
+    return f"{x:.2f}%" if x is not None and np.isfinite(x) else "-"
+
+
+def _cfg(c) -> str:
+    return f"{c[0]} / {c[1]}" if c else "-"
+
+
+def coverage_lines(df: pd.DataFrame) -> list[str]:
+    """What the results contain, per holdout and dataset: deterministic configurations and repetitions, robust
+    configurations, repetitions and whether the honest variant was computed."""
+    df = _prepare(df)
+    lines = ["| Holdout | Dataset | det. configurations | det. reps | robust configuration(s) | robust reps | honest |",
+             "|---|---|---|---|---|---|---|"]
+    for (h, name), g in _order(df).groupby(["holdout", "dataset"], sort=False):
+        det, rob = g[g.model == "det"], g[g.model == "rob"]
+        rc = sorted({f"{t} / {k}" for t, k in zip(rob["transform"], rob["kernel"], strict=True)})
+        lines.append(f"| {_holdout_name(h)} | {name} | {len(det.groupby(['transform', 'kernel']))} | "
+                     f"{det.rep.nunique()} | {'; '.join(rc) or '-'} | {rob.rep.nunique() if len(rob) else '-'} | "
+                     f"{'yes' if rob.val_error.notna().any() else 'no'} |")
+    return lines
+
+
+def _summary_lines(df: pd.DataFrame, t3: pd.DataFrame, dt: pd.DataFrame, best: pd.DataFrame) -> list[str]:
+    lines = ["## Summary", "",
+             "Counted from the tables below (points = percentage points of mean test error; a cell compares our mean "
+             "over the repetitions with the printed mean).", ""]
+    if len(t3):
+        d = (100 * t3.det.map(lambda v: v[0]) - t3.det_paper).abs()
+        s = f"* **Table 3** (75 %-25 %, the paper's configuration): deterministic within 1 point of the paper on " \
+            f"{int((d <= 1).sum())} of {len(t3)} datasets, within 2 points on {int((d <= 2).sum())}"
+        parts = []
+        for col, lab in (("p1", "p=1"), ("p2", "p=2"), ("pinf", "p=inf")):
+            if col in t3:
+                v = t3[col].map(lambda x: x[0] if isinstance(x, tuple) else np.nan)
+                dd = (100 * v - t3[col + "_paper"]).abs()
+                parts.append(f"{lab} {int((dd <= 1).sum())}/{int(dd.notna().sum())}")
+        if parts:
+            s += "; robust (test-selected rho) within 1 point: " + ", ".join(parts)
+        lines += [s + ".", ""]
+    holdouts = sorted(set(df.holdout), reverse=True)
+    rows = []
+    for h in holdouts:
+        b = best[best.holdout == h] if len(best) else best
+        rf = robust_frame(df, h) if h in ROBUST_TABLES else pd.DataFrame()
+        rd = []
+        if len(rf):
+            for ours, pap in (("p2", "paper_p1"), ("p2", "paper_p2"), ("pinf", "paper_pinf")):
+                x = (100 * rf[ours] - rf[pap]).abs()
+                rd.append(x[np.isfinite(x)])
+        rdiff = pd.concat(rd) if rd else pd.Series(dtype=float)
+        if not len(b) and not len(rdiff):
+            continue
+        n = int(b.compared.sum()) if len(b) else 0
+        sp = b.spearman.dropna() if len(b) else pd.Series(dtype=float)
+        det_cells = (f"{len(b)} | {n} | {int(b.within1.sum())} | {int(b.within2.sum())} | {int(b.match.sum())} / "
+                     f"{len(b)}" if len(b) else "0 | - | - | - | -")
+        rob_cells = (f"{len(rdiff)} | {int((rdiff <= 1).sum())} | {int((rdiff <= 2).sum())}" if len(rdiff)
+                     else "0 | - | -")
+        rows.append(
+            f"| {_holdout_name(h)} | {det_cells} | "
+            f"{f'{sp.median():.2f} ({sp.min():.2f} to {sp.max():.2f})' if len(sp) else '-'} | "
+            f"{rob_cells} |")
+    if rows:
+        lines += ["Tables 6-8 (deterministic, every configuration run) and Tables 9-14 (robust, each rho; ours p=1,2 "
+                  "against the paper's p=1 and p=2 columns, ours p=inf against p=inf):", "",
+                  "| Holdout | datasets (Tables 6-8) | det. cells compared | within 1 point | within 2 points "
+                  "| best configuration = paper's [B] | Spearman r of the configurations: median (range) "
+                  "| robust cells compared | within 1 point | within 2 points |",
+                  "|---|---|---|---|---|---|---|---|---|---|", *rows, ""]
+    if len(best):
+        dt = dt[dt.set_index(["holdout", "dataset"]).index.isin(list(zip(best.holdout, best.dataset, strict=True)))]
+        both_dash = int((dt.paper_error.isna() & dt.error.isna()).sum())
+        lines += [f"* \"-\" cells: {int(dt.paper_error.isna().sum())} in the paper's Tables 6-8 among the "
+                  f"configurations we ran, {int(dt.error.isna().sum())} of ours (a failed fit in some repetition, "
+                  f"see \"Failed fits\"), {both_dash} in both.", ""]
+    return lines
+
+
+def _det_table_lines(dt: pd.DataFrame, best: pd.DataFrame, h: int) -> list[str]:
+    g = dt[dt.holdout == h]
+    names = list(best[best.holdout == h].dataset)
+    g = g[g.dataset.isin(names)]
+    ob = {r.dataset: r.ours_best for r in best[best.holdout == h].itertuples()}
+    lines = [f"| Dataset | Transformation | reps | {' | '.join(KERNELS)} |", "|---|---|---|" + "---|" * len(KERNELS)]
+    paper = _paper_cached()
+    paper = paper[paper.table.isin(list(DET_TABLES.values())) & (paper.holdout == h)]
+    for (name, t), r in g.groupby(["dataset", "transform"], sort=False):
+        cells = []
+        for k in KERNELS:
+            m = r[r.kernel == k]
+            pc = paper[(paper.dataset == name) & (paper["transform"] == t) & (paper.kernel == k)]
+            pe = float(pc.error_pct.iloc[0]) if len(pc) else np.nan
+            ps = "-" if not np.isfinite(pe) else f"{pe:.2f}" + (" [B]" if "B" in pc.marks.iloc[0] else "")
+            if m.empty:
+                os_ = "n/a"
+            else:
+                x = m.iloc[0]
+                if not np.isfinite(x.error):
+                    os_ = "-"
+                else:
+                    mean = f"{100 * x.error:.2f}"
+                    mean = f"**{mean}**" if ob.get(name) == (t, k) else mean
+                    os_ = mean + (f" ± {x.sd:.2f}" if np.isfinite(x.sd) else "")
+            cells.append(f"{os_} / {ps}")
+        lines.append(f"| {name} | {t} | {int(r.reps.max())} | {' | '.join(cells)} |")
+    return lines
+
+
+def _det_sections(dt: pd.DataFrame, best: pd.DataFrame) -> list[str]:
+    lines = ["## Tables 6-8 (deterministic model, every configuration): mean test error, ours / paper", ""]
+    if not len(best):
+        return [*lines, "Not in these results (run `run_protocol(mode=\"deterministic\")`).", ""]
+    lines += ["Cells: our mean % ± sd (a proportion, as the paper prints it) / the paper's mean %; **bold** = our best "
+              "configuration of the dataset, [B] = the paper's (bold in Tables 6-8); \"-\" = a failed fit in some "
+              "repetition (ours, see \"Failed fits\") or not reported (paper); n/a = not run. Both pick the best "
+              "configuration on the mean test error of the reported runs (spec I14).", ""]
+    for h in sorted(set(best.holdout), reverse=True):
+        lines += [f"### Holdout {_holdout_name(h)} (Table {DET_TABLES.get(h, '?')})", ""]
+        lines += [*_det_table_lines(dt, best, h), ""]
+    lines += ["### Best configuration per dataset and holdout: ours vs the paper's [B]", "",
+              "Spearman r: rank correlation of our and the paper's mean errors over the configurations both have a "
+              "number for (n = compared cells).", "",
+              "| Holdout | Dataset | reps | our best | ours | paper's best [B] | paper | same | ours at paper's best "
+              "| paper at our best | Spearman r (n) | within 1 / 2 points |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in best.itertuples():
+        sp = "-" if np.isnan(r.spearman) else f"{r.spearman:.2f}"
+        lines.append(f"| {_holdout_name(r.holdout)} | {r.dataset} | {r.reps} | {_cfg(r.ours_best)} | "
+                     f"{_pct(r.ours_error)} | {_cfg(r.paper_best)} | {_ppct(r.paper_error)} | "
+                     f"{'yes' if r.match else 'no'} | {_pct(r.ours_at_paper_best)} | {_ppct(r.paper_at_ours_best)} | "
+                     f"{sp} ({r.compared}) | {r.within1} / {r.within2} of {r.compared} |")
+    lines += ["", "### CPU time of the deterministic cells: ours vs paper", "",
+              "Ours: process CPU seconds of a configuration summed over its repetitions and scaled to 96 runs; paper: "
+              "8 × the printed time (wall-clock of a 96-run parfor on 8 cores ≈ core-seconds). Ratio = paper / ours "
+              "(> 1: we use less CPU), summarised over the configurations of the dataset that both have.", "",
+              "| Holdout | Dataset | configs | ours median (s) | paper ×8 median (s) | ratio median | ratio min-max |",
+              "|---|---|---|---|---|---|---|"]
+    for (h, name), g in dt[dt.set_index(["holdout", "dataset"]).index.isin(
+            list(zip(best.holdout, best.dataset, strict=True)))].groupby(["holdout", "dataset"], sort=False):
+        g = g[np.isfinite(g.paper_cpu) & (g.cpu96 > 0)]
+        if g.empty:
+            continue
+        ratio = 8 * g.paper_cpu / g.cpu96
+        lines.append(f"| {_holdout_name(h)} | {name} | {len(g)} | {g.cpu96.median():.2f} | "
+                     f"{8 * g.paper_cpu.median():.1f} | {ratio.median():.1f} | {ratio.min():.1f}-{ratio.max():.1f} |")
+    return [*lines, ""]
+
+
+def _rob_sections(df: pd.DataFrame) -> list[str]:
+    lines = ["## Tables 9-14 (robust model): mean test error per rho, ours vs paper", "",
+             "Configuration per dataset and holdout as in the paper's Tables 9-14 (its best deterministic one of that "
+             "holdout). Ours: p = 2 (identical to p = 1) and p = inf on the common splits; paper: p = 1 / p = 2 / "
+             "p = inf. **Bold**: the best rho of each column (smallest mean test error, the paper's selection); \"-\": "
+             "a failed fit in some repetition (ours) or not printed (paper).", ""]
+    found = False
+    for h in sorted(ROBUST_TABLES, reverse=True):
+        rf = robust_frame(df, h)
+        if rf.empty:
+            continue
+        found = True
+        t1, t2 = ROBUST_TABLES[h]
+        lines += [f"### Holdout {_holdout_name(h)} (Tables {t1}-{t2})", "",
+                  "| Dataset | rho | ours p=1,2 | ours p=inf | paper p=1 | paper p=2 | paper p=inf |",
+                  "|---|---|---|---|---|---|---|"]
+        for name, r in rf.groupby("dataset", sort=False):
+            bests = {c: (r[c].idxmin() if np.isfinite(r[c]).any() else None)
+                     for c in ("p2", "pinf", "paper_p1", "paper_p2", "paper_pinf")}
+            for i, x in r.iterrows():
+                cells = []
+                for c in ("p2", "pinf", "paper_p1", "paper_p2", "paper_pinf"):
+                    s = _pct(x[c]) if c in ("p2", "pinf") else _ppct(x[c])
+                    cells.append(f"**{s}**" if bests[c] == i and s != "-" else s)
+                lines.append(f"| {name} | {x.rho:.0e} | {' | '.join(cells)} |")
+        rs = robust_summary(df, h)
+        lines += ["", f"Best rho per column and the honest variant (holdout {_holdout_name(h)}): error (rho). Honest: "
+                      "rho chosen per repetition on an inner validation split, test error of that choice.", "",
+                  "| Dataset | config | reps | det. ours | det. paper | ours p=1,2 | ours p=inf | paper p=1 "
+                  "| paper p=2 | paper p=inf | honest p=1,2 | honest p=inf |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+
+        def best_cell(v, paper=False):
+            if not np.isfinite(v[0]):
+                return "-"
+            return f"{_ppct(v[0]) if paper else _pct(v[0])} ({v[1]:.0e})"
+
+        for r in rs.itertuples():
+            lines.append(f"| {r.dataset} | {r.config} | {r.reps} | {_fmt(*r.det)} | {_ppct(r.det_paper)} | "
+                         f"{best_cell(r.p2_best)} | {best_cell(r.pinf_best)} | {best_cell(r.paper_p1_best, True)} | "
+                         f"{best_cell(r.paper_p2_best, True)} | {best_cell(r.paper_pinf_best, True)} | "
+                         f"{_fmt(*r.p2_honest)} | {_fmt(*r.pinf_honest)} |")
+        lines.append("")
+    if not found:
+        lines += ["Not in these results (run `run_protocol(mode=\"robust\")`).", ""]
+    return lines
+
+
+def _failed_lines(df: pd.DataFrame) -> list[str]:
+    status = df[(df.status != "ok") | ~np.isfinite(df.test_error.astype(float))]
+    lines = ["## Failed fits", ""]
+    if status.empty:
+        return [*lines, "None."]
+    lines += ["A deterministic failure makes its cell \"-\" in Tables 6-8 (spec I13); the robust fits of that "
+              "repetition are then not attempted.", "",
+              "| Holdout | Dataset | configuration | model | status | fits |", "|---|---|---|---|---|---|"]
+    for (h, ds, t, k, m, st), g in _order(status).groupby(["holdout", "dataset", "transform", "kernel", "model",
+                                                           "status"], sort=False):
+        lines.append(f"| {_holdout_name(h)} | {ds} | {t} / {k} | {m} | `{st}` | {len(g)} |")
+    return lines
+
+
+def findings_text() -> str:
+    """The hand-written findings of the committed report (package data ``FINDINGS_MD``)."""
+    return _data_text(FINDINGS_MD)
+
+
 def write_report(df: pd.DataFrame, path: str | Path, *, elapsed: float | None = None, note: str = "",
-                 figures: Sequence[tuple[str, str]] = ()) -> Path:
+                 figures: Sequence[tuple[str, str]] = (), findings: str | None = None) -> Path:
     """Write the Markdown report (``<out>/maggioni_spinelli.md``) from the protocol's results, embedding
-    ``figures`` = ``[(PNG file name relative to the report, caption)]`` in a "Figures" section."""
+    ``figures`` = ``[(PNG file name relative to the report, caption)]`` in a "Figures" section.
+
+    ``df`` may hold any subset of (dataset, holdout, mode) -- e.g. the Table 3 run, the deterministic run and the
+    robust runs concatenated (:func:`load_results`); duplicate fits are kept once. ``findings``: Markdown put
+    under "## Findings" (e.g. :func:`findings_text`)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    df = _prepare(df)
     t3 = table3_frame(df)
+    dt = deterministic_frame(df)
+    best = best_configurations(dt)
     lines = [
         "# Reproduction: Maggioni & Spinelli, robust nonlinear SVM (paper 000)",
         "",
@@ -629,6 +1050,12 @@ def write_report(df: pd.DataFrame, path: str | Path, *, elapsed: float | None = 
         "",
         f"{note}",
         "",
+    ]
+    lines += _summary_lines(df, t3, dt, best)
+    if findings:
+        lines += ["## Findings", "", findings.strip(), ""]
+    lines += ["## Contents of these results", "", *coverage_lines(df), ""]
+    lines += [
         "## Table 3 (holdout 75 %-25 %): mean test error ± sd (sd as a proportion, as printed in the paper)",
         "",
         "| Dataset | config | reps | Det. ours | Det. paper | p=1 ours | p=1 paper | p=2 ours | p=2 paper "
@@ -662,29 +1089,7 @@ def write_report(df: pd.DataFrame, path: str | Path, *, elapsed: float | None = 
         dp = 8 * r.det_cpu_paper
         lines.append(f"| {r.Dataset} | {r.det_cpu:.2f} | {dp:.1f} | {dp / r.det_cpu:.1f} | {pc:.2f} | {pp:.1f} "
                      f"| {pp / pc:.1f} |")
-    lines += ["", "## Tables 9-10 (robust, holdout 75 %-25 %): mean test error per rho, ours vs paper", "",
-              "Ours: p = 2 (identical to p = 1) and p = inf on the common splits; paper: p = 1 / p = 2 / p = inf.", "",
-              "| Dataset | rho | ours p=1,2 | ours p=inf | paper p=1 | paper p=2 | paper p=inf |",
-              "|---|---|---|---|---|---|---|"]
-    for name, paper in TABLES_9_10.items():
-        cfg = TABLE3[name]
-        d = df[(df["dataset"] == name) & (df["holdout"] == 75) & (df["model"] == "rob")
-               & (df["transform"] == cfg["transform"]) & (df["kernel"] == cfg["kernel"])]
-        if d.empty:
-            continue
-        g = d.groupby(["p", "rho"]).test_error.mean()
-        for rho, (p1, p2, pinf) in paper.items():
-            ours2 = g.get((2.0, rho), np.nan)
-            oursi = g.get((np.inf, rho), np.nan)
-            lines.append(f"| {name} | {rho:.0e} | {100 * ours2:.2f}% | {100 * oursi:.2f}% | {p1:.2f}% | {p2:.2f}% "
-                         f"| {pinf:.2f}% |")
-    status = df[df.status != "ok"]
-    lines += ["", "## Failed fits", ""]
-    if status.empty:
-        lines.append("None.")
-    else:
-        for (ds, st), g in status.groupby(["dataset", "status"]):
-            lines.append(f"* {ds}: {len(g)} fits with status `{st}`")
+    lines += ["", *_det_sections(dt, best), *_rob_sections(df), *_failed_lines(df)]
     if elapsed is not None:
         lines += ["", f"Total wall time of this run: {elapsed:.0f} s."]
     if figures:
@@ -693,6 +1098,35 @@ def write_report(df: pd.DataFrame, path: str | Path, *, elapsed: float | None = 
         lines += ["", figures_markdown(figures)]
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+def _figures_section(text: str) -> str | None:
+    """The "## Figures" section of a report (up to the next level-2 heading), or None."""
+    from svmopt.plotting import FIGURES_HEADING
+
+    lines = text.split("\n")
+    start = next((i for i, ln in enumerate(lines) if ln.strip() == FIGURES_HEADING), None)
+    if start is None:
+        return None
+    end = next((j for j in range(start + 1, len(lines)) if lines[j].startswith("## ")), len(lines))
+    return "\n".join(lines[start:end]).rstrip("\n") + "\n"
+
+
+def report_from_results(paths: Sequence[str | Path], report: str | Path, *, findings: str | None = None,
+                        keep_figures: bool = True) -> Path:
+    """Regenerate the report from saved raw results (concatenated); the "## Figures" section of an existing report
+    at ``report`` is kept (the figures are not recomputed)."""
+    from svmopt.plotting import write_figures_section
+
+    report = Path(report)
+    old = _figures_section(report.read_text()) if keep_figures and report.exists() else None
+    df = load_results(paths)
+    note = "Regenerated from saved raw results: " + ", ".join(f"`{Path(p).name}`" for p in paths) + \
+        f" ({len(df)} fits); the contents per holdout and dataset are listed below."
+    write_report(df, report, note=note, findings=findings)
+    if old:
+        write_figures_section(report, old)
+    return report
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -704,9 +1138,19 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--reps", type=int, default=None, help="repetitions per cell (default 96, quick 2)")
     ap.add_argument("--holdouts", type=int, nargs="+", default=None, help="training percentages (default 75)")
     ap.add_argument("--datasets", nargs="+", default=None, help="paper names, e.g. Parkinson 'Heart Disease'")
+    ap.add_argument("--mode", default="table3", choices=["table3", "robust", "deterministic"],
+                    help="configurations to run (run_protocol): Table 3's (default), Tables 9-14's per holdout, "
+                         "or all 21 deterministic ones (Tables 6-8)")
     ap.add_argument("--no-honest", action="store_true")
     ap.add_argument("--line-search", default="grid", choices=["grid", "exact", "exact_decision"])
-    ap.add_argument("--results", default=None, help="write the raw results here (CSV)")
+    ap.add_argument("--results", default=None, help="write the raw results here (CSV; .gz compresses)")
+    ap.add_argument("--from-results", nargs="+", default=None, metavar="CSV",
+                    help="do not run: write the report from these raw results files (concatenated), keeping the "
+                         "Figures section of an existing report in --out")
+    ap.add_argument("--findings", default=None, metavar="MD",
+                    help="Markdown file for the report's Findings section (default with --from-results: the "
+                         "packaged findings of the committed report; none for a fresh run)")
+    ap.add_argument("--no-findings", action="store_true", help="no Findings section")
     add_figure_arguments(ap)
     ap.add_argument("--fig-reps", type=int, default=None, help="Figure 5 repetitions per holdout (default 10, quick 3)")
     ap.add_argument("--n-rho", type=int, default=None, help="Figure 5 rho values (default 60 as the paper, quick 13)")
@@ -723,8 +1167,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             ap.error(f"--{name.replace('_', '-')} must be >= 1")
     if args.n_rho is not None and args.n_rho < 2:
         ap.error("--n-rho must be >= 2")
+    if args.from_results and args.figures_only:
+        ap.error("--from-results and --figures-only exclude each other")
+    if args.findings and args.no_findings:
+        ap.error("--findings and --no-findings exclude each other")
     out_dir = Path(args.out)
     report = out_dir / f"{MODULE_NAME}.md"
+    findings = None
+    if args.findings:
+        findings = Path(args.findings).read_text(encoding="utf-8")
+    elif args.from_results and not args.no_findings:
+        findings = findings_text()
+    if args.from_results:
+        missing = [p for p in args.from_results if not Path(p).is_file()]
+        if missing:
+            ap.error(f"--from-results: no such file: {', '.join(missing)}")
+        report_from_results(args.from_results, report, findings=findings)
+        print(f"wrote {report} from {len(args.from_results)} results file(s)")
+        return 0
     reps = args.reps or (2 if args.quick else 96)
     holdouts = args.holdouts or [75]
     fig_reps = args.fig_reps or (3 if args.quick else 10)
@@ -743,13 +1203,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                            f"--fig-reps {fig_reps} --n-rho {n_rho}`; the tables above are not recomputed."))
         print(f"wrote {len(figures)} figures into {report} ({time.time() - t0:.0f} s)")
         return 0
-    df = run_protocol(datasets=args.datasets, holdouts=holdouts, reps=reps, n_jobs=args.jobs,
-                      honest=not args.no_honest, line_search=args.line_search)
+    try:
+        df = run_protocol(datasets=args.datasets, holdouts=holdouts, reps=reps, mode=args.mode, n_jobs=args.jobs,
+                          honest=not args.no_honest, line_search=args.line_search)
+    except ValueError as exc:
+        ap.error(str(exc))
     elapsed = time.time() - t0
     if args.results:
+        Path(args.results).parent.mkdir(parents=True, exist_ok=True)
         df.to_csv(args.results, index=False)
-    note = f"This run: {reps} repetitions per cell, holdouts {holdouts}, line search '{args.line_search}'."
-    write_report(df, report, elapsed=elapsed, note=note, figures=figures)
+    note = (f"This run: {reps} repetitions per cell, holdouts {holdouts}, mode '{args.mode}', line search "
+            f"'{args.line_search}'.")
+    write_report(df, report, elapsed=elapsed, note=note, figures=figures, findings=findings)
     print(f"wrote {report} ({elapsed:.0f} s)")
     return 0
 
