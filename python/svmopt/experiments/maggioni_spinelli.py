@@ -312,6 +312,9 @@ def run_split(task: SplitTask, X: np.ndarray | None = None, y: np.ndarray | None
                     status, tr_err, nu = "ok", rob.training_count / len(ytr), rob.nu
                 except SolverError as exc:
                     err, status, tr_err, nu = np.nan, exc.status, np.nan, np.nan
+                # the cell's time is the fit the paper times; the honest variant's inner fit is extra, kept apart
+                cpu = t_gram + time.process_time() - t1
+                t2 = time.process_time()
                 val_err = np.nan
                 if task.honest:
                     try:
@@ -321,7 +324,7 @@ def run_split(task: SplitTask, X: np.ndarray | None = None, y: np.ndarray | None
                     except SolverError:
                         pass
                 out.append({**rec0, "model": "rob", "p": p, "rho": rho, "test_error": err, "train_error": tr_err,
-                            "nu": nu, "n_const": n_const, "cpu": t_gram + time.process_time() - t1,
+                            "nu": nu, "n_const": n_const, "cpu": cpu, "cpu_honest": time.process_time() - t2,
                             "status": status, "val_error": val_err})
     return out
 
