@@ -43,6 +43,14 @@ def _fast_cv():
     return _core.fast_cv_solve(G, t, 10.0, True, n_threads=2)
 
 
+def _dense_lp():
+    lp = _core.GsvmDenseLP(K[:40, :40], y[:40], np.full(40, 0.01))
+    return [lp.solve(nu)["x"] for nu in (0.01, 0.1, 1.0)]
+
+
+XL = _rng.standard_normal((300, 20))  # large enough (n^2 d >= 2^20) for kernel_gram to start a thread team
+
+
 def _csa():
     return _core.csa_minimize(lambda v: float(np.sum((v - 0.3) ** 2)), np.zeros((4, 2)), -np.ones(2), np.ones(2),
                               max_evals=60, seed=11)["x"]
@@ -52,13 +60,17 @@ def _csa():
 CALLS = {
     "kernel_gram": lambda: _core.kernel_gram(X, KP, n_threads=2, block=16),
     "kernel_gram_poly": lambda: _core.kernel_gram(X, KPOLY, n_threads=2, block=7),
+    "kernel_gram_team": lambda: _core.kernel_gram(XL, KP, n_threads=2, block=64),
     "kernel_cross": lambda: _core.kernel_cross(X, Zc, KP, n_threads=2, block=16),
     "kernel_diag": lambda: _core.kernel_diag(X, KPOLY),
     "kernel_matvec": lambda: _core.kernel_matvec(X, Zc, Zc[:, :2].copy(), KP, n_threads=2, block=8),
     "robust_lp_matrix": lambda: _core.robust_lp_matrix(K, y, np.full(90, 0.05), n_threads=2),
     "line_search_exact": lambda: _core.line_search_exact(S, y, S.min(), S.max(), 0.0, "paper"),
     "line_search_grid": lambda: _core.line_search_grid(S, y, S.min(), S.max(), 2000, 0.0, "decision", n_threads=2),
+    "line_search_grid_naive": lambda: _core.line_search_grid_naive(S, y, S.min(), S.max(), 2000, 0.0, "paper",
+                                                                   n_threads=2),
     "line_search_count": lambda: _core.line_search_count(S, y, 0.1, "paper"),
+    "GsvmDenseLP": _dense_lp,
     "entropy_select": lambda: _core.entropy_select(X / 2.0, 10, seed=5)["idx"],
     "entropy_select_stratified": lambda: _core.entropy_select(X / 2.0, 10, labels=(y > 0).astype(np.int64),
                                                               seed=6)["idx"],
@@ -97,7 +109,7 @@ def test_every_computing_entry_point_is_exercised():
             "max_threads", "simd_instruction_sets", "pso_uniform", "pso_particle_step", "csa_update_tac",
             "annotations", "os", "ModuleType"}
     public = {n for n in dir(_core) if not n.startswith("_")} - skip
-    assert public <= {c.split("_poly")[0].split("_stratified")[0] for c in CALLS}, public - set(CALLS)
+    assert public <= {c.split("_poly")[0].split("_stratified")[0].split("_team")[0] for c in CALLS}, public - set(CALLS)
 
 
 @pytest.mark.parametrize("name", list(CALLS))

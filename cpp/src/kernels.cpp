@@ -128,7 +128,9 @@ template <typename Visit>
 void for_each_row_block(const MatrixView& X, Index block, int n_threads, Visit&& visit) {
   const Index n = X.rows, d = X.cols;
   const Index nb = (n + block - 1) / block;
-#pragma omp parallel num_threads(resolve_threads(n_threads))
+  // Never more threads than row blocks: an idle thread of a team spins (and bills CPU time) until the region ends.
+  const int nt = static_cast<int>(std::min<Index>(resolve_threads(n_threads), nb));
+#pragma omp parallel num_threads(nt) if (nt > 1)
   {
     RowMatrix PX(block, d), scratch;
     Vector xnorms(block);
@@ -175,10 +177,13 @@ void gram(const MatrixView& X, const KernelParams& params, RowMatrixMap out, int
   for (Index bi = 0; bi < nb; ++bi)
     for (Index bj = bi; bj < nb; ++bj) tiles.emplace_back(bi, bj);
   const Index ntiles = static_cast<Index>(tiles.size());
-  const int nt = resolve_threads(n_threads);
+  // Never more threads than tiles, and one thread below ~1 Mflop: waking a team costs more than such a Gram,
+  // and on a busy machine the spinning of idle threads showed up as 10 ms of CPU for a 51 x 51 Gram.
+  int nt = static_cast<int>(std::min<Index>(resolve_threads(n_threads), ntiles));
+  if (n * n * std::max<Index>(X.cols, 1) < (Index(1) << 20)) nt = 1;
   const bool is_rbf = params.kind == KernelKind::RBF;
 
-#pragma omp parallel num_threads(nt)
+#pragma omp parallel num_threads(nt) if (nt > 1)
   {
     RowMatrix scratch;
 #pragma omp for schedule(static, 1)

@@ -72,7 +72,7 @@ void nystrom_features(const MatrixView& X, const MatrixView& PV, const KernelPar
     RowMatrixMap km(K.data(), nr, m);
     cross(sub_rows(X, r0, nr), view_of(pv), params, km, nt);
     const Index n_slabs = (nr + kRowSlab - 1) / kRowSlab;
-#pragma omp parallel for schedule(static) num_threads(nt)
+#pragma omp parallel for schedule(static) num_threads(nt) if (n_slabs > 1 && nt > 1)
     for (Index s = 0; s < n_slabs; ++s) {
       const Index a = s * kRowSlab, len = std::min(kRowSlab, nr - a);
       out.middleRows(r0 + a, len).noalias() = K.middleRows(a, len) * pm;
@@ -115,7 +115,7 @@ void FoldAccumulator::compute_features(const MatrixView& X, Index r0, Index nr, 
     RowMatrixMap km(kbuf_.data(), nr, m);
     svmopt::cross(sub_rows(X, r0, nr), view_of(pv_), params_, km, nt);
     const Index n_slabs = (nr + kRowSlab - 1) / kRowSlab;
-#pragma omp parallel for schedule(static) num_threads(nt)
+#pragma omp parallel for schedule(static) num_threads(nt) if (n_slabs > 1 && nt > 1)
     for (Index s = 0; s < n_slabs; ++s) {
       const Index a = s * kRowSlab, len = std::min(kRowSlab, nr - a);
       F.block(a, 0, len, p_ - 1).noalias() = kbuf_.middleRows(a, len) * P_;
