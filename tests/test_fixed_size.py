@@ -248,3 +248,41 @@ def test_verbose_progress_bars(capsys):
     X, y = make_moons(200, noise=0.25, random_state=0)
     FixedSizeLSSVC(n_prototypes=10, n_csa=5, n_simplex=2, verbose=True, block_size=50, random_state=0).fit(X, y)
     assert "tuning" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ prototype_selection="random" (paper Table 1)
+def test_random_prototype_selection_distinct_rows_reproducible_stratified():
+    X, y = make_blobs(300, centers=[[0, 0], [3, 3], [0, 4]], random_state=1)
+    y = np.where(np.arange(300) < 200, y, 0)  # unbalanced classes
+    kw = dict(n_prototypes=30, prototype_selection="random", gamma=1.0, sigma2=1.0, random_state=3)
+    a = FixedSizeLSSVC(**kw).fit(X, y)
+    idx = a.prototype_indices_
+    assert idx.size == 30 and np.unique(idx).size == 30
+    Xs = (X - a.x_mean_) / a.x_scale_
+    np.testing.assert_allclose(a.prototypes_, Xs[idx])  # training rows (standardized)
+    assert a.entropy_bandwidths_ is None
+    counts = np.bincount(y[idx], minlength=3)
+    expected = 30 * np.bincount(y, minlength=3) / 300
+    assert np.all(np.abs(counts - expected) <= 1)  # stratified like the entropy path
+    b = FixedSizeLSSVC(**kw).fit(X, y)
+    np.testing.assert_array_equal(b.prototype_indices_, idx)
+    c = FixedSizeLSSVC(**dict(kw, random_state=4)).fit(X, y)
+    assert not np.array_equal(c.prototype_indices_, idx)
+    e = FixedSizeLSSVC(**dict(kw, prototype_selection="entropy")).fit(X, y)
+    assert e.entropy_bandwidths_ is not None
+
+
+def test_random_prototype_selection_regression_and_m_ge_n(reg_data):
+    X, y, Xt = reg_data
+    r = fixed(n_prototypes=10, prototype_selection="random").fit(X, y)
+    assert np.unique(r.prototype_indices_).size == 10
+    assert np.all(np.isfinite(r.predict(Xt)))
+    full = fixed(n_prototypes=40, prototype_selection="random").fit(X, y)
+    np.testing.assert_array_equal(full.prototype_indices_, np.arange(40))
+
+
+@pytest.mark.parametrize("bad", ["Random", "kmeans", None, 1])
+def test_prototype_selection_bad_value_raises(bad, reg_data):
+    X, y, _ = reg_data
+    with pytest.raises(ValueError, match="prototype_selection"):
+        fixed(n_prototypes=5, prototype_selection=bad).fit(X, y)

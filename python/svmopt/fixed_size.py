@@ -7,7 +7,8 @@ Pipeline (paper Algorithm 5; spec Sections 2.1–2.9):
 2. entropy bandwidths ``h_j`` by the two-stage solve-the-equation plug-in per dimension (Algorithm 2,
    :mod:`svmopt.bandwidth`);
 3. ``m`` prototype vectors maximizing the quadratic Rényi entropy (12) with O(m d) log-domain swap updates in
-   the C++ core (Algorithm 1; stratified by class for classification);
+   the C++ core (Algorithm 1; stratified by class for classification), or ``prototype_selection="random"``: m
+   distinct rows drawn uniformly (the paper's Table 1 baseline);
 4. per binary/regression problem, (gamma, sigma^2) by coupled simulated annealing (90 evaluations) then
    Nelder–Mead (70) in log space, on the fast v-fold CV cost (19)–(21) (:class:`svmopt.tuning.CVEngine`): one
    streaming pass over the data per sigma^2 accumulates the per-fold Phi_u^T Phi_u, Phi_u^T Y_u in C++;
@@ -77,6 +78,22 @@ def select_prototypes(X: np.ndarray, m: int, *, labels: np.ndarray | None = None
     return r
 
 
+def _random_prototypes(n: int, m: int, labels: np.ndarray | None, rng: np.random.Generator) -> np.ndarray:
+    """``m`` distinct row indices of ``n`` drawn uniformly without replacement (sorted), stratified by ``labels``
+    (proportional allocation, sklearn's ``train_test_split``) when given and feasible, like the entropy path."""
+    if m >= n:
+        return np.arange(n)
+    from sklearn.model_selection import train_test_split
+
+    seed = int(rng.integers(2**31 - 1))
+    strat = labels if labels is not None and np.unique(labels).size > 1 else None
+    try:
+        idx, _ = train_test_split(np.arange(n), train_size=m, stratify=strat, random_state=seed)
+    except ValueError:  # a class too small to stratify (or m below the number of classes): plain uniform sample
+        idx = np.random.default_rng(seed).choice(n, m, replace=False)
+    return np.sort(idx)
+
+
 # --------------------------------------------------------------------------------------------- data sources
 class _Source:
     """A re-iterable stream of standardized row blocks ``(X_block, y_block)``."""
@@ -135,7 +152,8 @@ class _FixedSizeLSSVM(BaseEstimator):
                  sigma2: float | None = None, cv: int = 10, block_size: int | None = None, random_state=None,
                  verbose: bool = False, regularize_bias: bool = True, standardize: bool = True,
                  n_csa: int = 90, n_simplex: int = 70, max_candidates: int = 200_000,
-                 feature_memory: str | int = "1G", n_jobs: int | None = None):
+                 feature_memory: str | int = "1G", n_jobs: int | None = None,
+                 prototype_selection: str = "entropy"):
         self.n_prototypes = n_prototypes
         self.kernel = kernel
         self.gamma = gamma
@@ -151,6 +169,7 @@ class _FixedSizeLSSVM(BaseEstimator):
         self.max_candidates = max_candidates
         self.feature_memory = feature_memory
         self.n_jobs = n_jobs
+        self.prototype_selection = prototype_selection
 
     # -- parameter validation ---------------------------------------------------------------------
     def _validate_params_(self):
@@ -172,6 +191,8 @@ class _FixedSizeLSSVM(BaseEstimator):
         nj = self.n_jobs
         if nj is not None and (isinstance(nj, bool) or not isinstance(nj, (int, np.integer))):
             raise ValueError(f"n_jobs must be None or an integer (number of threads; -1 = all), got {self.n_jobs!r}")
+        if not isinstance(self.prototype_selection, str) or self.prototype_selection not in ("entropy", "random"):
+            raise ValueError(f"prototype_selection must be 'entropy' or 'random', got {self.prototype_selection!r}")
         for name in ("standardize", "regularize_bias"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
@@ -302,7 +323,9 @@ class _FixedSizeLSSVM(BaseEstimator):
             cand = np.arange(n) if n <= self.max_candidates else np.sort(rng.choice(n, self.max_candidates,
                                                                                      replace=False))
             Xc = self._gather(src, cand)
-            h, self.n_bandwidth_fallbacks_ = entropy_bandwidths(Xc) if Xc.shape[0] >= 2 else (np.ones(d), d)
+            entropy = self.prototype_selection == "entropy"
+            if entropy:
+                h, self.n_bandwidth_fallbacks_ = entropy_bandwidths(Xc) if Xc.shape[0] >= 2 else (np.ones(d), d)
             timings["bandwidth"] = time.perf_counter() - t1
             t2 = time.perf_counter()
             m = min(int(self.n_prototypes), Xc.shape[0])
@@ -310,13 +333,17 @@ class _FixedSizeLSSVM(BaseEstimator):
                 warnings.warn(f"n_prototypes={self.n_prototypes} exceeds the {Xc.shape[0]} candidate rows; "
                               f"using m={m}", UserWarning, stacklevel=2)
             labels = self._strata(y[cand])
-            sel = select_prototypes(Xc, m, labels=labels, bandwidths=h, random_state=int(rng.integers(2**62)))
-            idx = np.sort(sel["idx"])
+            if entropy:
+                sel = select_prototypes(Xc, m, labels=labels, bandwidths=h, random_state=int(rng.integers(2**62)))
+                idx = np.sort(sel["idx"])
+                self.entropy_bandwidths_ = h
+                self.entropy_log_offdiag_ = sel["log_offdiag"]
+                self.n_pv_proposals_ = sel["n_proposals"]
+            else:
+                idx = _random_prototypes(Xc.shape[0], m, labels, rng)
+                self.entropy_log_offdiag_, self.n_pv_proposals_, self.n_bandwidth_fallbacks_ = None, 0, 0
             PV = np.ascontiguousarray(Xc[idx])
             self.prototype_indices_ = cand[idx]
-            self.entropy_bandwidths_ = h
-            self.entropy_log_offdiag_ = sel["log_offdiag"]
-            self.n_pv_proposals_ = sel["n_proposals"]
             timings["prototypes"] = time.perf_counter() - t2
         self.prototypes_ = PV
         self.n_prototypes_ = 0 if PV is None else PV.shape[0]
@@ -436,7 +463,8 @@ class _FixedSizeLSSVM(BaseEstimator):
                 except (RuntimeError, np.linalg.LinAlgError, ValueError):
                     return math.inf
 
-            x0 = rng.uniform(ilo, ihi, size=(5, len(lo)))
+            q = min(5, self.n_csa) if self.n_csa >= 1 else 5  # 5 coupled CSA processes (fewer if n_csa < 5)
+            x0 = rng.uniform(ilo, ihi, size=(q, len(lo)))
             res = csa_simplex(cost, x0, lo, hi, n_csa=self.n_csa, n_simplex=self.n_simplex,
                               seed=int(rng.integers(2**62)))
             gamma, sigma2 = unpack(res.x)
@@ -542,6 +570,11 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
         Budget for holding Phi_e in memory during CV; above it the blocked Algorithm 3B streams twice. With
         fixed gamma and sigma2 and Phi_e over this budget, a classifier skips the (second-pass) CV score:
         ``cv_score_`` is NaN.
+    prototype_selection : {"entropy", "random"}, default="entropy"
+        How the m prototype vectors are chosen among the candidate rows: "entropy" maximizes the quadratic
+        Rényi entropy (Algorithm 1, with the entropy bandwidths); "random" draws m distinct rows uniformly
+        without replacement (seeded by ``random_state``; stratified by class for classification, as the entropy
+        path; no bandwidths are computed, ``entropy_bandwidths_`` is None). The paper's Table 1 compares the two.
     """
 
     _task = "regression"
@@ -580,11 +613,12 @@ class FixedSizeLSSVC(ClassifierMixin, _FixedSizeLSSVM):
                  sigma2: float | None = None, cv: int = 10, multiclass: str = "ovo", block_size: int | None = None,
                  random_state=None, verbose: bool = False, regularize_bias: bool = True, standardize: bool = True,
                  n_csa: int = 90, n_simplex: int = 70, max_candidates: int = 200_000,
-                 feature_memory: str | int = "1G", n_jobs: int | None = None):
+                 feature_memory: str | int = "1G", n_jobs: int | None = None, prototype_selection: str = "entropy"):
         super().__init__(n_prototypes=n_prototypes, kernel=kernel, gamma=gamma, sigma2=sigma2, cv=cv,
                          block_size=block_size, random_state=random_state, verbose=verbose,
                          regularize_bias=regularize_bias, standardize=standardize, n_csa=n_csa, n_simplex=n_simplex,
-                         max_candidates=max_candidates, feature_memory=feature_memory, n_jobs=n_jobs)
+                         max_candidates=max_candidates, feature_memory=feature_memory, n_jobs=n_jobs,
+                         prototype_selection=prototype_selection)
         self.multiclass = multiclass
 
     def _check_y(self, y):
