@@ -135,7 +135,7 @@ class DenseLP:
     simplex (warm-started across nu) vs HiGHS (baseline), deterministic and robust; sets where
     ``DENSE_LP_MAX_M`` (the ``lp_solver="auto"`` crossover) is chosen."""
 
-    params: ClassVar = [[50, 100, 150, 250, 400], ["det", "robust"]]
+    params: ClassVar = [[25, 50, 100, 150], ["det", "robust"]]
     param_names: ClassVar = ["m", "model"]
     timeout = 120
 
