@@ -29,6 +29,7 @@ import svmopt
 import svmopt.ellipsoid
 import svmopt.fixed_size
 import svmopt.highs
+import svmopt.robust_svc
 from test_robustness import _REGRESSORS, ESTIMATOR_NAMES, _data, make
 
 
@@ -211,8 +212,8 @@ class _Interrupt:
 # A late internal step of every estimator's fit (after validation has already set attributes such as
 # classes_ or n_features_in_).
 _INTERRUPT_POINTS = {
-    "RobustSVC": (svmopt.highs.HighsModel, "solve"),
-    "RobustSVC-robust": (svmopt.highs.HighsModel, "solve"),
+    "RobustSVC": (svmopt.robust_svc, "_line_search"),  # after the LP, with either LP solver
+    "RobustSVC-robust": (svmopt.robust_svc, "_line_search"),
     "FixedSizeLSSVC": (svmopt.fixed_size, "select_prototypes"),
     "FixedSizeLSSVR": (svmopt.fixed_size, "select_prototypes"),
     "EllipsoidPSOClassifier": (svmopt.ellipsoid, "pso_closest_points"),

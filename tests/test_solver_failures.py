@@ -150,7 +150,7 @@ def test_failure_statuses_raise_through_robust_svc(monkeypatch, status, feasible
 
     monkeypatch.setattr(HighsModel, "__init__", init)
     X, y = _blobs()
-    est = svmopt.RobustSVC(kernel="linear")
+    est = svmopt.RobustSVC(kernel="linear", lp_solver="highs")
     with pytest.raises(svmopt.SolverError) as info:
         est.fit(X, y)
     assert text.lower() in info.value.status.lower()
@@ -168,7 +168,7 @@ def test_limit_with_feasible_incumbent_warns_through_robust_svc(monkeypatch):
     monkeypatch.setattr(HighsModel, "__init__", init)
     X, y = _blobs()
     with pytest.warns(ConvergenceWarning, match="Iteration limit"):
-        est = svmopt.RobustSVC(kernel="linear").fit(X, y)
+        est = svmopt.RobustSVC(kernel="linear", lp_solver="highs").fit(X, y)
     assert np.all(np.isfinite(est.decision_function(X)))
     assert [p["status"] for p in est.fit_path_[0]] == ["Iteration limit reached"]
 
@@ -197,7 +197,7 @@ def test_non_finite_solution_is_a_solver_error(monkeypatch):
     monkeypatch.setattr(HighsModel, "__init__", init)
     X, y = _blobs()
     with pytest.raises(svmopt.SolverError, match="no usable solution"):
-        svmopt.RobustSVC(kernel="linear").fit(X, y)
+        svmopt.RobustSVC(kernel="linear", lp_solver="highs").fit(X, y)
 
 
 def test_badly_scaled_lp_is_solved_or_reported():
@@ -266,7 +266,9 @@ def test_lp_arrays_count_against_the_budget(monkeypatch):
     try:
         svmopt.set_memory_budget(100 * 100 * 8 + 1)
         with pytest.raises(svmopt.MemoryBudgetError, match="LP"):
-            svmopt.RobustSVC(kernel="rbf").fit(X, y)
+            svmopt.RobustSVC(kernel="rbf", lp_solver="highs").fit(X, y)
+        with pytest.raises(svmopt.MemoryBudgetError, match="dense simplex tableau"):
+            svmopt.RobustSVC(kernel="rbf", lp_solver="dense").fit(X, y)
     finally:
         svmopt.set_memory_budget(None)
 

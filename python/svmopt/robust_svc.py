@@ -306,6 +306,7 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
         f = K @ (y * u)
         s = f if d is None else f - y * d * float(r @ np.abs(u))
         xi = np.maximum(0.0, 1.0 - y * (s - gamma))  # spec I7: the hinge, not the solver's xi
+        xi[xi < 1e-12] = 0.0  # rounding of a point on its margin (the LP's margins are 1): omega = 0 stays 0
         dev = np.abs(xi - x[2 * m + 1 :])
         if np.any(dev > 1e-6 * np.maximum(1.0, xi)):
             logger.debug("solver xi differs from the hinge by up to %.3g (nu=%g)", dev.max(), nu)
