@@ -188,9 +188,9 @@ def _omega_points(est, X: np.ndarray, yb: np.ndarray) -> np.ndarray:
         s = f - yb * delta[0] * S  # robust shifted scores (spec 1.11-1.12)
     xi = np.maximum(0.0, 1.0 - yb * (s - float(est.gamma_[0])))
     out = []
-    for cls in (1.0, -1.0):
+    for cls, omega in zip((1.0, -1.0), est.omega_[0], strict=True):  # the fitted omega decides (no re-rounding)
         idx = np.flatnonzero(yb == cls)
-        if idx.size and xi[idx].max() > 0:
+        if idx.size and omega > 0:
             out.append(idx[np.argmax(xi[idx])])
     return np.array(out, dtype=int)
 
