@@ -1,5 +1,7 @@
 """The core's dense primal simplex for LP (23) (``_core.GsvmDenseLP``) against HiGHS, and its use in fit_binary."""
 
+import zlib
+
 import numpy as np
 import pytest
 
@@ -48,7 +50,9 @@ def _check_feasible(K, y, delta, x, tol=1e-7):
 def test_dense_simplex_matches_highs(kernel, robust):
     """Same optimal objective as HiGHS on random LPs (23), over the paper's nu grid warm-started in one object,
     with a certificate (primal/dual feasibility, zero gap) and a feasible x checked independently here."""
-    rng = np.random.default_rng(hash((kernel, robust)) % 2**32)
+    # fixed seeds (hash() of a str changes per process); the solver may stall on rare instances (about 1 solve in
+    # 1,000 in a 9,000-solve sweep: the iteration limit, then HiGHS takes over, see the fallback test below)
+    rng = np.random.default_rng(zlib.crc32(f"{kernel}-{robust}".encode()))
     for _ in range(6):
         m = int(rng.integers(3, 70))
         K, y, delta = _instance(rng, m, kernel, robust)
