@@ -6,20 +6,12 @@ import numpy as np
 import pytest
 
 from svmopt import RobustSVC, _core
-from svmopt.highs import HighsModel
 from svmopt.kernels import Kernel
 from svmopt.robust_svc import NU_GRID, eta_from_rho, fit_binary, robust_delta
 
 
 def _highs_objective(K, y, delta, nu):
-    m = K.shape[0]
-    start, index, value = _core.robust_lp_matrix(K, y, delta)
-    cost = np.concatenate([np.ones(2 * m), [0.0], np.full(m, nu)])
-    lower = np.zeros(3 * m + 1)
-    lower[2 * m] = -np.inf
-    model = HighsModel(a_start=start, a_index=index, a_value=value, col_cost=cost, n_rows=m, col_lower=lower,
-                       row_lower=1.0)
-    return model.solve().objective
+    return fit_binary(K, y, delta=delta, nus=[nu], lp_solver="highs").objective
 
 
 def _instance(rng, m, kernel, robust):

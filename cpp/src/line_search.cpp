@@ -39,6 +39,40 @@ Index count_errors(const double* s, const double* y, Index m, double b, LineSear
   return cnt;
 }
 
+// The grid searches' argument checks (both variants refuse the same inputs).
+void check_grid(const double* s, const double* y, Index m, double lo, double hi, Index n_grid) {
+  if (n_grid < 2) throw std::invalid_argument("line_search_grid: n_grid must be >= 2");
+  if (!std::isfinite(lo) || !std::isfinite(hi)) {
+    throw std::invalid_argument("line_search_grid: the interval must be finite");
+  }
+  check_scores(s, y, m);
+}
+
+// MATLAB linspace: lo + k * step, with the last point exactly hi.
+inline double grid_point(Index k, Index n_grid, double lo, double hi, double step) {
+  return (k == n_grid - 1) ? hi : lo + static_cast<double>(k) * step;
+}
+
+// The paper's loop over the grid counts: best = m at b_init, first strict improvement wins.
+LineSearchResult first_improvement(const std::vector<Index>& counts, double lo, double hi, double step,
+                                   double b_init, const double* s, const double* y, Index m,
+                                   LineSearchObjective objective) {
+  const Index n_grid = static_cast<Index>(counts.size());
+  LineSearchResult res;
+  res.b = b_init;
+  Index best = m;
+  bool improved = false;
+  for (Index k = 0; k < n_grid; ++k) {
+    if (counts[static_cast<std::size_t>(k)] < best) {
+      best = counts[static_cast<std::size_t>(k)];
+      res.b = grid_point(k, n_grid, lo, hi, step);
+      improved = true;
+    }
+  }
+  res.count = improved ? best : count_errors(s, y, m, b_init, objective);
+  return res;
+}
+
 }  // namespace
 
 Index line_search_count(const double* s, const double* y, Index m, double b, LineSearchObjective objective) {
@@ -48,42 +82,21 @@ Index line_search_count(const double* s, const double* y, Index m, double b, Lin
 
 LineSearchResult line_search_grid_naive(const double* s, const double* y, Index m, double lo, double hi,
                                         Index n_grid, double b_init, LineSearchObjective objective, int n_threads) {
-  if (n_grid < 2) throw std::invalid_argument("line_search_grid: n_grid must be >= 2");
-  if (!std::isfinite(lo) || !std::isfinite(hi)) {
-    throw std::invalid_argument("line_search_grid: the interval must be finite");
-  }
-  check_scores(s, y, m);
+  check_grid(s, y, m, lo, hi, n_grid);
   std::vector<Index> counts(static_cast<std::size_t>(n_grid));
   const double step = (hi - lo) / static_cast<double>(n_grid - 1);
   const int threads = resolve_threads(n_threads);
   (void)threads;
 #pragma omp parallel for schedule(static) num_threads(threads) if (n_grid * m >= (1 << 20))
   for (Index k = 0; k < n_grid; ++k) {
-    const double b = (k == n_grid - 1) ? hi : lo + static_cast<double>(k) * step;
-    counts[static_cast<std::size_t>(k)] = count_errors(s, y, m, b, objective);
+    counts[static_cast<std::size_t>(k)] = count_errors(s, y, m, grid_point(k, n_grid, lo, hi, step), objective);
   }
-  LineSearchResult res;
-  res.b = b_init;
-  Index best = m;
-  bool improved = false;
-  for (Index k = 0; k < n_grid; ++k) {
-    if (counts[static_cast<std::size_t>(k)] < best) {
-      best = counts[static_cast<std::size_t>(k)];
-      res.b = (k == n_grid - 1) ? hi : lo + static_cast<double>(k) * step;
-      improved = true;
-    }
-  }
-  res.count = improved ? best : count_errors(s, y, m, b_init, objective);
-  return res;
+  return first_improvement(counts, lo, hi, step, b_init, s, y, m, objective);
 }
 
 LineSearchResult line_search_grid(const double* s, const double* y, Index m, double lo, double hi, Index n_grid,
                                   double b_init, LineSearchObjective objective, int n_threads) {
-  if (n_grid < 2) throw std::invalid_argument("line_search_grid: n_grid must be >= 2");
-  if (!std::isfinite(lo) || !std::isfinite(hi)) {
-    throw std::invalid_argument("line_search_grid: the interval must be finite");
-  }
-  check_scores(s, y, m);
+  check_grid(s, y, m, lo, hi, n_grid);
   // O(m log m + n_grid): sort each class's scores once, then sweep the (monotone) grid with one pointer per class
   // (a pointer moves both ways, so any order of grid points stays correct). Same comparisons as count_errors,
   // so the counts and the chosen b equal the naive O(n_grid m) scan (tests/test_line_search.py).
@@ -100,8 +113,7 @@ LineSearchResult line_search_grid(const double* s, const double* y, Index m, dou
   (void)n_threads;
   std::size_t pa = 0, pb = 0;  // pa = #A "below" b (s < b, or s <= b), pb = #B with s <= b
   for (Index k = 0; k < n_grid; ++k) {
-    // MATLAB linspace: lo + k * step, with the last point exactly hi.
-    const double b = (k == n_grid - 1) ? hi : lo + static_cast<double>(k) * step;
+    const double b = grid_point(k, n_grid, lo, hi, step);
     if (paper) {
       while (pa < na && sa[pa] < b) ++pa;
       while (pa > 0 && !(sa[pa - 1] < b)) --pa;
@@ -114,19 +126,7 @@ LineSearchResult line_search_grid(const double* s, const double* y, Index m, dou
     // A (y > 0) is an error iff s < b (paper) or s <= b; B iff s > b.
     counts[static_cast<std::size_t>(k)] = static_cast<Index>(pa + (nb - pb));
   }
-  LineSearchResult res;
-  res.b = b_init;
-  Index best = m;
-  bool improved = false;
-  for (Index k = 0; k < n_grid; ++k) {
-    if (counts[static_cast<std::size_t>(k)] < best) {
-      best = counts[static_cast<std::size_t>(k)];
-      res.b = (k == n_grid - 1) ? hi : lo + static_cast<double>(k) * step;
-      improved = true;
-    }
-  }
-  res.count = improved ? best : count_errors(s, y, m, b_init, objective);
-  return res;
+  return first_improvement(counts, lo, hi, step, b_init, s, y, m, objective);
 }
 
 LineSearchResult line_search_exact(const double* s, const double* y, Index m, double lo, double hi, double b_init,
