@@ -26,6 +26,14 @@ const double* vec_arg(const Vec1d& a, Index n, const char* name) {
   return a.data();
 }
 
+// delta = None (deterministic model: nullptr) or a 1-D array of length n, converted into `keep` (which must outlive
+// the returned pointer).
+const double* optional_delta(const py::object& delta, Index n, Vec1d& keep) {
+  if (delta.is_none()) return nullptr;
+  keep = delta.cast<Vec1d>();
+  return vec_arg(keep, n, "delta");
+}
+
 LineSearchObjective objective_arg(const std::string& name) {
   if (name == "paper") return LineSearchObjective::Paper;
   if (name == "decision") return LineSearchObjective::Decision;
@@ -58,12 +66,8 @@ void bind_robust(py::module_& m) {
         if (kv.rows != kv.cols) throw py::value_error("K must be square");
         const Index n = kv.rows;
         const double* yp = vec_arg(y, n, "y");
-        const double* dp = nullptr;
         Vec1d darr;
-        if (!delta.is_none()) {
-          darr = delta.cast<Vec1d>();
-          dp = vec_arg(darr, n, "delta");
-        }
+        const double* dp = optional_delta(delta, n, darr);
         const Index nnz = robust_lp_nnz(n);
         IntArray start(static_cast<py::ssize_t>(3 * n + 2));
         IntArray index(static_cast<py::ssize_t>(nnz));
@@ -138,12 +142,8 @@ void bind_robust(py::module_& m) {
              const MatrixView kv = view2d(K, "K");
              if (kv.rows != kv.cols) throw py::value_error("K must be square");
              const double* yp = vec_arg(y, kv.rows, "y");
-             const double* dp = nullptr;
              Vec1d darr;
-             if (!delta.is_none()) {
-               darr = delta.cast<Vec1d>();
-               dp = vec_arg(darr, kv.rows, "delta");
-             }
+             const double* dp = optional_delta(delta, kv.rows, darr);
              py::gil_scoped_release release;
              return std::make_unique<GsvmDenseLP>(kv, yp, dp);
            }),
