@@ -43,6 +43,11 @@ def _fast_cv():
     return _core.fast_cv_solve(G, t, 10.0, True, n_threads=2)
 
 
+def _fast_cv_holdout():
+    F = np.hstack([_core.nystrom_features(X, PV, KP, P), np.ones((90, 1))])
+    return _core.fast_cv_holdout(F, y[:, None].copy(), FOLDS, 3, F.T @ F, F.T @ y[:, None], 10.0, n_threads=2)
+
+
 def _dense_lp():
     lp = _core.GsvmDenseLP(K[:40, :40], y[:40], np.full(40, 0.01))
     return [lp.solve(nu)["x"] for nu in (0.01, 0.1, 1.0)]
@@ -80,6 +85,7 @@ CALLS = {
     "nystrom_features": lambda: _core.nystrom_features(X, PV, KP, P, n_threads=2, chunk=16),
     "FoldAccumulator": lambda: _fold_accumulate(0),
     "fast_cv_solve": _fast_cv,
+    "fast_cv_holdout": _fast_cv_holdout,
     "ridge_solve": lambda: _core.ridge_solve(K[:10, :10], S[:10, None], 3.0),
     "fold_predict": lambda: _core.fold_predict(_core.nystrom_features(X, PV, KP, P), FOLDS,
                                                np.stack([np.eye(12, 2)] * 3), n_threads=2),

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from svmopt import _core
-from svmopt.tuning import CVEngine, csa, csa_simplex, make_folds, nelder_mead, nystrom_projection, simple_cv_cost
+from svmopt.tuning import (CVEngine, csa, csa_simplex, holdout_cheaper, make_folds, nelder_mead, nystrom_projection,
+                            simple_cv_cost)
 
 
 def rbf(sigma2):
@@ -50,19 +51,38 @@ def naive_fold_thetas(X, y, PV, folds, v, gamma, sigma2, regularize_bias):
 @pytest.mark.parametrize("v", [2, 5, 10, 103])
 @pytest.mark.parametrize("gamma", [1e-2, 1.0, 1e4])
 @pytest.mark.parametrize("regularize_bias", [True, False])
-def test_fast_cv_equals_naive_refit(problem, v, gamma, regularize_bias):
-    """T7: per-fold theta, residuals and CV score equal the naive refit (unequal folds at n = 103, LOO)."""
+@pytest.mark.parametrize("holdout", [False, True])
+def test_fast_cv_equals_naive_refit(problem, v, gamma, regularize_bias, holdout):
+    """T7: per-fold theta, predictions and CV score equal the naive refit (unequal folds at n = 103, LOO), for the
+    v-Cholesky realization (20)-(21) and for the holdout identity (one factorization, ``fast_cv_holdout``)."""
     X, y, PV = problem
     folds = make_folds(103, v, np.random.default_rng(v))
     eng = engine_for(X, y, PV, folds, v, "regression", regularize_bias)
+    eng.holdout = holdout
     s = eng.stats(2.0)
-    theta = _core.fast_cv_solve(s["G"], s["t"], gamma, regularize_bias)
+    assert s["holdout"] is holdout and s["G"].shape[0] == (1 if holdout else v)
     F, ref = naive_fold_thetas(X, y, PV, folds, v, gamma, 2.0, regularize_bias)
     scale = max(1.0, max(np.abs(r).max() for r in ref))
-    for u in range(v):
-        np.testing.assert_allclose(theta[u][:, 0], ref[u], rtol=0, atol=1e-9 * scale)
-    resid = np.array([y[i] - F[i] @ ref[folds[i]] for i in range(103)])
-    assert eng.cost(gamma, 2.0) == pytest.approx(np.mean(resid**2), rel=1e-9)
+    if not holdout:
+        theta = _core.fast_cv_solve(s["G"], s["t"], gamma, regularize_bias)
+        for u in range(v):
+            np.testing.assert_allclose(theta[u][:, 0], ref[u], rtol=0, atol=1e-9 * scale)
+    pred_ref = np.array([F[i] @ ref[folds[i]] for i in range(103)])
+    f, _ = eng.predictions(gamma, 2.0)
+    np.testing.assert_allclose(f[:, 0], pred_ref, rtol=0, atol=1e-9 * max(1.0, np.abs(pred_ref).max()))
+    assert eng.cost(gamma, 2.0) == pytest.approx(np.mean((y - pred_ref) ** 2), rel=1e-9)
+
+
+def test_holdout_choice_follows_the_flop_model():
+    """The holdout identity is chosen for many small folds next to p, never when n >> p or v = 1."""
+    assert holdout_cheaper(1030, 401, 50) and holdout_cheaper(1030, 401, 20)
+    assert not holdout_cheaper(1030, 401, 5)
+    assert not any(holdout_cheaper(19020, p, v) for p in (51, 301, 701) for v in (5, 10, 50))
+    assert not holdout_cheaper(1030, 401, 1)
+    folds = make_folds(1030, 50, np.random.default_rng(0))
+    PV = np.zeros((400, 3))
+    assert CVEngine(lambda: iter(()), folds, 50, PV, rbf, "regression").holdout
+    assert not CVEngine(lambda: iter(()), folds, 50, None, rbf, "regression", n_features=3).holdout
 
 
 def test_fast_cv_equals_literal_A_minus_validation_block(problem):
@@ -70,6 +90,7 @@ def test_fast_cv_equals_literal_A_minus_validation_block(problem):
     X, y, PV = problem
     folds = make_folds(103, 10, np.random.default_rng(0))
     eng = engine_for(X, y, PV, folds, 10, "regression")
+    eng.holdout = False
     s = eng.stats(1.5)
     theta = _core.fast_cv_solve(s["G"], s["t"], 3.0, True)
     F = s["Phi"]

@@ -249,6 +249,27 @@ void bind_fixed_size(py::module_& m) {
       py::arg("Phi").noconvert(), py::arg("folds"), py::arg("theta"), py::arg("n_threads") = 0,
       "Row i: Phi[i] @ theta[folds[i]] (CV predictions).");
 
+  m.def(
+      "fast_cv_holdout",
+      [](const DoubleArray& Phi, const DoubleArray& Y, const py::object& folds, Index n_folds, const Eigen::MatrixXd& G,
+         const Eigen::MatrixXd& t, double gamma, bool regularize_bias, int n_threads) {
+        const MatrixView pv = view2d(Phi, "Phi");
+        const MatrixView yv = view2d(Y, "Y");
+        const I32Array f = py::cast<I32Array>(folds);
+        if (f.ndim() != 1 || f.shape(0) != pv.rows) throw py::value_error("folds must hold one id per row of Phi");
+        DoubleArray out = empty2d(pv.rows, yv.cols);
+        RowMatrixMap o(out.mutable_data(), pv.rows, yv.cols);
+        {
+          py::gil_scoped_release release;
+          fast_cv_holdout(pv, yv, f.data(), n_folds, G, t, gamma, regularize_bias, o, n_threads);
+        }
+        return out;
+      },
+      py::arg("Phi").noconvert(), py::arg("Y").noconvert(), py::arg("folds"), py::arg("n_folds"), py::arg("G"),
+      py::arg("t"), py::arg("gamma"), py::arg("regularize_bias") = true, py::arg("n_threads") = 0,
+      "CV predictions (n x k) by the holdout identity Y_u - f_u = (I - H_uu)^{-1} (Y_u - Phi_u theta) from the\n"
+      "whole-data G, t: the same numbers as fast_cv_solve + fold_predict, cheaper for small folds.");
+
   // ---------------------------------------------------------------- CSA (Appendix; spec 1.9)
   m.def(
       "csa_acceptance",

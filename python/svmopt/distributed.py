@@ -426,6 +426,7 @@ class DaskCVEngine(CVEngine):
     def __init__(self, source: DaskSource, Y: np.ndarray, mask: np.ndarray | None, folds: np.ndarray, n_folds: int,
                  PV: np.ndarray | None, make_params, task: str, **kwargs):
         super().__init__(None, folds, n_folds, PV, make_params, task, **kwargs)
+        self.holdout = False  # the fold models are solved here and sent to the workers (per-fold statistics)
         self.source = source
         self.Y = np.ascontiguousarray(np.asarray(Y, dtype=np.float64).reshape(self.n, -1))
         self.mask = mask

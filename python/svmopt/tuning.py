@@ -17,6 +17,7 @@ dask graph over the chunks (per-chunk fold sums on the workers, tree-reduced).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
@@ -31,6 +32,7 @@ __all__ = [
     "TuningResult",
     "csa",
     "csa_simplex",
+    "holdout_cheaper",
     "make_folds",
     "nelder_mead",
     "nystrom_projection",
@@ -120,14 +122,21 @@ def make_folds(n: int, v: int, rng: np.random.Generator, y: np.ndarray | None = 
     return folds
 
 
+@functools.lru_cache(maxsize=1)
+def _blas_controller():
+    """One threadpoolctl controller for the process: building one (``threadpool_limits``) scans every loaded
+    library, about 3 ms, which was most of a CV evaluation at m = 50; limiting through a kept one costs ~30 us."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
 def nystrom_projection(PV: np.ndarray, params, n_threads: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """P = U' Lambda'^{-1/2} (m x m') from eig(Omega_mm), keeping lambda > m eps lambda_max (spec 1.4, A4)."""
     small = PV.shape[0] < 600
     Omega = _core.kernel_gram(PV, params, n_threads=1 if small else n_threads)
     if small:  # a threaded LAPACK call on a small matrix costs more in synchronization than it saves
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(1, user_api="blas"):
+        with _blas_controller().limit(limits=1, user_api="blas"):
             lam, U = np.linalg.eigh(Omega)
     else:
         lam, U = np.linalg.eigh(Omega)
@@ -141,6 +150,17 @@ def nystrom_projection(PV: np.ndarray, params, n_threads: int = 0) -> tuple[np.n
 
 
 BlockFactory = Callable[[], Iterable[tuple[np.ndarray, np.ndarray]]]
+
+
+def holdout_cheaper(n: int, p: int, v: int) -> bool:
+    """Whether the holdout identity (``_core.fast_cv_holdout``) beats v Cholesky solves (``_core.fast_cv_solve``) by
+    the flop model: p^3/3 + n p^2 + n (n/v) (p + n/(3v)) against v p^3/3, with a 20 % margin for the triangular
+    solve being slower per flop than the factorization. True for many small folds, e.g. concrete (n = 1030) with
+    m = 400 at v >= 20; false whenever n >> p (magic at any v)."""
+    if v < 2:
+        return False
+    nu = n / v
+    return p**3 / 3 + n * p * p + n * nu * (p + nu / 3) < 0.8 * v * p**3 / 3
 
 
 class CVEngine:
@@ -174,21 +194,24 @@ class CVEngine:
         # Small problems run on one thread: an OpenMP barrier costs milliseconds on a loaded machine.
         p = (n_features if PV is None else PV.shape[0]) + 1
         self.n_threads = 1 if self.n * p * p < 2e8 else n_threads
+        # In memory, small folds are solved by the holdout identity from the whole-data system (one factorization
+        # instead of v); the fold statistics are then the whole-data G, t only (one fold in the accumulator).
+        self.holdout = PV is not None and holdout_cheaper(self.n, p, self.v)
         self._cache: OrderedDict = OrderedDict()
         self.cache_size = cache_size
         self.n_passes = 0
         self.n_evals = 0
         self.progress = progress
 
-    def _accumulator(self, sigma2: float):
+    def _accumulator(self, sigma2: float, n_folds: int):
         if self.PV is None:
             d = self.n_features
             params = _core.KernelParams(_core.KernelKind.linear)
-            return _core.FoldAccumulator(np.zeros((0, d)), params, np.zeros((0, 0)), n_folds=self.v,
+            return _core.FoldAccumulator(np.zeros((0, d)), params, np.zeros((0, 0)), n_folds=n_folds,
                                          n_targets=self.k, n_features_linear=d, n_threads=self.n_threads), None
         params = self.make_params(sigma2)
         P, _ = nystrom_projection(self.PV, params, self.n_threads)
-        return _core.FoldAccumulator(self.PV, params, P, n_folds=self.v, n_targets=self.k,
+        return _core.FoldAccumulator(self.PV, params, P, n_folds=n_folds, n_targets=self.k,
                                      n_threads=self.n_threads), P
 
     def _iter(self) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
@@ -208,19 +231,23 @@ class CVEngine:
         if key in self._cache:
             self._cache.move_to_end(key)
             return self._cache[key]
-        acc, P = self._accumulator(sigma2)
+        p_max = (self.n_features if self.PV is None else self.PV.shape[0]) + 1  # before the truncation (A4)
+        holdout = self.holdout and self.n * p_max * 8 <= self.feature_budget
+        acc, P = self._accumulator(sigma2, 1 if holdout else self.v)
         p = acc.dim
         keep_phi = self.n * p * 8 <= self.feature_budget
         Phi = np.empty((self.n, p)) if keep_phi else None
         self.n_passes += 1
         for r0, Xb, Yb in self._iter():
             f = self.folds[r0:r0 + Xb.shape[0]]
+            if holdout:
+                f = None
             if keep_phi:
                 Phi[r0:r0 + Xb.shape[0]] = acc.add(Xb, Yb, f, return_features=True)
             else:
                 acc.add(Xb, Yb, f)
         G, t, yy, counts = acc.results()
-        entry = {"G": G, "t": t, "yy": yy, "counts": counts, "P": P, "Phi": Phi, "acc": acc}
+        entry = {"G": G, "t": t, "yy": yy, "counts": counts, "P": P, "Phi": Phi, "acc": acc, "holdout": holdout}
         self._cache[key] = entry
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
@@ -229,10 +256,13 @@ class CVEngine:
     def predictions(self, gamma: float, sigma2: float) -> tuple[np.ndarray, np.ndarray]:
         """CV predictions of every row by its own fold model, and the row targets (stream order)."""
         s = self.stats(sigma2)
+        if s["Phi"] is not None and "Y" not in s:
+            s["Y"] = np.concatenate([Yb for _, _, Yb in self._iter()]) if self.n else np.zeros((0, self.k))
+        if s.get("holdout"):
+            return _core.fast_cv_holdout(s["Phi"], s["Y"], self.folds, self.v, s["G"][0], s["t"][0], float(gamma),
+                                         self.regularize_bias, self.n_threads), s["Y"]
         theta = _core.fast_cv_solve(s["G"], s["t"], float(gamma), self.regularize_bias, self.n_threads)
         if s["Phi"] is not None:
-            if "Y" not in s:
-                s["Y"] = np.concatenate([Yb for _, _, Yb in self._iter()]) if self.n else np.zeros((0, self.k))
             return _core.fold_predict(s["Phi"], self.folds, theta, self.n_threads), s["Y"]
         F, Ys = [], []
         self.n_passes += 1
