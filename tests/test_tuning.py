@@ -6,8 +6,16 @@ import numpy as np
 import pytest
 
 from svmopt import _core
-from svmopt.tuning import (CVEngine, csa, csa_simplex, holdout_cheaper, make_folds, nelder_mead, nystrom_projection,
-                            simple_cv_cost)
+from svmopt.tuning import (
+    CVEngine,
+    csa,
+    csa_simplex,
+    holdout_cheaper,
+    make_folds,
+    nelder_mead,
+    nystrom_projection,
+    simple_cv_cost,
+)
 
 
 def rbf(sigma2):
