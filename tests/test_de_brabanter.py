@@ -51,6 +51,36 @@ def test_baseline_multiclass_and_fixed_parameters(mc_split):
     assert "tuned on 40 rows" in s["budget"] and math.isnan(s["cpu_full_est"])
 
 
+def test_baseline_cpu_cap_stops_with_the_best_point_so_far(cls_split, monkeypatch):
+    """A capped tuning keeps the best of the points it evaluated, says so in the budget, and extrapolates."""
+    seen = []
+    orig = db._BestSoFar.__call__
+
+    def spy(self, x):
+        e = orig(self, x)
+        seen.append((e, np.array(x)))
+        return e
+
+    monkeypatch.setattr(db._BestSoFar, "__call__", spy)
+    r = db.baseline_run("RBF C-SVC", "toy", 0, n_csa=90, n_simplex=70, folds=3, split=cls_split, cpu_cap=0.0)
+    assert r["capped"] and r["n_evals"] == 1 == len(seen)  # a zero cap: exactly one evaluation
+    assert r["budget"] == "90+70, 3-fold, stopped at the 0 CPU-s cap after 1 evaluations"
+    assert r["params"] == " ".join(f"{v:.3g}" for v in seen[0][1])
+    assert r["cpu_full_est"] >= r["tune_cpu"] * 160 * 10 / 3 - 1e-9
+    seen.clear()
+    full = db.baseline_run("RBF C-SVC", "toy", 0, n_csa=3, n_simplex=2, folds=3, split=cls_split, cpu_cap=1e6)
+    assert not full["capped"] and full["n_evals"] == len(seen) == 5
+    assert full["params"] == " ".join(f"{v:.3g}" for v in min(seen, key=lambda t: t[0])[1])
+
+
+def test_best_so_far_raises_only_after_one_evaluation():
+    b = db._BestSoFar(lambda x: float(np.sum(x)), 0.0)
+    assert b(np.array([2.0])) == 2.0 and b.n == 1
+    with pytest.raises(db._CapReached):
+        b(np.array([1.0]))
+    assert b.n == 1 and b.fun == 2.0 and b.x.tolist() == [2.0]
+
+
 @pytest.mark.parametrize("method", ["eps-SVR", "nu-SVR", "Nystroem+Ridge"])
 def test_baseline_regression_tiny_budget(method, reg_split):
     r = db.baseline_run(method, "toy", 0, n_csa=2, n_simplex=1, folds=3, m=10, split=reg_split)
@@ -132,6 +162,8 @@ def fake_results():
     binary = [_fake("8", "pima", "RBF FS-LSSVM", s, 76.0 + s, 2.0, m=150, n_sv=150) for s in range(2)]
     binary += [_fake("8", "pima", "RBF C-SVC", 0, 75.0, 3.0, est=60.0, n_sv=290, budget="20+10, 5-fold"),
                _fake("8", "pima", "Maj. rule", 0, 65.0, 0.0),
+               _fake("8", "pima", "RBF C-SVC", 1, 76.5, 30.0, est=400.0, n_sv=280,
+                     budget="90+70, 10-fold, stopped at the 30 CPU-s cap after 12 evaluations"),
                _fake("8", "pima", "RBF FS-LSSVM", 0, 74.0, 0.5, m=50, n_sv=50),  # not the paper's m: own row
                _fake("12", "concrete", "RBF FS-LSSVM", 0, 0.15, 1.0, m=120, n_sv=120, l1=0.3, linf=1.5),
                _fake("12", "concrete", "eps-SVR", 0, 0.13, 2.0, n_sv=480, l1=0.25, linf=1.4, est=40.0)]
@@ -154,13 +186,16 @@ def test_build_report_from_fake_results():
     assert "| pid | RBF FS-LSSVM [m = 50] | 1 | 74.00 | 76.7 (3.43) | 50 | 150 |" in text
     i = text.index("| pid | RBF FS-LSSVM | 2 |")
     assert i < text.index("| pid | RBF FS-LSSVM [m = 50]") < text.index("| pid | Lin FS-LSSVM")
-    # time ratios: FS-LSSVM CPU 2.0 s vs the paper's 30.1 s x 4 cores, and vs our C-SVC's full estimate 60 s
-    assert "| pid | RBF FS-LSSVM | 2 | 2.0 (0.0) | – | 30.1 (1.9) | 120 | 1/60 | 1/30 | 1.21 |" in text
+    # time ratios: FS-LSSVM CPU 2.0 s vs the paper's 30.1 s x 4 cores, and vs our full-budget C-SVC's estimate
     assert "| ccs | RBF FS-LSSVM | 1 | 0.150 / 0.300 / 1.50 |" in text
     assert "| opt | RBF FS-LSSVM (1vs1) | 1 | 98.00 | 98.14 (0.1) | 420 | 420 |" in text
     assert "| adu | RBF C-SVC | 0 | not run |" in text
     assert "| ftc (synthetic) | RBF FS-LSSVM | 1 | 88.00 | 81.8 (0.52) |" in text  # the stand-in in Table 8
     assert text.index("## Discussion") < text.index("## Figures")
+    # the full-budget SVC (stopped at a cap) is its own row and gets the lower-bound section; FS seed 1: 2.0 s, 77 %
+    assert "| pid | RBF C-SVC [90+70 × 10-fold] | 1 | 76.50 | 75.1 (3.31) | 280 | 290 |" in text
+    assert "| pid | 1 | 12 of 160 (cap) | 30.0 | 400 | 76.50 | 2.0 | 77.00 | ≥ 15.0x | +0.50 |" in text
+    assert "| pid | RBF FS-LSSVM | 2 | 2.0 (0.0) | – | 30.1 (1.9) | 120 | 1/60 | 1/200 | 1.21 |" in text
 
 
 def test_report_roundtrip_through_csv_and_cli(tmp_path):
