@@ -2,6 +2,7 @@
 synthetic covertype stand-in and the baselines' tuning wrappers (tiny data, 2 + 1 evaluation budgets)."""
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -228,3 +229,59 @@ def test_ftc_run_small(tmp_path):
     fixed = db.ftc_run(0, n_train=3000, n_test=1000, m=20, directory=tmp_path, hyper=(10.0, 54.0), data="synthetic",
                        with_baselines=False)
     assert [r["method"] for r in fixed] == ["Maj. rule", "RBF FS-LSSVM"] and "fixed" in fixed[1]["budget"]
+
+
+# ------------------------------------------------------------------------------- Tables 3-4, flops, throughput
+def test_paper_flop_ratio_matches_the_papers_count():
+    """Section 7.1: at n = 1030, m = 400, v = 10, simple 3.8 GFLOP against proposed 0.61 GFLOP, i.e. 6.3x; for
+    n >> m the ratio tends to v - 1."""
+    assert db.paper_flop_ratio(1030, 400, 10) == pytest.approx(6.29, abs=0.01)
+    assert db.paper_flop_ratio(10**9, 50, 10) == pytest.approx(9.0, rel=1e-6)
+
+
+def test_cv_flops_counts():
+    f = db.cv_flops(n=100, m=10, m_eff=8, d=3, v=5, k=1)
+    p = 9
+    assert f["features"] == 2 * 100 * 10 * 8 and f["gram"] == 100 * p * (p + 1) and f["kernel"] == 3 * 100 * 10 * 3
+    assert f["solves"] == pytest.approx(5 * (p**3 / 3 + 2 * p * p)) and f["predict"] == 2 * 100 * p
+    assert f["eig"] == pytest.approx(4 / 3 * 1000 + 2 * 100 * 8)
+    assert f["total"] == pytest.approx(sum(v for k, v in f.items() if k != "total"))
+
+
+def test_dgemm_gflops_is_positive_and_finite():
+    g = db.dgemm_gflops(size=200, reps=1)
+    assert math.isfinite(g) and g > 0
+
+
+def test_timing_and_throughput_sections():
+    rows = [dict(data="concrete", m=400.0, v=10.0, simple=0.5, fast=0.05, speedup=10.0, agree="True"),
+            dict(data="magic", m=50.0, v=50.0, simple=7.0, fast=0.15, speedup=46.7, agree="True")]
+    text = "\n".join(db.timing_section(rows))
+    assert "| concrete | 400 | 10 | 0.500 | 0.0500 | 10.0x | 7.27 / 0.45 | 16.2x | 6.3x | True |" in text
+    assert "| magic | 50 | 50 | 7.000 | 0.1500 | 46.7x | 7.6 / 0.19 | 40.0x |" in text
+    assert "reaches the paper's in 1 of 2 cells" in text
+    thr = [dict(data="magic", n=13000.0, d=10.0, m=1000.0, m_eff=990.0, v=10.0, holdout="False", cpu=2.0, gflop=40.0,
+                gflops=20.0, dgemm_1core=32.0, gflop_kernel=0.4, gflop_features=25.7, gflop_gram=12.8,
+                gflop_eig=3.3, gflop_solves=3.3, gflop_predict=0.03)]
+    text = "\n".join(db.throughput_section(thr))
+    assert "| mgt | 13,000 | 1000 (990) | 40.0 (25.7 / 12.8 / 3.3 / 3.3) | 2.00 | 20.0 | 32.0 | 62% | 6,400 |" in text
+    assert db.timing_section([]) == [] and db.throughput_section([]) == []
+
+
+@pytest.mark.skipif(not os.environ.get("SVMOPT_DATA"), reason="SVMOPT_DATA is not set: concrete is not bundled")
+def test_tables_3_and_flops_cli_write_their_csvs(tmp_path):
+    """``--tables 3`` replaces the data set's timing rows (others kept); ``--tables flops`` writes the throughput."""
+    (tmp_path / "de_brabanter_cvtiming.csv").write_text("data,m,v,simple,fast,speedup,agree\n"
+                                                       "magic,50,10,1.5,0.16,9.4,True\n"
+                                                       "concrete,999,10,1.0,1.0,1.0,True\n")
+    assert db.main(["--tables", "3", "--timing", "concrete", "--timing-m", "20", "--timing-reps", "1",
+                    "--out", str(tmp_path)]) == 0
+    rows = db._read_timing(tmp_path / "de_brabanter_cvtiming.csv")
+    assert [(r["data"], int(r["m"]), int(r["v"])) for r in rows] == \
+        [("magic", 50, 10)] + [("concrete", 20, v) for v in db.PAPER_FOLDS]
+    assert all(r["agree"] == "True" for r in rows)
+    assert db.main(["--tables", "flops", "--datasets", "pima", "--m", "20", "--out", str(tmp_path)]) == 0
+    (thr,) = db._read_csv(tmp_path / "de_brabanter_throughput.csv")
+    assert thr["data"] == "pima" and thr["m"] == 20 and thr["gflops"] > 0 and thr["n"] == 512
+    text = (tmp_path / "de_brabanter.md").read_text()
+    assert "## Flops per CV evaluation" in text and "| concrete | 20 | 50 |" in text
