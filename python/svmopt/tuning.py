@@ -175,6 +175,11 @@ class CVEngine:
     make_params : sigma2 -> core KernelParams (ignored for explicit linear features).
     task : "classification" (misclassification rate of sign(f), sign(0) = +1) or "regression" (MSE).
     feature_budget : bytes allowed for the in-memory Phi_e (spec A44: 1 GiB); above, blocked Algorithm 3B.
+
+    Fold solves: v Cholesky factorizations of (20)-(21) (``_core.fast_cv_solve``), or, when Phi_e is in memory and
+    :func:`holdout_cheaper` says so (many folds that are small next to p), the holdout identity from one
+    factorization of the whole-data system (``_core.fast_cv_holdout``); the two give the same predictions to
+    rounding (tests T7). ``holdout`` is the attribute that decides (set it to False to force the per-fold form).
     """
 
     def __init__(self, blocks: BlockFactory, folds: np.ndarray, n_folds: int, PV: np.ndarray | None, make_params,
