@@ -63,12 +63,18 @@ def test_blockwise_accumulation_equals_in_memory(data, chunk, split):
     folds = np.random.default_rng(1).integers(0, 5, X.shape[0]).astype(np.int32)
     acc = _core.FoldAccumulator(PV, rbf(2.0), P, n_folds=5, n_targets=2, chunk=chunk, n_threads=1)
     r0 = 0
-    for length in split:
-        acc.add(np.ascontiguousarray(X[r0:r0 + length]), np.ascontiguousarray(Y[r0:r0 + length]),
-                folds[r0:r0 + length])
+    feats = np.full((211, P.shape[1] + 1), np.nan)
+    for i, length in enumerate(split):
+        Xb, Yb, fb = np.ascontiguousarray(X[r0:r0 + length]), np.ascontiguousarray(Y[r0:r0 + length]), \
+            folds[r0:r0 + length]
+        if i % 2:  # the features in stream order: into the caller's buffer, or returned
+            assert acc.add(Xb, Yb, fb, out=feats[r0:r0 + length]) is not None
+        else:
+            feats[r0:r0 + length] = acc.add(Xb, Yb, fb, return_features=True)
         r0 += length
     G, t, yy, counts = acc.results()
     Fe = np.hstack([_core.nystrom_features(np.ascontiguousarray(X), PV, rbf(2.0), P), np.ones((211, 1))])
+    np.testing.assert_allclose(feats, Fe, rtol=0, atol=1e-12)
     for u in range(5):
         r = folds == u
         np.testing.assert_allclose(G[u], Fe[r].T @ Fe[r], rtol=0, atol=1e-10)
@@ -91,6 +97,15 @@ def test_explicit_linear_features_and_strided_input():
     np.testing.assert_allclose(G[0], Xe.T @ Xe, atol=1e-10)  # several 64-column panels
     np.testing.assert_allclose(t[0], Xe.T @ Y, atol=1e-10)
     np.testing.assert_allclose(acc.features(X[::2]), Xe[::2], atol=0)
+    # with folds: the strided rows are gathered per fold; the returned features stay in stream order
+    folds = (np.arange(300) * 7 % 3).astype(np.int32)
+    acc3 = _core.FoldAccumulator(np.zeros((0, 130)), _core.KernelParams(_core.KernelKind.linear), np.zeros((0, 0)),
+                                 n_folds=3, n_features_linear=130, chunk=64)
+    np.testing.assert_array_equal(acc3.add(X, Y, folds, return_features=True), Xe)
+    G3, t3, _, _ = acc3.results()
+    for u in range(3):
+        np.testing.assert_allclose(G3[u], Xe[folds == u].T @ Xe[folds == u], atol=1e-10)
+        np.testing.assert_allclose(t3[u], Xe[folds == u].T @ Y[folds == u], atol=1e-10)
 
 
 def test_thread_count_does_not_change_the_result(data):

@@ -158,7 +158,7 @@ void bind_fixed_size(py::module_& m) {
       .def(
           "add",
           [](FoldAccumulator& acc, const DoubleArray& X, const DoubleArray& Y, const py::object& folds,
-             bool return_features) -> py::object {
+             bool return_features, const py::object& out_obj) -> py::object {
             const MatrixView xv = view2d(X, "X"), yv = view2d(Y, "Y");
             I32Array f;
             const std::int32_t* fp = nullptr;
@@ -167,9 +167,20 @@ void bind_fixed_size(py::module_& m) {
               if (f.ndim() != 1 || f.shape(0) != xv.rows) throw py::value_error("folds must hold one id per row");
               fp = f.data();
             }
-            DoubleArray feats;
+            py::array_t<double> feats;
             double* out = nullptr;
-            if (return_features) {
+            if (!out_obj.is_none()) {  // the caller's buffer: no allocation, no copy
+              if (!py::isinstance<py::array_t<double>>(out_obj)) throw py::type_error("out must be a float64 array");
+              feats = py::reinterpret_borrow<py::array_t<double>>(out_obj);
+              if (feats.ndim() != 2 || feats.shape(0) != xv.rows || feats.shape(1) != acc.dim()) {
+                throw py::value_error("out must have shape (" + std::to_string(xv.rows) + ", " +
+                                      std::to_string(acc.dim()) + ")");
+              }
+              if (!(feats.flags() & py::array::c_style) || !feats.writeable()) {
+                throw py::value_error("out must be a writeable C-contiguous array");
+              }
+              out = feats.mutable_data();
+            } else if (return_features) {
               feats = empty2d(xv.rows, acc.dim());
               out = feats.mutable_data();
             }
@@ -177,12 +188,14 @@ void bind_fixed_size(py::module_& m) {
               py::gil_scoped_release release;
               acc.add(xv, yv, fp, out);
             }
-            if (return_features) return std::move(feats);
+            if (out) return std::move(feats);
             return py::none();
           },
           py::arg("X").noconvert(), py::arg("Y").noconvert(), py::arg("folds") = py::none(),
-          py::arg("return_features") = false,
-          "Add a row block: features, then the fold statistics G_u += Phi_u^T Phi_u, t_u += Phi_u^T Y_u.")
+          py::arg("return_features") = false, py::arg("out") = py::none(),
+          "Add a row block: features, then the fold statistics G_u += Phi_u^T Phi_u, t_u += Phi_u^T Y_u.\n"
+          "return_features: also return the block's features [phi(X), 1]; out: write them into this\n"
+          "(rows, dim) C-contiguous float64 array instead (returned).")
       .def(
           "features",
           [](FoldAccumulator& acc, const DoubleArray& X) {

@@ -141,41 +141,52 @@ void FoldAccumulator::add(const MatrixView& X, const MatrixView& Y, const std::i
     for (Index i = 0; i < X.rows; ++i)
       if (folds[i] < 0 || folds[i] >= v_) throw std::invalid_argument("fold ids must lie in [0, n_folds)");
   }
-  Eigen::MatrixXd F, Fg, Yg;
+  Eigen::MatrixXd F, Yc;
+  RowMatrix Xg;
   std::vector<Index> order, start(v_ + 1);
   for (Index r0 = 0; r0 < X.rows; r0 += chunk_) {
     const Index nr = std::min(chunk_, X.rows - r0);
-    compute_features(X, r0, nr, F);
-    if (features_out) RowMatrixMap(features_out + r0 * p_, nr, p_) = F;
-    Eigen::MatrixXd Yc(nr, k_);
-    for (Index j = 0; j < k_; ++j)
-      for (Index i = 0; i < nr; ++i) Yc(i, j) = Y(r0 + i, j);
+    Yc.resize(nr, k_);
     if (!folds || v_ == 1) {
+      compute_features(X, r0, nr, F);
+      if (features_out) RowMatrixMap(features_out + r0 * p_, nr, p_) = F;
+      for (Index j = 0; j < k_; ++j)
+        for (Index i = 0; i < nr; ++i) Yc(i, j) = Y(r0 + i, j);
       syrk_lower_panels(F, G_[0], threads_);
       t_[0].noalias() += F.transpose() * Yc;
       yy_[0] += Yc.colwise().squaredNorm().transpose();
       counts_[0] += nr;
       continue;
     }
-    // stable counting sort of the chunk's rows by fold
+    // Stable counting sort of the chunk's rows by fold. The input rows (d columns) are gathered in that order
+    // before the features are computed, so every fold is a contiguous row range of F: gathering F itself (p
+    // columns, p >> d) cost more than the per-fold products on the magic set.
     std::fill(start.begin(), start.end(), 0);
     for (Index i = 0; i < nr; ++i) ++start[folds[r0 + i] + 1];
     for (Index u = 0; u < v_; ++u) start[u + 1] += start[u];
     order.assign(nr, 0);
     std::vector<Index> fill(start.begin(), start.end() - 1);
     for (Index i = 0; i < nr; ++i) order[fill[folds[r0 + i]]++] = i;
-    Fg.resize(nr, p_);
-    Yg.resize(nr, k_);
-    for (Index j = 0; j < p_; ++j)
-      for (Index i = 0; i < nr; ++i) Fg(i, j) = F(order[i], j);
+    Xg.resize(nr, X.cols);
+    for (Index i = 0; i < nr; ++i) X.pack_rows(r0 + order[i], 1, Xg.data() + i * X.cols);
     for (Index j = 0; j < k_; ++j)
-      for (Index i = 0; i < nr; ++i) Yg(i, j) = Yc(order[i], j);
+      for (Index i = 0; i < nr; ++i) Yc(i, j) = Y(r0 + order[i], j);
+    compute_features(view_of(Xg), 0, nr, F);
+    if (features_out) {  // back to stream order; 8 columns at a time so that the reads of F stay sequential
+      for (Index j0 = 0; j0 < p_; j0 += 8) {
+        const Index w = std::min<Index>(8, p_ - j0);
+        for (Index i = 0; i < nr; ++i) {
+          double* dst = features_out + (r0 + order[i]) * p_ + j0;
+          for (Index j = 0; j < w; ++j) dst[j] = F(i, j0 + j);
+        }
+      }
+    }
     for (Index u = 0; u < v_; ++u) {
       const Index a = start[u], len = start[u + 1] - start[u];
       if (len == 0) continue;
-      syrk_lower_panels(Fg.middleRows(a, len), G_[u], threads_);
-      t_[u].noalias() += Fg.middleRows(a, len).transpose() * Yg.middleRows(a, len);
-      yy_[u] += Yg.middleRows(a, len).colwise().squaredNorm().transpose();
+      syrk_lower_panels(F.middleRows(a, len), G_[u], threads_);
+      t_[u].noalias() += F.middleRows(a, len).transpose() * Yc.middleRows(a, len);
+      yy_[u] += Yc.middleRows(a, len).colwise().squaredNorm().transpose();
       counts_[u] += len;
     }
   }

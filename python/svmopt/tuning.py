@@ -248,7 +248,7 @@ class CVEngine:
             if holdout:
                 f = None
             if keep_phi:
-                Phi[r0:r0 + Xb.shape[0]] = acc.add(Xb, Yb, f, return_features=True)
+                acc.add(Xb, Yb, f, out=Phi[r0:r0 + Xb.shape[0]])
             else:
                 acc.add(Xb, Yb, f)
         G, t, yy, counts = acc.results()
