@@ -127,3 +127,68 @@ def test_accumulator_rejects_bad_input(data):
         acc.add(np.ascontiguousarray(X), np.ascontiguousarray(Y[:, :1]), np.full(211, 3, np.int32))
     with pytest.raises(ValueError):
         acc.add(np.ascontiguousarray(X[:, :3]), np.ascontiguousarray(Y[:, :1]))
+
+
+# --------------------------------------------------------------------- BLAS products (p >= blas kMinDim = 128)
+@pytest.fixture(params=[True, False], ids=["blas", "eigen"])
+def blas_mode(request):
+    """Run a test with the fixed-size products on SciPy's BLAS and on Eigen (svmopt._core.use_blas)."""
+    prev = _core.blas_available()
+    on = _core.use_blas(request.param)
+    assert on == (request.param and on)  # True only where the BLAS could be installed
+    yield request.param
+    _core.use_blas(prev)
+
+
+def test_blas_is_installed_at_import():
+    """SciPy's dsyrk / dgemm capsules are available in every supported environment (SciPy is a dependency)."""
+    assert _core.use_blas(True) and _core.blas_available()
+    assert not _core.use_blas(False) and not _core.blas_available()
+    assert _core.use_blas(True)
+    with pytest.raises(TypeError, match="enabled"):
+        _core.use_blas("yes")
+
+
+@pytest.mark.parametrize("v", [1, 3])
+@pytest.mark.parametrize("chunk", [37, 0])
+def test_wide_features_on_blas_and_eigen_equal_numpy(blas_mode, v, chunk):
+    """m = 150 prototypes (p = 151 >= 128: the BLAS gemm and syrk are used when on), folds, chunking: G, t and the
+    features equal the numpy reference on both back ends."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(400, 6))
+    Y = rng.normal(size=(400, 2))
+    PV = np.ascontiguousarray(X[:150])
+    P, _ = nystrom_projection(PV, rbf(8.0))
+    assert P.shape[1] >= 128
+    folds = (np.arange(400) * 11 % v).astype(np.int32)
+    acc = _core.FoldAccumulator(PV, rbf(8.0), P, n_folds=v, n_targets=2, chunk=chunk, n_threads=1)
+    F = acc.add(np.ascontiguousarray(X[:250]), np.ascontiguousarray(Y[:250]), folds[:250], return_features=True)
+    acc.add(np.ascontiguousarray(X[250:]), np.ascontiguousarray(Y[250:]), folds[250:])
+    G, t, _, counts = acc.results()
+    Kp = k_rbf(X, PV, 8.0) @ P
+    Fe = np.hstack([Kp, np.ones((400, 1))])
+    scale = np.abs(Fe).max() ** 2 * 400
+    np.testing.assert_allclose(F, Fe[:250], rtol=0, atol=1e-10 * np.abs(Fe).max())
+    for u in range(v):
+        r = folds == u
+        np.testing.assert_allclose(G[u], Fe[r].T @ Fe[r], rtol=0, atol=1e-12 * scale)
+        np.testing.assert_allclose(t[u], Fe[r].T @ Y[r], rtol=0, atol=1e-12 * scale)
+        assert counts[u] == r.sum()
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_wide_linear_features_on_blas_and_eigen(blas_mode, order):
+    """Explicit linear features with d = 200 (C order: the Gram straight from X's rows through dsyrk)."""
+    rng = np.random.default_rng(6)
+    X = np.asarray(rng.normal(size=(333, 200)), order=order)
+    Y = np.ascontiguousarray(rng.normal(size=(333, 3)))
+    acc = _core.FoldAccumulator(np.zeros((0, 200)), _core.KernelParams(_core.KernelKind.linear), np.zeros((0, 0)),
+                                n_targets=3, n_features_linear=200, chunk=100)
+    acc.add(X[:200], Y[:200])
+    acc.add(X[200:], Y[200:])
+    G, t, yy, counts = acc.results()
+    Xe = np.hstack([X, np.ones((333, 1))])
+    np.testing.assert_allclose(G[0], Xe.T @ Xe, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(t[0], Xe.T @ Y, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(yy[0], (Y**2).sum(0), rtol=1e-12)
+    assert counts[0] == 333

@@ -534,6 +534,7 @@ CORE_BAD_CALLS = [
      ValueError, "out"),
     ("FoldAccumulator.add", "out dtype", lambda: _acc().add(Z[:4], np.zeros((4, 1)), out=np.zeros((4, 4), np.float32)),
      TypeError, "out"),
+    ("use_blas", "not a bool", lambda: _core.use_blas(1), TypeError, "enabled"),
     ("FoldAccumulator.features", "columns", lambda: _acc().features(np.zeros((4, 9))), ValueError, "columns"),
     ("fast_cv_solve", "t rows", lambda: _core.fast_cv_solve(np.ones((2, 3, 3)), np.ones((2, 5, 1)), 1.0), ValueError,
      "t "),
@@ -639,7 +640,7 @@ CORE_BAD_CALLS = [
 ]
 
 # Entry points that take no array input (build information) and are exercised by calling them.
-CORE_INFO = {"cpu_supports_avx2_fma", "openmp_enabled", "max_threads", "simd_instruction_sets"}
+CORE_INFO = {"cpu_supports_avx2_fma", "openmp_enabled", "max_threads", "simd_instruction_sets", "blas_available"}
 CORE_NON_CALLABLE = {"KernelKind", "eigen_version", "isa"}
 
 

@@ -55,6 +55,16 @@ def _dense_lp():
 
 XL = _rng.standard_normal((300, 20))  # large enough (n^2 d >= 2^20) for kernel_gram to start a thread team
 
+PVW = np.ascontiguousarray(XL[:150, :])  # 150 prototypes: the BLAS gemm / syrk path (p >= 128) when installed
+PW = np.linalg.cholesky(np.linalg.inv(_core.kernel_gram(PVW, KP) + 1e-6 * np.eye(150)))
+
+
+def _fold_accumulate_wide():
+    acc = _core.FoldAccumulator(PVW, KP, PW, n_folds=3, n_targets=1, n_threads=2)
+    acc.add(XL, np.ones((300, 1)), (np.arange(300) % 3).astype(np.int32))
+    return acc.results()
+
+
 
 def _csa():
     return _core.csa_minimize(lambda v: float(np.sum((v - 0.3) ** 2)), np.zeros((4, 2)), -np.ones(2), np.ones(2),
@@ -84,6 +94,7 @@ CALLS = {
     "kde_psi": lambda: _core.kde_psi(np.sort(X[:, 0]), 0.7, 4, True, n_threads=2),
     "nystrom_features": lambda: _core.nystrom_features(X, PV, KP, P, n_threads=2, chunk=16),
     "FoldAccumulator": lambda: _fold_accumulate(0),
+    "FoldAccumulator_team": _fold_accumulate_wide,
     "fast_cv_solve": _fast_cv,
     "fast_cv_holdout": _fast_cv_holdout,
     "ridge_solve": lambda: _core.ridge_solve(K[:10, :10], S[:10, None], 3.0),
@@ -113,7 +124,7 @@ def _flatten(result):
 def test_every_computing_entry_point_is_exercised():
     skip = {"KernelKind", "KernelParams", "eigen_version", "isa", "cpu_supports_avx2_fma", "openmp_enabled",
             "max_threads", "simd_instruction_sets", "pso_uniform", "pso_particle_step", "csa_update_tac",
-            "annotations", "os", "ModuleType"}
+            "annotations", "os", "ModuleType", "blas_available", "use_blas"}
     public = {n for n in dir(_core) if not n.startswith("_")} - skip
     assert public <= {c.split("_poly")[0].split("_stratified")[0].split("_team")[0] for c in CALLS}, public - set(CALLS)
 

@@ -3,6 +3,7 @@
 #include <Eigen/Core>
 
 #include "bindings.hpp"
+#include "svmopt/blas.hpp"
 
 namespace py = pybind11;
 
@@ -33,6 +34,28 @@ PYBIND11_MODULE(SVMOPT_MODULE_NAME, m) {
   m.def("simd_instruction_sets", &Eigen::SimdInstructionSetsInUse, "SIMD instruction sets Eigen was compiled for.");
   m.attr("eigen_version") = std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +
                             std::to_string(EIGEN_MINOR_VERSION);
+  m.def(
+      "_set_blas",
+      [](const py::object& syrk, const py::object& gemm) {
+        if (syrk.is_none() || gemm.is_none()) {
+          svmopt::blas::set(nullptr, nullptr);
+          return;
+        }
+        auto pointer = [](const py::object& o, const char* what) {
+          PyObject* c = o.ptr();
+          if (!PyCapsule_CheckExact(c)) throw py::type_error(std::string(what) + " must be a PyCapsule");
+          void* p = PyCapsule_GetPointer(c, PyCapsule_GetName(c));
+          if (!p) throw py::error_already_set();
+          return p;
+        };
+        svmopt::blas::set(reinterpret_cast<svmopt::blas::dsyrk_t>(pointer(syrk, "syrk")),
+                          reinterpret_cast<svmopt::blas::dgemm_t>(pointer(gemm, "gemm")));
+      },
+      py::arg("syrk"), py::arg("gemm"),
+      "Install Fortran dsyrk / dgemm (PyCapsules of scipy.linalg.cython_blas, LP64) for the fixed-size LS-SVM's\n"
+      "feature and Gram products, or remove them (None): see svmopt._core.use_blas.");
+  m.def("blas_available", &svmopt::blas::available,
+        "Whether the core's fixed-size LS-SVM products run on the installed BLAS (else on Eigen).");
   svmopt::bind::bind_kernels(m);
   svmopt::bind::bind_robust(m);
   svmopt::bind::bind_fixed_size(m);

@@ -5,6 +5,8 @@
 #include <string>
 #include <utility>
 
+#include "svmopt/blas.hpp"
+
 namespace svmopt {
 namespace {
 
@@ -45,6 +47,9 @@ Index default_chunk(Index m, Index p) {
 void syrk_lower_panels(const Eigen::Ref<const Eigen::MatrixXd>& F, Eigen::Ref<Eigen::MatrixXd> G, int n_threads) {
   const Index p = F.cols();
   if (F.rows() == 0 || p == 0) return;
+  if (p >= blas::kMinDim && blas::syrk_lower_tn(F.rows(), p, F.data(), F.outerStride(), G.data(), G.outerStride())) {
+    return;
+  }
   const Index n_panels = (p + kPanel - 1) / kPanel;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(resolve_threads(n_threads)) if (F.rows() * p * p > (1 << 16))
   for (Index q = 0; q < n_panels; ++q) {
@@ -106,14 +111,22 @@ void FoldAccumulator::compute_features(const MatrixView& X, Index r0, Index nr, 
   const int nt = resolve_threads(threads_);
   if (d_lin_ > 0) {
     if (X.cols != d_lin_) throw std::invalid_argument("X has the wrong number of columns");
-    for (Index j = 0; j < d_lin_; ++j)
-      for (Index i = 0; i < nr; ++i) F(i, j) = X(r0 + i, j);
+    for (Index j0 = 0; j0 < d_lin_; j0 += 8) {  // 8 columns at a time: sequential reads of X's rows
+      const Index w = std::min<Index>(8, d_lin_ - j0);
+      for (Index i = 0; i < nr; ++i)
+        for (Index j = 0; j < w; ++j) F(i, j0 + j) = X(r0 + i, j0 + j);
+    }
   } else {
     if (X.cols != pv_.cols()) throw std::invalid_argument("X has the wrong number of columns");
     const Index m = pv_.rows();
     kbuf_.resize(nr, m);
     RowMatrixMap km(kbuf_.data(), nr, m);
     svmopt::cross(sub_rows(X, r0, nr), view_of(pv_), params_, km, nt);
+    if (p_ - 1 >= blas::kMinDim &&
+        blas::gemm_rowmajor_into_colmajor(nr, m, p_ - 1, kbuf_.data(), P_.data(), F.data(), F.outerStride())) {
+      F.col(p_ - 1).setOnes();
+      return;
+    }
     const Index n_slabs = (nr + kRowSlab - 1) / kRowSlab;
 #pragma omp parallel for schedule(static) num_threads(nt) if (n_slabs > 1 && nt > 1)
     for (Index s = 0; s < n_slabs; ++s) {
@@ -147,6 +160,26 @@ void FoldAccumulator::add(const MatrixView& X, const MatrixView& Y, const std::i
   for (Index r0 = 0; r0 < X.rows; r0 += chunk_) {
     const Index nr = std::min(chunk_, X.rows - r0);
     Yc.resize(nr, k_);
+    if ((!folds || v_ == 1) && d_lin_ >= blas::kMinDim && !features_out && X.col_stride == 1 &&
+        blas::syrk_lower_rowmajor(nr, d_lin_, X.data + r0 * X.row_stride, X.row_stride, G_[0].data(),
+                                  G_[0].outerStride())) {
+      // Explicit linear features, row-contiguous: the Gram's d x d block straight from X (no copy into F), the
+      // bias row and t in one pass as X^T [Y, 1].
+      const Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>> Xb(X.data + r0 * X.row_stride, nr, d_lin_,
+                                                                     Eigen::OuterStride<>(X.row_stride));
+      Eigen::MatrixXd Y1(nr, k_ + 1);
+      for (Index j = 0; j < k_; ++j)
+        for (Index i = 0; i < nr; ++i) Y1(i, j) = Y(r0 + i, j);
+      Y1.col(k_).setOnes();
+      const Eigen::MatrixXd XtY1 = Xb.transpose() * Y1;  // d x (k + 1)
+      t_[0].topRows(d_lin_) += XtY1.leftCols(k_);
+      t_[0].row(d_lin_) += Y1.leftCols(k_).colwise().sum();
+      G_[0].row(d_lin_).head(d_lin_) += XtY1.col(k_).transpose();
+      G_[0](d_lin_, d_lin_) += static_cast<double>(nr);
+      yy_[0] += Y1.leftCols(k_).colwise().squaredNorm().transpose();
+      counts_[0] += nr;
+      continue;
+    }
     if (!folds || v_ == 1) {
       compute_features(X, r0, nr, F);
       if (features_out) RowMatrixMap(features_out + r0 * p_, nr, p_) = F;
