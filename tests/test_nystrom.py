@@ -147,6 +147,14 @@ def test_blas_is_installed_at_import():
     assert _core.use_blas(True)
     with pytest.raises(TypeError, match="enabled"):
         _core.use_blas("yes")
+    from scipy.linalg import cython_blas
+
+    capi = cython_blas.__pyx_capi__
+    with pytest.raises(ValueError, match="signature of dsyrk"):  # swapped: refused, the BLAS in use is kept
+        _core._set_blas(capi["dgemm"], capi["dsyrk"])
+    with pytest.raises(TypeError, match="PyCapsule"):
+        _core._set_blas(1, 2)
+    assert _core.blas_available()
 
 
 @pytest.mark.parametrize("v", [1, 3])

@@ -41,15 +41,23 @@ PYBIND11_MODULE(SVMOPT_MODULE_NAME, m) {
           svmopt::blas::set(nullptr, nullptr);
           return;
         }
-        auto pointer = [](const py::object& o, const char* what) {
+        auto pointer = [](const py::object& o, const char* what, int n_int) {
           PyObject* c = o.ptr();
           if (!PyCapsule_CheckExact(c)) throw py::type_error(std::string(what) + " must be a PyCapsule");
-          void* p = PyCapsule_GetPointer(c, PyCapsule_GetName(c));
+          const char* name = PyCapsule_GetName(c);
+          // Cython names the capsule by the C signature: accept the LP64 one ("int *" dimensions) only.
+          const std::string sig = name ? name : "";
+          int ints = 0;
+          for (std::size_t i = sig.find("int *"); i != std::string::npos; i = sig.find("int *", i + 1)) ++ints;
+          if (sig.rfind("void (char *, char *, int *", 0) != 0 || ints != n_int) {
+            throw py::value_error(std::string(what) + ": not the LP64 Fortran signature of " + what + ": " + sig);
+          }
+          void* p = PyCapsule_GetPointer(c, name);
           if (!p) throw py::error_already_set();
           return p;
         };
-        svmopt::blas::set(reinterpret_cast<svmopt::blas::dsyrk_t>(pointer(syrk, "syrk")),
-                          reinterpret_cast<svmopt::blas::dgemm_t>(pointer(gemm, "gemm")));
+        svmopt::blas::set(reinterpret_cast<svmopt::blas::dsyrk_t>(pointer(syrk, "dsyrk", 4)),
+                          reinterpret_cast<svmopt::blas::dgemm_t>(pointer(gemm, "dgemm", 6)));
       },
       py::arg("syrk"), py::arg("gemm"),
       "Install Fortran dsyrk / dgemm (PyCapsules of scipy.linalg.cython_blas, LP64) for the fixed-size LS-SVM's\n"
