@@ -150,7 +150,7 @@ def test_blas_is_installed_at_import():
     from scipy.linalg import cython_blas
 
     capi = cython_blas.__pyx_capi__
-    with pytest.raises(ValueError, match="signature of dsyrk"):  # swapped: refused, the BLAS in use is kept
+    with pytest.raises(ValueError, match="not the LP64 Fortran signature"):  # swapped: refused, BLAS kept
         _core._set_blas(capi["dgemm"], capi["dsyrk"])
     with pytest.raises(TypeError, match="PyCapsule"):
         _core._set_blas(1, 2)
