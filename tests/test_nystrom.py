@@ -177,6 +177,8 @@ def test_wide_features_on_blas_and_eigen_equal_numpy(blas_mode, v, chunk):
     Fe = np.hstack([Kp, np.ones((400, 1))])
     scale = np.abs(Fe).max() ** 2 * 400
     np.testing.assert_allclose(F, Fe[:250], rtol=0, atol=1e-10 * np.abs(Fe).max())
+    Fp = _core.nystrom_features(np.ascontiguousarray(X), PV, rbf(8.0), P, n_threads=1, chunk=chunk)  # prediction
+    np.testing.assert_allclose(Fp, Kp, rtol=0, atol=1e-10 * np.abs(Fe).max())
     for u in range(v):
         r = folds == u
         np.testing.assert_allclose(G[u], Fe[r].T @ Fe[r], rtol=0, atol=1e-12 * scale)

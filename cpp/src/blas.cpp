@@ -62,4 +62,22 @@ bool gemm_rowmajor_into_colmajor(Index nr, Index m, Index q, const double* K, co
   return true;
 }
 
+bool gemm_rowmajor(Index nr, Index m, Index q, const double* K, const double* P, double* C, Index ldc) {
+  const dgemm_t f = g_gemm.load();
+  if (!f || !fits(nr) || !fits(m) || !fits(q) || !fits(ldc) || ldc < q) return false;
+  if (nr == 0 || q == 0) return true;
+  if (m == 0) {
+    for (Index i = 0; i < nr; ++i)
+      for (Index j = 0; j < q; ++j) C[i * ldc + j] = 0.0;
+    return true;
+  }
+  // Column-major view: C^T (q x nr, ld ldc) = P^T (q x m, ld q) K^T (m x nr, ld m), no transposes.
+  char ta = 'N', tb = 'N';
+  int M = static_cast<int>(q), N = static_cast<int>(nr), Kd = static_cast<int>(m), lda = static_cast<int>(q),
+      ldb = static_cast<int>(m), lc = static_cast<int>(ldc);
+  double alpha = 1.0, beta = 0.0;
+  f(&ta, &tb, &M, &N, &Kd, &alpha, const_cast<double*>(P), &lda, const_cast<double*>(K), &ldb, &beta, C, &lc);
+  return true;
+}
+
 }  // namespace svmopt::blas

@@ -76,6 +76,11 @@ void nystrom_features(const MatrixView& X, const MatrixView& PV, const KernelPar
     K.resize(nr, m);
     RowMatrixMap km(K.data(), nr, m);
     cross(sub_rows(X, r0, nr), view_of(pv), params, km, nt);
+    if (pm.cols() >= blas::kMinDim &&
+        blas::gemm_rowmajor(nr, m, pm.cols(), K.data(), pm.data(), out.data() + r0 * out.outerStride(),
+                            out.outerStride())) {
+      continue;
+    }
     const Index n_slabs = (nr + kRowSlab - 1) / kRowSlab;
 #pragma omp parallel for schedule(static) num_threads(nt) if (n_slabs > 1 && nt > 1)
     for (Index s = 0; s < n_slabs; ++s) {

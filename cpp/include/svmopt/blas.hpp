@@ -31,4 +31,7 @@ bool syrk_lower_rowmajor(Index rows, Index p, const double* A, Index lda, double
 // C (nr x q, column-major, ldc) = K P with K row-major nr x m and P row-major m x q. False as above.
 bool gemm_rowmajor_into_colmajor(Index nr, Index m, Index q, const double* K, const double* P, double* C, Index ldc);
 
+// C (nr x q, row-major, row stride ldc) = K P with K row-major nr x m and P row-major m x q. False as above.
+bool gemm_rowmajor(Index nr, Index m, Index q, const double* K, const double* P, double* C, Index ldc);
+
 }  // namespace svmopt::blas
