@@ -257,8 +257,8 @@ def test_timing_and_throughput_sections():
     rows = [dict(data="concrete", m=400.0, v=10.0, simple=0.5, fast=0.05, speedup=10.0, agree="True"),
             dict(data="magic", m=50.0, v=50.0, simple=7.0, fast=0.15, speedup=46.7, agree="True")]
     text = "\n".join(db.timing_section(rows))
-    assert "| concrete | 400 | 10 | 0.500 | 0.0500 | 10.0x | 7.27 / 0.45 | 16.2x | 6.3x | True |" in text
-    assert "| magic | 50 | 50 | 7.000 | 0.1500 | 46.7x | 7.6 / 0.19 | 40.0x |" in text
+    assert "| concrete | 400 | 10 | 0.500 | 0.0500 | 10.0x | 7.27 / 0.45 | 16.2x | 6.3x | holdout | True |" in text
+    assert "| magic | 50 | 50 | 7.000 | 0.1500 | 46.7x | 7.6 / 0.19 | 40.0x | 48.0x | v Cholesky | True |" in text
     assert "reaches the paper's in 1 of 2 cells" in text
     thr = [dict(data="magic", n=13000.0, d=10.0, m=1000.0, m_eff=990.0, v=10.0, holdout="False", cpu=2.0, gflop=40.0,
                 gflops=20.0, dgemm_1core=32.0, gflop_kernel=0.4, gflop_features=25.7, gflop_gram=12.8,
