@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace svmopt {
 namespace {
@@ -17,15 +18,19 @@ void check_system(const Eigen::MatrixXd& A, const Eigen::MatrixXd& c) {
   }
 }
 
-Eigen::MatrixXd solve_spd(Eigen::MatrixXd A, const Eigen::MatrixXd& c, double gamma, bool regularize_bias) {
+// Cholesky factor of the ridge matrix (7), A + R/gamma; throws when it is not positive definite.
+Eigen::LLT<Eigen::MatrixXd, Eigen::Lower> ridge_llt(Eigen::MatrixXd A, double gamma, bool regularize_bias) {
   const Index p = A.rows();
-  const Index np = regularize_bias ? p : p - 1;
-  A.diagonal().head(np).array() += 1.0 / gamma;
+  A.diagonal().head(regularize_bias ? p : p - 1).array() += 1.0 / gamma;
   Eigen::LLT<Eigen::MatrixXd, Eigen::Lower> llt(A);
   if (llt.info() != Eigen::Success) {
     throw std::runtime_error("the ridge system (7) is not positive definite (gamma=" + std::to_string(gamma) + ")");
   }
-  return llt.solve(c);
+  return llt;
+}
+
+Eigen::MatrixXd solve_spd(Eigen::MatrixXd A, const Eigen::MatrixXd& c, double gamma, bool regularize_bias) {
+  return ridge_llt(std::move(A), gamma, regularize_bias).solve(c);
 }
 
 }  // namespace
@@ -106,12 +111,7 @@ void fast_cv_holdout(const MatrixView& Phi, const MatrixView& Y, const std::int3
     if (folds[i] < 0 || folds[i] >= v) throw std::invalid_argument("fold ids must lie in [0, n_folds)");
     rows[folds[i]].push_back(i);
   }
-  Eigen::MatrixXd A = G;
-  A.diagonal().head(regularize_bias ? p : p - 1).array() += 1.0 / gamma;
-  const Eigen::LLT<Eigen::MatrixXd, Eigen::Lower> llt(A);
-  if (llt.info() != Eigen::Success) {
-    throw std::runtime_error("the ridge system (7) is not positive definite (gamma=" + std::to_string(gamma) + ")");
-  }
+  const Eigen::LLT<Eigen::MatrixXd, Eigen::Lower> llt = ridge_llt(G, gamma, regularize_bias);
   const Eigen::MatrixXd theta = llt.solve(t);
   std::string err;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(resolve_threads(n_threads)) if (v > 1 && n * p > (1 << 16))
