@@ -199,7 +199,7 @@ class CVEngine:
         self.feature_budget = feature_budget
         self.n_features = n_features
         # Small problems run on one thread: an OpenMP barrier costs milliseconds on a loaded machine.
-        p = (n_features if PV is None else PV.shape[0]) + 1
+        self.p_max = p = (n_features if PV is None else PV.shape[0]) + 1  # before the truncation (A4)
         self.n_threads = 1 if self.n * p * p < 2e8 else n_threads
         # In memory, small folds are solved by the holdout identity from the whole-data system (one factorization
         # instead of v); the fold statistics are then the whole-data G, t only (one fold in the accumulator).
@@ -238,17 +238,14 @@ class CVEngine:
         if key in self._cache:
             self._cache.move_to_end(key)
             return self._cache[key]
-        p_max = (self.n_features if self.PV is None else self.PV.shape[0]) + 1  # before the truncation (A4)
-        holdout = self.holdout and self.n * p_max * 8 <= self.feature_budget
+        holdout = self.holdout and self.n * self.p_max * 8 <= self.feature_budget
         acc, P = self._accumulator(sigma2, 1 if holdout else self.v)
         p = acc.dim
         keep_phi = self.n * p * 8 <= self.feature_budget
         Phi = np.empty((self.n, p)) if keep_phi else None
         self.n_passes += 1
         for r0, Xb, Yb in self._iter():
-            f = self.folds[r0:r0 + Xb.shape[0]]
-            if holdout:
-                f = None
+            f = None if holdout else self.folds[r0:r0 + Xb.shape[0]]
             if keep_phi:
                 acc.add(Xb, Yb, f, out=Phi[r0:r0 + Xb.shape[0]])
             else:

@@ -210,14 +210,20 @@ def _rbf(sigma2):
     return _core.KernelParams(_core.KernelKind.rbf, alpha=math.sqrt(sigma2 / 2))
 
 
+def _cv_problem(X, y):
+    """The timing protocols' CV problem: standardized columns (C order), the target standardized (regression) or
+    coded +-1 (the larger of two labels +1), and the task."""
+    X = np.ascontiguousarray((X - X.mean(0)) / np.where(X.std(0) > 0, X.std(0), 1))
+    if y.dtype.kind == "f":
+        return X, (y - y.mean()) / y.std(), "regression"
+    return X, np.where(y == np.unique(y)[1], 1.0, -1.0), "classification"
+
+
 def cv_timing(name: str, ms, vs=(5, 10, 20, 50), reps: int = 3, seed: int = 0) -> list[dict]:
     """Tables 3–4: wall seconds of one CV evaluation, fast vs simple, best of ``reps`` (fast) and
     ``max(1, reps // 2)`` (simple), interleaved so that a change of the machine's load hits both; one untimed
     warm-up evaluation per m."""
-    X, y = _load(name)
-    X = (X - X.mean(0)) / np.where(X.std(0) > 0, X.std(0), 1)
-    yy = (y - y.mean()) / y.std() if y.dtype.kind == "f" else np.where(y == np.unique(y)[1], 1.0, -1.0)
-    task = "regression" if y.dtype.kind == "f" else "classification"
+    X, yy, task = _cv_problem(*_load(name))
     rng = np.random.default_rng(seed)
     rows = []
     d = X.shape[1]
@@ -283,11 +289,9 @@ def cv_throughput(name: str, m: int | None = None, v: int = 10, reps: int = 3, s
     at almost every CSA / simplex step: the sigma^2 cache rarely hits), its flop count (:func:`cv_flops`) and the
     GFLOP/s it reaches, beside numpy's dgemm on one core in the same process. CPU seconds, best of ``reps`` (each
     repetition a different sigma^2)."""
-    Xtr, ytr, _, _, task = _split(name, seed)
+    Xtr, ytr, _, _, _ = _split(name, seed)
     m = int(m or PAPER[name]["m"])
-    X = (Xtr - Xtr.mean(0)) / np.where(Xtr.std(0) > 0, Xtr.std(0), 1)
-    X = np.ascontiguousarray(X)
-    yy = np.where(ytr == np.unique(ytr)[-1], 1.0, -1.0) if task == "classification" else (ytr - ytr.mean()) / ytr.std()
+    X, yy, task = _cv_problem(Xtr, ytr)
     rng = np.random.default_rng(seed)
     PV = np.ascontiguousarray(X[rng.choice(X.shape[0], m, replace=False)])
     folds = make_folds(X.shape[0], v, rng)
@@ -1359,15 +1363,6 @@ def _read_csv(path: Path) -> list[dict]:
         return [{k: conv(v) for k, v in r.items()} for r in csv.DictReader(fh)]
 
 
-def _read_timing(path: Path) -> list[dict]:
-    import csv
-
-    if not path.exists():
-        return []
-    with path.open(newline="") as fh:
-        return [{k: (v if k in ("data", "agree") else float(v)) for k, v in r.items()} for r in csv.DictReader(fh)]
-
-
 REPORT_HEAD = """# Reproduction: optimized fixed-size LS-SVM (De Brabanter, De Brabanter, Suykens & De Moor, 2010)
 
 Generated from the raw results `de_brabanter_*.csv` beside this file by
@@ -1431,7 +1426,7 @@ def build_report(results: dict[str, list[dict]], *, figures_section: str | None 
 def load_results(results_dir: str | Path) -> dict[str, list[dict]]:
     d = Path(results_dir)
     res = {g: read_rows(results_path(d, g)) for g in ("table1", "binary", "multiclass", "ftc")}
-    res["cvtiming"] = _read_timing(results_path(d, "cvtiming"))
+    res["cvtiming"] = _read_csv(results_path(d, "cvtiming"))
     res["throughput"] = _read_csv(results_path(d, "throughput"))
     return res
 
@@ -1468,7 +1463,7 @@ def run_tables(a, out_dir: Path) -> int:
         if table == "3":  # Tables 3-4: the data sets' rows in the timing CSV are replaced by the new measurement
             names = a.timing or ["concrete", "magic"]
             path = results_path(out_dir, "cvtiming")
-            keep = [r for r in _read_timing(path) if r["data"] not in names]
+            keep = [r for r in _read_csv(path) if r["data"] not in names]
             rows = []
             for name in names:
                 ms = a.timing_m or ((50, 100, 400) if name == "concrete" else (50, 300, 700))
