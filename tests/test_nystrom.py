@@ -130,31 +130,91 @@ def test_accumulator_rejects_bad_input(data):
 
 
 # --------------------------------------------------------------------- BLAS products (p >= blas kMinDim = 128)
-@pytest.fixture(params=[True, False], ids=["blas", "eigen"])
+def _numpy_bundles_openblas64():
+    return _core._numpy_blas_addresses() is not None
+
+
+@pytest.fixture(params=["numpy", "scipy", False], ids=["numpy-blas", "scipy-blas", "eigen"])
 def blas_mode(request):
-    """Run a test with the fixed-size products on SciPy's BLAS and on Eigen (svmopt._core.use_blas)."""
-    prev = _core.blas_available()
+    """Run a test with the fixed-size dense kernels on NumPy's bundled OpenBLAS (ILP64), on SciPy's (LP64 capsules)
+    and on Eigen (svmopt._core.use_blas)."""
+    prev = _core.blas_provider()
+    if request.param == "numpy" and not _numpy_bundles_openblas64():
+        pytest.skip("this NumPy does not bundle scipy-openblas64 (a NumPy from a wheel on PyPI does)")
     on = _core.use_blas(request.param)
-    assert on == (request.param and on)  # True only where the BLAS could be installed
+    assert on == bool(request.param)
+    assert _core.blas_provider() == (request.param or None)
+    assert _core.lapack_potrf_available() == bool(request.param)
     yield request.param
-    _core.use_blas(prev)
+    _core.use_blas(prev or False)
 
 
 def test_blas_is_installed_at_import():
-    """SciPy's dsyrk / dgemm capsules are available in every supported environment (SciPy is a dependency)."""
-    assert _core.use_blas(True) and _core.blas_available()
-    assert not _core.use_blas(False) and not _core.blas_available()
+    """A BLAS is installed at import in every supported environment (SciPy is a dependency): NumPy's bundled
+    OpenBLAS where it has one, else SciPy's."""
+    assert _core.blas_available() and _core.lapack_potrf_available()
+    assert _core.blas_provider() == ("numpy" if _numpy_bundles_openblas64() else "scipy")
+    assert _core.blas_interface() == {"numpy": "ilp64", "scipy": "lp64"}[_core.blas_provider()]
+    assert not _core.use_blas(False) and not _core.blas_available() and _core.blas_provider() is None
+    assert _core.blas_interface() == "" and not _core.lapack_potrf_available()
+    assert _core.use_blas("scipy") and _core.blas_provider() == "scipy" and _core.blas_interface() == "lp64"
     assert _core.use_blas(True)
-    with pytest.raises(TypeError, match="enabled"):
-        _core.use_blas("yes")
-    from scipy.linalg import cython_blas
+    for bad in ("yes", 1, None):
+        with pytest.raises(TypeError, match="enabled"):
+            _core.use_blas(bad)
+    from scipy.linalg import cython_blas, cython_lapack
 
     capi = cython_blas.__pyx_capi__
     with pytest.raises(ValueError, match="not the LP64 Fortran signature"):  # swapped: refused, BLAS kept
         _core._set_blas(capi["dgemm"], capi["dsyrk"])
+    with pytest.raises(ValueError, match="not the LP64 Fortran signature of dpotrf"):
+        _core._set_blas(capi["dsyrk"], capi["dgemm"], capi["dgemm"])
     with pytest.raises(TypeError, match="PyCapsule"):
         _core._set_blas(1, 2)
+    with pytest.raises(ValueError, match="non-null"):
+        _core._set_blas_ilp64(0, 0, 0)
     assert _core.blas_available()
+    _core._set_blas(capi["dsyrk"], capi["dgemm"], cython_lapack.__pyx_capi__["dpotrf"])
+    assert _core.blas_interface() == "lp64" and _core.lapack_potrf_available()
+    _core._set_blas(capi["dsyrk"], capi["dgemm"])  # without dpotrf: the factorizations stay on Eigen
+    assert _core.blas_available() and not _core.lapack_potrf_available()
+    _core.use_blas(True)
+
+
+@pytest.mark.parametrize("p", [5, 150, 1030])
+def test_ridge_factorizations_on_lapack_and_eigen_equal_numpy(blas_mode, p):
+    """fast_cv_solve, ridge_solve and fast_cv_holdout factor the ridge systems by dpotrf from p = 1024 (kMinPotrf)
+    and by Eigen's LLT below or without a BLAS: the same solutions as numpy, and the same error for a system that
+    is not positive definite."""
+    rng = np.random.default_rng(p)
+    n, v, k, gamma = 3 * p + 40, 4, 2, 7.0
+    Phi = rng.normal(size=(n, p))
+    Phi[:, -1] = 1.0  # the bias column, so that the accumulator's explicit linear features give the same G, t
+    Y = rng.normal(size=(n, k))
+    folds = (np.arange(n) % v).astype(np.int32)
+    G = np.stack([Phi[folds == u].T @ Phi[folds == u] for u in range(v)])
+    t = np.stack([Phi[folds == u].T @ Y[folds == u] for u in range(v)])
+    R = np.diag(np.r_[np.ones(p - 1), 0.0])  # bias (last feature) not penalized
+    theta = _core.fast_cv_solve(G, t, gamma, False)
+    for u in range(v):
+        ref = np.linalg.solve(G.sum(0) - G[u] + R / gamma, t.sum(0) - t[u])
+        np.testing.assert_allclose(theta[u], ref, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(_core.ridge_solve(G.sum(0), t.sum(0), gamma, True),
+                               np.linalg.solve(G.sum(0) + np.eye(p) / gamma, t.sum(0)), rtol=1e-9, atol=1e-12)
+    acc = _core.FoldAccumulator(np.zeros((0, p - 1)), _core.KernelParams(_core.KernelKind.linear), np.zeros((0, 0)),
+                                n_folds=v, n_targets=k, n_features_linear=p - 1)
+    acc.add(np.ascontiguousarray(Phi[:, :-1]), Y, folds)
+    for _ in range(2):  # the fold sums are kept between calls
+        np.testing.assert_allclose(acc.fold_solve(gamma, False), theta, rtol=1e-9, atol=1e-12)
+    with pytest.raises(ValueError, match="gamma"):
+        acc.fold_solve(0.0)
+    out = _core.fast_cv_holdout(Phi, Y, folds, v, G.sum(0), t.sum(0), gamma, False)
+    ref = np.vstack([Phi[folds == u] @ theta[u] for u in range(v)])
+    np.testing.assert_allclose(out[np.argsort(folds, kind="stable")], ref, rtol=1e-9, atol=1e-10)
+    with pytest.raises(RuntimeError, match="not positive definite"):
+        _core.fast_cv_solve(-G, t, gamma, True)
+    with pytest.raises(RuntimeError, match="not positive definite"):
+        _core.ridge_solve(-G[0], t[0], gamma, True)
 
 
 @pytest.mark.parametrize("v", [1, 3])
@@ -187,18 +247,20 @@ def test_wide_features_on_blas_and_eigen_equal_numpy(blas_mode, v, chunk):
 
 
 @pytest.mark.parametrize("order", ["C", "F"])
-def test_wide_linear_features_on_blas_and_eigen(blas_mode, order):
-    """Explicit linear features with d = 200 (C order: the Gram straight from X's rows through dsyrk)."""
+@pytest.mark.parametrize("n, chunk, split", [(333, 100, 200), (1203, 0, 601)])
+def test_wide_linear_features_on_blas_and_eigen(blas_mode, order, n, chunk, split):
+    """Explicit linear features with d = 200 (C order: the Gram straight from X's rows through dsyrk, X^T [Y, 1] in
+    256-row pieces four rows at a time; 1203 rows leave partial pieces and a remainder of rows)."""
     rng = np.random.default_rng(6)
-    X = np.asarray(rng.normal(size=(333, 200)), order=order)
-    Y = np.ascontiguousarray(rng.normal(size=(333, 3)))
+    X = np.asarray(rng.normal(size=(n, 200)), order=order)
+    Y = np.ascontiguousarray(rng.normal(size=(n, 3)))
     acc = _core.FoldAccumulator(np.zeros((0, 200)), _core.KernelParams(_core.KernelKind.linear), np.zeros((0, 0)),
-                                n_targets=3, n_features_linear=200, chunk=100)
-    acc.add(X[:200], Y[:200])
-    acc.add(X[200:], Y[200:])
+                                n_targets=3, n_features_linear=200, chunk=chunk)
+    acc.add(X[:split], Y[:split])
+    acc.add(X[split:], Y[split:])
     G, t, yy, counts = acc.results()
-    Xe = np.hstack([X, np.ones((333, 1))])
+    Xe = np.hstack([X, np.ones((n, 1))])
     np.testing.assert_allclose(G[0], Xe.T @ Xe, rtol=0, atol=1e-9)
     np.testing.assert_allclose(t[0], Xe.T @ Y, rtol=0, atol=1e-9)
     np.testing.assert_allclose(yy[0], (Y**2).sum(0), rtol=1e-12)
-    assert counts[0] == 333
+    assert counts[0] == n

@@ -640,7 +640,8 @@ CORE_BAD_CALLS = [
 ]
 
 # Entry points that take no array input (build information) and are exercised by calling them.
-CORE_INFO = {"cpu_supports_avx2_fma", "openmp_enabled", "max_threads", "simd_instruction_sets", "blas_available"}
+CORE_INFO = {"cpu_supports_avx2_fma", "openmp_enabled", "max_threads", "simd_instruction_sets", "blas_available",
+             "blas_interface", "blas_provider", "lapack_potrf_available"}
 CORE_NON_CALLABLE = {"KernelKind", "eigen_version", "isa"}
 
 

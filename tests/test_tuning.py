@@ -85,7 +85,7 @@ def test_holdout_choice_follows_the_flop_model():
     """The holdout identity is chosen for many small folds next to p, never when n >> p or v = 1."""
     assert holdout_cheaper(1030, 401, 50) and holdout_cheaper(1030, 401, 10) and holdout_cheaper(1030, 51, 50)
     assert not holdout_cheaper(1030, 401, 5) and not holdout_cheaper(1030, 101, 10)
-    assert not holdout_cheaper(1030, 51, 20)
+    assert not holdout_cheaper(1030, 51, 20) and not holdout_cheaper(1030, 101, 20) and holdout_cheaper(1030, 101, 30)
     assert not any(holdout_cheaper(19020, p, v) for p in (51, 301, 701) for v in (5, 10, 50))
     assert not holdout_cheaper(1030, 401, 1)
     folds = make_folds(1030, 50, np.random.default_rng(0))

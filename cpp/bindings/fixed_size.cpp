@@ -219,7 +219,20 @@ void bind_fixed_size(py::module_& m) {
           counts.mutable_at(u) = acc.count(u);
         }
         return py::make_tuple(G, t, yy, counts);
-      }, "(G (v, p, p), t (v, p, k), yy (v, k), counts (v,)) per fold.");
+      }, "(G (v, p, p), t (v, p, k), yy (v, k), counts (v,)) per fold.")
+      .def(
+          "fold_solve",
+          [](FoldAccumulator& acc, double gamma, bool regularize_bias) {
+            std::vector<Eigen::MatrixXd> theta;
+            {
+              py::gil_scoped_release release;
+              theta = acc.fold_solve(gamma, regularize_bias);
+            }
+            return stack_out(theta);
+          },
+          py::arg("gamma"), py::arg("regularize_bias") = true,
+          "The fast CV's fold models theta (v, p, k), eqs. (19)-(21), from the accumulated statistics in place\n"
+          "(the same as fast_cv_solve(*results()[:2], ...) without copying G out).");
 
   // ---------------------------------------------------------------- fast CV (19)-(21) and ridge (7)
   m.def(

@@ -1,6 +1,8 @@
 // The svmopt core extension module (built once per instruction-set variant, see CMakeLists.txt):
 // build information and the per-concern bindings.
 #include <Eigen/Core>
+#include <cstdint>
+#include <string>
 
 #include "bindings.hpp"
 #include "svmopt/blas.hpp"
@@ -36,34 +38,50 @@ PYBIND11_MODULE(SVMOPT_MODULE_NAME, m) {
                             std::to_string(EIGEN_MINOR_VERSION);
   m.def(
       "_set_blas",
-      [](const py::object& syrk, const py::object& gemm) {
+      [](const py::object& syrk, const py::object& gemm, const py::object& potrf) {
         if (syrk.is_none() || gemm.is_none()) {
-          svmopt::blas::set(nullptr, nullptr);
+          svmopt::blas::set(nullptr, nullptr, nullptr, false);
           return;
         }
-        auto pointer = [](const py::object& o, const char* what, int n_int) {
+        // Cython names each capsule by the C signature: accept the LP64 Fortran one ("int *" dimensions) only.
+        auto pointer = [](const py::object& o, const char* what, const char* prefix, int n_int) {
           PyObject* c = o.ptr();
           if (!PyCapsule_CheckExact(c)) throw py::type_error(std::string(what) + " must be a PyCapsule");
           const char* name = PyCapsule_GetName(c);
-          // Cython names the capsule by the C signature: accept the LP64 one ("int *" dimensions) only.
           const std::string sig = name ? name : "";
           int ints = 0;
           for (std::size_t i = sig.find("int *"); i != std::string::npos; i = sig.find("int *", i + 1)) ++ints;
-          if (sig.rfind("void (char *, char *, int *", 0) != 0 || ints != n_int) {
+          if (sig.rfind(prefix, 0) != 0 || ints != n_int) {
             throw py::value_error(std::string(what) + ": not the LP64 Fortran signature of " + what + ": " + sig);
           }
           void* p = PyCapsule_GetPointer(c, name);
           if (!p) throw py::error_already_set();
           return p;
         };
-        svmopt::blas::set(reinterpret_cast<svmopt::blas::dsyrk_t>(pointer(syrk, "dsyrk", 4)),
-                          reinterpret_cast<svmopt::blas::dgemm_t>(pointer(gemm, "dgemm", 6)));
+        void* s = pointer(syrk, "dsyrk", "void (char *, char *, int *", 4);
+        void* g = pointer(gemm, "dgemm", "void (char *, char *, int *", 6);
+        void* f = potrf.is_none() ? nullptr : pointer(potrf, "dpotrf", "void (char *, int *", 3);
+        svmopt::blas::set(s, g, f, false);
       },
-      py::arg("syrk"), py::arg("gemm"),
-      "Install Fortran dsyrk / dgemm (PyCapsules of scipy.linalg.cython_blas, LP64) for the fixed-size LS-SVM's\n"
-      "feature and Gram products, or remove them (None): see svmopt._core.use_blas.");
+      py::arg("syrk"), py::arg("gemm"), py::arg("potrf") = py::none(),
+      "Install Fortran dsyrk / dgemm / dpotrf (PyCapsules of scipy.linalg.cython_blas / cython_lapack, LP64) for\n"
+      "the fixed-size LS-SVM's feature, Gram and Cholesky kernels, or remove them (None): see svmopt._core.use_blas.");
+  m.def(
+      "_set_blas_ilp64",
+      [](std::uintptr_t syrk, std::uintptr_t gemm, std::uintptr_t potrf) {
+        if (syrk == 0 || gemm == 0) throw py::value_error("syrk and gemm must be non-null addresses");
+        svmopt::blas::set(reinterpret_cast<void*>(syrk), reinterpret_cast<void*>(gemm), reinterpret_cast<void*>(potrf),
+                          true);
+      },
+      py::arg("syrk"), py::arg("gemm"), py::arg("potrf"),
+      "Install the addresses of Fortran dsyrk / dgemm / dpotrf with 64-bit integer arguments (ILP64 OpenBLAS, e.g.\n"
+      "NumPy's scipy_dsyrk_64_): the caller vouches for the signatures. See svmopt._core.use_blas.");
   m.def("blas_available", &svmopt::blas::available,
         "Whether the core's fixed-size LS-SVM products run on the installed BLAS (else on Eigen).");
+  m.def("blas_interface", &svmopt::blas::interface,
+        "The installed BLAS's integer interface: 'lp64', 'ilp64', or '' when none is installed.");
+  m.def("lapack_potrf_available", &svmopt::blas::potrf_available,
+        "Whether the ridge systems' Cholesky factorizations run on the installed LAPACK dpotrf (else on Eigen).");
   svmopt::bind::bind_kernels(m);
   svmopt::bind::bind_robust(m);
   svmopt::bind::bind_fixed_size(m);

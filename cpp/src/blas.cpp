@@ -1,62 +1,129 @@
 #include "svmopt/blas.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
+#include <deque>
 #include <limits>
+#include <mutex>
 
 namespace svmopt::blas {
 namespace {
 
-std::atomic<dsyrk_t> g_syrk{nullptr};
-std::atomic<dgemm_t> g_gemm{nullptr};
+template <class I>
+struct Fns {
+  using syrk_t = void (*)(char*, char*, I*, I*, double*, double*, I*, double*, double*, I*);
+  using gemm_t = void (*)(char*, char*, I*, I*, I*, double*, double*, I*, double*, I*, double*, double*, I*);
+  using potrf_t = void (*)(char*, I*, double*, I*, I*);
+};
 
-bool fits(Index x) { return x >= 0 && x <= std::numeric_limits<int>::max(); }
+// One installed set of routines. Sets are never freed (a handful per process at most), so a reader holding a
+// pointer to one stays valid while use_blas swaps in another.
+struct Api {
+  void* syrk = nullptr;
+  void* gemm = nullptr;
+  void* potrf = nullptr;
+  bool ilp64 = false;
+};
+
+std::atomic<const Api*> g_api{nullptr};
+std::mutex g_mutex;
+std::deque<Api> g_store;
+
+template <class I>
+bool fits(Index x) {
+  return x >= 0 && static_cast<std::uint64_t>(x) <= static_cast<std::uint64_t>(std::numeric_limits<I>::max());
+}
 
 // Lower triangle of C (n x n, column-major) += op(A) op(A)^T, op(A) = A (trans 'N', A n x k) or A^T ('T', A k x n).
-bool syrk_lower_cm(char trans, Index n, Index k, const double* A, Index lda, double* C, Index ldc) {
-  const dsyrk_t f = g_syrk.load();
-  if (!f || !fits(n) || !fits(k) || !fits(lda) || !fits(ldc) || lda < (trans == 'N' ? n : k)) return false;
+template <class I>
+bool syrk_impl(const Api& api, char trans, Index n, Index k, const double* A, Index lda, double* C, Index ldc) {
+  if (!fits<I>(n) || !fits<I>(k) || !fits<I>(lda) || !fits<I>(ldc) || lda < (trans == 'N' ? n : k)) return false;
   if (n == 0 || k == 0) return true;
   char uplo = 'L';
-  int ni = static_cast<int>(n), ki = static_cast<int>(k), la = static_cast<int>(lda), lc = static_cast<int>(ldc);
+  I ni = n, ki = k, la = lda, lc = ldc;
   double alpha = 1.0, beta = 1.0;
-  f(&uplo, &trans, &ni, &ki, &alpha, const_cast<double*>(A), &la, &beta, C, &lc);
+  reinterpret_cast<typename Fns<I>::syrk_t>(api.syrk)(&uplo, &trans, &ni, &ki, &alpha, const_cast<double*>(A), &la,
+                                                      &beta, C, &lc);
   return true;
 }
 
 // C (M x N, column-major, ldc) = op(A) op(B), op(A) M x K, op(B) K x N; an empty sum (K = 0) is zero.
-bool gemm_cm(char ta, char tb, Index M, Index N, Index K, const double* A, Index lda, const double* B, Index ldb,
-             double* C, Index ldc) {
-  const dgemm_t f = g_gemm.load();
-  if (!f || !fits(M) || !fits(N) || !fits(K) || !fits(lda) || !fits(ldb) || !fits(ldc) || ldc < M) return false;
+template <class I>
+bool gemm_impl(const Api& api, char ta, char tb, Index M, Index N, Index K, const double* A, Index lda,
+               const double* B, Index ldb, double* C, Index ldc) {
+  if (!fits<I>(M) || !fits<I>(N) || !fits<I>(K) || !fits<I>(lda) || !fits<I>(ldb) || !fits<I>(ldc) || ldc < M) {
+    return false;
+  }
   if (M == 0 || N == 0) return true;
   if (K == 0) {  // BLAS requires lda >= 1
     for (Index j = 0; j < N; ++j)
       for (Index i = 0; i < M; ++i) C[i + j * ldc] = 0.0;
     return true;
   }
-  int Mi = static_cast<int>(M), Ni = static_cast<int>(N), Ki = static_cast<int>(K), la = static_cast<int>(lda),
-      lb = static_cast<int>(ldb), lc = static_cast<int>(ldc);
+  I Mi = M, Ni = N, Ki = K, la = lda, lb = ldb, lc = ldc;
   double alpha = 1.0, beta = 0.0;
-  f(&ta, &tb, &Mi, &Ni, &Ki, &alpha, const_cast<double*>(A), &la, const_cast<double*>(B), &lb, &beta, C, &lc);
+  reinterpret_cast<typename Fns<I>::gemm_t>(api.gemm)(&ta, &tb, &Mi, &Ni, &Ki, &alpha, const_cast<double*>(A), &la,
+                                                      const_cast<double*>(B), &lb, &beta, C, &lc);
   return true;
+}
+
+template <class I>
+bool potrf_impl(const Api& api, Index n, double* A, Index lda, Index* info) {
+  if (!fits<I>(n) || !fits<I>(lda) || lda < std::max<Index>(n, 1)) return false;
+  char uplo = 'L';
+  I ni = n, la = lda, inf = 0;
+  if (n > 0) reinterpret_cast<typename Fns<I>::potrf_t>(api.potrf)(&uplo, &ni, A, &la, &inf);
+  *info = static_cast<Index>(inf);
+  return true;
+}
+
+bool syrk_cm(char trans, Index n, Index k, const double* A, Index lda, double* C, Index ldc) {
+  const Api* api = g_api.load();
+  if (!api) return false;
+  return api->ilp64 ? syrk_impl<std::int64_t>(*api, trans, n, k, A, lda, C, ldc)
+                    : syrk_impl<int>(*api, trans, n, k, A, lda, C, ldc);
+}
+
+bool gemm_cm(char ta, char tb, Index M, Index N, Index K, const double* A, Index lda, const double* B, Index ldb,
+             double* C, Index ldc) {
+  const Api* api = g_api.load();
+  if (!api) return false;
+  return api->ilp64 ? gemm_impl<std::int64_t>(*api, ta, tb, M, N, K, A, lda, B, ldb, C, ldc)
+                    : gemm_impl<int>(*api, ta, tb, M, N, K, A, lda, B, ldb, C, ldc);
 }
 
 }  // namespace
 
-void set(dsyrk_t syrk, dgemm_t gemm) {
-  g_syrk.store(syrk);
-  g_gemm.store(gemm);
+void set(void* syrk, void* gemm, void* potrf, bool ilp64) {
+  if (!syrk || !gemm) {
+    g_api.store(nullptr);
+    return;
+  }
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_store.push_back(Api{syrk, gemm, potrf, ilp64});
+  g_api.store(&g_store.back());
 }
 
-bool available() { return g_syrk.load() != nullptr && g_gemm.load() != nullptr; }
+bool available() { return g_api.load() != nullptr; }
+
+bool potrf_available() {
+  const Api* api = g_api.load();
+  return api && api->potrf;
+}
+
+const char* interface() {
+  const Api* api = g_api.load();
+  return api ? (api->ilp64 ? "ilp64" : "lp64") : "";
+}
 
 bool syrk_lower_tn(Index rows, Index p, const double* A, Index lda, double* C, Index ldc) {
-  return syrk_lower_cm('T', p, rows, A, lda, C, ldc);
+  return syrk_cm('T', p, rows, A, lda, C, ldc);
 }
 
 bool syrk_lower_rowmajor(Index rows, Index p, const double* A, Index lda, double* C, Index ldc) {
   // Column-major view: A (row-major rows x p) is B = A^T (p x rows, ld lda); A^T A = B B^T.
-  return syrk_lower_cm('N', p, rows, A, lda, C, ldc);
+  return syrk_cm('N', p, rows, A, lda, C, ldc);
 }
 
 bool gemm_rowmajor_into_colmajor(Index nr, Index m, Index q, const double* K, const double* P, double* C, Index ldc) {
@@ -68,6 +135,12 @@ bool gemm_rowmajor_into_colmajor(Index nr, Index m, Index q, const double* K, co
 bool gemm_rowmajor(Index nr, Index m, Index q, const double* K, const double* P, double* C, Index ldc) {
   // Column-major view: C^T (q x nr, ld ldc) = P^T (q x m, ld q) K^T (m x nr, ld m), no transposes.
   return gemm_cm('N', 'N', q, nr, m, P, q, K, m, C, ldc);
+}
+
+bool potrf_lower(Index n, double* A, Index lda, Index* info) {
+  const Api* api = g_api.load();
+  if (!api || !api->potrf) return false;
+  return api->ilp64 ? potrf_impl<std::int64_t>(*api, n, A, lda, info) : potrf_impl<int>(*api, n, A, lda, info);
 }
 
 }  // namespace svmopt::blas

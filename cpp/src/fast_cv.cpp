@@ -1,5 +1,7 @@
 #include "svmopt/fast_cv.hpp"
 
+#include "svmopt/blas.hpp"
+
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -18,22 +20,72 @@ void check_system(const Eigen::MatrixXd& A, const Eigen::MatrixXd& c) {
   }
 }
 
-// Cholesky factor of the ridge matrix (7), A + R/gamma; throws when it is not positive definite.
-Eigen::LLT<Eigen::MatrixXd, Eigen::Lower> ridge_llt(Eigen::MatrixXd A, double gamma, bool regularize_bias) {
-  const Index p = A.rows();
-  A.diagonal().head(regularize_bias ? p : p - 1).array() += 1.0 / gamma;
-  Eigen::LLT<Eigen::MatrixXd, Eigen::Lower> llt(A);
-  if (llt.info() != Eigen::Success) {
+// Whether a p x p factorization goes to LAPACK's dpotrf (the installed BLAS, see blas.hpp; from order kMinPotrf),
+// else to Eigen's LLT. dpotrf is called outside OpenMP regions: the BLAS threads itself.
+bool on_lapack(Index p) { return p >= blas::kMinPotrf && blas::potrf_available(); }
+
+// In place: the lower triangle of W (p x p, column-major) holds A; adds R/gamma to the diagonal and overwrites the
+// lower triangle with the Cholesky factor L of A + R/gamma (7). Throws when it is not positive definite.
+void ridge_factor_inplace(Eigen::MatrixXd& W, double gamma, bool regularize_bias) {
+  const Index p = W.rows();
+  W.diagonal().head(regularize_bias ? p : p - 1).array() += 1.0 / gamma;
+  Index info = 0;
+  bool ok;
+  if (p >= blas::kMinPotrf && blas::potrf_lower(p, W.data(), W.outerStride(), &info)) {
+    ok = info == 0;
+  } else {
+    Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(W);
+    ok = llt.info() == Eigen::Success;
+  }
+  if (!ok) {
     throw std::runtime_error("the ridge system (7) is not positive definite (gamma=" + std::to_string(gamma) + ")");
   }
-  return llt;
+}
+
+// x <- (L L^T)^{-1} x with L the lower triangle of W.
+void llt_solve_inplace(const Eigen::MatrixXd& W, Eigen::MatrixXd& x) {
+  W.triangularView<Eigen::Lower>().solveInPlace(x);
+  W.triangularView<Eigen::Lower>().adjoint().solveInPlace(x);
 }
 
 Eigen::MatrixXd solve_spd(Eigen::MatrixXd A, const Eigen::MatrixXd& c, double gamma, bool regularize_bias) {
-  return ridge_llt(std::move(A), gamma, regularize_bias).solve(c);
+  ridge_factor_inplace(A, gamma, regularize_bias);
+  Eigen::MatrixXd x = c;
+  llt_solve_inplace(A, x);
+  return x;
 }
 
 }  // namespace
+
+std::vector<Eigen::MatrixXd> fold_ridge_solves(const std::vector<Eigen::MatrixXd>& G,
+                                               const std::vector<Eigen::MatrixXd>& t, const Eigen::MatrixXd& S,
+                                               const Eigen::MatrixXd& c, double gamma, bool regularize_bias,
+                                               int n_threads) {
+  const Index v = static_cast<Index>(G.size()), p = S.rows();
+  std::vector<Eigen::MatrixXd> theta(v);
+  std::string err;
+  // On LAPACK the folds go one after the other and the BLAS threads each factorization; on Eigen, folds in
+  // parallel. One workspace per thread (a fresh p x p matrix per fold had cost page faults: ~1 ms at p = 701).
+  const bool parallel_folds = v > 1 && !on_lapack(p);
+#pragma omp parallel num_threads(resolve_threads(n_threads)) if (parallel_folds)
+  {
+    Eigen::MatrixXd W(p, p);
+#pragma omp for schedule(dynamic, 1)
+    for (Index u = 0; u < v; ++u) {
+      try {
+        W.triangularView<Eigen::Lower>() = S - G[u];
+        ridge_factor_inplace(W, gamma, regularize_bias);
+        theta[u] = c - t[u];
+        llt_solve_inplace(W, theta[u]);
+      } catch (const std::exception& e) {
+#pragma omp critical
+        err = e.what();
+      }
+    }
+  }
+  if (!err.empty()) throw std::runtime_error(err);
+  return theta;
+}
 
 std::vector<Eigen::MatrixXd> fast_cv_solve(const std::vector<Eigen::MatrixXd>& G, const std::vector<Eigen::MatrixXd>& t,
                                            double gamma, bool regularize_bias, int n_threads) {
@@ -51,19 +103,7 @@ std::vector<Eigen::MatrixXd> fast_cv_solve(const std::vector<Eigen::MatrixXd>& G
     Gs += G[u];
     ts += t[u];
   }
-  std::vector<Eigen::MatrixXd> theta(v);
-  std::string err;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(resolve_threads(n_threads)) if (v > 1)
-  for (Index u = 0; u < v; ++u) {
-    try {
-      theta[u] = solve_spd(Gs - G[u], ts - t[u], gamma, regularize_bias);
-    } catch (const std::exception& e) {
-#pragma omp critical
-      err = e.what();
-    }
-  }
-  if (!err.empty()) throw std::runtime_error(err);
-  return theta;
+  return fold_ridge_solves(G, t, Gs, ts, gamma, regularize_bias, n_threads);
 }
 
 Eigen::MatrixXd ridge_solve(const Eigen::MatrixXd& G, const Eigen::MatrixXd& t, double gamma, bool regularize_bias) {
@@ -111,8 +151,11 @@ void fast_cv_holdout(const MatrixView& Phi, const MatrixView& Y, const std::int3
     if (folds[i] < 0 || folds[i] >= v) throw std::invalid_argument("fold ids must lie in [0, n_folds)");
     rows[folds[i]].push_back(i);
   }
-  const Eigen::LLT<Eigen::MatrixXd, Eigen::Lower> llt = ridge_llt(G, gamma, regularize_bias);
-  const Eigen::MatrixXd theta = llt.solve(t);
+  Eigen::MatrixXd L = G;
+  ridge_factor_inplace(L, gamma, regularize_bias);
+  Eigen::MatrixXd theta = t;
+  llt_solve_inplace(L, theta);
+  const auto Lv = L.triangularView<Eigen::Lower>();
   std::string err;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(resolve_threads(n_threads)) if (v > 1 && n * p > (1 << 16))
   for (Index u = 0; u < v; ++u) {
@@ -126,7 +169,7 @@ void fast_cv_holdout(const MatrixView& Phi, const MatrixView& Y, const std::int3
     E.noalias() = -Z.transpose() * theta;
     for (Index c = 0; c < nu; ++c)
       for (Index j = 0; j < k; ++j) E(c, j) += Y(r[c], j);
-    llt.matrixL().solveInPlace(Z);
+    Lv.solveInPlace(Z);
     Eigen::MatrixXd M = Eigen::MatrixXd::Identity(nu, nu);
     M.selfadjointView<Eigen::Lower>().rankUpdate(Z.transpose(), -1.0);
     const Eigen::LLT<Eigen::MatrixXd, Eigen::Lower> lm(M);

@@ -485,7 +485,7 @@ class DaskCVEngine(CVEngine):
         import dask
 
         s = self.stats(sigma2)
-        theta = _core.fast_cv_solve(s["G"], s["t"], float(gamma), self.regularize_bias, self.n_threads)
+        theta = self._fold_models(s, gamma)
         errs = dask.compute(*self._chunk_tasks(s, theta, _chunk_errors, self.task))
         return float(math.fsum(errs)) / (self.n * self.k)
 
@@ -494,6 +494,6 @@ class DaskCVEngine(CVEngine):
         import dask
 
         s = self.stats(sigma2)
-        theta = _core.fast_cv_solve(s["G"], s["t"], float(gamma), self.regularize_bias, self.n_threads)
+        theta = self._fold_models(s, gamma)
         F = dask.compute(*self._chunk_tasks(s, theta, _chunk_predictions))
         return np.concatenate(F), self.Y

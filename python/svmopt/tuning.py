@@ -153,16 +153,30 @@ BlockFactory = Callable[[], Iterable[tuple[np.ndarray, np.ndarray]]]
 
 
 def holdout_cheaper(n: int, p: int, v: int) -> bool:
-    """Whether the holdout identity (``_core.fast_cv_holdout``) beats v Cholesky solves (``_core.fast_cv_solve``):
-    its flops p^3/3 + n p^2 + n (n/v) (p + n/(3v)) below 2.5 times v p^3/3. The factor is measured (concrete,
-    one core): Eigen's blocked triangular solves and rank updates run at about 2.5x the flop rate of its v small
-    Cholesky factorizations, so the two forms took equal time at (m, v) = (400, 5) and (100, 20), where the flop
-    ratio is 2.7 and 2.5, and the holdout form was 2.5x faster at (400, 10). True for many small folds next to p;
+    """Whether the holdout identity (``_core.fast_cv_holdout``) beats v Cholesky solves (``acc.fold_solve``):
+    its flops p^3/3 + n p^2 + n (n/v) (p + n/(3v)) below 2 times v p^3/3. The factor is measured (concrete, one
+    core, 15 (m, v) cells): the blocked triangular solves and rank updates of the holdout form run at about twice
+    the flop rate of v small Cholesky factorizations; the two forms took equal time near flop ratios of 1.5-3, and
+    the factor 2 picks the faster form in all 15 cells (e.g. (m, v) = (100, 20), ratio 2.5: per fold 8% faster;
+    (400, 10), ratio 1.1: holdout 7% faster; (400, 50): holdout 2.6x faster). True for many small folds next to p;
     false whenever n >> p (magic at any v)."""
     if v < 2:
         return False
     nu = n / v
-    return p**3 / 3 + n * p * p + n * nu * (p + nu / 3) < 2.5 * v * p**3 / 3
+    return p**3 / 3 + n * p * p + n * nu * (p + nu / 3) < 2.0 * v * p**3 / 3
+
+
+class _FoldStats(dict):
+    """A :meth:`CVEngine.stats` entry: the accumulator (``acc``), ``P``, ``Phi``, ``holdout``; the per-fold arrays
+    ``G`` (v, p, p), ``t``, ``yy``, ``counts`` are copied out of the accumulator on first use only (the fold solves
+    run on the accumulator's own statistics: at v = 50, p = 701 the copy alone had cost 0.1 s per sigma^2)."""
+
+    def __missing__(self, key):
+        if key not in ("G", "t", "yy", "counts"):
+            raise KeyError(key)
+        G, t, yy, counts = self["acc"].results()
+        self.update(G=G, t=t, yy=yy, counts=counts)
+        return self[key]
 
 
 class CVEngine:
@@ -250,12 +264,19 @@ class CVEngine:
                 acc.add(Xb, Yb, f, out=Phi[r0:r0 + Xb.shape[0]])
             else:
                 acc.add(Xb, Yb, f)
-        G, t, yy, counts = acc.results()
-        entry = {"G": G, "t": t, "yy": yy, "counts": counts, "P": P, "Phi": Phi, "acc": acc, "holdout": holdout}
+        entry = _FoldStats(P=P, Phi=Phi, acc=acc, holdout=holdout)
         self._cache[key] = entry
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
         return entry
+
+    def _fold_models(self, s: dict, gamma: float) -> np.ndarray:
+        """theta (v, p, k) of the fold models (20)-(21): on the accumulator's statistics in place where the entry has
+        one, else from the entry's G and t (backends that sum them elsewhere)."""
+        acc = s.get("acc")
+        if acc is not None:
+            return acc.fold_solve(float(gamma), self.regularize_bias)
+        return _core.fast_cv_solve(s["G"], s["t"], float(gamma), self.regularize_bias, self.n_threads)
 
     def predictions(self, gamma: float, sigma2: float) -> tuple[np.ndarray, np.ndarray]:
         """CV predictions of every row by its own fold model, and the row targets (stream order)."""
@@ -265,7 +286,7 @@ class CVEngine:
         if s.get("holdout"):
             return _core.fast_cv_holdout(s["Phi"], s["Y"], self.folds, self.v, s["G"][0], s["t"][0], float(gamma),
                                          self.regularize_bias, self.n_threads), s["Y"]
-        theta = _core.fast_cv_solve(s["G"], s["t"], float(gamma), self.regularize_bias, self.n_threads)
+        theta = self._fold_models(s, gamma)
         if s["Phi"] is not None:
             return _core.fold_predict(s["Phi"], self.folds, theta, self.n_threads), s["Y"]
         F, Ys = [], []
@@ -282,7 +303,7 @@ class CVEngine:
         self.n_evals += 1
         s = self.stats(sigma2)
         if self.task == "regression" and s["Phi"] is None:
-            theta = _core.fast_cv_solve(s["G"], s["t"], float(gamma), self.regularize_bias, self.n_threads)
+            theta = self._fold_models(s, gamma)
             sse = 0.0
             ok = True
             for u in range(self.v):

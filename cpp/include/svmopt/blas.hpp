@@ -1,28 +1,36 @@
-// Optional BLAS for the two large products of the fixed-size LS-SVM: the Nyström features F = K P and the Gram
-// accumulation G += F^T F. The core does not link a BLAS; the Python layer hands it, at import, the Fortran
-// dgemm / dsyrk of the BLAS SciPy was built with (scipy.linalg.cython_blas, OpenBLAS in the wheels), whose
-// kernels run these products at 1.5-2x the speed of Eigen's. Without it (or after set_blas(nullptr, nullptr)),
-// every caller falls back to Eigen. The BLAS threads itself (OPENBLAS_NUM_THREADS / threadpoolctl); callers do
-// not call it from inside their own OpenMP regions.
+// Optional BLAS / LAPACK for the fixed-size LS-SVM's large dense kernels: the Nyström features F = K P, the Gram
+// accumulation G += F^T F and the Cholesky factorizations of the ridge systems. The core does not link a BLAS; the
+// Python layer hands it, at import, the Fortran dgemm / dsyrk / dpotrf of a BLAS already loaded in the process:
+// NumPy's bundled OpenBLAS (64-bit integer interface, found through threadpoolctl) or SciPy's (32-bit, through the
+// PyCapsules of scipy.linalg.cython_blas / cython_lapack). Their kernels run the products at 1.5-2x the speed of
+// Eigen's, and large factorizations (p >= kMinPotrf) at ~1.2x. Without one (or after set(nullptr, ...)), every
+// caller falls back to Eigen. The BLAS threads itself (OPENBLAS_NUM_THREADS / threadpoolctl); callers do not call
+// it from inside their own OpenMP regions.
 #pragma once
 
 #include "svmopt/common.hpp"
 
 namespace svmopt::blas {
 
-using dsyrk_t = void (*)(char*, char*, int*, int*, double*, double*, int*, double*, double*, int*);
-using dgemm_t = void (*)(char*, char*, int*, int*, int*, double*, double*, int*, double*, int*, double*, double*,
-                         int*);
-
 // Below this many columns (features) Eigen's kernels beat the BLAS call (measured on the magic set: p = 51 took
 // 1.7x longer through OpenBLAS, p = 301 15% less, p = 701 26% less); callers use Eigen there.
 constexpr Index kMinDim = 128;
 
-void set(dsyrk_t syrk, dgemm_t gemm);
-bool available();
+// Below this order Eigen's blocked LLT (AVX2 build) is as fast as OpenBLAS's dpotrf on one core (measured: 20, 28,
+// 30 GFLOP/s for both at p = 300, 701, 1001), and it lets the folds run in parallel; at p = 2001 dpotrf took 16%
+// less time (33.5 against 28.2 GFLOP/s).
+constexpr Index kMinPotrf = 1024;
+
+// Installs the routines (Fortran calling convention): dsyrk, dgemm and dpotrf with 32-bit integer arguments
+// (ilp64 false) or 64-bit ones (true). potrf may be null (factorizations stay on Eigen); syrk or gemm null removes
+// all three.
+void set(void* syrk, void* gemm, void* potrf, bool ilp64);
+bool available();          // dsyrk and dgemm installed
+bool potrf_available();    // dpotrf installed
+const char* interface();   // "lp64", "ilp64" or "" when none
 
 // Lower triangle of C (p x p, column-major, leading dimension ldc) += A^T A, A column-major rows x p (lda).
-// Returns false (nothing done) when no BLAS is set or a dimension exceeds the 32-bit BLAS interface.
+// Returns false (nothing done) when no BLAS is set or a dimension exceeds the BLAS's integer type.
 bool syrk_lower_tn(Index rows, Index p, const double* A, Index lda, double* C, Index ldc);
 
 // Lower triangle of C (p x p, column-major, ldc) += A^T A, A row-major rows x p with row stride lda (>= p).
@@ -33,5 +41,10 @@ bool gemm_rowmajor_into_colmajor(Index nr, Index m, Index q, const double* K, co
 
 // C (nr x q, row-major, row stride ldc) = K P with K row-major nr x m and P row-major m x q. False as above.
 bool gemm_rowmajor(Index nr, Index m, Index q, const double* K, const double* P, double* C, Index ldc);
+
+// In-place Cholesky factorization of the lower triangle of A (n x n, column-major, lda): A = L L^T, L in the lower
+// triangle. Returns false when no dpotrf is installed (A untouched); otherwise *info is LAPACK's (0: success, > 0:
+// the leading minor of that order is not positive definite).
+bool potrf_lower(Index n, double* A, Index lda, Index* info);
 
 }  // namespace svmopt::blas

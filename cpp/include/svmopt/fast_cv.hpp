@@ -16,6 +16,12 @@ namespace svmopt {
 std::vector<Eigen::MatrixXd> fast_cv_solve(const std::vector<Eigen::MatrixXd>& G, const std::vector<Eigen::MatrixXd>& t,
                                            double gamma, bool regularize_bias, int n_threads = 0);
 
+// The same with the sums S = sum_u G_u and c = sum_u t_u given; only the lower triangles of S and G_u are read.
+std::vector<Eigen::MatrixXd> fold_ridge_solves(const std::vector<Eigen::MatrixXd>& G,
+                                               const std::vector<Eigen::MatrixXd>& t, const Eigen::MatrixXd& S,
+                                               const Eigen::MatrixXd& c, double gamma, bool regularize_bias,
+                                               int n_threads = 0);
+
 // Ridge solve (7) of the whole data: (sum_u G_u + R/gamma) theta = sum_u t_u.
 Eigen::MatrixXd ridge_solve(const Eigen::MatrixXd& G, const Eigen::MatrixXd& t, double gamma, bool regularize_bias);
 

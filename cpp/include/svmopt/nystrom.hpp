@@ -5,8 +5,8 @@
 // the spec's truncation), and the extended feature row is [phi(x), 1]. In "explicit linear" mode the
 // features are the inputs themselves (spec A33) and no prototypes are used.
 //
-// The accumulator streams row blocks: it computes the features of up to `chunk` rows at a time
-// (memory O(chunk * (m + m'))), groups the rows by fold, and adds each fold's rows into the lower
+// The accumulator streams row blocks: it groups a block's rows by fold, computes the features of up to
+// `chunk` rows of one fold at a time (memory O(chunk * (m + m'))), and adds each fold's rows into the lower
 // triangle of G_u with a symmetric rank-k update split into column panels across threads (each
 // output element is written by one thread in a fixed order, so results do not depend on the thread
 // count). Total memory O(chunk * m + v * m'^2); never O(n m).
@@ -50,8 +50,15 @@ class FoldAccumulator {
   const Eigen::VectorXd& yy(Index u) const { return yy_[u]; }
   Index count(Index u) const { return counts_[u]; }
 
+  // The fold models of the fast CV (19)-(21) from the accumulated statistics, without copying them out:
+  // theta_u = (S - G_u + R/gamma)^{-1} (c - t_u), S = sum_u G_u, c = sum_u t_u (kept until the next add).
+  std::vector<Eigen::MatrixXd> fold_solve(double gamma, bool regularize_bias);
+
  private:
   void compute_features(const MatrixView& X, Index r0, Index nr, Eigen::MatrixXd& F);
+  void add_by_fold(const MatrixView& X, const MatrixView& Y, const std::int32_t* folds, double* features_out);
+  void invalidate_totals();
+  void update_totals();
 
   RowMatrix pv_;
   KernelParams params_;
@@ -65,6 +72,8 @@ class FoldAccumulator {
   std::vector<Eigen::VectorXd> yy_;
   std::vector<Index> counts_;
   RowMatrix kbuf_;
+  Eigen::MatrixXd S_, c_;  // sums over the folds (S_: lower triangle), valid while totals_valid_
+  bool totals_valid_ = false;
 };
 
 // G (p x p, lower triangle) += F^T F for the rows of F (col-major, rows x p), in column panels
