@@ -1,8 +1,10 @@
 """Fixed-size LS-SVM hot loops (paper 002), each against its baseline in the same run.
 
 * ``PhiTPhiAccumulation`` -- blockwise Phi_e^T Phi_e, Phi_e^T Y accumulation in the C++ core (features streamed in
-  blocks of 50,000 rows, memory O(block m + m^2); dsyrk of SciPy's BLAS at p >= 128) vs numpy's ``P.T @ P`` on the
-  same in-memory features, alone ("numpy") and with ``P.T @ Y`` ("numpy_with_t", the same outputs).
+  blocks of 50,000 rows, memory O(block m + m^2); dsyrk of the installed BLAS -- NumPy's bundled OpenBLAS, the one
+  numpy's own product runs on -- at p >= 128, with X^T [Y, 1] on the same 256 cache-resident rows) vs numpy's
+  ``P.T @ P`` on the same in-memory features, alone ("numpy") and with ``P.T @ Y`` ("numpy_with_t", the same
+  outputs).
 * ``EntropySwaps`` -- Rényi-entropy prototype selection: O(m d) log-domain swap updates vs recomputing the entropy
   of the candidate set in O(m^2 d) per proposal (``recompute=True``: the same decisions), same proposals.
 * ``FastVsSimpleCV`` -- one v-fold CV evaluation at fixed (gamma, sigma^2) as the paper's Tables 3–4: the fast CV

@@ -114,6 +114,20 @@ def test_run_table_appends_and_skips_done(tmp_path, monkeypatch, cls_split):
     assert saved[0]["m"] == 12 and saved[0]["seed"] == 0
     assert db.run_table("8", ["toy"], [0, 1], tmp_path, **kw) == []  # everything done: skipped
     assert len(db.run_table("8", ["toy"], [0, 1, 2], tmp_path, **kw)) == 3
+    # The paper's whole SVM budget is another job than a reduced one: only the baseline runs again, then is done.
+    calls = []
+
+    def fake_baseline(meth, name, seed, *, n_csa, n_simplex, folds, **_):
+        calls.append((meth, seed, n_csa, n_simplex, folds))
+        return dict(table="8", data=name, method=meth, seed=seed, m=0, score=50.0, cpu=1.0, wall=1.0,
+                    budget=f"{n_csa}+{n_simplex}, {folds}-fold")
+
+    monkeypatch.setattr(db, "baseline_run", fake_baseline)
+    full = dict(kw, svm_budget=(90, 70, 10))
+    assert len(db.run_table("8", ["toy"], [0, 1], tmp_path, **full)) == 2
+    assert calls == [("RBF C-SVC", 0, 90, 70, 10), ("RBF C-SVC", 1, 90, 70, 10)]
+    assert db.run_table("8", ["toy"], [0, 1], tmp_path, **full) == []
+    assert db.run_table("8", ["toy"], [0, 1], tmp_path, **kw) == []  # the reduced-budget rows still count
 
 
 # ------------------------------------------------------------------------------------------- covertype stand-in

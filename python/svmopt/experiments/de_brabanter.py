@@ -939,7 +939,11 @@ def run_table(table: str, datasets: Sequence[str], seeds: Sequence[int], out_dir
     A failing job is logged and skipped."""
     path = results_path(out_dir, RESULT_FILES[table])
     methods = tuple(methods or DEFAULT_METHODS[table])
-    done = set() if force else {(r["data"], r["method"], int(r["seed"]), int(r["m"])) for r in read_rows(path)}
+    # Done jobs: same data, method, seed, m, and for the SVM baselines the same kind of budget (the paper's whole
+    # budget, _full_budget, or a reduced one).
+    done = set() if force else {(r["data"], r["method"], int(r["seed"]), int(r["m"]), _full_budget(r))
+                                for r in read_rows(path)}
+    full = tuple(svm_budget) == (90, 70, 10) and not tune_subsample
     out = []
     for name in datasets:
         m_req = int(m or PAPER[name]["m"]) if table != "1" else int(m or 200)
@@ -947,7 +951,8 @@ def run_table(table: str, datasets: Sequence[str], seeds: Sequence[int], out_dir
             split = None
             for meth in methods:
                 uses_m = meth in ("entropy", "random", "Nystroem+Ridge") or meth.startswith("RBF FS-LSSVM")
-                if (name, meth, seed, m_req if uses_m else 0) in done:
+                baseline = meth != "Maj. rule" and "FS-LSSVM" not in meth and table != "1"
+                if (name, meth, seed, m_req if uses_m else 0, baseline and full) in done:
                     continue
                 split = split or _split(name, seed)
                 t0 = time.perf_counter()
@@ -1178,6 +1183,13 @@ def timing_section(rows: Sequence[dict]) -> list[str]:
             mid = float(np.median([o / f for _, o, _, f in cs]))
             text += (f" on {name} the paper's measured speed-up exceeds that ratio in {above} of {len(cs)} cells (by "
                      f"up to {top:.1f}x), ours reaches {mid:.0%} of it in the median cell;")
+        reach = [c for c in cells if c[2] <= c[3]]  # the paper's speed-up within its own flop ratio
+        if reach:
+            r_ok = sum(o >= p for _, o, p, _ in reach)
+            r_90 = sum(o >= 0.9 * p for _, o, p, _ in reach)
+            text += (f" in the {len(reach)} cells where the paper's measured speed-up is within its flop ratio (where "
+                     f"variants equally efficient per flop can match it without doing fewer flops than Algorithm 3), "
+                     f"ours reaches it in {r_ok} and 90% of it in {r_90};")
         out += ["", text.rstrip(";") + ". Beyond the flop ratio, a speed-up measures the simple variant's "
                 "per-fold overheads (the paper's MATLAB) or, for ours, the holdout identity, which does fewer flops "
                 "than the paper's fast variant."]
