@@ -63,10 +63,17 @@ def _numpy_blas_addresses() -> tuple[int, int, int] | None:
         return None
     if blas.get("name") != "scipy-openblas" or "USE64BITINT" not in str(blas.get("openblas configuration", "")):
         return None
-    from threadpoolctl import threadpool_info
+    import warnings
 
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return None
     numpy_root = os.path.dirname(os.path.dirname(os.path.abspath(np.__file__)))
-    for info in threadpool_info():
+    with warnings.catch_warnings():  # e.g. its notice of two OpenMP runtimes: not ours to report at import
+        warnings.simplefilter("ignore")
+        libs = threadpool_info()
+    for info in libs:
         path = info.get("filepath") or ""
         name = os.path.basename(path)
         if info.get("internal_api") != "openblas" or not name.startswith("libscipy_openblas64_"):
