@@ -208,6 +208,11 @@ def test_ridge_factorizations_on_lapack_and_eigen_equal_numpy(blas_mode, p):
         np.testing.assert_allclose(acc.fold_solve(gamma, False), theta, rtol=1e-9, atol=1e-12)
     with pytest.raises(ValueError, match="gamma"):
         acc.fold_solve(0.0)
+    ref_f = np.einsum("ip,ipk->ik", Phi, theta[folds])
+    wide = np.zeros((n, 2 * p))
+    wide[:, ::2] = Phi
+    for layout in (Phi, np.asfortranarray(Phi), wide[:, ::2]):  # the row-contiguous fast path and strided views
+        np.testing.assert_allclose(_core.fold_predict(layout, folds, theta), ref_f, rtol=1e-12, atol=1e-12)
     out = _core.fast_cv_holdout(Phi, Y, folds, v, G.sum(0), t.sum(0), gamma, False)
     ref = np.vstack([Phi[folds == u] @ theta[u] for u in range(v)])
     np.testing.assert_allclose(out[np.argsort(folds, kind="stable")], ref, rtol=1e-9, atol=1e-10)

@@ -121,6 +121,14 @@ void fold_predict(const MatrixView& Phi, const std::int32_t* folds, const std::v
     if (th.rows() != p || th.cols() != k) throw std::invalid_argument("theta must be p x k per fold");
   for (Index i = 0; i < n; ++i)
     if (folds[i] < 0 || folds[i] >= v) throw std::invalid_argument("fold ids must lie in [0, n_folds)");
+  if (Phi.rows_contiguous()) {  // vectorized dot products over each row
+#pragma omp parallel for schedule(static) num_threads(resolve_threads(n_threads)) if (n * p > (1 << 16))
+    for (Index i = 0; i < n; ++i) {
+      const Eigen::Map<const Eigen::RowVectorXd> row(Phi.data + i * Phi.row_stride, p);
+      out.row(i).noalias() = row * theta[folds[i]];
+    }
+    return;
+  }
 #pragma omp parallel for schedule(static) num_threads(resolve_threads(n_threads)) if (n * p > (1 << 16))
   for (Index i = 0; i < n; ++i) {
     const Eigen::MatrixXd& th = theta[folds[i]];
