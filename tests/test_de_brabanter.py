@@ -284,7 +284,8 @@ def test_timing_and_throughput_sections():
 
 @pytest.mark.skipif(not os.environ.get("SVMOPT_DATA"), reason="SVMOPT_DATA is not set: concrete is not bundled")
 def test_tables_3_and_flops_cli_write_their_csvs(tmp_path):
-    """``--tables 3`` replaces the data set's timing rows (others kept); ``--tables flops`` writes the throughput."""
+    """``--tables 3`` replaces the timing rows of the (data set, m) it measures (others kept, the paper's cells in
+    the paper's order first); ``--tables flops`` writes the throughput."""
     (tmp_path / "de_brabanter_cvtiming.csv").write_text("data,m,v,simple,fast,speedup,agree\n"
                                                        "magic,50,10,1.5,0.16,9.4,True\n"
                                                        "concrete,999,10,1.0,1.0,1.0,True\n")
@@ -292,8 +293,8 @@ def test_tables_3_and_flops_cli_write_their_csvs(tmp_path):
                     "--out", str(tmp_path)]) == 0
     rows = db._read_csv(tmp_path / "de_brabanter_cvtiming.csv")
     assert [(r["data"], int(r["m"]), int(r["v"])) for r in rows] == \
-        [("magic", 50, 10)] + [("concrete", 20, v) for v in db.PAPER_FOLDS]
-    assert all(r["agree"] == "True" for r in rows)
+        [("magic", 50, 10)] + [("concrete", 20, v) for v in db.PAPER_FOLDS] + [("concrete", 999, 10)]
+    assert all(r["agree"] == "True" for r in rows if int(r["m"]) == 20)
     assert db.main(["--tables", "flops", "--datasets", "pima", "--m", "20", "--out", str(tmp_path)]) == 0
     (thr,) = db._read_csv(tmp_path / "de_brabanter_throughput.csv")
     assert thr["data"] == "pima" and thr["m"] == 20 and thr["gflops"] > 0 and thr["n"] == 512

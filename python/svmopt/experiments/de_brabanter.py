@@ -1472,16 +1472,20 @@ def run_tables(a, out_dir: Path) -> int:
     """``--tables``: run the requested tables' jobs (incrementally saved), then rebuild the report."""
     seeds = tuple(range(a.seed, a.seed + (a.seeds or (1 if a.quick else 10))))
     for table in a.tables:
-        if table == "3":  # Tables 3-4: the data sets' rows in the timing CSV are replaced by the new measurement
+        if table == "3":  # Tables 3-4: the (data set, m) rows in the timing CSV are replaced by the new measurement
             names = a.timing or ["concrete", "magic"]
             path = results_path(out_dir, "cvtiming")
-            keep = [r for r in _read_csv(path) if r["data"] not in names]
+            plan = {name: a.timing_m or ((50, 100, 400) if name == "concrete" else (50, 300, 700)) for name in names}
+            keep = [r for r in _read_csv(path) if int(r["m"]) not in plan.get(r["data"], ())]
             rows = []
-            for name in names:
-                ms = a.timing_m or ((50, 100, 400) if name == "concrete" else (50, 300, 700))
+            for name, ms in plan.items():
                 rows += cv_timing(name, ms, vs=PAPER_FOLDS, reps=a.timing_reps, seed=a.seed)
                 print(report(rows, []), flush=True)
-            _write_csv(path, keep + rows, TIMING_FIELDS)
+            order = {(d, m): i for i, (d, m) in enumerate((d, m) for d in ("concrete", "magic") for m in
+                                                          (50, 100, 300, 400, 700))}
+            merged = sorted(keep + rows, key=lambda r: (order.get((r["data"], int(r["m"])), 99), r["data"],
+                                                        int(r["m"]), int(r["v"])))
+            _write_csv(path, merged, TIMING_FIELDS)
             continue
         if table == "flops":
             path = results_path(out_dir, "throughput")
