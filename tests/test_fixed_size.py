@@ -286,3 +286,27 @@ def test_prototype_selection_bad_value_raises(bad, reg_data):
     X, y, _ = reg_data
     with pytest.raises(ValueError, match="prototype_selection"):
         fixed(n_prototypes=5, prototype_selection=bad).fit(X, y)
+
+
+def test_n_jobs_limits_the_blas_threads_during_fit_only():
+    """The dense kernels run on the BLAS: a positive n_jobs caps its threads while fit runs (seen from inside the
+    block stream), and the process's setting comes back afterwards."""
+    from threadpoolctl import threadpool_info
+
+    def blas_threads():
+        return {i["filepath"]: i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+
+    before = blas_threads()
+    X, y = make_moons(300, noise=0.2, random_state=0)
+    seen = []
+
+    def blocks():
+        seen.append(blas_threads())
+        yield X, y
+
+    FixedSizeLSSVC(n_prototypes=20, gamma=1.0, sigma2=0.5, n_jobs=1, random_state=0).fit(blocks)
+    assert seen and all(t == 1 for s in seen for t in s.values())
+    assert blas_threads() == before
+    seen.clear()
+    FixedSizeLSSVC(n_prototypes=20, gamma=1.0, sigma2=0.5, random_state=0).fit(blocks)  # None: untouched
+    assert seen and all(s == before for s in seen)

@@ -283,7 +283,17 @@ class _FixedSizeLSSVM(BaseEstimator):
     @atomic_fit
     def fit(self, X, y=None):
         """Fit on X (array, np.memmap, dask array, callable returning (X_block, y_block) pairs, or an iterator of
-        them)."""
+        them). A positive ``n_jobs`` also limits the BLAS's threads (the feature, Gram and Cholesky kernels run on
+        it) for the duration of the fit."""
+        nj = self.n_jobs
+        if isinstance(nj, (int, np.integer)) and not isinstance(nj, bool) and nj > 0:
+            from svmopt.tuning import _blas_controller
+
+            with _blas_controller().limit(limits=int(nj), user_api="blas"):
+                return self._fit(X, y)
+        return self._fit(X, y)
+
+    def _fit(self, X, y):
         mode, kern, sigma2_fixed = self._validate_params_()
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
@@ -557,7 +567,8 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
     block_size : int or None
         Rows per streamed block (default 65536).
     random_state, verbose, n_jobs
-        Seed (bandwidths are deterministic; PV, folds, CSA are seeded), tqdm progress bars, threads (None: all).
+        Seed (bandwidths are deterministic; PV, folds, CSA are seeded), tqdm progress bars, threads of the core's
+        OpenMP loops and, during ``fit``, of the BLAS (None or -1: all).
     regularize_bias : bool, default=True
         True: (7) as printed (I_{m+1}/gamma); False: the bias is not penalized.
     standardize : bool, default=True
