@@ -122,3 +122,38 @@ class FastVsSimpleCV:
         if impl == "fast_cholesky":
             eng.holdout = False
         return eng.cost(1.0, 8.0)
+
+
+class FoldSolves:
+    """The v fold models of one fast CV evaluation (20)-(21) from accumulated statistics: svmopt's in-place
+    ``FoldAccumulator.fold_solve`` (one workspace per thread, no copies) vs the same through ``fast_cv_solve`` on
+    the statistics copied out (``results()``, the path before) vs numpy/SciPy (``cho_factor`` / ``cho_solve`` per
+    fold on the copied statistics)."""
+
+    params = ([301, 701], [10, 50], ["fold_solve", "fast_cv_solve", "scipy"])
+    param_names = ("p", "v", "impl")
+    number = 1
+    repeat = (1, 5, 20.0)
+    timeout = 600
+
+    def setup(self, p, v, impl):
+        rng = np.random.default_rng(0)
+        n = 4 * p
+        X = rng.standard_normal((n, p - 1))
+        Y = rng.standard_normal((n, 1))
+        folds = make_folds(n, v, rng)
+        self.acc = _core.FoldAccumulator(np.zeros((0, p - 1)), _core.KernelParams(_core.KernelKind.linear),
+                                         np.zeros((0, 0)), n_folds=v, n_features_linear=p - 1, n_threads=1)
+        self.acc.add(X, Y, folds)
+
+    def time_solve(self, p, v, impl):
+        if impl == "fold_solve":
+            return self.acc.fold_solve(1.0, True)
+        G, t, _, _ = self.acc.results()
+        if impl == "fast_cv_solve":
+            return _core.fast_cv_solve(G, t, 1.0, True, 1)
+        from scipy.linalg import cho_factor, cho_solve
+
+        S, c, eye = G.sum(0), t.sum(0), np.eye(p)
+        return [cho_solve(cho_factor(S - G[u] + eye, lower=True, check_finite=False), c - t[u], check_finite=False)
+                for u in range(v)]
