@@ -182,3 +182,25 @@ def test_estimators_fit_concurrently():
                 for _ in range(2) for i, m in enumerate(makers)]
         for i, f in futs:
             assert _flatten(f.result()) == refs[i]
+
+
+def test_fold_solve_on_one_accumulator_from_many_threads():
+    """fold_solve releases the GIL and caches the fold sums: concurrent calls on one accumulator (first ones racing
+    to build the cache) give the serial answer."""
+    XW = _rng.standard_normal((400, 150))  # p = 151 >= 128: the BLAS products
+    yw = _rng.standard_normal((400, 1))
+    folds = (np.arange(400) % 5).astype(np.int32)
+    lin = _core.KernelParams(_core.KernelKind.linear)
+
+    def make():
+        acc = _core.FoldAccumulator(np.zeros((0, 150)), lin, np.zeros((0, 0)), n_folds=5, n_features_linear=150,
+                                    n_threads=2)
+        acc.add(XW, yw, folds)
+        return acc
+
+    ref = _flatten(make().fold_solve(3.0))
+    for _ in range(REPEATS):
+        acc = make()
+        with ThreadPoolExecutor(max_workers=N_WORKERS) as pool:
+            results = [_flatten(f.result()) for f in [pool.submit(acc.fold_solve, 3.0) for _ in range(N_WORKERS)]]
+        assert all(r == ref for r in results)

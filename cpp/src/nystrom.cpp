@@ -283,6 +283,7 @@ void FoldAccumulator::add_by_fold(const MatrixView& X, const MatrixView& Y, cons
 void FoldAccumulator::invalidate_totals() { totals_valid_ = false; }
 
 void FoldAccumulator::update_totals() {
+  const std::lock_guard<std::mutex> lock(totals_mutex_);
   if (totals_valid_) return;
   S_ = G_[0];
   c_ = t_[0];

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <vector>
 
 #include "svmopt/common.hpp"
@@ -74,6 +75,7 @@ class FoldAccumulator {
   RowMatrix kbuf_;
   Eigen::MatrixXd S_, c_;  // sums over the folds (S_: lower triangle), valid while totals_valid_
   bool totals_valid_ = false;
+  std::mutex totals_mutex_;  // fold_solve may run from several Python threads at once (the GIL is released)
 };
 
 // G (p x p, lower triangle) += F^T F for the rows of F (col-major, rows x p), in column panels
