@@ -179,6 +179,7 @@ def fake_results():
                _fake("8", "pima", "Maj. rule", 0, 65.0, 0.0),
                _fake("8", "pima", "RBF C-SVC", 1, 76.5, 30.0, est=400.0, n_sv=280,
                      budget="90+70, 10-fold, stopped at the 30 CPU-s cap after 12 evaluations"),
+               _fake("8", "pima", "RBF nu-SVC", 0, 75.5, 24.0, n_sv=300, budget="90+70, 10-fold"),  # ran to the end
                _fake("8", "pima", "RBF FS-LSSVM", 0, 74.0, 0.5, m=50, n_sv=50),  # not the paper's m: own row
                _fake("12", "concrete", "RBF FS-LSSVM", 0, 0.15, 1.0, m=120, n_sv=120, l1=0.3, linf=1.5),
                _fake("12", "concrete", "eps-SVR", 0, 0.13, 2.0, n_sv=480, l1=0.25, linf=1.4, est=40.0)]
@@ -209,7 +210,8 @@ def test_build_report_from_fake_results():
     assert text.index("## Discussion") < text.index("## Figures")
     # the full-budget SVC (stopped at a cap) is its own row and gets the lower-bound section; FS seed 1: 2.0 s, 77 %
     assert "| pid | RBF C-SVC [90+70 × 10-fold] | 1 | 76.50 | 75.1 (3.31) | 280 | 290 |" in text
-    assert "| pid | 1 | 12 of 160 (cap) | 30.0 | 400 | 76.50 | 2.0 | 77.00 | ≥ 15.0x | +0.50 |" in text
+    assert "| pid | RBF C-SVC | 1 | 12 of 160 (cap) | 30.0 | 400 | 76.50 | 2.0 | 77.00 | ≥ 15.0x | +0.50 |" in text
+    assert "| pid | RBF nu-SVC | 0 | 160 | 24.0 | 24.0 | 75.50 | 2.0 | 76.00 | 12.0x | +0.50 |" in text  # exact
     assert "| pid | RBF FS-LSSVM | 2 | 2.0 (0.0) | – | 30.1 (1.9) | 120 | 1/60 | 1/200 | 1.21 |" in text
 
 
