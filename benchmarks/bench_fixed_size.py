@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from svmopt import _core
-from svmopt.tuning import CVEngine, make_folds, simple_cv_cost
+from svmopt.tuning import CVEngine, linear_accumulator, make_folds, simple_cv_cost
 
 
 def _rbf(sigma2):
@@ -46,8 +46,7 @@ class PhiTPhiAccumulation:
             return self.Fe.T @ self.Fe
         if impl == "numpy_with_t":  # what the accumulation returns: Phi^T Phi and Phi^T Y
             return self.Fe.T @ self.Fe, self.Fe.T @ self.Y
-        acc = _core.FoldAccumulator(np.zeros((0, p - 1)), _core.KernelParams(_core.KernelKind.linear),
-                                    np.zeros((0, 0)), n_features_linear=p - 1)
+        acc = linear_accumulator(p - 1)
         for s in range(0, n, 50_000):
             acc.add(self.F[s:s + 50_000], self.Y[s:s + 50_000])
         return acc.results()
@@ -142,8 +141,7 @@ class FoldSolves:
         X = rng.standard_normal((n, p - 1))
         Y = rng.standard_normal((n, 1))
         folds = make_folds(n, v, rng)
-        self.acc = _core.FoldAccumulator(np.zeros((0, p - 1)), _core.KernelParams(_core.KernelKind.linear),
-                                         np.zeros((0, 0)), n_folds=v, n_features_linear=p - 1, n_threads=1)
+        self.acc = linear_accumulator(p - 1, n_folds=v, n_threads=1)
         self.acc.add(X, Y, folds)
 
     def time_solve(self, p, v, impl):

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from svmopt import _core
-from svmopt.tuning import CVEngine, nystrom_projection
+from svmopt.tuning import CVEngine, linear_accumulator, nystrom_projection
 
 __all__ = ["DaskCVEngine", "DaskSource", "active_client", "check_dask_array", "fold_sums", "is_dask_array",
            "parallel_map"]
@@ -189,10 +189,8 @@ def _make_accumulator(spec: dict | _Box):
     """The core's FoldAccumulator described by ``spec`` (built on the worker)."""
     spec = spec.value if isinstance(spec, _Box) else spec
     if spec["PV"] is None:
-        d = spec["n_features"]
-        return _core.FoldAccumulator(np.zeros((0, d)), _core.KernelParams(_core.KernelKind.linear), np.zeros((0, 0)),
-                                     n_folds=spec["n_folds"], n_targets=spec["n_targets"], n_features_linear=d,
-                                     n_threads=spec["n_threads"])
+        return linear_accumulator(spec["n_features"], n_folds=spec["n_folds"], n_targets=spec["n_targets"],
+                                  n_threads=spec["n_threads"])
     return _core.FoldAccumulator(spec["PV"], _params_from_spec(spec["params"]), spec["P"], n_folds=spec["n_folds"],
                                  n_targets=spec["n_targets"], n_threads=spec["n_threads"])
 

@@ -166,6 +166,13 @@ def holdout_cheaper(n: int, p: int, v: int) -> bool:
     return p**3 / 3 + n * p * p + n * nu * (p + nu / 3) < 2.0 * v * p**3 / 3
 
 
+def linear_accumulator(d: int, **kw) -> _core.FoldAccumulator:
+    """A FoldAccumulator on explicit linear features (spec A33): the d inputs plus the bias column, no prototypes.
+    ``kw``: n_folds, n_targets, n_threads, chunk."""
+    return _core.FoldAccumulator(np.zeros((0, d)), _core.KernelParams(_core.KernelKind.linear), np.zeros((0, 0)),
+                                 n_features_linear=d, **kw)
+
+
 class _FoldStats(dict):
     """A :meth:`CVEngine.stats` entry: the accumulator (``acc``), ``P``, ``Phi``, ``holdout``; the per-fold arrays
     ``G`` (v, p, p), ``t``, ``yy``, ``counts`` are copied out of the accumulator on first use only (the fold solves
@@ -226,10 +233,8 @@ class CVEngine:
 
     def _accumulator(self, sigma2: float, n_folds: int):
         if self.PV is None:
-            d = self.n_features
-            params = _core.KernelParams(_core.KernelKind.linear)
-            return _core.FoldAccumulator(np.zeros((0, d)), params, np.zeros((0, 0)), n_folds=n_folds,
-                                         n_targets=self.k, n_features_linear=d, n_threads=self.n_threads), None
+            return linear_accumulator(self.n_features, n_folds=n_folds, n_targets=self.k,
+                                      n_threads=self.n_threads), None
         params = self.make_params(sigma2)
         P, _ = nystrom_projection(self.PV, params, self.n_threads)
         return _core.FoldAccumulator(self.PV, params, P, n_folds=n_folds, n_targets=self.k,
@@ -345,9 +350,7 @@ def simple_cv_cost(X: np.ndarray, Y: np.ndarray, folds: np.ndarray, PV: np.ndarr
     for u in np.unique(folds):
         tr, va = folds != u, folds == u
         if PV is None:
-            d = X.shape[1]
-            acc = _core.FoldAccumulator(np.zeros((0, d)), params, np.zeros((0, 0)), n_targets=Y.shape[1],
-                                        n_features_linear=d, n_threads=n_threads)
+            acc = linear_accumulator(X.shape[1], n_targets=Y.shape[1], n_threads=n_threads)
         else:
             P, _ = nystrom_projection(PV, params, n_threads)
             acc = _core.FoldAccumulator(PV, params, P, n_targets=Y.shape[1], n_threads=n_threads)
