@@ -31,7 +31,7 @@ void ridge_factor_inplace(Eigen::MatrixXd& W, double gamma, bool regularize_bias
   W.diagonal().head(regularize_bias ? p : p - 1).array() += 1.0 / gamma;
   Index info = 0;
   bool ok;
-  if (p >= blas::kMinPotrf && blas::potrf_lower(p, W.data(), W.outerStride(), &info)) {
+  if (on_lapack(p) && blas::potrf_lower(p, W.data(), W.outerStride(), &info)) {
     ok = info == 0;
   } else {
     Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(W);

@@ -47,7 +47,6 @@ globals().update({k: v for k, v in vars(_module).items() if not k.startswith("__
 
 
 _BLAS_PROVIDERS = ("auto", "numpy", "scipy")
-_blas_provider: str | None = None
 
 
 def _numpy_blas_addresses() -> tuple[int, int, int] | None:
@@ -109,7 +108,6 @@ def use_blas(enabled: bool | str = True) -> bool:
     ``"auto"``: NumPy's where found (it is also the BLAS of ``P.T @ P`` in NumPy, and in OpenBLAS 0.3.31 its dsyrk
     ran 3-12 % faster than SciPy's 0.3.30 here), else SciPy's. A provider that cannot be had falls back to
     Eigen; :func:`blas_provider` tells which one is in use."""
-    global _blas_provider
     if isinstance(enabled, bool):
         want = "auto" if enabled else None
     elif isinstance(enabled, str) and enabled in _BLAS_PROVIDERS:
@@ -117,20 +115,19 @@ def use_blas(enabled: bool | str = True) -> bool:
     else:
         raise TypeError(f"enabled must be a bool or one of {_BLAS_PROVIDERS}, got {enabled!r}")
     _module._set_blas(None, None)
-    _blas_provider = None
     if want in ("auto", "numpy"):
         addrs = _numpy_blas_addresses()
         if addrs is not None and all(addrs):
             _module._set_blas_ilp64(*addrs)
-            _blas_provider = "numpy"
-    if _blas_provider is None and want in ("auto", "scipy") and _install_scipy_blas():
-        _blas_provider = "scipy"
+    if not _module.blas_available() and want in ("auto", "scipy"):
+        _install_scipy_blas()
     return bool(_module.blas_available())
 
 
 def blas_provider() -> str | None:
-    """The BLAS the fixed-size LS-SVM's dense kernels run on: ``"numpy"``, ``"scipy"``, or None (Eigen)."""
-    return _blas_provider if _module.blas_available() else None
+    """The BLAS the fixed-size LS-SVM's dense kernels run on: ``"numpy"``, ``"scipy"``, or None (Eigen). Told by
+    the installed integer interface: only NumPy's OpenBLAS is installed with 64-bit integers, SciPy's with 32."""
+    return {"ilp64": "numpy", "lp64": "scipy"}.get(_module.blas_interface())
 
 
 _env_blas = os.environ.get("SVMOPT_BLAS", "1").strip().lower()
