@@ -84,6 +84,64 @@ def test_blockwise_accumulation_equals_in_memory(data, chunk, split):
     np.testing.assert_array_equal(G, np.transpose(G, (0, 2, 1)))
 
 
+@pytest.mark.parametrize("chunk", [1, 7, 0])
+@pytest.mark.parametrize("v", [1, 4])
+@pytest.mark.parametrize("split", [[211], [1, 3, 17, 190]])
+def test_kept_features_predict_like_fold_predict(data, chunk, v, split):
+    """keep_features: predict_kept gives, in stream order, each row's prediction by its own fold's model: the same
+    numbers as fold_predict on the stream-ordered features, for any blocking, internal chunking and fold count; the
+    statistics are those of an accumulator that keeps nothing."""
+    X, Y, PV = data
+    P, _ = nystrom_projection(PV, rbf(2.0))
+    folds = np.random.default_rng(3).integers(0, v, X.shape[0]).astype(np.int32)
+    kept = _core.FoldAccumulator(PV, rbf(2.0), P, n_folds=v, n_targets=2, chunk=chunk, n_threads=1,
+                                 keep_features=True)
+    plain = _core.FoldAccumulator(PV, rbf(2.0), P, n_folds=v, n_targets=2, chunk=chunk, n_threads=1)
+    assert kept.keeps_features and not plain.keeps_features
+    r0 = 0
+    for length in split:
+        sl = slice(r0, r0 + length)
+        Xb, Yb = np.ascontiguousarray(X[sl]), np.ascontiguousarray(Y[sl])
+        fb = folds[sl] if v > 1 else None
+        kept.add(Xb, Yb, fb)
+        plain.add(Xb, Yb, fb)
+        r0 += length
+    for a, b in zip(kept.results(), plain.results(), strict=True):
+        np.testing.assert_array_equal(a, b)
+    theta = np.random.default_rng(4).normal(size=(v, P.shape[1] + 1, 2))
+    Fe = np.hstack([_core.nystrom_features(np.ascontiguousarray(X), PV, rbf(2.0), P), np.ones((211, 1))])
+    ref = np.einsum("ip,ipk->ik", Fe, theta[folds if v > 1 else np.zeros(211, int)])
+    np.testing.assert_allclose(kept.predict_kept(theta), ref, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(kept.kept_features(), Fe, rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="keep_features"):
+        plain.predict_kept(theta)
+    with pytest.raises(ValueError, match="keep_features"):
+        plain.kept_features()
+    with pytest.raises(ValueError, match="one model per fold"):
+        kept.predict_kept(np.zeros((v + 1, P.shape[1] + 1, 2)))
+    with pytest.raises(ValueError, match="theta"):
+        kept.predict_kept(np.zeros((v, P.shape[1], 2)))
+
+
+def test_kept_explicit_linear_features():
+    """keep_features on explicit linear features (the dsyrk-on-X path is skipped: the features are kept)."""
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(400, 130))
+    Y = rng.normal(size=(400, 1))
+    folds = (np.arange(400) * 5 % 3).astype(np.int32)
+    acc = _core.FoldAccumulator(np.zeros((0, 130)), _core.KernelParams(_core.KernelKind.linear), np.zeros((0, 0)),
+                                n_folds=3, n_features_linear=130, chunk=90, keep_features=True)
+    acc.add(X, Y, folds)
+    theta = rng.normal(size=(3, 131, 1))
+    Xe = np.hstack([X, np.ones((400, 1))])
+    np.testing.assert_allclose(acc.predict_kept(theta), np.einsum("ip,ipk->ik", Xe, theta[folds]), atol=1e-11)
+    one = _core.FoldAccumulator(np.zeros((0, 130)), _core.KernelParams(_core.KernelKind.linear), np.zeros((0, 0)),
+                                n_features_linear=130, keep_features=True)
+    one.add(X, Y)
+    np.testing.assert_allclose(one.results()[0][0], Xe.T @ Xe, atol=1e-10)
+    np.testing.assert_allclose(one.predict_kept(theta[:1]), Xe @ theta[0], atol=1e-11)
+
+
 def test_explicit_linear_features_and_strided_input():
     """Linear mode (spec A33): the features are the inputs plus the constant; F-ordered/strided views work."""
     rng = np.random.default_rng(2)

@@ -8,6 +8,7 @@ plan -- would show up here as differing results or as a crash under the sanitize
 
 from __future__ import annotations
 
+import re
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -36,6 +37,12 @@ def _fold_accumulate(seed: int):
     for lo in range(0, 90, 25):
         acc.add(X[lo:lo + 25], y[lo:lo + 25, None], FOLDS[lo:lo + 25])
     return acc.results()
+
+
+def _predict_kept():
+    acc = _core.FoldAccumulator(PV, KP, P, n_folds=3, n_targets=1, n_threads=2, chunk=20, keep_features=True)
+    acc.add(X, y[:, None].copy(), FOLDS)
+    return acc.predict_kept(acc.fold_solve(5.0))
 
 
 def _fast_cv():
@@ -95,6 +102,7 @@ CALLS = {
     "nystrom_features": lambda: _core.nystrom_features(X, PV, KP, P, n_threads=2, chunk=16),
     "FoldAccumulator": lambda: _fold_accumulate(0),
     "FoldAccumulator_team": _fold_accumulate_wide,
+    "FoldAccumulator_kept": _predict_kept,
     "fast_cv_solve": _fast_cv,
     "fast_cv_holdout": _fast_cv_holdout,
     "ridge_solve": lambda: _core.ridge_solve(K[:10, :10], S[:10, None], 3.0),
@@ -127,7 +135,8 @@ def test_every_computing_entry_point_is_exercised():
             "annotations", "os", "ModuleType", "blas_available", "use_blas", "blas_interface",
             "blas_provider", "lapack_potrf_available"}
     public = {n for n in dir(_core) if not n.startswith("_")} - skip
-    assert public <= {c.split("_poly")[0].split("_stratified")[0].split("_team")[0] for c in CALLS}, public - set(CALLS)
+    base = {re.sub(r"_(poly|stratified|team|kept)$", "", c) for c in CALLS}
+    assert public <= base, public - set(CALLS)
 
 
 @pytest.mark.parametrize("name", list(CALLS))

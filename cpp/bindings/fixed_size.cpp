@@ -145,16 +145,47 @@ void bind_fixed_size(py::module_& m) {
 
   py::class_<FoldAccumulator>(m, "FoldAccumulator", py::module_local())
       .def(py::init([](const DoubleArray& PV, const KernelParams& p, const DoubleArray& P, Index n_folds,
-                       Index n_targets, Index n_features_linear, int n_threads, Index chunk) {
+                       Index n_targets, Index n_features_linear, int n_threads, Index chunk, bool keep_features) {
              return new FoldAccumulator(to_rowmatrix(PV, "PV"), p, to_rowmatrix(P, "P"), n_folds, n_targets,
-                                        n_features_linear, n_threads, chunk);
+                                        n_features_linear, n_threads, chunk, keep_features);
            }),
            py::arg("PV").noconvert(), py::arg("params"), py::arg("P").noconvert(), py::arg("n_folds") = 1,
-           py::arg("n_targets") = 1, py::arg("n_features_linear") = 0, py::arg("n_threads") = 0, py::arg("chunk") = 0)
+           py::arg("n_targets") = 1, py::arg("n_features_linear") = 0, py::arg("n_threads") = 0, py::arg("chunk") = 0,
+           py::arg("keep_features") = false,
+           "keep_features: also keep the features of every row added (n_rows x dim doubles, in the fold order they\n"
+           "are computed in) for predict_kept.")
       .def_property_readonly("n_folds", &FoldAccumulator::n_folds)
       .def_property_readonly("n_targets", &FoldAccumulator::n_targets)
       .def_property_readonly("dim", &FoldAccumulator::dim)
       .def_property_readonly("n_rows", &FoldAccumulator::n_rows)
+      .def_property_readonly("keeps_features", &FoldAccumulator::keeps_features)
+      .def(
+          "kept_features",
+          [](const FoldAccumulator& acc) {
+            DoubleArray out = empty2d(acc.n_rows(), acc.dim());
+            RowMatrixMap o(out.mutable_data(), acc.n_rows(), acc.dim());
+            {
+              py::gil_scoped_release release;
+              acc.kept_features(o);
+            }
+            return out;
+          },
+          "The kept features [phi(X), 1] of all rows added, in stream order (n_rows, dim) (keep_features=True).")
+      .def(
+          "predict_kept",
+          [](const FoldAccumulator& acc, const CArray& theta) {
+            auto th = stack_in(theta, "theta");
+            DoubleArray out = empty2d(acc.n_rows(), acc.n_targets());
+            RowMatrixMap o(out.mutable_data(), acc.n_rows(), acc.n_targets());
+            {
+              py::gil_scoped_release release;
+              acc.predict_kept(th, o);
+            }
+            return out;
+          },
+          py::arg("theta"),
+          "Row i of all rows added (stream order) predicted by its own fold's model, Phi_e[i] @ theta[fold(i)]\n"
+          "(n_rows, k): the CV predictions from the kept features (keep_features=True), no stream-ordered Phi_e.")
       .def(
           "add",
           [](FoldAccumulator& acc, const DoubleArray& X, const DoubleArray& Y, const py::object& folds,

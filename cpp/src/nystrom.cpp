@@ -111,9 +111,9 @@ void nystrom_features(const MatrixView& X, const MatrixView& PV, const KernelPar
 }
 
 FoldAccumulator::FoldAccumulator(RowMatrix PV, KernelParams params, RowMatrix P, Index n_folds, Index n_targets,
-                                 Index n_features_linear, int n_threads, Index chunk)
+                                 Index n_features_linear, int n_threads, Index chunk, bool keep_features)
     : pv_(std::move(PV)), params_(params), P_(std::move(P)), v_(n_folds), k_(n_targets), d_lin_(n_features_linear),
-      threads_(n_threads) {
+      threads_(n_threads), keep_(keep_features) {
   if (v_ < 1) throw std::invalid_argument("n_folds must be >= 1");
   if (k_ < 1) throw std::invalid_argument("n_targets must be >= 1");
   if (d_lin_ > 0) {
@@ -189,7 +189,7 @@ void FoldAccumulator::add(const MatrixView& X, const MatrixView& Y, const std::i
   for (Index r0 = 0; r0 < X.rows; r0 += chunk_) {
     const Index nr = std::min(chunk_, X.rows - r0);
     Yc.resize(nr, k_);
-    if (d_lin_ >= blas::kMinDim && !features_out && X.col_stride == 1 && blas::available()) {
+    if (d_lin_ >= blas::kMinDim && !features_out && !keep_ && X.col_stride == 1 && blas::available()) {
       // Explicit linear features, row-contiguous: the Gram's d x d block straight from X's rows (no copy into F),
       // then the bias row and t as X^T [Y, 1] (xt_y1) while those rows are still in cache, kLinearSub rows at a
       // time. At p = 200 this pass had cost 20% of the dsyrk as an Eigen product over 15,000-row chunks (rows back
@@ -232,6 +232,12 @@ void FoldAccumulator::add(const MatrixView& X, const MatrixView& Y, const std::i
     t_[0].noalias() += F.transpose() * Yc;
     yy_[0] += Yc.colwise().squaredNorm().transpose();
     counts_[0] += nr;
+    if (keep_) {
+      KeptChunk c;
+      c.start = n_rows_ + r0;
+      c.F = std::move(F);  // F is re-allocated by the next compute_features
+      kept_.push_back(std::move(c));
+    }
   }
   n_rows_ += X.rows;
 }
@@ -276,6 +282,46 @@ void FoldAccumulator::add_by_fold(const MatrixView& X, const MatrixView& Y, cons
       t_[u].noalias() += F.transpose() * Yc;
       yy_[u] += Yc.colwise().squaredNorm().transpose();
       counts_[u] += nr;
+      if (keep_) {  // the fold-sorted chunk as it is (on magic at m = 50, the copy back to stream order had cost
+                    // a quarter of the accumulation)
+        KeptChunk c;
+        c.fold = u;
+        c.rows.resize(nr);
+        for (Index i = 0; i < nr; ++i) c.rows[i] = n_rows_ + rows[i];
+        c.F = std::move(F);
+        kept_.push_back(std::move(c));
+      }
+    }
+  }
+}
+
+void FoldAccumulator::kept_features(RowMatrixMap out) const {
+  if (!keep_) throw std::invalid_argument("this accumulator does not keep its features (keep_features=False)");
+  if (out.rows() != n_rows_ || out.cols() != p_) throw std::invalid_argument("out must be n_rows x dim");
+  for (const KeptChunk& ch : kept_) {
+    if (ch.rows.empty()) {
+      out.middleRows(ch.start, ch.F.rows()) = ch.F;
+    } else {
+      for (Index i = 0; i < ch.F.rows(); ++i) out.row(ch.rows[i]) = ch.F.row(i);
+    }
+  }
+}
+
+void FoldAccumulator::predict_kept(const std::vector<Eigen::MatrixXd>& theta, RowMatrixMap out) const {
+  if (!keep_) throw std::invalid_argument("this accumulator does not keep its features (keep_features=False)");
+  if (static_cast<Index>(theta.size()) != v_) throw std::invalid_argument("theta must hold one model per fold");
+  for (const auto& th : theta)
+    if (th.rows() != p_ || th.cols() != k_) throw std::invalid_argument("theta must be dim x n_targets per fold");
+  if (out.rows() != n_rows_ || out.cols() != k_) throw std::invalid_argument("out must be n_rows x n_targets");
+  const Index nc = static_cast<Index>(kept_.size());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(resolve_threads(threads_)) if (nc > 1 && n_rows_ * p_ > (1 << 18))
+  for (Index c = 0; c < nc; ++c) {
+    const KeptChunk& ch = kept_[c];
+    const Eigen::MatrixXd f = ch.F * theta[ch.fold];
+    if (ch.rows.empty()) {
+      out.middleRows(ch.start, f.rows()) = f;
+    } else {
+      for (Index i = 0; i < f.rows(); ++i) out.row(ch.rows[i]) = f.row(i);
     }
   }
 }

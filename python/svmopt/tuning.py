@@ -168,17 +168,22 @@ def holdout_cheaper(n: int, p: int, v: int) -> bool:
 
 def linear_accumulator(d: int, **kw) -> _core.FoldAccumulator:
     """A FoldAccumulator on explicit linear features (spec A33): the d inputs plus the bias column, no prototypes.
-    ``kw``: n_folds, n_targets, n_threads, chunk."""
+    ``kw``: n_folds, n_targets, n_threads, chunk, keep_features."""
     return _core.FoldAccumulator(np.zeros((0, d)), _core.KernelParams(_core.KernelKind.linear), np.zeros((0, 0)),
                                  n_features_linear=d, **kw)
 
 
 class _FoldStats(dict):
-    """A :meth:`CVEngine.stats` entry: the accumulator (``acc``), ``P``, ``Phi``, ``holdout``; the per-fold arrays
+    """A :meth:`CVEngine.stats` entry: the accumulator (``acc``), ``P``, ``Phi``, ``holdout``, ``kept`` (the
+    accumulator keeps the features: the CV predictions come from ``acc.predict_kept``, and ``Phi`` in stream order is
+    built only when asked for, an n x p copy); the per-fold arrays
     ``G`` (v, p, p), ``t``, ``yy``, ``counts`` are copied out of the accumulator on first use only (the fold solves
     run on the accumulator's own statistics: at v = 50, p = 701 the copy alone had cost 0.1 s per sigma^2)."""
 
     def __missing__(self, key):
+        if key == "Phi":  # stream-ordered Phi_e on demand, from features the accumulator kept (else None)
+            self["Phi"] = self["acc"].kept_features() if self.get("kept") else None
+            return self["Phi"]
         if key not in ("G", "t", "yy", "counts"):
             raise KeyError(key)
         G, t, yy, counts = self["acc"].results()
@@ -231,14 +236,18 @@ class CVEngine:
         self.n_evals = 0
         self.progress = progress
 
-    def _accumulator(self, sigma2: float, n_folds: int):
+    def _accumulator(self, sigma2: float, n_folds: int, keep: bool):
+        """The accumulator for one sigma^2 and its P; ``keep``: let it keep the features (``keep_features``) when
+        they fit the feature budget."""
         if self.PV is None:
-            return linear_accumulator(self.n_features, n_folds=n_folds, n_targets=self.k,
-                                      n_threads=self.n_threads), None
+            keep = keep and self.n * (self.n_features + 1) * 8 <= self.feature_budget
+            return linear_accumulator(self.n_features, n_folds=n_folds, n_targets=self.k, n_threads=self.n_threads,
+                                      keep_features=keep), None
         params = self.make_params(sigma2)
         P, _ = nystrom_projection(self.PV, params, self.n_threads)
+        keep = keep and self.n * (P.shape[1] + 1) * 8 <= self.feature_budget
         return _core.FoldAccumulator(self.PV, params, P, n_folds=n_folds, n_targets=self.k,
-                                     n_threads=self.n_threads), P
+                                     n_threads=self.n_threads, keep_features=keep), P
 
     def _iter(self) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
         r0 = 0
@@ -258,18 +267,19 @@ class CVEngine:
             self._cache.move_to_end(key)
             return self._cache[key]
         holdout = self.holdout and self.n * self.p_max * 8 <= self.feature_budget
-        acc, P = self._accumulator(sigma2, 1 if holdout else self.v)
-        p = acc.dim
-        keep_phi = self.n * p * 8 <= self.feature_budget
-        Phi = np.empty((self.n, p)) if keep_phi else None
+        # Per-fold form: the accumulator keeps the features itself, in the fold order it computes them in
+        # (predict_kept); the holdout identity needs Phi_e in stream order (written while accumulating).
+        acc, P = self._accumulator(sigma2, 1 if holdout else self.v, keep=not holdout)
+        Phi = np.empty((self.n, acc.dim)) if holdout else None  # kept: s["Phi"] built on demand only
         self.n_passes += 1
         for r0, Xb, Yb in self._iter():
-            f = None if holdout else self.folds[r0:r0 + Xb.shape[0]]
-            if keep_phi:
-                acc.add(Xb, Yb, f, out=Phi[r0:r0 + Xb.shape[0]])
+            if holdout:
+                acc.add(Xb, Yb, None, out=Phi[r0:r0 + Xb.shape[0]])
             else:
-                acc.add(Xb, Yb, f)
-        entry = _FoldStats(P=P, Phi=Phi, acc=acc, holdout=holdout)
+                acc.add(Xb, Yb, self.folds[r0:r0 + Xb.shape[0]])
+        entry = _FoldStats(P=P, acc=acc, holdout=holdout, kept=acc.keeps_features)
+        if not entry["kept"]:
+            entry["Phi"] = Phi
         self._cache[key] = entry
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
@@ -286,12 +296,14 @@ class CVEngine:
     def predictions(self, gamma: float, sigma2: float) -> tuple[np.ndarray, np.ndarray]:
         """CV predictions of every row by its own fold model, and the row targets (stream order)."""
         s = self.stats(sigma2)
-        if s["Phi"] is not None and "Y" not in s:
+        if (s.get("kept") or s["Phi"] is not None) and "Y" not in s:
             s["Y"] = np.concatenate([Yb for _, _, Yb in self._iter()]) if self.n else np.zeros((0, self.k))
         if s.get("holdout"):
             return _core.fast_cv_holdout(s["Phi"], s["Y"], self.folds, self.v, s["G"][0], s["t"][0], float(gamma),
                                          self.regularize_bias, self.n_threads), s["Y"]
         theta = self._fold_models(s, gamma)
+        if s.get("kept"):
+            return s["acc"].predict_kept(theta), s["Y"]
         if s["Phi"] is not None:
             return _core.fold_predict(s["Phi"], self.folds, theta, self.n_threads), s["Y"]
         F, Ys = [], []
@@ -307,7 +319,7 @@ class CVEngine:
         For k > 1 targets the mean over targets."""
         self.n_evals += 1
         s = self.stats(sigma2)
-        if self.task == "regression" and s["Phi"] is None:
+        if self.task == "regression" and not s.get("kept") and s["Phi"] is None:
             theta = self._fold_models(s, gamma)
             sse = 0.0
             ok = True

@@ -29,13 +29,15 @@ class FoldAccumulator {
  public:
   // Nystrom mode: PV (m x d), P (m x m'). Explicit-linear mode: pass PV with 0 rows and P with
   // 0 columns and set n_features_linear = d.
+  // keep_features: also keep every block's features, in fold order as computed (no copy), for predict_kept.
   FoldAccumulator(RowMatrix PV, KernelParams params, RowMatrix P, Index n_folds, Index n_targets,
-                  Index n_features_linear = 0, int n_threads = 0, Index chunk = 0);
+                  Index n_features_linear = 0, int n_threads = 0, Index chunk = 0, bool keep_features = false);
 
   Index n_folds() const { return v_; }
   Index n_targets() const { return k_; }
   Index dim() const { return p_; }  // m' + 1 (features plus the constant column)
   Index n_rows() const { return n_rows_; }
+  bool keeps_features() const { return keep_; }
 
   // Add the rows of a block. Y: rows x n_targets. folds: one fold id in [0, v) per row, or empty
   // (all rows in fold 0). features_out (optional, rows x dim, row-major): receives Phi_e of the block.
@@ -55,6 +57,12 @@ class FoldAccumulator {
   // theta_u = (S - G_u + R/gamma)^{-1} (c - t_u), S = sum_u G_u, c = sum_u t_u (kept until the next add).
   std::vector<Eigen::MatrixXd> fold_solve(double gamma, bool regularize_bias);
 
+  // With keep_features: row i of everything added (stream order), predicted by its own fold's model,
+  // Phi_e[i] theta[fold(i)] (out: n_rows x k) -- fold_predict without a stream-ordered copy of Phi_e.
+  void predict_kept(const std::vector<Eigen::MatrixXd>& theta, RowMatrixMap out) const;
+  // With keep_features: the kept features in stream order (out: n_rows x dim).
+  void kept_features(RowMatrixMap out) const;
+
  private:
   void compute_features(const MatrixView& X, Index r0, Index nr, Eigen::MatrixXd& F);
   void add_by_fold(const MatrixView& X, const MatrixView& Y, const std::int32_t* folds, double* features_out);
@@ -73,6 +81,15 @@ class FoldAccumulator {
   std::vector<Eigen::VectorXd> yy_;
   std::vector<Index> counts_;
   RowMatrix kbuf_;
+  // Kept features: one col-major chunk per fold piece, with the stream positions of its rows (empty rows: the
+  // contiguous range start .. start + F.rows()).
+  struct KeptChunk {
+    Index fold = 0, start = 0;
+    std::vector<Index> rows;
+    Eigen::MatrixXd F;
+  };
+  bool keep_ = false;
+  std::vector<KeptChunk> kept_;
   Eigen::MatrixXd S_, c_;  // sums over the folds (S_: lower triangle), valid while totals_valid_
   bool totals_valid_ = false;
   std::mutex totals_mutex_;  // fold_solve may run from several Python threads at once (the GIL is released)
