@@ -2,6 +2,7 @@
 
 #include "svmopt/blas.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -154,32 +155,49 @@ void fast_cv_holdout(const MatrixView& Phi, const MatrixView& Y, const std::int3
   if (Y.rows != n) throw std::invalid_argument("Y must have one row per row of Phi");
   if (t.cols() != k) throw std::invalid_argument("t must have one column per column of Y");
   if (out.rows() != n || out.cols() != k) throw std::invalid_argument("out must be n x k");
-  std::vector<std::vector<Index>> rows(v);
+  // Rows by fold (stable counting sort): fold u is columns start[u] .. start[u + 1] of Z below.
+  std::vector<Index> start(v + 1, 0), order(n);
   for (Index i = 0; i < n; ++i) {
     if (folds[i] < 0 || folds[i] >= v) throw std::invalid_argument("fold ids must lie in [0, n_folds)");
-    rows[folds[i]].push_back(i);
+    ++start[folds[i] + 1];
+  }
+  for (Index u = 0; u < v; ++u) start[u + 1] += start[u];
+  {
+    std::vector<Index> fill(start.begin(), start.end() - 1);
+    for (Index i = 0; i < n; ++i) order[fill[folds[i]]++] = i;
   }
   Eigen::MatrixXd L = G;
   ridge_factor_inplace(L, gamma, regularize_bias);
   Eigen::MatrixXd theta = t;
   llt_solve_inplace(L, theta);
   const auto Lv = L.triangularView<Eigen::Lower>();
+  // Z = L^{-1} Phi^T with the columns in fold order, and the full-model residuals E = Y - Phi theta (same order):
+  // one blocked triangular solve over column slabs instead of one small solve per fold (at n = 1030, p = 51,
+  // v = 50 the per-fold solves of 20 columns ran at half the rate).
+  Eigen::MatrixXd Z(p, n), E(n, k);
+  const int nt = resolve_threads(n_threads);
+  constexpr Index kSlab = 256;
+  const Index n_slabs = (n + kSlab - 1) / kSlab;
+#pragma omp parallel for schedule(static) num_threads(nt) if (n_slabs > 1 && n * p * p > (1 << 20))
+  for (Index s = 0; s < n_slabs; ++s) {
+    const Index c0 = s * kSlab, w = std::min(kSlab, n - c0);
+    for (Index c = c0; c < c0 + w; ++c) {
+      const Index i = order[c];
+      for (Index j = 0; j < p; ++j) Z(j, c) = Phi(i, j);
+    }
+    E.middleRows(c0, w).noalias() = -Z.middleCols(c0, w).transpose() * theta;
+    for (Index c = c0; c < c0 + w; ++c)
+      for (Index j = 0; j < k; ++j) E(c, j) += Y(order[c], j);
+    auto Zs = Z.middleCols(c0, w);
+    Lv.solveInPlace(Zs);
+  }
   std::string err;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(resolve_threads(n_threads)) if (v > 1 && n * p > (1 << 16))
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (v > 1 && n * p > (1 << 16))
   for (Index u = 0; u < v; ++u) {
-    const std::vector<Index>& r = rows[u];
-    const Index nu = static_cast<Index>(r.size());
+    const Index a = start[u], nu = start[u + 1] - start[u];
     if (nu == 0) continue;
-    Eigen::MatrixXd Z(p, nu);  // Phi_u^T, then L^{-1} Phi_u^T
-    for (Index c = 0; c < nu; ++c)
-      for (Index j = 0; j < p; ++j) Z(j, c) = Phi(r[c], j);
-    Eigen::MatrixXd E(nu, k);  // full-model residuals Y_u - Phi_u theta, then the held-out ones
-    E.noalias() = -Z.transpose() * theta;
-    for (Index c = 0; c < nu; ++c)
-      for (Index j = 0; j < k; ++j) E(c, j) += Y(r[c], j);
-    Lv.solveInPlace(Z);
     Eigen::MatrixXd M = Eigen::MatrixXd::Identity(nu, nu);
-    M.selfadjointView<Eigen::Lower>().rankUpdate(Z.transpose(), -1.0);
+    M.selfadjointView<Eigen::Lower>().rankUpdate(Z.middleCols(a, nu).transpose(), -1.0);
     const Eigen::LLT<Eigen::MatrixXd, Eigen::Lower> lm(M);
     if (lm.info() != Eigen::Success) {
 #pragma omp critical
@@ -187,9 +205,10 @@ void fast_cv_holdout(const MatrixView& Phi, const MatrixView& Y, const std::int3
             std::to_string(gamma) + ")";
       continue;
     }
-    lm.solveInPlace(E);
+    auto Eu = E.middleRows(a, nu);
+    lm.solveInPlace(Eu);
     for (Index c = 0; c < nu; ++c)
-      for (Index j = 0; j < k; ++j) out(r[c], j) = Y(r[c], j) - E(c, j);
+      for (Index j = 0; j < k; ++j) out(order[a + c], j) = Y(order[a + c], j) - Eu(c, j);
   }
   if (!err.empty()) throw std::runtime_error(err);
 }
