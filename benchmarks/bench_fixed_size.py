@@ -9,6 +9,9 @@
   of the candidate set in O(m^2 d) per proposal (``recompute=True``: the same decisions), same proposals.
 * ``FastVsSimpleCV`` -- one v-fold CV evaluation at fixed (gamma, sigma^2) as the paper's Tables 3–4: the fast CV
   (Algorithm 3, one accumulation pass + v Cholesky solves) vs the simple CV (everything recomputed per fold).
+* ``FoldSolves`` -- the v fold models in place vs copied statistics vs SciPy.
+* ``KeptFeatures`` -- fold statistics + CV predictions from the accumulator's kept fold-sorted features vs a
+  stream-ordered copy of Phi_e and ``fold_predict``.
 
 Run: ``asv run --python=same -b bench_fixed_size``.
 """
@@ -18,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from svmopt import _core
-from svmopt.tuning import CVEngine, linear_accumulator, make_folds, simple_cv_cost
+from svmopt.tuning import CVEngine, linear_accumulator, make_folds, nystrom_projection, simple_cv_cost
 
 
 def _rbf(sigma2):
@@ -155,3 +158,37 @@ class FoldSolves:
         S, c, eye = G.sum(0), t.sum(0), np.eye(p)
         return [cho_solve(cho_factor(S - G[u] + eye, lower=True, check_finite=False), c - t[u], check_finite=False)
                 for u in range(v)]
+
+
+class KeptFeatures:
+    """Accumulate one sigma^2's fold statistics and predict every row by its fold model (a per-fold CV evaluation
+    without its solves): the accumulator keeping its fold-sorted feature chunks (``keep_features``,
+    ``predict_kept``) vs the path before, features copied back into a stream-ordered Phi_e (``add(out=Phi)``) and
+    ``fold_predict``; the same models theta in both. magic-like sizes, RBF on m random prototypes."""
+
+    params = ([50, 300], [10, 50], ["kept", "stream_phi"])
+    param_names = ("m", "v", "impl")
+    number = 1
+    repeat = (3, 10, 20.0)
+    timeout = 600
+
+    def setup(self, m, v, impl):
+        rng = np.random.default_rng(0)
+        n, d = 19_020, 10
+        self.X = rng.standard_normal((n, d))
+        self.Y = np.where(rng.random((n, 1)) < 0.5, -1.0, 1.0)
+        self.PV = np.ascontiguousarray(self.X[rng.choice(n, m, replace=False)])
+        self.params = _core.KernelParams(_core.KernelKind.rbf, alpha=np.sqrt(d / 2))
+        self.P, _ = nystrom_projection(self.PV, self.params, 1)
+        self.folds = make_folds(n, v, rng)
+        self.theta = rng.standard_normal((v, self.P.shape[1] + 1, 1))
+
+    def time_accumulate_predict(self, m, v, impl):
+        kept = impl == "kept"
+        acc = _core.FoldAccumulator(self.PV, self.params, self.P, n_folds=v, n_threads=1, keep_features=kept)
+        if kept:
+            acc.add(self.X, self.Y, self.folds)
+            return acc.predict_kept(self.theta)
+        Phi = np.empty((self.X.shape[0], acc.dim))
+        acc.add(self.X, self.Y, self.folds, out=Phi)
+        return _core.fold_predict(Phi, self.folds, self.theta, 1)
