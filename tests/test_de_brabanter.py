@@ -182,7 +182,9 @@ def fake_results():
                _fake("8", "pima", "RBF nu-SVC", 0, 75.5, 24.0, n_sv=300, budget="90+70, 10-fold"),  # ran to the end
                _fake("8", "pima", "RBF FS-LSSVM", 0, 74.0, 0.5, m=50, n_sv=50),  # not the paper's m: own row
                _fake("12", "concrete", "RBF FS-LSSVM", 0, 0.15, 1.0, m=120, n_sv=120, l1=0.3, linf=1.5),
-               _fake("12", "concrete", "eps-SVR", 0, 0.13, 2.0, n_sv=480, l1=0.25, linf=1.4, est=40.0)]
+               _fake("12", "concrete", "eps-SVR", 0, 0.13, 2.0, n_sv=480, l1=0.25, linf=1.4, est=40.0),
+               _fake("12", "concrete", "eps-SVR", 0, 0.14, 20.0, n_sv=470, l1=0.26, linf=1.3,
+                     budget="90+70, 10-fold")]
     mc = [_fake("10", "optdigits", "RBF FS-LSSVM (1vs1)", 0, 98.0, 300.0, m=420, n_sv=420)]
     ftc = [_fake("ftc", "ftc", "RBF FS-LSSVM", 0, 88.0, 500.0, m=500, n_sv=500, phases="standardize=1.0"),
            _fake("ftc", "synthetic 1e6", "RBF FS-LSSVM", 0, 88.5, 200.0, m=500, n_sv=500)]
@@ -212,6 +214,8 @@ def test_build_report_from_fake_results():
     assert "| pid | RBF C-SVC [90+70 × 10-fold] | 1 | 76.50 | 75.1 (3.31) | 280 | 290 |" in text
     assert "| pid | RBF C-SVC | 1 | 12 of 160 (cap) | 30.0 | 400 | 76.50 | 2.0 | 77.00 | ≥ 15.0x | +0.50 |" in text
     assert "| pid | RBF nu-SVC | 0 | 160 | 24.0 | 24.0 | 75.50 | 2.0 | 76.00 | 12.0x | +0.50 |" in text  # exact
+    # regression: the score is the test MSE, printed to 4 places (FS − SVM negative favours FS-LSSVM)
+    assert "| ccs | eps-SVR | 0 | 160 | 20.0 | 20.0 | 0.1400 | 1.0 | 0.1500 | 20.0x | +0.0100 |" in text
     assert "| pid | RBF FS-LSSVM | 2 | 2.0 (0.0) | – | 30.1 (1.9) | 120 | 1/60 | 1/200 | 1.21 |" in text
 
 

@@ -1162,8 +1162,9 @@ def timing_section(rows: Sequence[dict]) -> list[str]:
            "(spec A31), m random rows as PV, wall seconds of one CV evaluation, best of repeats (at least 5 fast and 2 "
            "simple, interleaved; cells under 2 s repeated up to 40 times), both variants on one thread whatever the "
            "environment says (`--tables 3`, `de_brabanter_cvtiming.csv`; with two threads the fast variant's fold "
-           "factorizations run in parallel: magic m = 300, v = 50 gave 37.9x against 33.4x on one). Both variants use the same C++ core and agree to 1e-9 in "
-           "every cell (column \"same score\"). The fast variant solves the folds by v Cholesky factorizations, or, "
+           "factorizations run in parallel: magic m = 300, v = 50 gave 37.9x against 33.4x on one). Both variants "
+           "use the same C++ core and agree to 1e-9 in every cell (column \"same score\"). The fast variant solves "
+           "the folds by v Cholesky factorizations, or, "
            "where `tuning.holdout_cheaper` says it is cheaper (many small folds next to p = m' + 1), by the holdout "
            "identity from one factorization (`fast_cv_holdout`); column \"fold solve\". \"paper flop ratio\" is "
            "the speed-up the paper's own operation counts (Section 7.1) predict for equally efficient variants.", "",
@@ -1258,9 +1259,11 @@ def svm_full_budget_section(rows: Sequence[dict]) -> list[str]:
            "On mgt and adu, running SVC's 1,600 fits to the end would take hours per split on this "
            "machine, so each tuning stops at a CPU cap and keeps the best point evaluated so far: its CPU seconds "
            "are a measured **lower bound** of the full tuning (\"full est.\" extrapolates linearly over the "
-           "evaluations, \"≥\" marks the ratio), its accuracy that of a partially tuned SVC.", "",
-           "| data | method | seed | SVM evaluations done | SVM CPU s | SVM full est. [CPU s] | SVM acc. (%) | "
-           "FS-LSSVM CPU s (same seed) | FS-LSSVM acc. (%) | SVM / FS-LSSVM time | acc. FS − SVM |",
+           "evaluations, \"≥\" marks the ratio), its accuracy that of a partially tuned SVC. On the regression sets "
+           "(`SVR` / `NuSVR`, plain 10-fold CV) the score is the test MSE on the standardized target (Table 12's "
+           "L2; lower is better, so a negative FS − SVM favours FS-LSSVM); elsewhere test accuracy (%).", "",
+           "| data | method | seed | SVM evaluations done | SVM CPU s | SVM full est. [CPU s] | SVM score | "
+           "FS-LSSVM CPU s (same seed) | FS-LSSVM score | SVM / FS-LSSVM time | score FS − SVM |",
            "|---|---|---|---|---|---|---|---|---|---|---|"]
     summary = []
     for name, meth in sorted(keys):
@@ -1272,18 +1275,21 @@ def svm_full_budget_section(rows: Sequence[dict]) -> list[str]:
             done = f"{n_ev.group(1)} of 160 (cap)" if n_ev else "160"
             mark = "≥ " if n_ev else ""
             ratio = f"{mark}{r['cpu'] / f['cpu']:.1f}x" if f else "–"
-            fs_cpu, fs_acc = (_fmt_s(f["cpu"]), f"{f['score']:.2f}") if f else ("–", "–")
-            diff = f"{f['score'] - r['score']:+.2f}" if f else "–"
+            fs_cpu, fs_acc = (_fmt_s(f["cpu"]), f"{f['score']:.{4 if name in REGRESSION else 2}f}") if f else ("–", "–")
+            prec = 4 if name in REGRESSION else 2
+            diff = f"{f['score'] - r['score']:+.{prec}f}" if f else "–"
             est = _fmt_s(r.get("cpu_full_est", math.nan)) if n_ev else _fmt_s(r["cpu"])
             if f:
                 ratios.append(r["cpu"] / f["cpu"])
                 diffs.append(f["score"] - r["score"])
             out.append(f"| {SHORT.get(name, name)} | {_base(meth)} | {int(r['seed'])} | {done} | {_fmt_s(r['cpu'])} | "
-                       f"{est} | {r['score']:.2f} | {fs_cpu} | {fs_acc} | {ratio} | {diff} |")
+                       f"{est} | {r['score']:.{prec}f} | {fs_cpu} | {fs_acc} | {ratio} | {diff} |")
         if len(ratios) > 1:
+            what = (f"test MSE {float(np.mean(diffs)):+.4f} on average" if name in REGRESSION else
+                    f"accuracy {float(np.mean(diffs)):+.2f} points on average")
             summary.append(f"{SHORT.get(name, name)} {_base(meth)}: time ratio {min(ratios):.1f}–{max(ratios):.1f}x "
                            f"(median {float(np.median(ratios)):.1f}x) over {len(ratios)} splits, FS-LSSVM − SVM "
-                           f"accuracy {float(np.mean(diffs)):+.2f} points on average")
+                           f"{what}")
     if summary:
         out += ["", "Over the splits: " + "; ".join(summary) + "."]
     return [*out, ""]
