@@ -883,8 +883,15 @@ def ftc_run(seed: int = 0, *, n_train: int = 531_012, n_test: int = 50_000, m: i
     maj = 100.0 * float(np.mean(yte == _mode(ytr)))
     rows.append(dict(base, method="Maj. rule", m=0, score=maj, wall=0.0, cpu=0.0, budget="-", note=note))
     tune_cpu = 0.0
+    all_rows = hyper is None and tune_rows >= n_train  # the paper's protocol: tuned on every training row
+    est = None
     with Timer() as tt:
-        if hyper is None:
+        if all_rows:  # streamed from the memmap: each new sigma^2 is one pass (two: the CV predictions)
+            est = FixedSizeLSSVC(n_prototypes=m, random_state=seed, n_csa=n_csa, n_simplex=n_simplex)
+            est.fit(Xtr, ytr)
+            hyper = (float(est.gamma_), float(est.sigma2_))
+            tune_phases = "tuned and fitted on all rows:"
+        elif hyper is None:
             sub = FixedSizeLSSVC(n_prototypes=m, random_state=seed, n_csa=n_csa, n_simplex=n_simplex)
             sub.fit(np.asarray(Xtr[:tune_rows], dtype=np.float64), ytr[:tune_rows])
             hyper = (float(sub.gamma_), float(sub.sigma2_))
@@ -892,14 +899,20 @@ def ftc_run(seed: int = 0, *, n_train: int = 531_012, n_test: int = 50_000, m: i
         else:
             tune_phases = "hyperparameters given"
     tune_cpu = tt.cpu
-    est = FixedSizeLSSVC(n_prototypes=m, random_state=seed, gamma=hyper[0], sigma2=hyper[1])
     with Timer() as tf:
-        est.fit(Xtr, ytr)
+        if est is None:
+            est = FixedSizeLSSVC(n_prototypes=m, random_state=seed, gamma=hyper[0], sigma2=hyper[1])
+            est.fit(Xtr, ytr)
     with Timer() as tp:
         pred = est.predict(Xte)
-    budget = (f"{n_csa}+{n_simplex} on {tune_rows} rows, final fit streamed over {n_train}" if tune_rows and
-              tune_phases != "hyperparameters given" else f"fixed (gamma, sigma2), fit streamed over {n_train}")
-    rows.append(dict(base, method="RBF FS-LSSVM", m=est.n_prototypes_, n_sv=est.n_prototypes_,
+    if all_rows:
+        budget = f"{n_csa}+{n_simplex} on all {n_train} rows (streamed), the tuned fit"
+    elif tune_rows and tune_phases != "hyperparameters given":
+        budget = f"{n_csa}+{n_simplex} on {tune_rows} rows, final fit streamed over {n_train}"
+    else:
+        budget = f"fixed (gamma, sigma2), fit streamed over {n_train}"
+    rows.append(dict(base, method="RBF FS-LSSVM [tuned on all rows]" if all_rows else "RBF FS-LSSVM",
+                     m=est.n_prototypes_, n_sv=est.n_prototypes_,
                      score=100.0 * float(np.mean(pred == yte)), wall=tt.wall + tf.wall + tp.wall,
                      cpu=tt.cpu + tf.cpu + tp.cpu, tune_cpu=tune_cpu, fit_cpu=tf.cpu, budget=budget,
                      params=f"gamma {hyper[0]:.3g}, sigma2 {hyper[1]:.3g}",
@@ -1365,7 +1378,9 @@ def ftc_section(rows: Sequence[dict]) -> list[str]:
            "block by block to an `np.memmap`. Split 531,012 / 50,000 as the paper. FS-LSSVM: m = 500; (gamma, "
            "sigma^2) tuned by CSA 90 + simplex 70 on the fast 10-fold CV of a training subsample, then the final "
            "fit streamed over all training rows from the memmap (one pass: Nyström features and the blockwise "
-           "Phi^T Phi). SVMs at fixed hyperparameters are marked * as in the paper. The accuracies are NOT "
+           "Phi^T Phi); row \"[tuned on all rows]\": the paper's protocol, the fast CV of all training rows "
+           "streamed from the memmap at every new sigma^2 (`--ftc-rows 531012 20000 531012`), its tuned model "
+           "the final fit. SVMs at fixed hyperparameters are marked * as in the paper. The accuracies are NOT "
            "comparable with the paper's (a different data set); the times are.", "",
            "| data | method | score (%) | # PV / # SV | budget | CPU s | wall s | paper [s] (core-s) | "
            "phases (wall s) | peak RSS [MB] |", "|---|---|---|---|---|---|---|---|---|---|"]
@@ -1549,7 +1564,8 @@ def run_tables(a, out_dir: Path) -> int:
             for seed in seeds:
                 rows = ftc_run(seed, n_train=n_train if table == "ftc" else 1_000_000, tune_rows=tune_rows,
                                svc_rows=svc_rows, n_csa=a.fs_budget[0], n_simplex=a.fs_budget[1], hyper=hyper,
-                               data="ftc" if table == "ftc" else "synthetic 1e6", with_baselines=table == "ftc")
+                               data="ftc" if table == "ftc" else "synthetic 1e6",
+                               with_baselines=table == "ftc" and not a.no_svm)
                 append_rows(results_path(out_dir, "ftc"), rows)
                 for r in rows:
                     print(f"[{table}] {r['method']}: {r['score']:.2f}% cpu {r['cpu']:.1f} s", flush=True)
