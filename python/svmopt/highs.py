@@ -49,6 +49,20 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "random_seed": 0,
 }
 
+def _reset_scheduler() -> bool:
+    """Drop this thread's HiGHS task scheduler (highspy >= 1.16); False where highspy has no per-thread one.
+
+    HiGHS >= 1.16 keeps one scheduler per calling thread, sized by the first run's ``threads`` option, and refuses
+    (``run`` returns kError before any work, model status kNotset) a later model whose ``threads`` differs, e.g. a
+    MILP with ``threads=1`` after an LP at the default. The scheduler only holds worker threads, so resetting it
+    and running again is what HiGHS's message recommends; older highspy versions reuse the scheduler instead."""
+    reset = getattr(highspy.Highs, "resetThreadScheduler", None)
+    if reset is None:
+        return False
+    reset(True)
+    return True
+
+
 # Limits after which HiGHS may still hold a usable (primal feasible) incumbent.
 _LIMIT_STATUSES = {
     _MS.kTimeLimit,
@@ -291,6 +305,8 @@ class HighsModel:
         h = self._h
         t0 = h.getRunTime()
         run_status = h.run()
+        if run_status == highspy.HighsStatus.kError and h.getModelStatus() == _MS.kNotset and _reset_scheduler():
+            run_status = h.run()  # the refusal below is HiGHS's, before any work: once more on a fresh scheduler
         runtime = h.getRunTime() - t0
         ms = h.getModelStatus()
         status = h.modelStatusToString(ms)
