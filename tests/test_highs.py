@@ -89,7 +89,6 @@ def test_milp_with_start_and_limit_warns_and_returns_incumbent():
     assert np.allclose(exact.x, np.round(exact.x))
 
 
-
 @pytest.mark.parametrize("first, second", [(None, 1), (1, 2), (2, None), (1, 1)])
 def test_models_with_different_threads_options_in_one_thread(first, second):
     """highspy >= 1.16 sizes one scheduler per thread by the first run and refused (kError, status "Not Set") a
@@ -101,6 +100,7 @@ def test_models_with_different_threads_options_in_one_thread(first, second):
     assert mip.optimal and np.allclose(mip.x, np.round(mip.x)) and mip.objective == pytest.approx(2.0)
     again = _model(threads=first, integrality=[1, 1]).solve()
     assert again.optimal and again.objective == pytest.approx(mip.objective)
+
 
 def test_options_validation():
     with pytest.raises(ValueError, match="nope"):

@@ -49,6 +49,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "random_seed": 0,
 }
 
+
 def _reset_scheduler() -> bool:
     """Drop this thread's HiGHS task scheduler (highspy >= 1.16); False where highspy has no per-thread one.
 
