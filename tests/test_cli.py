@@ -1,12 +1,10 @@
-"""The svmopt command: main job on the bundled default, model selection, reproduce, clear errors for bad input."""
+"""The svmopt command: main job on the bundled default, model selection, clear errors for bad input."""
 
 from __future__ import annotations
 
 import io
 import subprocess
 import sys
-import types
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -166,143 +164,12 @@ def test_run_passes_unknown_options_to_nobody():
     assert exc.value.code == 2
 
 
-# --- svmopt reproduce ---------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def fake_experiments(monkeypatch):
-    """Replace the four experiment modules by fakes that record their argv and write a report."""
-    calls: dict[str, list[str]] = {}
-    behaviour: dict[str, object] = {}
-
-    def make(module):
-        def fake_main(argv):
-            calls[module] = list(argv)
-            what = behaviour.get(module)
-            if isinstance(what, BaseException):
-                raise what
-            if what == "no-report":
-                return 0
-            out = argv[argv.index("--out") + 1]
-            (Path(out) / f"{module}.md").write_text(f"# {module}\n")
-            return what if isinstance(what, int) else 0
-
-        return types.SimpleNamespace(main=fake_main)
-
-    for module, _ in cli.REPRODUCTIONS.values():
-        monkeypatch.setitem(sys.modules, f"svmopt.experiments.{module}", make(module))
-    return calls, behaviour
-
-
-def test_reproduce_dispatches_with_the_shared_flags(fake_experiments, tmp_path, capsys):
-    calls, _ = fake_experiments
-    out = tmp_path / "reports"
-    assert main(["reproduce", "kumar-ramakrishnan", "--quick", "--out", str(out), "--jobs", "2", "--seed", "7"]) == 0
-    assert calls == {"kumar_ramakrishnan": ["--quick", "--out", str(out), "--jobs", "2", "--seed", "7"]}
-    assert (out / "kumar_ramakrishnan.md").is_file()
-    text = capsys.readouterr().out
-    assert "kumar-ramakrishnan" in text and "ok" in text and str(out / "kumar_ramakrishnan.md") in text
-
-
-def test_reproduce_passes_module_options_through(fake_experiments, tmp_path):
-    calls, _ = fake_experiments
-    assert main(["reproduce", "de-brabanter", "--out", str(tmp_path), "--datasets", "pima", "--no-svm"]) == 0
-    assert calls["de_brabanter"] == ["--out", str(tmp_path), "--datasets", "pima", "--no-svm"]
-    assert main(["reproduce", "all", "--out", str(tmp_path), "--datasets", "pima"]) == 2  # not for all four
-
-
-def test_reproduce_all_cores_and_stale_reports(fake_experiments, tmp_path, capsys):
-    import os
-
-    calls, behaviour = fake_experiments
-    assert main(["reproduce", "maggioni-spinelli", "--out", str(tmp_path), "--jobs", "-1"]) == 0
-    assert calls["maggioni_spinelli"] == ["--out", str(tmp_path), "--jobs", "-1"]
-    old = tmp_path / "maggioni_spinelli.md"  # a report left by an earlier run is not this run's report
-    os.utime(old, (old.stat().st_atime - 3600, old.stat().st_mtime - 3600))
-    behaviour["maggioni_spinelli"] = "no-report"
-    assert main(["reproduce", "maggioni-spinelli", "--out", str(tmp_path)]) == 1
-    assert "wrote no report" in capsys.readouterr().err
-
-
-def test_reproduce_all_runs_every_paper_in_order(fake_experiments, tmp_path):
-    calls, _ = fake_experiments
-    assert main(["reproduce", "all", "--quick", "--out", str(tmp_path)]) == 0
-    assert list(calls) == [module for module, _ in cli.REPRODUCTIONS.values()]
-    assert list(calls) == ["maggioni_spinelli", "baldomero_naranjo", "de_brabanter", "kumar_ramakrishnan"]
-    for argv in calls.values():
-        assert argv == ["--quick", "--out", str(tmp_path)]
-
-
-def test_reproduce_all_goes_on_after_a_failure_and_names_it(fake_experiments, tmp_path, capsys):
-    calls, behaviour = fake_experiments
-    behaviour["maggioni_spinelli"] = FileNotFoundError("dataset 'arrhythmia' is not bundled; set SVMOPT_DATA")
-    behaviour["de_brabanter"] = SystemExit(2)
-    assert main(["reproduce", "all", "--out", str(tmp_path)]) == 1
-    assert len(calls) == 4  # every protocol ran
-    captured = capsys.readouterr()
-    assert "reproduce maggioni-spinelli failed: missing data: dataset 'arrhythmia'" in captured.err
-    assert "reproduce de-brabanter failed" in captured.err and "status 2" in captured.err
-    assert "2 of 4 reproduction(s) failed: maggioni-spinelli, de-brabanter" in captured.err
-    table = captured.out.split("Reproductions:", 1)[1]
-    assert table.count("FAILED") == 2 and table.count(" ok ") == 2
-
-
-@pytest.mark.parametrize(
-    ("behaviour", "match"),
-    [
-        (RuntimeError("solver blew up"), "RuntimeError: solver blew up"),
-        (ImportError("No module named 'matplotlib'"), "missing optional dependency"),
-        (3, "exited with status 3"),
-        ("no-report", "wrote no report"),
-    ],
-)
-def test_reproduce_single_failure_is_a_clear_error(fake_experiments, tmp_path, capsys, behaviour, match):
-    _, behaviours = fake_experiments
-    behaviours["kumar_ramakrishnan"] = behaviour
-    assert main(["reproduce", "kumar-ramakrishnan", "--out", str(tmp_path)]) == 1
-    err = capsys.readouterr().err
-    assert "svmopt: error: reproduce kumar-ramakrishnan failed" in err and match in err
-
-
-def test_reproduce_missing_module_is_reported(monkeypatch, tmp_path, capsys):
-    monkeypatch.setitem(sys.modules, "svmopt.experiments.baldomero_naranjo", None)  # import raises ImportError
-    monkeypatch.setitem(cli.REPRODUCTIONS, "baldomero-naranjo", ("baldomero_naranjo", "paper 001"))
-    assert cli.run_reproduction("baldomero-naranjo", ["--out", str(tmp_path)]) is not None
-    monkeypatch.setitem(cli.REPRODUCTIONS, "baldomero-naranjo", ("no_such_module_xyz", "paper 001"))
-    reason = cli.run_reproduction("baldomero-naranjo", ["--out", str(tmp_path)])
-    assert reason == "svmopt.experiments.no_such_module_xyz is not part of this svmopt version"
-
-
-def test_reproduce_bad_names_and_paths(tmp_path, capsys):
+def test_reproduce_is_not_part_of_the_installed_command(capsys):
+    """The protocols live in the repository's reproductions/ package, not in the wheel."""
     with pytest.raises(SystemExit) as exc:
-        main(["reproduce", "vapnik"])
+        main(["reproduce", "maggioni-spinelli"])
     assert exc.value.code == 2
-    assert "invalid choice: 'vapnik'" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        main(["reproduce"])
-    for jobs in ("0", "-2"):
-        with pytest.raises(SystemExit):
-            main(["reproduce", "all", "--jobs", jobs])
-    afile = tmp_path / "f.md"
-    afile.write_text("x")
-    assert main(["reproduce", "kumar-ramakrishnan", "--out", str(afile)]) == 2
-    assert "exists and is not a directory" in capsys.readouterr().err
-
-
-def test_reproduce_kumar_ramakrishnan_for_real(tmp_path, capsys):
-    """The real module end to end on its smallest settings (quick mode, one data set, one repetition)."""
-    pytest.importorskip("matplotlib")
-    argv = ["reproduce", "kumar-ramakrishnan", "--quick", "--out", str(tmp_path), "--seed", "0",
-            "--datasets", "iris", "--reps", "1"]
-    assert main(argv) == 0, capsys.readouterr().err
-    report = tmp_path / "kumar_ramakrishnan.md"
-    assert report.is_file()
-    text = report.read_text()
-    assert "iris" in text
-    pngs = sorted(tmp_path.glob("*.png"))
-    assert pngs, "the report's figures are written as PNG beside it"
-    for png in pngs:
-        assert png.stat().st_size > 1000 and f"]({png.name})" in text  # embedded in the Markdown
+    assert "invalid choice: 'reproduce'" in capsys.readouterr().err
 
 
 class _WarningModel:

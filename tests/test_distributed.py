@@ -1,4 +1,4 @@
-"""The Dask backend (svmopt.distributed): parallel_map, and FixedSizeLSSVC/-SVR fitted on dask arrays on a local
+"""The Dask backend (svmopt.distributed): FixedSizeLSSVC/-SVR fitted on dask arrays on a local
 two-process cluster, checked against the in-memory fits."""
 
 from __future__ import annotations
@@ -10,56 +10,12 @@ import numpy as np
 import pytest
 
 from svmopt import FixedSizeLSSVC, FixedSizeLSSVR
-from svmopt.distributed import active_client, parallel_map
 
 da = pytest.importorskip("dask.array", reason="dask is an optional dependency (pip install svmopt[dask])")
 distributed = pytest.importorskip("distributed", reason="dask.distributed is an optional dependency")
 
 
 # --------------------------------------------------------------------------------------------- helpers
-# Task functions are made by factories: worker processes cannot import this test module, and closures (and
-# classes defined inside functions) are shipped by value by cloudpickle, keeping their identity in this process.
-def _square_fn():
-    def square(x):
-        return x * x
-
-    return square
-
-
-def _fail_fn():
-    class Boom(LookupError):
-        def __init__(self, message, status=None):
-            super().__init__(message)
-            self.status = status
-
-    def fail_on_three(x):
-        if x == 3:
-            raise Boom(f"item {x}", status="Infeasible")
-        return x
-
-    return fail_on_three, Boom
-
-
-def _where_fn():
-    def where(x):
-        """The address of the Dask worker running this task (raises ValueError outside a worker)."""
-        import distributed
-
-        return x, distributed.get_worker().address
-
-    return where
-
-
-def _nested_fn():
-    def nested(x):
-        """On a worker: no client is 'active' for parallel_map, so the inner map runs locally."""
-        from svmopt.distributed import active_client, parallel_map
-
-        return active_client() is None, parallel_map(lambda z: z + x, range(3))
-
-    return nested
-
-
 def _assert_close(a, b, rtol=1e-10):
     a, b = np.asarray(a, float), np.asarray(b, float)
     scale = max(1.0, float(np.max(np.abs(a))))
@@ -91,41 +47,10 @@ def client():
         cluster.close()
 
 
-# --------------------------------------------------------------------------------------------- parallel_map
-@pytest.mark.parametrize("n_jobs", [1, None, 2])
-def test_parallel_map_preserves_order(n_jobs):
-    assert active_client() is None
-    assert parallel_map(_square_fn(), range(7), n_jobs=n_jobs) == [x * x for x in range(7)]
-    assert parallel_map(_square_fn(), [], n_jobs=n_jobs) == []
-    assert parallel_map(lambda x: -x, iter([3, 1, 2]), n_jobs=n_jobs) == [-3, -1, -2]
-
-
-@pytest.mark.parametrize("n_jobs", [1, 2])
-def test_parallel_map_propagates_exception_type(n_jobs):
-    func, boom = _fail_fn()
-    with pytest.raises(boom, match="item 3") as info:
-        parallel_map(func, range(6), n_jobs=n_jobs)
-    assert info.value.status == "Infeasible"
-
-
-@pytest.mark.parametrize("bad", [0, -2, 1.5, True, "2"])
-def test_parallel_map_rejects_bad_n_jobs(bad):
-    with pytest.raises(ValueError, match="n_jobs"):
-        parallel_map(_square_fn(), range(3), n_jobs=bad)
-
-
-def test_parallel_map_progress_bar(capsys):
-    assert parallel_map(_square_fn(), range(4), desc="squares") == [0, 1, 4, 9]
-    assert "squares" in capsys.readouterr().err
-    parallel_map(_square_fn(), range(4))
-    assert "squares" not in capsys.readouterr().err
-
-
 def test_numpy_users_never_import_dask():
-    code = ("import sys\nimport numpy as np\nfrom svmopt import FixedSizeLSSVR\nfrom svmopt.distributed import "
-            "parallel_map\nX = np.random.default_rng(0).normal(size=(60, 2))\n"
+    code = ("import sys\nimport numpy as np\nfrom svmopt import FixedSizeLSSVR\nimport svmopt.distributed\n"
+            "X = np.random.default_rng(0).normal(size=(60, 2))\n"
             "FixedSizeLSSVR(n_prototypes=10, gamma=1.0, sigma2=1.0).fit(X, X[:, 0]).predict(X)\n"
-            "assert parallel_map(abs, [-1, 2]) == [1, 2]\n"
             "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed'))\n"
             "assert not bad, bad\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -162,19 +87,6 @@ def test_dask_input_errors(data):
 
 
 # --------------------------------------------------------------------------------------------- on the cluster
-def test_parallel_map_runs_on_cluster_workers(client):
-    assert active_client() is client
-    workers = set(client.scheduler_info()["workers"])
-    out = parallel_map(_where_fn(), range(8), n_jobs=1, desc="cluster")
-    assert [x for x, _ in out] == list(range(8))
-    assert {addr for _, addr in out} <= workers
-    func, boom = _fail_fn()
-    with pytest.raises(boom, match="item 3") as info:
-        parallel_map(func, range(6))
-    assert info.value.status == "Infeasible"
-    assert parallel_map(_nested_fn(), [10, 20]) == [(True, [10, 11, 12]), (True, [20, 21, 22])]
-
-
 @pytest.mark.parametrize("chunks", [(900, 3), (250, 3), (137, 2)])
 def test_classifier_dask_equals_in_memory(client, data, chunks):
     X, y, _, _ = data

@@ -598,32 +598,3 @@ def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
-# ------------------------------------------------------------------------------------- protocol (spec 4)
-def test_protocol_transformations():
-    """T16: (28)/(29) fitted on the training split; after standardisation c = alpha = 1; constant -> no NaN."""
-    from svmopt.experiments.maggioni_spinelli import _kernel, transform
-
-    rng = np.random.default_rng(0)
-    Xtr = rng.normal(size=(30, 3)) * [1.0, 10.0, 0.1]
-    Xtr[:, 2] = 4.0
-    Xte = rng.normal(size=(10, 3))
-    a, b, n_const = transform("Standardization", Xtr, Xte)
-    assert n_const == 1 and np.all(np.isfinite(a)) and np.all(np.isfinite(b))
-    np.testing.assert_allclose(np.std(a[:, :2], axis=0, ddof=1), 1.0)
-    assert _kernel("Gaussian RBF", a).alpha == pytest.approx(1.0)
-    assert _kernel("Inhom. quadratic", a).c == pytest.approx(1.0)
-    a, b, _ = transform("Min-max normalization", Xtr, Xte)
-    assert a.min() >= 0.0 and a.max() <= 1.0
-    np.testing.assert_allclose(b[:, 0], (Xte[:, 0] - Xtr[:, 0].min()) / np.ptp(Xtr[:, 0]))
-
-
-def test_protocol_split_smoke():
-    from svmopt.experiments.maggioni_spinelli import SplitTask, run_split
-
-    rows = run_split(SplitTask("Arrhythmia", 75, 0, [("-", "Gaussian RBF")], line_search="exact"))
-    assert len(rows) == 1 + 2 * 7
-    assert all(r["status"] == "ok" for r in rows)
-    assert all(0.0 <= r["test_error"] <= 1.0 for r in rows)
-    # rho = 1e-1 with p = inf collapses Arrhythmia's RBF model to the majority class: 5/17 = 29.41 % (Table 9)
-    collapsed = [r for r in rows if r["p"] == np.inf and r["rho"] == pytest.approx(0.1)]
-    assert collapsed[0]["test_error"] == pytest.approx(5 / 17)

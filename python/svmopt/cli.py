@@ -6,10 +6,8 @@ yours), trains every svmopt model that has landed and scikit-learn's ``SVC`` on 
 the Gram matrix of every kernel in svmopt's core beside scikit-learn's ``sklearn.metrics.pairwise`` on the
 same data, and checks that both agree.
 
-``svmopt reproduce NAME`` runs the reproduction protocol of one paper (or ``all`` four) by calling the
-``main(argv)`` of its module in :mod:`svmopt.experiments` with the shared flags ``--quick``, ``--out DIR``,
-``--jobs N`` and ``--seed S``; each module writes ``DIR/<module>.md`` and its figures as PNG. Options the
-command does not know are passed on to the module of a single reproduction (e.g. ``--datasets iris``).
+The papers' reproduction protocols are not part of the installed package: they run from a checkout of the
+repository (``python -m reproductions NAME``).
 """
 
 from __future__ import annotations
@@ -344,100 +342,6 @@ def cmd_run(args: argparse.Namespace, out=None) -> int:
     return 0
 
 
-REPRODUCTIONS: dict[str, tuple[str, str]] = {
-    "maggioni-spinelli": ("maggioni_spinelli", "paper 000, RobustSVC"),
-    "baldomero-naranjo": ("baldomero_naranjo", "paper 001, RampLossSVC"),
-    "de-brabanter": ("de_brabanter", "paper 002, FixedSizeLSSVC / FixedSizeLSSVR"),
-    "kumar-ramakrishnan": ("kumar_ramakrishnan", "paper 003, EllipsoidPSOClassifier"),
-}
-"""``svmopt reproduce`` names -> (module of :mod:`svmopt.experiments`, what it reproduces), in paper order."""
-
-DEFAULT_OUT = "reproductions"
-
-
-def reproduction_argv(args: argparse.Namespace, extra: Sequence[str] = ()) -> list[str]:
-    """A module's ``main`` argv: the shared flags ``--quick``, ``--out``, ``--jobs``, ``--seed``, then ``extra``.
-
-    ``--jobs`` and ``--seed`` are passed only when given, so that each module keeps its own defaults.
-    """
-    argv = ["--quick"] if args.quick else []
-    argv += ["--out", str(args.out)]
-    if args.jobs is not None:
-        argv += ["--jobs", str(args.jobs)]
-    if args.seed is not None:
-        argv += ["--seed", str(args.seed)]
-    return argv + list(extra)
-
-
-def run_reproduction(name: str, argv: Sequence[str]) -> str | None:
-    """Run one paper's protocol: ``svmopt.experiments.<module>.main(argv)``.
-
-    Returns ``None`` on success, otherwise a one-line reason: the module is not in this version, an optional
-    dependency or a data set is missing, the module rejected its arguments or exited non-zero, or it raised.
-    """
-    import importlib
-
-    module_name = f"svmopt.experiments.{REPRODUCTIONS[name][0]}"
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name == module_name:
-            return f"{module_name} is not part of this svmopt version"
-        return f"cannot import {module_name}: missing package {exc.name!r} (pip install 'svmopt[test]' has them all)"
-    try:
-        status = module.main(list(argv))
-    except SystemExit as exc:  # argparse errors and explicit exits inside the module
-        status = exc.code
-        if isinstance(status, str):
-            return status
-    except FileNotFoundError as exc:
-        return f"missing data: {exc}"
-    except ImportError as exc:
-        return f"missing optional dependency: {exc} (pip install 'svmopt[test]' installs them all)"
-    except Exception as exc:  # a failed protocol is reported, and `all` goes on with the next one
-        return f"{type(exc).__name__}: {exc}"
-    if status not in (None, 0):
-        return f"{module_name}.main exited with status {status}"
-    return None
-
-
-def cmd_reproduce(args: argparse.Namespace, extra: Sequence[str] = (), out=None) -> int:
-    out = sys.stdout if out is None else out
-    names = list(REPRODUCTIONS) if args.name == "all" else [args.name]
-    if extra and len(names) > 1:
-        raise CLIError(f"options {' '.join(extra)} are for a single reproduction, not 'all'")
-    outdir = Path(args.out)
-    if outdir.exists() and not outdir.is_dir():
-        raise CLIError(f"--out {outdir}: exists and is not a directory")
-    try:
-        outdir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise CLIError(f"--out {outdir}: cannot create it: {exc}") from exc
-    results = []
-    for k, name in enumerate(names, 1):
-        module, what = REPRODUCTIONS[name]
-        print(f"[{k}/{len(names)}] svmopt reproduce {name} ({what}){' --quick' if args.quick else ''}", file=out,
-              flush=True)
-        t0, started = time.perf_counter(), time.time()
-        reason = run_reproduction(name, reproduction_argv(args, extra))
-        wall = time.perf_counter() - t0
-        report = outdir / f"{module}.md"
-        if reason is None and (not report.is_file() or report.stat().st_mtime < started - 1.0):
-            reason = f"finished but wrote no report at {report}"
-        if reason is not None:
-            print(f"svmopt: error: reproduce {name} failed: {reason}", file=sys.stderr, flush=True)
-        results.append({"name": name, "status": "ok" if reason is None else "FAILED", "wall_s": wall,
-                        "report": str(report) if reason is None else reason[:100]})
-    print("\nReproductions:", file=out)
-    _print_table(results, [("name", "paper", "{}"), ("status", "status", "{}"), ("wall_s", "wall [s]", "{:.1f}"),
-                           ("report", "report / reason", "{}")], out)
-    failed = [r["name"] for r in results if r["status"] != "ok"]
-    if failed:
-        print(f"svmopt: {len(failed)} of {len(results)} reproduction(s) failed: {', '.join(failed)}", file=sys.stderr)
-        return 1
-    return 0
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="svmopt", description="Optimization-model SVMs over a C++ core.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -454,35 +358,17 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.set_defaults(func=cmd_run)
 
-    rep = sub.add_parser(
-        "reproduce",
-        help="run a paper's reproduction protocol and write its report (Markdown + PNG figures)",
-        description="Run the reproduction protocol of one paper (or all four) and write DIR/<module>.md with its "
-        "figures. Options not listed here are passed on to the module of a single reproduction.",
-    )
-    rep.add_argument("name", choices=[*REPRODUCTIONS, "all"], help="which paper's protocol ('all' runs the four)")
-    rep.add_argument("--quick", action="store_true", help="the module's quick mode (a subset, minutes)")
-    rep.add_argument("--out", default=DEFAULT_OUT, help=f"directory for the reports (default ./{DEFAULT_OUT})")
-    rep.add_argument("--jobs", type=int, default=None, help="parallel workers, -1 = all cores (default: the module's)")
-    rep.add_argument("--seed", type=int, default=None, help="random seed (default: the module's)")
-    rep.set_defaults(func=cmd_reproduce)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
-    if extra and args.command != "reproduce":
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    args = parser.parse_args(argv)
     if args.command == "run" and args.jobs is not None and args.jobs < 1:
         parser.error("--jobs must be >= 1")
-    if args.command == "reproduce" and args.jobs is not None and (args.jobs == 0 or args.jobs < -1):
-        parser.error("--jobs must be >= 1, or -1 for all cores")
     if getattr(args, "repeat", 1) < 1:
         parser.error("--repeat must be >= 1")
     try:
-        if args.command == "reproduce":
-            return cmd_reproduce(args, extra)
         return args.func(args)
     except CLIError as exc:
         print(f"svmopt: error: {exc}", file=sys.stderr)

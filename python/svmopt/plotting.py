@@ -1,4 +1,4 @@
-"""The papers' figures as functions (matplotlib, optional: ``pip install svmopt[plot]``).
+"""Figures of fitted models (matplotlib, optional: ``pip install svmopt[plot]``).
 
 One public function per figure; each draws on ``ax`` when given, otherwise on a new
 :class:`matplotlib.figure.Figure` made without :mod:`matplotlib.pyplot` (no global state, nothing is ever shown),
@@ -13,14 +13,6 @@ a figure (or the figure of an axes) to a file with the Agg renderer.
   surfaces with the properties (P1)-(P2) the paper states for its figure; ``surfaces="paper"`` (default, the
   interval the line search uses) draws them as printed, ``surfaces="corrected"`` the mirrored ones, which pass
   through the starred points.
-* :func:`plot_error_vs_rho` -- paper 000, Figure 5: mean test error against rho (log scale) per holdout, overall
-  with the deterministic error as a horizontal line (5a), or per class (5b).
-* :func:`plot_cv_time_vs_folds` -- paper 002, Figures 3-4 (Tables 3-4): seconds of one CV evaluation against the
-  number of folds, simple implementation (full line) and the fast Algorithm 3 (dashed), one colour per m.
-  Decision: time is on the (log) y axis and the folds on x; the paper draws the folds as a function of time, which
-  shows the same curves with the axes swapped.
-* :func:`plot_performance_vs_prototypes` -- paper 002, Figure 2: test performance against the number of prototype
-  vectors m, with the full LS-SVM as a horizontal baseline.
 * :func:`plot_pso_convergence` -- paper 003, Figure 2: f(x) (or the error to the optimum) against the iteration.
 * :func:`plot_hyperplanes` -- paper 003, Figure 3: the lines ``w1 x1 + w2 x2 + w0 = 0`` of several linear
   classifiers over the 2-D data.
@@ -28,24 +20,19 @@ a figure (or the figure of an axes) to a file with the Agg renderer.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 __all__ = [
-    "figures_markdown",
     "new_figure",
-    "plot_cv_time_vs_folds",
     "plot_decision_surfaces",
-    "plot_error_vs_rho",
     "plot_hyperplanes",
-    "plot_performance_vs_prototypes",
     "plot_pso_convergence",
     "save_figure",
     "shifted_levels",
-    "write_figures_section",
 ]
 
 _MISSING = ("svmopt.plotting needs matplotlib, which is not installed; install the plot extra with "
@@ -260,127 +247,6 @@ def plot_decision_surfaces(est, X, y, ax=None, *, surfaces: str = "paper", n_gri
     return ax
 
 
-def _require_columns(df, cols: Sequence[str], name: str = "df"):
-    import pandas as pd
-
-    if not isinstance(df, pd.DataFrame):
-        try:
-            df = pd.DataFrame(df)
-        except Exception as exc:
-            raise TypeError(f"{name} must be a pandas DataFrame or a list of dicts, got {type(df).__name__}") from exc
-    missing = [c for c in cols if c not in df.columns]
-    if missing:
-        raise ValueError(f"{name} lacks the column(s) {missing}; it has {list(df.columns)}")
-    if df.empty:
-        raise ValueError(f"{name} is empty: nothing to plot")
-    return df
-
-
-def plot_error_vs_rho(df, ax=None, *, by: str = "overall", p: float | None = None, title: str | None = None):
-    """Figure 5 of paper 000: mean test error (%) against rho (log scale), one colour per holdout.
-
-    ``df`` has one row per fit with columns ``holdout`` (training %), ``model`` (``"det"`` / ``"rob"``),
-    ``rho``, ``test_error`` (a proportion), and for ``by="class"`` also ``error_A`` and ``error_B`` (test error
-    within class A and class B); a ``p`` column, when present, is filtered with ``p`` (required when ``df`` holds
-    several p). ``by="overall"`` (5a) draws the deterministic error of each holdout as a horizontal line;
-    ``by="class"`` (5b) draws class A with filled and class B with open markers. Means are over repetitions.
-    """
-    if by not in ("overall", "class"):
-        raise ValueError(f"by must be 'overall' or 'class', got {by!r}")
-    cols = ["holdout", "model", "rho", "test_error"] + (["error_A", "error_B"] if by == "class" else [])
-    df = _require_columns(df, cols)
-    rob = df[df["model"] == "rob"]
-    if "p" in df.columns:
-        ps = sorted(set(rob["p"].dropna().tolist()))
-        if p is None and len(ps) > 1:
-            raise ValueError(f"df holds several p {ps}; choose one with p=")
-        if p is not None:
-            if float(p) not in ps:
-                raise ValueError(f"p={p!r} is not in df (p values: {ps})")
-            rob = rob[rob["p"] == float(p)]
-    if rob.empty:
-        raise ValueError("df has no robust rows (model == 'rob'): nothing to plot against rho")
-    if not np.all(rob["rho"].to_numpy(dtype=float) > 0):
-        raise ValueError("rho must be > 0 for a log axis")
-    ax = _new_axes(ax)
-    colors = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple"]
-    for k, (h, g) in enumerate(sorted(rob.groupby("holdout"), key=lambda t: -t[0])):
-        c = colors[k % len(colors)]
-        label = f"{int(h)}%-{100 - int(h)}%"
-        if by == "overall":
-            mean = g.groupby("rho")["test_error"].mean() * 100
-            ax.plot(mean.index, mean.values, "o", ms=4, color=c, label=f"robust, holdout {label}")
-            det = df[(df["model"] == "det") & (df["holdout"] == h)]["test_error"]
-            if len(det):
-                ax.axhline(100 * det.mean(), color=c, lw=1.2, label=f"deterministic, {label}")
-        else:
-            ma = g.groupby("rho")["error_A"].mean() * 100
-            mb = g.groupby("rho")["error_B"].mean() * 100
-            ax.plot(ma.index, ma.values, "o", ms=4, color=c, label=f"class A, {label}")
-            ax.plot(mb.index, mb.values, "o", ms=4, mfc="none", color=c, label=f"class B, {label}")
-    ax.set_xscale("log")
-    _set_labels(ax, "ρ", "test error (%)" if by == "overall" else "test error within the class (%)", title)
-    ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=7)
-    return ax
-
-
-# ------------------------------------------------------------------------------------------ paper 002
-def plot_cv_time_vs_folds(rows, ax=None, *, reference=None, title: str | None = None):
-    """Figures 3-4 of paper 002: seconds of one CV evaluation against the number of folds v, per m.
-
-    ``rows``: dicts (or a DataFrame) with ``m``, ``v``, ``simple`` and ``fast`` seconds, as returned by
-    :func:`svmopt.experiments.de_brabanter.cv_timing`. Simple = full line, fast (Algorithm 3) = dashed, as in
-    the paper; log time axis. ``reference``: rows of the same form (e.g. the paper's Tables 3-4) drawn thin and
-    pale in the colour of the same m, without markers.
-    """
-    df = _require_columns(rows, ["m", "v", "simple", "fast"], "rows")
-    ref = None if reference is None else _require_columns(reference, ["m", "v", "simple", "fast"], "reference")
-    for name, d in (("rows", df), ("reference", ref)):
-        if d is not None and not (np.all(d["simple"].to_numpy(float) > 0) and np.all(d["fast"].to_numpy(float) > 0)):
-            raise ValueError(f"{name}: the times 'simple' and 'fast' must be > 0 (log axis)")
-    ax = _new_axes(ax)
-    colors = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown"]
-    ms_all = sorted(set(df["m"].tolist()) | (set(ref["m"].tolist()) if ref is not None else set()))
-    for m, g in df.sort_values("v").groupby("m"):
-        c = colors[ms_all.index(m) % len(colors)]
-        ax.plot(g["v"], g["simple"], "-o", color=c, ms=4, label=f"m = {int(m)}, simple")
-        ax.plot(g["v"], g["fast"], "--s", color=c, ms=4, label=f"m = {int(m)}, fast (Alg. 3)")
-    if ref is not None:
-        for m, g in ref.sort_values("v").groupby("m"):
-            c = colors[ms_all.index(m) % len(colors)]
-            ax.plot(g["v"], g["simple"], "-", color=c, lw=0.9, alpha=0.45, label=f"m = {int(m)}, paper")
-            ax.plot(g["v"], g["fast"], "--", color=c, lw=0.9, alpha=0.45)
-    ax.set_yscale("log")
-    _set_labels(ax, "number of folds v", "time of one CV evaluation (s)", title)
-    ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
-    return ax
-
-
-def plot_performance_vs_prototypes(rows, ax=None, *, baseline: float | None = None, ylabel: str = "test performance",
-                                   title: str | None = None, baseline_label: str = "LS-SVM (all n points)"):
-    """Figure 2 of paper 002: test performance against the number of prototype vectors m.
-
-    ``rows``: dicts (or a DataFrame) with ``m`` and ``score`` (several rows per m, e.g. seeds, are averaged and
-    drawn with their min-max range). ``baseline``: the full LS-SVM's score, a horizontal line as in the paper.
-    """
-    df = _require_columns(rows, ["m", "score"], "rows")
-    if baseline is not None and not np.isfinite(baseline):
-        raise ValueError(f"baseline must be a finite number or None, got {baseline!r}")
-    ax = _new_axes(ax)
-    g = df.groupby("m")["score"].agg(["mean", "min", "max"]).sort_index()
-    ax.plot(g.index, g["mean"], "-o", ms=4, color="tab:blue", label="FS-LSSVM")
-    if (g["max"] > g["min"]).any():
-        ax.fill_between(g.index, g["min"], g["max"], color="tab:blue", alpha=0.15, lw=0)
-    if baseline is not None:
-        ax.axhline(baseline, color="k", lw=1.2, label=baseline_label)
-    _set_labels(ax, "number of prototype vectors m", ylabel, title)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
-    return ax
-
-
 # ------------------------------------------------------------------------------------------ paper 003
 def _as_curves(history) -> dict[str, np.ndarray]:
     if isinstance(history, Mapping):
@@ -491,47 +357,3 @@ def plot_hyperplanes(models, X, y, ax=None, *, title: str | None = None):
     _set_labels(ax, "x1", "x2", title)
     ax.legend(fontsize=8)
     return ax
-
-
-# ------------------------------------------------------------------------------------------ reports
-FIGURES_HEADING = "## Figures"
-
-
-def figures_markdown(figures: Sequence[tuple[str, str]], *, heading: str = FIGURES_HEADING, intro: str = "") -> str:
-    """A Markdown section embedding ``figures`` = ``[(file name relative to the report, caption), ...]``.
-
-    Square brackets in a caption become parentheses in the image's alt text (they would end it).
-    """
-    lines = [heading, ""]
-    if intro:
-        lines += [intro, ""]
-    for fname, caption in figures:
-        alt = caption.replace("[", "(").replace("]", ")")  # brackets would end the image's alt text
-        lines += [f"![{alt}]({fname})", "", f"*{caption}*", ""]
-    return "\n".join(lines)
-
-
-def write_figures_section(report: str | Path, section: str, *, heading: str = FIGURES_HEADING) -> Path:
-    """Put ``section`` (starting with ``heading``) into the Markdown file ``report``.
-
-    An existing section with the same heading is replaced up to the next heading of the same level; otherwise
-    the section is appended. A missing file is created with the section alone. The rest of the file is kept
-    byte for byte, so measured tables written earlier survive a figures-only run.
-    """
-    report = Path(report)
-    if not section.startswith(heading):
-        raise ValueError(f"section must start with its heading {heading!r}")
-    level = heading.split(" ", 1)[0] + " "
-    text = report.read_text() if report.exists() else ""
-    lines = text.split("\n")
-    start = next((i for i, ln in enumerate(lines) if ln.strip() == heading), None)
-    body = section.rstrip("\n").split("\n")
-    if start is None:
-        out = (text.rstrip("\n") + "\n\n" if text.strip() else "") + "\n".join(body) + "\n"
-    else:
-        end = next((j for j in range(start + 1, len(lines)) if lines[j].startswith(level)), len(lines))
-        tail = lines[end:]
-        out = "\n".join(lines[:start] + body + (["", *tail] if tail else [])).rstrip("\n") + "\n"
-    report.parent.mkdir(parents=True, exist_ok=True)
-    report.write_text(out)
-    return report

@@ -1,4 +1,4 @@
-"""Paper 002 reproduction driver (svmopt.experiments.de_brabanter): results CSVs, the report built from them, the
+"""Paper 002 reproduction driver (reproductions.de_brabanter): results CSVs, the report built from them, the
 synthetic covertype stand-in and the baselines' tuning wrappers (tiny data, 2 + 1 evaluation budgets)."""
 
 import math
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_classification, make_regression
 
-from svmopt.experiments import de_brabanter as db
+from reproductions import de_brabanter as db
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Protocol of paper 001 (svmopt.experiments.baldomero_naranjo): B rule, folds, perturbations, metrics, report."""
+"""Protocol of paper 001 (reproductions.baldomero_naranjo): B rule, folds, perturbations, metrics, report."""
 
 import os
 from fractions import Fraction
@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from svmopt.experiments import baldomero_naranjo as bn
+from reproductions import baldomero_naranjo as bn
 
 
 # ----------------------------------------------------------------------------------------------------------

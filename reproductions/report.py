@@ -1,0 +1,103 @@
+"""Reports from Markdown templates: the fixed prose lives in ``templates/``, every figure comes from the tables.
+
+A template is Markdown with ``${name}`` placeholders (:class:`string.Template`). :func:`render` fills them and
+refuses both a placeholder without a value and a value without a placeholder, so a report cannot silently keep a
+stale sentence or drop a computed one.
+
+The rule the reports keep: every number and count in a summary or discussion is computed from the report's own
+tables. :func:`typed_numbers` finds the numerals a template's prose states by hand (outside placeholders and outside
+the names of things -- "Table 3", "Figure 5", "eq. (23)", "p = 2", ...), and the tests of each protocol assert that
+its templates have none.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from reproductions import TEMPLATES
+
+__all__ = ["bounds_text", "load_template", "render", "typed_numbers"]
+
+
+def load_template(name: str, directory: str | Path | None = None) -> str:
+    """The text of ``templates/<name>.md``."""
+    path = Path(directory or TEMPLATES) / f"{name}.md"
+    if not path.is_file():
+        raise FileNotFoundError(f"no report template {path}")
+    return path.read_text(encoding="utf-8")
+
+
+def _placeholders(text: str) -> set[str]:
+    names = set()
+    for m in string.Template.pattern.finditer(text):
+        name = m.group("named") or m.group("braced")
+        if name:
+            names.add(name)
+        elif m.group("invalid") is not None:
+            line = text[: m.start()].count("\n") + 1
+            raise ValueError(f"template line {line}: a '$' that is not a placeholder (write '$$' for a dollar sign)")
+    return names
+
+
+def render(template: str, values: Mapping[str, Any]) -> str:
+    """Fill ``template`` (its text, e.g. from :func:`load_template`) with ``values``.
+
+    Raises ``KeyError`` naming the placeholders that have no value and ``ValueError`` naming the values that have no
+    placeholder.
+    """
+    names = _placeholders(template)
+    missing = sorted(names - set(values))
+    if missing:
+        raise KeyError(f"template placeholders without a value: {missing}")
+    unused = sorted(set(values) - names)
+    if unused:
+        raise ValueError(f"values without a placeholder in the template: {unused}")
+    return string.Template(template).substitute({k: str(v) for k, v in values.items()})
+
+
+# Numerals that name a thing rather than state a result: table / figure / equation / section / algorithm numbers,
+# the paper numbers, the norms and p of the uncertainty sets, l1 / l2 / l0, k-fold, and the like.
+_NAMES = re.compile(
+    r"(?:Tables?|Figures?|Fig\.|eqs?\.|equations?|Sections?|§|Algorithms?|Lemma|Theorem|Pseudocode|Appendix|"
+    r"Steps?|papers?|Experiments?|Exp\.|Pass|Phase|[Cc]olumns?)\s*\(?[0-9][0-9a-z.]*\)?"
+    r"(?:\s*(?:[-–,]|and|to)\s*\(?[0-9][0-9a-z.]*\)?)*"
+    r"|\(\d+[a-z]?\)"                      # equation references such as (23)
+    r"|\b[lL][0-9∞]\b|ℓ[0-9₀₁₂∞]|\bL[0-9]-"  # norms
+    r"|\bp\s*=\s*(?:1|2|inf|∞)\b"           # the uncertainty sets of paper 000
+    r"|\b[0-9]+-fold\b|\b[0-9]+vs[0-9]+\b|\b1vs1\b|\bC-SVC\b"
+    r"|\b[A-Za-z]+[0-9]+[A-Za-z]*\b"        # identifiers such as Q6600, M1, float64, x1
+    r"|`[^`]*`"                             # code
+    r"|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*"  # placeholders
+    r"|\]\([^)]*\)"                         # link targets
+)
+_NUMERAL = re.compile(r"(?<![A-Za-z_])[0-9]+(?:[.,][0-9]+)*")
+
+
+def typed_numbers(text: str) -> list[tuple[int, str]]:
+    """``[(line number, numeral)]`` of the numerals ``text`` states by hand (see the module docstring).
+
+    Heading lines and HTML comments are skipped: headings name sections (``## Table 6 ...``).
+    """
+    out = []
+    for k, line in enumerate(text.split("\n"), 1):
+        if line.lstrip().startswith("#"):
+            continue
+        stripped = re.sub(r"<!--.*?-->", "", line)
+        stripped = _NAMES.sub(" ", stripped)
+        out += [(k, m.group(0)) for m in _NUMERAL.finditer(stripped)]
+    return out
+
+
+def bounds_text(ours_core_s: float, paper_wall_s: float, cores: int, *, digits: int = 1) -> str:
+    """A time ratio given as the bounds it is: paper core-seconds / ours, with the paper's core-seconds between its
+    wall time (×1, one core busy) and ``cores`` × its wall time (every core busy). ``"a–b×"``; > 1 means svmopt
+    used fewer core-seconds."""
+    if not (ours_core_s > 0 and paper_wall_s > 0 and cores >= 1):
+        return "–"
+    lo = paper_wall_s / ours_core_s
+    hi = cores * paper_wall_s / ours_core_s
+    return f"{lo:.{digits}f}–{hi:.{digits}f}×"
