@@ -14,6 +14,7 @@ serialize on the lock, and a run killed mid-write leaves the previous table inta
 from __future__ import annotations
 
 import contextlib
+import gzip
 import os
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
@@ -110,12 +111,13 @@ class ResultsTable:
         return frame
 
     def _write(self, frame: pd.DataFrame) -> None:
-        compression: dict[str, Any] | None = (
-            {"method": "gzip", "mtime": 0} if self.path.name.endswith(".gz") else None)
+        data = frame.to_csv(index=False, float_format=self.float_format, lineterminator="\n").encode("utf-8")
+        if self.path.name.endswith(".gz"):
+            data = gzip.compress(data, mtime=0)  # no time stamp and no file name in the header: same rows, same bytes
         fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
-        os.close(fd)
         try:
-            frame.to_csv(tmp, index=False, float_format=self.float_format, compression=compression)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
             os.replace(tmp, self.path)
         except BaseException:
             with contextlib.suppress(FileNotFoundError):
