@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 from scipy import optimize
@@ -36,7 +37,16 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from svmopt import _core
-from svmopt._config import atomic_fit
+from svmopt._validation import (
+    NONNEGATIVE,
+    NONNEGATIVE_INT,
+    POSITIVE_INT,
+    Interval,
+    Real,
+    StrOptions,
+    fit_context,
+    validate_parameter_constraints,
+)
 
 __all__ = [
     "ClosestPoints",
@@ -318,16 +328,15 @@ def _seed_from(random_state) -> int:
     return int(rs.randint(0, 2**31 - 1))
 
 
-def _check_swarm_params(n_particles, max_iter, w, c1, c2, c3, c4, s_init):
-    if not isinstance(n_particles, numbers.Integral) or isinstance(n_particles, bool) or n_particles < 1:
-        raise ValueError(f"n_particles must be an integer >= 1, got {n_particles!r}")
-    if not isinstance(max_iter, numbers.Integral) or isinstance(max_iter, bool) or max_iter < 0:
-        raise ValueError(f"max_iter must be an integer >= 0, got {max_iter!r}")
-    for name, v in (("w", w), ("c1", c1), ("c2", c2), ("c3", c3), ("c4", c4)):
-        if not isinstance(v, numbers.Real) or isinstance(v, bool) or not np.isfinite(v) or v < 0:
-            raise ValueError(f"{name} must be a finite real >= 0, got {v!r}")
-    if not isinstance(s_init, numbers.Real) or not 0 < s_init <= 1:
-        raise ValueError(f"s_init must be in (0, 1], got {s_init!r}")
+_SWARM_CONSTRAINTS: dict = {
+    "n_particles": [POSITIVE_INT], "max_iter": [NONNEGATIVE_INT],
+    "w": [NONNEGATIVE], "c1": [NONNEGATIVE], "c2": [NONNEGATIVE], "c3": [NONNEGATIVE], "c4": [NONNEGATIVE],
+    "s_init": [Interval(Real, 0, 1, closed="right")],
+}
+
+
+def _check_swarm_params(caller: str, **params) -> None:
+    validate_parameter_constraints({k: _SWARM_CONSTRAINTS[k] for k in params}, params, caller_name=caller)
 
 
 def pso_closest_points(
@@ -365,7 +374,8 @@ def pso_closest_points(
     mu2, P2 = _as_ellipsoid(mu2, P2, "ellipsoid 2")
     if mu1.size != mu2.size:
         raise ValueError("mu1 and mu2 must have the same dimension")
-    _check_swarm_params(n_particles, max_iter, w, c1, c2, c3, c4, s_init)
+    _check_swarm_params("pso_closest_points", n_particles=n_particles, max_iter=max_iter, w=w, c1=c1, c2=c2, c3=c3,
+                        c4=c4, s_init=s_init)
     r = _core.pso_two_swarm(
         mu1,
         P1,
@@ -430,7 +440,8 @@ def pso_single_swarm(
     mu = np.zeros_like(a) if mu is None else mu
     P = np.eye(a.size) if P is None else P
     mu, P = _as_ellipsoid(mu, P, "ellipsoid")
-    _check_swarm_params(n_particles, max_iter, w, c1, c2, c3, c4, s_init)
+    _check_swarm_params("pso_single_swarm", n_particles=n_particles, max_iter=max_iter, w=w, c1=c1, c2=c2, c3=c3,
+                        c4=c4, s_init=s_init)
     return _core.pso_single_swarm(
         mu,
         P,
@@ -565,8 +576,16 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         ``||x* - y*||`` and its certified gap ``||x* - y*|| - phi(u)`` (an upper bound on ``||x* - y*|| - D*``).
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        **_SWARM_CONSTRAINTS,
+        **{name: [StrOptions(set(allowed))] for name, allowed in _CHOICES.items()},
+        "random_state": ["random_state"],
+        "gamma": [Interval(Real, 0, 1, closed="neither")],
+    }
+
     def __init__(
         self,
+        *,
         n_particles=10,
         max_iter=200,
         w=0.05,
@@ -616,23 +635,12 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         tags.non_deterministic = False
         return tags
 
-    # ---------------------------------------------------------------- validation
-    def _validate_params_(self):
-        for name, allowed in _CHOICES.items():
-            v = getattr(self, name)
-            if v not in allowed:
-                raise ValueError(f"{name} must be one of {allowed}, got {v!r}")
-        _check_swarm_params(self.n_particles, self.max_iter, self.w, self.c1, self.c2, self.c3, self.c4, self.s_init)
-        if not isinstance(self.gamma, numbers.Real) or not 0 < self.gamma < 1:
-            raise ValueError(f"gamma must be in (0, 1), got {self.gamma!r}")
-
     # ---------------------------------------------------------------- fitting
-    @atomic_fit
+    @fit_context
     def fit(self, X, y):
         """Fit one binary model per class pair (OvO) or per class (OvR) on ``X`` (n_samples, n_features).
 
         Atomic: on an error or an interrupt the estimator is left as it was before the call."""
-        self._validate_params_()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
         self.classes_, yi = np.unique(y, return_inverse=True)

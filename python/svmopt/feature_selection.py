@@ -33,13 +33,14 @@ Decisions (spec 001 section 5.5 and section 8, documented and tested)
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from sklearn.feature_selection import RFE, SelectKBest
 from sklearn.pipeline import Pipeline
 from sklearn.svm import SVC
+from sklearn.utils._param_validation import validate_params
 from sklearn.utils.validation import check_X_y
+
+from svmopt._validation import POSITIVE, POSITIVE_INT, Interval, Real
 
 __all__ = ["RFE_DENSE_LIMIT", "fisher_score", "make_fisher_svm", "make_rfe_svm", "n_selected_features", "rfe_step"]
 
@@ -80,35 +81,26 @@ def fisher_score(X, y):
     return scores
 
 
-def _check_budget(budget) -> int:
-    if isinstance(budget, bool) or not isinstance(budget, numbers.Integral) or budget < 1:
-        raise ValueError(f"budget: expected a positive integer number of features, got {budget!r}")
-    return int(budget)
-
-
-def _check_C(C) -> float:
-    if isinstance(C, bool) or not isinstance(C, numbers.Real) or not np.isfinite(C) or C <= 0:
-        raise ValueError(f"C: expected a finite positive number, got {C!r}")
-    return float(C)
-
-
+@validate_params({"budget": [POSITIVE_INT], "C": [POSITIVE]}, prefer_skip_nested_validation=True)
 def make_fisher_svm(budget: int, C: float = 1.0) -> Pipeline:
     """(Fisher-SVM): the ``budget`` features with the largest :func:`fisher_score`, then a linear l2-SVM.
 
     Returns ``Pipeline([("select", SelectKBest(fisher_score, k=budget)), ("svm", SVC(kernel="linear", C=C))])``.
     If the training data have fewer than ``budget`` features, ``SelectKBest`` warns and keeps them all.
     """
-    budget, C = _check_budget(budget), _check_C(C)
-    return Pipeline([("select", SelectKBest(fisher_score, k=budget)), ("svm", SVC(kernel="linear", C=C))])
+    return Pipeline([("select", SelectKBest(fisher_score, k=int(budget))),
+                     ("svm", SVC(kernel="linear", C=float(C)))])
 
 
+@validate_params({"n_features": [POSITIVE_INT]}, prefer_skip_nested_validation=True)
 def rfe_step(n_features: int) -> int | float:
     """Elimination step of RFE-SVM: 1 feature when ``n_features <= 1000``, else ``0.1`` (10 % of the original d)."""
-    if isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral) or n_features < 1:
-        raise ValueError(f"n_features: expected a positive integer, got {n_features!r}")
     return 1 if n_features <= RFE_DENSE_LIMIT else 0.1
 
 
+@validate_params({"budget": [POSITIVE_INT], "C": [POSITIVE], "n_features": [POSITIVE_INT, None],
+                  "step": [POSITIVE_INT, Interval(Real, 0, 1, closed="neither"), None]},
+                 prefer_skip_nested_validation=True)
 def make_rfe_svm(budget: int, C: float = 1.0, *, n_features: int | None = None, step: int | float | None = None) -> RFE:
     """(RFE-SVM): ``RFE(SVC(kernel="linear", C=C), n_features_to_select=budget, step=...)``.
 
@@ -123,12 +115,11 @@ def make_rfe_svm(budget: int, C: float = 1.0, *, n_features: int | None = None, 
     step : int or float, optional
         Explicit RFE step (overrides ``n_features``). One of the two must be given.
     """
-    budget, C = _check_budget(budget), _check_C(C)
     if step is None:
         if n_features is None:
             raise ValueError("n_features: give the number of features (or an explicit step) to fix the RFE step")
         step = rfe_step(n_features)
-    return RFE(SVC(kernel="linear", C=C), n_features_to_select=budget, step=step)
+    return RFE(SVC(kernel="linear", C=float(C)), n_features_to_select=int(budget), step=step)
 
 
 def n_selected_features(model, tol: float = 1e-7) -> int:

@@ -36,6 +36,7 @@ import time
 import warnings
 from collections.abc import Iterable
 from itertools import combinations
+from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -44,7 +45,16 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 from svmopt import _core
-from svmopt._config import atomic_fit, parse_bytes
+from svmopt._config import parse_bytes
+from svmopt._validation import (
+    NONNEGATIVE_INT,
+    POSITIVE,
+    POSITIVE_INT,
+    Integral,
+    Interval,
+    StrOptions,
+    fit_context,
+)
 from svmopt.bandwidth import entropy_bandwidths
 from svmopt.distributed import DaskCVEngine, DaskSource, check_dask_array, is_dask_array
 from svmopt.kernels import Kernel
@@ -147,8 +157,26 @@ def _check_block(xb: np.ndarray, d: int | None, name: str = "X") -> np.ndarray:
 # --------------------------------------------------------------------------------------------- estimators
 class _FixedSizeLSSVM(BaseEstimator):
     _task = "regression"
+    _parameter_constraints: ClassVar[dict] = {
+        "n_prototypes": [POSITIVE_INT],
+        "kernel": [StrOptions({"rbf", "linear"}), Kernel],
+        "gamma": [POSITIVE, None],  # None: tuned by CSA + simplex
+        "sigma2": [POSITIVE, None],
+        "cv": [Interval(Integral, 2, None, closed="left")],  # number of folds
+        "block_size": [POSITIVE_INT, None],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+        "regularize_bias": ["boolean"],
+        "standardize": ["boolean"],
+        "n_csa": [NONNEGATIVE_INT],  # 0 skips the stage
+        "n_simplex": [NONNEGATIVE_INT],
+        "max_candidates": [POSITIVE_INT],
+        "feature_memory": [str, POSITIVE_INT],  # "1G", "512M", or bytes
+        "n_jobs": [Integral, None],  # threads; -1 = all
+        "prototype_selection": [StrOptions({"entropy", "random"})],
+    }
 
-    def __init__(self, n_prototypes: int = 500, kernel: str | Kernel = "rbf", gamma: float | None = None,
+    def __init__(self, *, n_prototypes: int = 500, kernel: str | Kernel = "rbf", gamma: float | None = None,
                  sigma2: float | None = None, cv: int = 10, block_size: int | None = None, random_state=None,
                  verbose: bool = False, regularize_bias: bool = True, standardize: bool = True,
                  n_csa: int = 90, n_simplex: int = 70, max_candidates: int = 200_000,
@@ -171,46 +199,16 @@ class _FixedSizeLSSVM(BaseEstimator):
         self.n_jobs = n_jobs
         self.prototype_selection = prototype_selection
 
-    # -- parameter validation ---------------------------------------------------------------------
-    def _validate_params_(self):
-        if isinstance(self.n_prototypes, bool) or not isinstance(self.n_prototypes, (int, np.integer)) \
-                or self.n_prototypes < 1:
-            raise ValueError(f"n_prototypes must be an integer >= 1, got {self.n_prototypes!r}")
-        for name in ("gamma", "sigma2"):
-            v = getattr(self, name)
-            if v is not None and not (isinstance(v, (int, float, np.floating)) and np.isfinite(v) and v > 0):
-                raise ValueError(f"{name} must be a positive number or None (tuned by CSA + simplex), got {v!r}")
-        if isinstance(self.cv, bool) or not isinstance(self.cv, (int, np.integer)) or self.cv < 2:
-            raise ValueError(f"cv must be an integer >= 2 (number of folds), got {self.cv!r}")
-        if self.block_size is not None and (not isinstance(self.block_size, (int, np.integer)) or self.block_size < 1):
-            raise ValueError(f"block_size must be a positive integer or None, got {self.block_size!r}")
-        for name, low in (("n_csa", 0), ("n_simplex", 0), ("max_candidates", 1)):  # 0 skips a tuning stage
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
-                raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
-        nj = self.n_jobs
-        if nj is not None and (isinstance(nj, bool) or not isinstance(nj, (int, np.integer))):
-            raise ValueError(f"n_jobs must be None or an integer (number of threads; -1 = all), got {self.n_jobs!r}")
-        if not isinstance(self.prototype_selection, str) or self.prototype_selection not in ("entropy", "random"):
-            raise ValueError(f"prototype_selection must be 'entropy' or 'random', got {self.prototype_selection!r}")
-        for name in ("standardize", "regularize_bias"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
-        try:
-            check_random_state(self.random_state)
-        except ValueError as exc:
-            raise ValueError(f"random_state must be None, an int or a numpy RandomState: {exc}") from None
+    # -- parameters (validated by fit_context against _parameter_constraints) ------------------------
+    def _resolved(self):
+        """(mode, kernel or None, fixed sigma^2 or None) of the validated parameters."""
         k = self.kernel
         if isinstance(k, str):
-            if k not in ("rbf", "linear"):
-                raise ValueError(f"kernel must be 'rbf', 'linear' or a svmopt.Kernel, got {k!r}")
             name, kern = k, None
-        elif isinstance(k, Kernel):
+        else:
             name, kern = k.name, k
             if name not in ("rbf", "linear") and not k.is_resolved:
-                raise ValueError(f"{k!r} has an unresolved 'auto' parameter; pass a number")
-        else:
-            raise TypeError(f"kernel must be 'rbf', 'linear' or a svmopt.Kernel, got {type(k).__name__}")
+                raise ValueError(f"kernel={k!r} has an unresolved 'auto' parameter; pass a number")
         sigma2 = self.sigma2
         if name == "rbf" and kern is not None and kern.is_resolved and sigma2 is None:
             sigma2 = 2.0 * float(kern.alpha) ** 2
@@ -280,7 +278,7 @@ class _FixedSizeLSSVM(BaseEstimator):
     def _problems(self, y) -> list[dict]:
         raise NotImplementedError
 
-    @atomic_fit
+    @fit_context
     def fit(self, X, y=None):
         """Fit on X (array, np.memmap, dask array, callable returning (X_block, y_block) pairs, or an iterator of
         them). A positive ``n_jobs`` also limits the BLAS's threads (the feature, Gram and Cholesky kernels run on
@@ -294,7 +292,7 @@ class _FixedSizeLSSVM(BaseEstimator):
         return self._fit(X, y)
 
     def _fit(self, X, y):
-        mode, kern, sigma2_fixed = self._validate_params_()
+        mode, kern, sigma2_fixed = self._resolved()
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
         rng = np.random.default_rng(check_random_state(self.random_state).randint(0, 2**31 - 1, size=4))
@@ -620,7 +618,12 @@ class FixedSizeLSSVC(ClassifierMixin, _FixedSizeLSSVM):
 
     _task = "classification"
 
-    def __init__(self, n_prototypes: int = 500, kernel: str | Kernel = "rbf", gamma: float | None = None,
+    _parameter_constraints: ClassVar[dict] = {
+        **_FixedSizeLSSVM._parameter_constraints,
+        "multiclass": [StrOptions({"ovo", "moc"})],
+    }
+
+    def __init__(self, *, n_prototypes: int = 500, kernel: str | Kernel = "rbf", gamma: float | None = None,
                  sigma2: float | None = None, cv: int = 10, multiclass: str = "ovo", block_size: int | None = None,
                  random_state=None, verbose: bool = False, regularize_bias: bool = True, standardize: bool = True,
                  n_csa: int = 90, n_simplex: int = 70, max_candidates: int = 200_000,
@@ -638,8 +641,6 @@ class FixedSizeLSSVC(ClassifierMixin, _FixedSizeLSSVM):
         return y
 
     def _problems(self, y):
-        if self.multiclass not in ("ovo", "moc"):
-            raise ValueError(f"multiclass must be 'ovo' or 'moc', got {self.multiclass!r}")
         self.classes_, codes = np.unique(y, return_inverse=True)
         self._codes = codes
         M = self.classes_.size

@@ -43,10 +43,9 @@ Decisions (spec 001, section 8; each is tested in ``tests/test_ramp_svc.py``):
 
 from __future__ import annotations
 
-import numbers
 import time
 import warnings
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -56,7 +55,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from svmopt import _ramp_milp as _rm
-from svmopt._config import atomic_fit
+from svmopt._validation import POSITIVE_INT, SECONDS, Interval, Real, StrOptions, fit_context
 from svmopt.highs import merge_options
 
 __all__ = ["L1SVC", "BigMBounds", "FeatureBudgetSVC", "RampLossSVC", "ramp_loss_objective"]
@@ -82,26 +81,11 @@ def ramp_loss_objective(X: Any, y: Any, coef: Any, intercept: float, C: float) -
     return _rm.rlfs_objective(X, y, w, float(intercept), float(C))
 
 
-def _check_C(C: Any) -> float:
-    if isinstance(C, bool) or not isinstance(C, numbers.Real) or not np.isfinite(C) or C <= 0:
-        raise ValueError(f"C must be a finite number > 0 (Prop. 2.1 needs C > 0), got {C!r}")
-    return float(C)
-
-
-def _check_time(value: Any, name: str, allow_none: bool = True) -> float | None:
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0 or np.isnan(value):
-        raise ValueError(f"{name} must be a number of seconds > 0{' or None' if allow_none else ''}, got {value!r}")
-    return float(value)
-
-
-def _check_budget(budget: Any, d: int) -> int:
+def _budget(budget: int | None, d: int) -> int:
+    """``B``: the declared budget checked against the data (``budget <= n_features``), or ``d`` for None."""
     if budget is None:
         return d
-    if isinstance(budget, bool) or not isinstance(budget, numbers.Integral):
-        raise TypeError(f"budget must be an int in [1, n_features] or None, got {budget!r}")
-    if not 1 <= budget <= d:
+    if budget > d:
         raise ValueError(f"budget must be in [1, n_features={d}] or None, got {budget}")
     return int(budget)
 
@@ -109,12 +93,12 @@ def _check_budget(budget: Any, d: int) -> int:
 def _seed_options(random_state: Any) -> dict:
     if random_state is None:
         return {"random_seed": 0}
-    try:
-        rng = check_random_state(random_state)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"random_state must be None, an int or a numpy RandomState, got {random_state!r} "
-                         f"({exc})") from None
-    return {"random_seed": int(rng.randint(0, 2**31 - 1))}
+    return {"random_seed": int(check_random_state(random_state).randint(0, 2**31 - 1))}
+
+
+_C = [Interval(Real, 0, None, closed="neither")]  # Prop. 2.1 needs C > 0
+_MIP_GAP = [Interval(Real, 0, 1, closed="left")]
+_BUDGET = [POSITIVE_INT, None]
 
 
 class _BinaryLinearClassifier(ClassifierMixin, BaseEstimator):
@@ -175,13 +159,15 @@ class L1SVC(_BinaryLinearClassifier):
     objective_ : LP objective recomputed as ``||w||_1 + C sum hinge``; status_ : "optimal"; classes_, n_features_in_.
     """
 
-    def __init__(self, C: float = 1.0, solver_options: dict | None = None):
+    _parameter_constraints: ClassVar[dict] = {"C": _C, "solver_options": [dict, None]}
+
+    def __init__(self, *, C: float = 1.0, solver_options: dict | None = None):
         self.C = C
         self.solver_options = solver_options
 
-    @atomic_fit
+    @fit_context
     def fit(self, X: Any, y: Any) -> L1SVC:
-        C = _check_C(self.C)
+        C = float(self.C)
         merge_options(self.solver_options)
         X, ys = self._validate_xy(X, y)
         w, b, _, _ = _rm.solve_svm_l1(X, ys, C, options=self.solver_options)
@@ -216,7 +202,12 @@ class FeatureBudgetSVC(_BinaryLinearClassifier):
     coef_, intercept_, selected_features_, objective_ (``||w||_1 + C sum hinge``), mip_gap_, status_, classes_.
     """
 
-    def __init__(self, C: float = 1.0, budget: int | None = None, time_limit: float | None = None,
+    _parameter_constraints: ClassVar[dict] = {
+        "C": _C, "budget": _BUDGET, "time_limit": [SECONDS, None], "mip_gap": _MIP_GAP,
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, *, C: float = 1.0, budget: int | None = None, time_limit: float | None = None,
                  mip_gap: float = 0.0, random_state: Any = None):
         self.C = C
         self.budget = budget
@@ -224,15 +215,13 @@ class FeatureBudgetSVC(_BinaryLinearClassifier):
         self.mip_gap = mip_gap
         self.random_state = random_state
 
-    @atomic_fit
+    @fit_context
     def fit(self, X: Any, y: Any) -> FeatureBudgetSVC:
-        C = _check_C(self.C)
-        tl = _check_time(self.time_limit, "time_limit")
-        if isinstance(self.mip_gap, bool) or not isinstance(self.mip_gap, numbers.Real) or not 0 <= self.mip_gap < 1:
-            raise ValueError(f"mip_gap must be a number in [0, 1), got {self.mip_gap!r}")
+        C = float(self.C)
+        tl = None if self.time_limit is None else float(self.time_limit)
         seed = _seed_options(self.random_state)
         X, ys = self._validate_xy(X, y)
-        B = _check_budget(self.budget, X.shape[1])
+        B = _budget(self.budget, X.shape[1])
         res, start = _rm.solve_fs_svm(X, ys, C, B, time_limit=tl, mip_gap=self.mip_gap, options=seed)
         if res is None:
             sol, status, gap = start, "time_limit", float("nan")
@@ -302,7 +291,17 @@ class RampLossSVC(_BinaryLinearClassifier):
     classes_, n_features_in_, feature_names_in_
     """
 
-    def __init__(self, C: float = 1.0, budget: int | None = None, method: str = "heuristic",
+    _parameter_constraints: ClassVar[dict] = {
+        "C": _C, "budget": _BUDGET, "method": [StrOptions(set(_METHODS))], "time_limit": [SECONDS, None],
+        "big_m": [StrOptions(set(_BIG_M))], "random_state": ["random_state"], "verbose": ["verbose"],
+        "delta": [Interval(Real, 0, 1, closed="both")],  # Sec. 3.1.3
+        "p": [POSITIVE_INT], "q": [POSITIVE_INT],
+        "t_easy": [SECONDS], "t_fea": [SECONDS], "t_inc": [SECONDS], "t_limit": [SECONDS],
+        "tau": [Interval(Real, 0, 2, closed="both")],  # a threshold on xi, which lies in [0, 2] (2)
+        "mip_gap": _MIP_GAP, "max_iter_bigm": [POSITIVE_INT], "solver_options": [dict, None],
+    }
+
+    def __init__(self, *, C: float = 1.0, budget: int | None = None, method: str = "heuristic",
                  time_limit: float | None = None, big_m: str = "variant1", random_state: Any = None,
                  verbose: bool = False, delta: float = 0.35, p: int = 2, q: int = 2, t_easy: float = 10.0,
                  t_fea: float = 120.0, t_inc: float = 160.0, t_limit: float = 400.0, tau: float = 1.0,
@@ -326,35 +325,20 @@ class RampLossSVC(_BinaryLinearClassifier):
         self.max_iter_bigm = max_iter_bigm
         self.solver_options = solver_options
 
-    def _check_params(self) -> dict:
-        C = _check_C(self.C)
-        if self.method not in _METHODS:
-            raise ValueError(f"method must be one of {_METHODS}, got {self.method!r}")
-        if self.big_m not in _BIG_M:
-            raise ValueError(f"big_m must be one of {_BIG_M}, got {self.big_m!r}")
-        tl = _check_time(self.time_limit, "time_limit")
-        if isinstance(self.delta, bool) or not isinstance(self.delta, numbers.Real) or not 0 <= self.delta <= 1:
-            raise ValueError(f"delta must be a number in [0, 1] (Sec. 3.1.3), got {self.delta!r}")
-        for name in ("p", "q", "max_iter_bigm"):
-            val = getattr(self, name)
-            if isinstance(val, bool) or not isinstance(val, numbers.Integral) or val < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {val!r}")
-        times = {n: _check_time(getattr(self, n), n, allow_none=False)
-                 for n in ("t_easy", "t_fea", "t_inc", "t_limit")}
-        if isinstance(self.tau, bool) or not isinstance(self.tau, numbers.Real) or not 0 <= self.tau <= 2:
-            raise ValueError(f"tau must be a number in [0, 2] (D12), got {self.tau!r}")
-        if isinstance(self.mip_gap, bool) or not isinstance(self.mip_gap, numbers.Real) or not 0 <= self.mip_gap < 1:
-            raise ValueError(f"mip_gap must be a number in [0, 1), got {self.mip_gap!r}")
+    def _resolved(self) -> dict:
+        """The validated parameters as the solvers take them (HiGHS option names checked by merge_options)."""
         merge_options(self.solver_options)
-        return {"C": C, "time_limit": tl, "seed": _seed_options(self.random_state), **times}
+        times = {n: float(getattr(self, n)) for n in ("t_easy", "t_fea", "t_inc", "t_limit")}
+        tl = None if self.time_limit is None else float(self.time_limit)
+        return {"C": float(self.C), "time_limit": tl, "seed": _seed_options(self.random_state), **times}
 
-    @atomic_fit
+    @fit_context
     def fit(self, X: Any, y: Any) -> RampLossSVC:
         """Fit (RL-FS-M) on ``X`` and two-class ``y`` by Algorithm 1 + MILP or by DAKS."""
-        prm = self._check_params()
+        prm = self._resolved()
         X, ys = self._validate_xy(X, y)
         n, d = X.shape
-        B = _check_budget(self.budget, d)
+        B = _budget(self.budget, d)
         C = prm["C"]
         variant = self.big_m if self.big_m != "auto" else ("variant1" if n <= 600 else "variant2")
         opts = {**prm["seed"], **(self.solver_options or {})}

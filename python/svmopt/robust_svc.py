@@ -61,12 +61,11 @@ Ambiguities decided here (documented and tested; spec section 6):
 from __future__ import annotations
 
 import logging
-import numbers
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from math import comb
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -74,7 +73,18 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from svmopt import _core
-from svmopt._config import atomic_fit, check_dense_allocation
+from svmopt._config import check_dense_allocation
+from svmopt._validation import (
+    NONNEGATIVE,
+    POSITIVE,
+    POSITIVE_INT,
+    Integral,
+    Interval,
+    Real,
+    StrOptions,
+    fit_context,
+    is_finite_real,
+)
 from svmopt.highs import HighsModel
 from svmopt.kernels import KERNEL_NAMES, Kernel
 
@@ -325,10 +335,6 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
 
 
 # ------------------------------------------------------------------------------------------ the estimator
-def _is_real(v: Any) -> bool:
-    return isinstance(v, numbers.Real) and not isinstance(v, bool)
-
-
 class RobustSVC(ClassifierMixin, BaseEstimator):
     """Robust nonlinear SVM of Maggioni & Spinelli (LP (23) + line search (27)); see the module docstring.
 
@@ -397,7 +403,23 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     n_features_in_ : int
     """
 
-    def __init__(self, kernel: str | Kernel = "rbf", degree: int = 1, c: float | str = "auto",
+    _parameter_constraints: ClassVar[dict] = {
+        "kernel": [StrOptions(set(KERNEL_NAMES)), Kernel],
+        "degree": [POSITIVE_INT],
+        "c": [StrOptions({"auto"}), NONNEGATIVE],
+        "alpha": [StrOptions({"auto"}), POSITIVE],
+        "nu": [StrOptions({"grid"}), POSITIVE, "array-like"],  # a sequence: every value checked in fit
+        "p": [None, StrOptions({"inf", "infinity"}), Interval(Real, 1, None, closed="both")],
+        "eta": [None, NONNEGATIVE, Mapping, "array-like"],  # per class / per sample: checked against y in fit
+        "rho": [None, NONNEGATIVE],
+        "line_search": [StrOptions(set(LINE_SEARCHES))],
+        "n_grid": [Interval(Integral, 2, None, closed="left")],
+        "interval": [StrOptions(set(INTERVALS))],
+        "solver_options": [Mapping, None],
+        "lp_solver": [StrOptions(set(LP_SOLVERS))],
+    }
+
+    def __init__(self, *, kernel: str | Kernel = "rbf", degree: int = 1, c: float | str = "auto",
                  alpha: float | str = "auto", nu: float | str | Sequence[float] = 1.0, p: float | str | None = None,
                  eta: Any = None, rho: float | None = None, line_search: str = "exact", n_grid: int = 10_000,
                  interval: str = "paper", solver_options: Mapping[str, Any] | None = None, lp_solver: str = "auto"):
@@ -420,41 +442,30 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         tags.input_tags.sparse = False
         return tags
 
-    # -- validation ------------------------------------------------------------------------------
-    def _check_params(self) -> tuple[Kernel, np.ndarray, float | None]:
+    # -- parameters (validated by fit_context against _parameter_constraints) ------------------------
+    def _resolved(self) -> tuple[Kernel, np.ndarray, float | None]:
+        """(kernel, nu values, p) from the validated parameters, and the checks between parameters."""
         if isinstance(self.kernel, Kernel):
             kern = self.kernel
-        elif isinstance(self.kernel, str):
-            if self.kernel not in KERNEL_NAMES:
-                raise ValueError(f"kernel must be one of {KERNEL_NAMES} or a svmopt.Kernel, got {self.kernel!r}")
+        else:
             try:
                 kern = Kernel(self.kernel, degree=self.degree, c=self.c, alpha=self.alpha)
             except (TypeError, ValueError) as exc:
                 raise type(exc)(f"RobustSVC: {exc}") from None
-        else:
-            raise TypeError(f"kernel must be a name in {KERNEL_NAMES} or a svmopt.Kernel, got "
-                            f"{type(self.kernel).__name__}")
         if isinstance(self.nu, str):
-            if self.nu != "grid":
-                raise ValueError(f"nu must be a positive number, a sequence of them, or 'grid', got {self.nu!r}")
             nus = NU_GRID.copy()
-        elif _is_real(self.nu):
+        elif is_finite_real(self.nu):
             nus = np.array([float(self.nu)])
-        elif isinstance(self.nu, (Sequence, np.ndarray)) and len(self.nu) > 0 and all(_is_real(v) for v in self.nu):
-            nus = np.asarray(self.nu, dtype=np.float64)
         else:
-            raise ValueError(f"nu must be a positive number, a sequence of them, or 'grid', got {self.nu!r}")
-        if not np.all(np.isfinite(nus)) or np.any(nus <= 0):
-            raise ValueError(f"nu must be finite and > 0, got {self.nu!r}")
+            try:
+                nus = np.asarray(self.nu, dtype=np.float64).ravel()
+            except (TypeError, ValueError):
+                nus = np.array([np.nan])
+            if nus.size == 0 or not np.all(np.isfinite(nus)) or np.any(nus <= 0):
+                raise ValueError(f"nu must be a number > 0, a non-empty sequence of them, or 'grid', got {self.nu!r}")
         p = self.p
         if p is not None:
-            if isinstance(p, str):
-                if p.lower() not in ("inf", "infinity"):
-                    raise ValueError(f"p must be a number in [1, inf], 'inf' or None, got {p!r}")
-                p = np.inf
-            elif not _is_real(p) or not float(p) >= 1.0:
-                raise ValueError(f"p must be a number in [1, inf], 'inf' or None, got {p!r}")
-            p = float(p)
+            p = np.inf if isinstance(p, str) else float(p)
             if kern.name == "sigmoid":
                 raise ValueError("kernel='sigmoid' has no robust bound delta (paper 000 covers linear, polynomial "
                                  "and RBF kernels); use p=None (deterministic model) or another kernel")
@@ -462,21 +473,9 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             raise ValueError("eta and rho need an uncertainty set: set p (1, 2 or 'inf'), or leave eta=rho=None")
         if self.eta is not None and self.rho is not None:
             raise ValueError("give either eta (per sample or per class) or rho (the paper's rule), not both")
-        if self.rho is not None and (not _is_real(self.rho) or not np.isfinite(self.rho) or self.rho < 0):
-            raise ValueError(f"rho must be a finite number >= 0, got {self.rho!r}")
-        if self.line_search not in LINE_SEARCHES:
-            raise ValueError(f"line_search must be one of {LINE_SEARCHES}, got {self.line_search!r}")
-        if isinstance(self.n_grid, bool) or not isinstance(self.n_grid, numbers.Integral) or self.n_grid < 2:
-            raise ValueError(f"n_grid must be an integer >= 2, got {self.n_grid!r}")
-        if self.interval not in INTERVALS:
-            raise ValueError(f"interval must be one of {INTERVALS}, got {self.interval!r}")
         if self.interval == "unbounded" and self.line_search == "grid":
             raise ValueError("interval='unbounded' needs line_search='exact' or 'exact_decision' (a grid needs "
                              "finite ends)")
-        if self.solver_options is not None and not isinstance(self.solver_options, Mapping):
-            raise TypeError("solver_options must be a dict of HiGHS options or None")
-        if self.lp_solver not in LP_SOLVERS:
-            raise ValueError(f"lp_solver must be one of {LP_SOLVERS}, got {self.lp_solver!r}")
         return kern, nus, p
 
     def _eta_vector(self, X: np.ndarray, y_orig: np.ndarray) -> np.ndarray | None:
@@ -490,7 +489,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             missing = np.unique(y_orig[np.isnan(eta)])
             if missing.size:
                 raise ValueError(f"eta (per-class dict) has no value for class(es) {missing.tolist()}")
-        elif _is_real(self.eta):
+        elif is_finite_real(self.eta):
             eta = np.full(X.shape[0], float(self.eta))
         else:
             eta = np.asarray(self.eta, dtype=np.float64)
@@ -502,12 +501,12 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         return eta
 
     # -- fit -------------------------------------------------------------------------------------
-    @atomic_fit
+    @fit_context
     def fit(self, X: Any, y: Any) -> RobustSVC:
         """Fit one LP path per binary problem (one-vs-rest for more than two classes).
 
         Atomic: on an error or an interrupt the estimator is left as it was before the call."""
-        kern, nus, p = self._check_params()
+        kern, nus, p = self._resolved()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=False)
         y = column_or_1d(y, warn=True)
         check_classification_targets(y)
