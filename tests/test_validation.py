@@ -86,3 +86,12 @@ def test_functions_validate_through_the_same_layer():
         make_fisher_svm(0)
     with pytest.raises(InvalidParameterError, match="'s_init' parameter of pso_closest_points"):
         pso_closest_points(np.zeros(2), np.eye(2), np.ones(2) * 5, np.eye(2), s_init=1.5)
+
+
+def test_one_version_string():
+    """svmopt.__version__ is pyproject.toml's version (read from the installed metadata, never typed twice)."""
+    import tomllib
+    from pathlib import Path
+
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    assert svmopt.__version__ == tomllib.loads(pyproject.read_text())["project"]["version"]

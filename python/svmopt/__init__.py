@@ -11,6 +11,8 @@ The shared pieces live here from the start: :class:`Kernel` (the kernel descript
 :mod:`svmopt.datasets` (bundled and on-disk benchmark data) and the error types.
 """
 
+from importlib.metadata import version as _version
+
 from svmopt import _core
 from svmopt._config import get_memory_budget, set_memory_budget
 from svmopt.ellipsoid import EllipsoidPSOClassifier, pso_closest_points
@@ -20,7 +22,7 @@ from svmopt.kernels import KERNEL_NAMES, Kernel
 from svmopt.ramp_svc import L1SVC, FeatureBudgetSVC, RampLossSVC
 from svmopt.robust_svc import RobustSVC
 
-__version__ = "0.1.0"
+__version__ = _version("svmopt")  # the one version string is pyproject.toml's
 
 __all__ = [
     "KERNEL_NAMES",
