@@ -123,3 +123,61 @@ def test_solve_lp_shortcut():
         r = solve_lp(a_start=A.indptr, a_index=A.indices, a_value=A.data, col_cost=[1.0, 1.0], n_rows=2,
                      row_lower=[2.0, 3.0])
     assert r.objective == pytest.approx(1.4)
+
+
+# ------------------------------------------------------------------------------------- edits between solves
+def _box_lp():
+    """min -x0 - x1  s.t.  x0 + x1 <= 4 (row 0),  x0 - x1 <= 1 (row 1),  0 <= x <= 3."""
+    from svmopt.highs import HighsModel
+
+    return HighsModel(a_start=[0, 2, 4], a_index=[0, 1, 0, 1], a_value=[1.0, 1.0, 1.0, -1.0],
+                      col_cost=[-1.0, -1.0], n_rows=2, col_upper=3.0, row_upper=[4.0, 1.0])
+
+
+def test_bound_and_coefficient_edits_match_a_rebuilt_model():
+    from svmopt.highs import HighsModel
+
+    m = _box_lp()
+    assert m.solve().objective == pytest.approx(-4.0)
+    m.change_row_bounds(0, -np.inf, 2.0)
+    assert m.solve().objective == pytest.approx(-2.0)
+    m.change_col_bounds([0, 1], 0.0, [0.5, 3.0])
+    m.change_coeff(0, 1, 2.0)  # row 0 becomes x0 + 2 x1 <= 2
+    res = m.solve()
+    fresh = HighsModel(a_start=[0, 2, 4], a_index=[0, 1, 0, 1], a_value=[1.0, 1.0, 2.0, -1.0],
+                       col_cost=[-1.0, -1.0], n_rows=2, col_upper=[0.5, 3.0], row_upper=[2.0, 1.0]).solve()
+    assert res.objective == pytest.approx(fresh.objective) == pytest.approx(-1.25)
+    np.testing.assert_allclose(res.x, fresh.x, atol=1e-9)
+    m.set_option("time_limit", 5.0)
+    assert m.options["time_limit"] == 5.0
+
+
+def test_edits_reject_bad_indices_and_values():
+    m = _box_lp()
+    with pytest.raises(ValueError, match="column index"):
+        m.change_col_bounds([2], 0.0, 1.0)
+    with pytest.raises(ValueError, match="row index"):
+        m.change_row_bounds(2, 0.0, 1.0)
+    with pytest.raises(ValueError, match="outside the 2 x 2 matrix"):
+        m.change_coeff(2, 0, 1.0)
+    with pytest.raises(ValueError, match="finite"):
+        m.change_coeff(0, 0, np.nan)
+    with pytest.raises(ValueError, match="solver_options"):
+        m.set_option("no_such_option", 1)
+
+
+def test_mip_events_see_incumbents_and_can_interrupt():
+    from svmopt.highs import HighsModel
+
+    rng = np.random.default_rng(0)
+    n = 30  # a knapsack with enough nodes for the callbacks to fire
+    w = rng.integers(5, 40, n).astype(float)
+    m = HighsModel(a_start=np.arange(n + 1), a_index=np.zeros(n, dtype=int), a_value=w,
+                   col_cost=-(w + rng.integers(0, 10, n)), n_rows=1, col_upper=1.0, row_upper=w.sum() / 3,
+                   integrality=np.ones(n, dtype=int), options={"presolve": "off", "mip_heuristic_effort": 0.0})
+    seen = []
+    m.on_mip_events(improving=lambda t, bound: seen.append(bound), interrupt=lambda t, bound: len(seen) >= 1)
+    with pytest.warns(Warning):
+        res = m.solve()
+    assert seen and np.isfinite(seen[0])
+    assert "interrupt" in res.status.lower() or res.optimal

@@ -32,7 +32,6 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
-import highspy
 import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
@@ -448,7 +447,6 @@ class _BoundingLP:
         self.budget = budget
         self.cost = np.zeros(self.L.n_cols)
         self.model = self.built.model(merge_options({**LP_OPTIONS, **(options or {})}), cost=self.cost)
-        self.h = self.model.highs
         self.deadline = deadline
         self.M = np.array(M, dtype=np.float64)
         self.n_solves = 0
@@ -465,7 +463,7 @@ class _BoundingLP:
         remaining = self.deadline - time.perf_counter()
         if remaining <= 0:
             return None
-        self.h.setOptionValue("time_limit", float(remaining))
+        self.model.set_option("time_limit", float(remaining))
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
@@ -481,21 +479,19 @@ class _BoundingLP:
 
     def set_u(self, U: float) -> None:
         L = self.L
-        idx = np.arange(L.v0, L.n_cols, dtype=np.int32)
-        self.h.changeColsBounds(idx.size, idx, np.zeros(idx.size), np.full(idx.size, U))
-        self.h.changeRowBounds(L.r6, -INF, self.budget * U)
-        ridx = np.arange(L.r21, L.r21 + L.m, dtype=np.int32)
-        self.h.changeRowsBounds(ridx.size, ridx, np.full(ridx.size, -INF), np.full(ridx.size, U))
+        self.model.change_col_bounds(np.arange(L.v0, L.n_cols), 0.0, U)
+        self.model.change_row_bounds(L.r6, -INF, self.budget * U)
+        self.model.change_row_bounds(np.arange(L.r21, L.r21 + L.m), -INF, U)
 
     def set_b_bounds(self, lo: float, hi: float) -> None:
-        self.h.changeColBounds(self.L.b, lo, hi)
+        self.model.change_col_bounds(self.L.b, lo, hi)
 
     def set_m(self, i: int, value: float) -> None:
         """Gauss-Seidel update of one M_i (D9): the coefficient of z_i in its row (13)."""
         self.M[i] = value
-        self.h.changeCoeff(int(i), int(self.L.z0 + i), float(value))
+        self.model.change_coeff(int(i), int(self.L.z0 + i), float(value))
         if value <= _ZERO_M:
-            self.h.changeColBounds(int(self.L.z0 + i), 0.0, 0.0)
+            self.model.change_col_bounds(int(self.L.z0 + i), 0.0, 0.0)
 
     def set_m_all(self, M: np.ndarray) -> None:
         for i in np.flatnonzero(M != self.M):  # only the coefficients that changed
@@ -666,19 +662,16 @@ def run_mip(built: _Built, *, options: dict, time_limit: float | None, start: np
     model = built.model(options, time_limit=None if time_limit is None else max(time_limit, 1e-3))
     if start is not None and model.is_mip and built.is_feasible(start):
         model.set_start(start)
-    h = model.highs
     if model.is_mip and (t_fea is not None or t_inc is not None):
         state = {"last": None}
 
-        def on_improve(e):
-            state["last"] = e.data_out.running_time
+        def on_improve(running_time, primal_bound):
+            state["last"] = running_time
 
-        def on_interrupt(e):
-            if should_interrupt(e.data_out.running_time, state["last"], e.data_out.mip_primal_bound, t_fea, t_inc):
-                e.interrupt()
+        def on_interrupt(running_time, primal_bound):
+            return should_interrupt(running_time, state["last"], primal_bound, t_fea, t_inc)
 
-        h.cbMipImprovingSolution.subscribe(on_improve)
-        h.cbMipInterrupt.subscribe(on_interrupt)
+        model.on_mip_events(improving=on_improve, interrupt=on_interrupt)
     t0 = time.perf_counter()
     try:
         with warnings.catch_warnings():
@@ -693,10 +686,9 @@ def run_mip(built: _Built, *, options: dict, time_limit: float | None, start: np
             return MipOutcome(None, "no_incumbent", INF, -INF, INF, rt)
         raise
     rt = time.perf_counter() - t0
-    info = h.getInfo()
     if model.is_mip:
-        dual = float(info.mip_dual_bound)
-        gap = 0.0 if res.optimal else float(info.mip_gap)
+        dual = res.info["mip_dual_bound"]
+        gap = 0.0 if res.optimal else res.info["mip_gap"]
     else:
         dual, gap = res.objective, 0.0 if res.optimal else INF
     if res.optimal:
@@ -886,7 +878,7 @@ def should_interrupt(t: float, last_improve: float | None, primal_bound: float, 
     """Sec. 4.5 time controls of a sub-problem at HiGHS run time ``t``: ``t_fea`` while no feasible solution
     exists, ``t_inc`` measured from the last improvement once one exists."""
     if last_improve is None:
-        return t_fea is not None and t > t_fea and primal_bound >= highspy.kHighsInf
+        return t_fea is not None and t > t_fea and primal_bound >= INF
     return t_inc is not None and t - last_improve > t_inc
 
 

@@ -257,11 +257,6 @@ class HighsModel:
         if status != highspy.HighsStatus.kOk:
             raise ValueError(f"solver_options: HiGHS rejected option {key!r} = {val!r} (unknown name or bad value)")
 
-    @property
-    def highs(self) -> highspy.Highs:
-        """The underlying ``highspy.Highs`` (for advanced use)."""
-        return self._h
-
     def change_costs(self, indices: Any, costs: Any, *, warm_start: bool = True) -> None:
         """Change some objective coefficients.
 
@@ -282,6 +277,52 @@ class HighsModel:
             raise SolverError("HiGHS rejected changeColsCost", "Model error")
         if not warm_start:
             self._h.clearSolver()
+
+    def set_option(self, key: str, value: Any) -> None:
+        """Set one HiGHS option between solves (e.g. the ``time_limit`` left of a fit's budget)."""
+        self._set_option(key, value)
+        self.options[key] = value
+
+    def change_col_bounds(self, indices: Any, lower: Any, upper: Any) -> None:
+        """New bounds ``lower <= x_j <= upper`` of the columns ``indices`` (scalars are broadcast)."""
+        idx = _as_int32(np.atleast_1d(indices), "indices")
+        if idx.size and (idx.min() < 0 or idx.max() >= self.n_cols):
+            raise ValueError(f"a column index is outside [0, {self.n_cols})")
+        lo, hi = _as_f64(lower, idx.size, "lower"), _as_f64(upper, idx.size, "upper")
+        if self._h.changeColsBounds(int(idx.size), idx, lo, hi) == highspy.HighsStatus.kError:
+            raise SolverError("HiGHS rejected changeColsBounds", "Model error")
+
+    def change_row_bounds(self, indices: Any, lower: Any, upper: Any) -> None:
+        """New bounds ``lower <= (A x)_i <= upper`` of the rows ``indices`` (scalars are broadcast)."""
+        idx = _as_int32(np.atleast_1d(indices), "indices")
+        if idx.size and (idx.min() < 0 or idx.max() >= self.n_rows):
+            raise ValueError(f"a row index is outside [0, {self.n_rows})")
+        lo, hi = _as_f64(lower, idx.size, "lower"), _as_f64(upper, idx.size, "upper")
+        if self._h.changeRowsBounds(int(idx.size), idx, lo, hi) == highspy.HighsStatus.kError:
+            raise SolverError("HiGHS rejected changeRowsBounds", "Model error")
+
+    def change_coeff(self, row: int, col: int, value: float) -> None:
+        """Set the matrix entry ``A[row, col]`` (created when it was zero)."""
+        if not (0 <= row < self.n_rows and 0 <= col < self.n_cols):
+            raise ValueError(f"entry ({row}, {col}) is outside the {self.n_rows} x {self.n_cols} matrix")
+        if not np.isfinite(value):
+            raise ValueError(f"a matrix entry must be finite, got {value!r}")
+        if self._h.changeCoeff(int(row), int(col), float(value)) == highspy.HighsStatus.kError:
+            raise SolverError("HiGHS rejected changeCoeff", "Model error")
+
+    def on_mip_events(self, *, improving: Any = None, interrupt: Any = None) -> None:
+        """Subscribe MIP callbacks for the next solves: ``improving(running_time, primal_bound)`` at each new
+        incumbent, and ``interrupt(running_time, primal_bound) -> bool`` polled by branch and bound (True stops
+        it; the solve then ends with status "Interrupted by user")."""
+        if improving is not None:
+            self._h.cbMipImprovingSolution.subscribe(
+                lambda e: improving(e.data_out.running_time, e.data_out.mip_primal_bound))
+        if interrupt is not None:
+            def poll(e):
+                if interrupt(e.data_out.running_time, e.data_out.mip_primal_bound):
+                    e.interrupt()
+
+            self._h.cbMipInterrupt.subscribe(poll)
 
     def set_start(self, values: Any, indices: Any = None) -> None:
         """A starting point: a MIP start for a MILP (HiGHS completes a partial one), ignored by the simplex for LPs.
@@ -348,6 +389,7 @@ class HighsModel:
             runtime=float(runtime),
             info={
                 "mip_gap": float(info.mip_gap),
+                "mip_dual_bound": float(info.mip_dual_bound),
                 "max_primal_infeasibility": float(info.max_primal_infeasibility),
                 "max_dual_infeasibility": float(info.max_dual_infeasibility),
                 "simplex_iteration_count": int(info.simplex_iteration_count),
