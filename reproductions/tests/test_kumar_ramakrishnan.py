@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import shutil
+import sys
+
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.neural_network import MLPClassifier
 from sklearn.preprocessing import StandardScaler
 
+from reproductions import DOCS, RESULTS, TEMPLATES
 from reproductions import kumar_ramakrishnan as kr
+from reproductions.figures import NO_FIGURES_NOTE, figures_markdown
+from reproductions.report import typed_numbers
+
+REPORT = DOCS / "kumar_ramakrishnan.md"
 
 
 def test_mlp_model_is_the_documented_network():
@@ -24,68 +33,75 @@ def test_subset_of_methods_gives_the_full_runs_numbers():
     both, _ = kr.cv_protocol(["iris"], reps=2, folds=3, methods=("svm_linear", "mlp"), seed=5)
     alone, gaps = kr.cv_protocol(["iris"], reps=2, folds=3, methods=("mlp",), seed=5)
     assert gaps.empty and set(alone["method"]) == {"mlp"}
-    a = both[both["method"] == "mlp"]["error_pct"].to_numpy()
-    np.testing.assert_array_equal(a, alone["error_pct"].to_numpy())
-    assert alone["not_converged"].between(0, 3).all()
-    assert (alone["error_pct"] < 20).all()  # a working network on Iris
+    assert len(alone) == 2 * 3 and list(alone[["rep", "fold"]].itertuples(index=False, name=None)) == [
+        (r, f) for r in range(2) for f in range(3)]  # one row per repetition and fold
+    a = both[both["method"] == "mlp"]["errors"].to_numpy()
+    np.testing.assert_array_equal(a, alone["errors"].to_numpy())
+    assert alone["not_converged"].isin([0, 1]).all() and alone["n_test"].sum() == 2 * 150
+    reps = kr.per_repetition(alone)
+    assert len(reps) == 2 and (reps["error_pct"] < 20).all()  # a working network on Iris
     with pytest.raises(ValueError, match="methods must be"):
         kr.cv_protocol(["iris"], reps=1, methods=("nn",))
     with pytest.raises(ValueError, match="methods must be"):
         kr.cv_protocol(["iris"], reps=1, methods=())
 
 
+def _quick(tmp_path, *extra):
+    return ["--quick", "--out", str(tmp_path), "--datasets", "iris", "--reps", "2", "--lp-runs", "3",
+            "--tail-runs", "20", "--synthetic-seeds", "1", *extra]
+
+
 def _table6(text: str) -> dict[str, dict[str, str]]:
     lines = text.split("\n")
-    start = next(i for i, line in enumerate(lines) if line.startswith("| data set |"))
-    header, rows, _ = kr._read_pipe_table(lines, start)
+    start = next(i for i, line in enumerate(lines) if line.startswith("| data set | paper: ours"))
+    header = [c.strip() for c in lines[start].strip("|").split("|")]
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([c.strip() for c in line.strip("|").split("|")])
     return {r[0]: dict(zip(header, r, strict=True)) for r in rows}
 
 
-def test_merge_adds_the_mlp_column_and_keeps_every_other_number(tmp_path, capsys):
-    base = ["--quick", "--out", str(tmp_path), "--datasets", "iris", "--reps", "1", "--lp-runs", "3",
-            "--synthetic-seeds", "1", "--no-figures"]
-    assert kr.main([*base, "--methods", "svm_linear", "perceptron_raw"]) == 0
+def test_merge_replaces_the_methods_rows_in_the_store_and_rewrites_the_report(tmp_path, capsys):
+    """--merge runs only the named Table 6 columns, replaces their rows in the store and writes the report from
+    the store: the other columns and the LP and synthetic sections are unchanged."""
+    assert kr.main(_quick(tmp_path, "--methods", "svm_linear", "perceptron_raw", "--no-figures")) == 0
     md = tmp_path / "kumar_ramakrishnan.md"
     before = md.read_text()
     t6 = _table6(before)
     assert "MLP 10 hidden (std.)" not in t6["iris"] and "SVM linear (std.)" in t6["iris"]
-    assert "Whole Table 6 protocol (perceptron_raw, svm_linear;" in before
+    store = tmp_path / "results" / "kumar_ramakrishnan_table6.csv"
+    rows = pd.read_csv(store)
+    assert len(rows) == 2 * 2 * 10 and set(rows["method"]) == {"svm_linear", "perceptron_raw"}  # method x rep x fold
 
-    assert kr.main(["--out", str(tmp_path), "--datasets", "iris", "--reps", "1", "--merge", "--methods", "mlp"]) == 0
+    merge = ["--quick", "--out", str(tmp_path), "--datasets", "iris", "--reps", "2", "--merge", "--methods", "mlp"]
+    assert kr.main(merge) == 0
     after = md.read_text()
     new = _table6(after)["iris"]
     for header, cell in t6["iris"].items():
-        assert new[header] == cell  # the existing cells are kept as printed
-    ref, _ = kr.cv_protocol(["iris"], reps=1, methods=("mlp",))
-    assert new["MLP 10 hidden (std.)"] == f"{ref['error_pct'].iloc[0]:.2f}"
+        assert new[header] == cell  # the existing cells are kept
+    ref, _ = kr.cv_protocol(["iris"], reps=2, methods=("mlp",))
+    e = kr.per_repetition(ref)["error_pct"]
+    assert new["MLP 10 hidden (std.)"] == f"{e.mean():.2f} ({e.std():.2f})"
     headers = list(new)
     assert headers.index("paper: NN") + 1 == headers.index("MLP 10 hidden (std.)")  # beside the paper's NN
-    assert "MLP fits that stopped at the 1000-iteration cap: iris" in after
-    assert "Whole Table 6 protocol (mlp, perceptron_raw, svm_linear;" in after
-    wall = next(line for line in after.split("\n") if line.startswith("Wall time per part"))
-    assert "Table 6 merged mlp " in wall and "LP " in wall
-    parts = dict(q.rsplit(" ", 1) for q in wall.split(": ", 1)[1].split("; ")[0].split(", "))
-    whole = float(parts["Table 6 protocol"]) + float(parts["Table 6 merged mlp"])
-    assert wall.endswith(f"; whole Table 6 protocol {whole:.1f} (the sum of its parts)")
-    assert after.count("## Discussion") == 1 and after.count("## Real data (Table 6)") == 1
-    # LP and synthetic sections are untouched
+    assert "MLP fits that stopped at the iteration cap: iris " in after
+    assert "Whole Table 6 protocol (svm_linear, mlp, perceptron_raw;" in after
+    assert "Table 6 (mlp) " in after and after.count("## Discussion") == 1
     sec = "## Synthetic 2-D data"
     assert before[before.index("## LP"):before.index(sec)] == after[after.index("## LP"):after.index(sec)]
-
-    # merging the same column again replaces it (one MLP column, one merged wall-time entry)
-    assert kr.main(["--out", str(tmp_path), "--datasets", "iris", "--reps", "1", "--merge", "--methods", "mlp"]) == 0
-    again = md.read_text()
-    assert _table6(again) == _table6(after) and again.count("merged mlp") == 1
+    # merging again replaces the rows (no duplicates)
+    assert kr.main(merge) == 0
+    assert len(pd.read_csv(store)) == 3 * 2 * 10 and _table6(md.read_text()) == _table6(after)
     capsys.readouterr()
-
-    # a different R than the report's is refused, and so is a missing report
+    # another R or seed than the stored rows, or no stored rows, is refused
     with pytest.raises(SystemExit):
-        kr.main(["--out", str(tmp_path), "--datasets", "iris", "--reps", "2", "--merge", "--methods", "mlp"])
-    assert "2 repetitions, the report's Table 6 has 1" in capsys.readouterr().err
-    assert md.read_text() == again
+        kr.main([*merge[:6], "3", *merge[7:]])
+    assert "3 repetitions with seed 0, the stored rows have 2" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        kr.main(["--out", str(tmp_path / "none"), "--merge", "--methods", "mlp"])
-    assert "--merge needs an existing report" in capsys.readouterr().err
+        kr.main(["--quick", "--out", str(tmp_path / "none"), "--merge", "--methods", "mlp"])
+    assert "--merge needs stored Table 6 rows" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         kr.main(["--out", str(tmp_path), "--merge", "--figures-only"])
     with pytest.raises(SystemExit):
@@ -127,6 +143,8 @@ def test_lp_error_distribution_matches_an_independent_numpy_swarm():
     lp = kr.lp_experiment(runs=400, T=50, c4s=(0.05,))
     core = lp["pso"][0.05][:, 25]
     ref = np.array([_numpy_lp(s, 0.05)[25] for s in range(400)])
+    # the module's copy (used for the report's tail check) is this independent implementation
+    np.testing.assert_array_equal(kr.numpy_lp(7, 0.2), _numpy_lp(7, 0.2))
     assert core.mean() == pytest.approx(ref.mean(), rel=0.2)
     for q in (0.5, 0.9, 0.99):
         assert np.quantile(core, q) == pytest.approx(np.quantile(ref, q), rel=0.3)
@@ -168,3 +186,100 @@ def test_table6_cv_ranges(name, lo, hi):
     cv, gaps = cv_protocol([name], reps=2, methods=("ours_pso",))
     assert lo <= cv["error_pct"].mean() <= hi
     assert np.all(gaps["D_pso"] >= gaps["D_exact"] - 1e-12)
+
+
+# ------------------------------------------------------------------------------------------ report from the store
+def test_templates_state_no_number_by_hand():
+    """The report's fixed prose (templates) types no number: every figure is a placeholder filled from the tables."""
+    names = sorted(p.name for p in TEMPLATES.glob("kumar_ramakrishnan*.md"))
+    assert names == ["kumar_ramakrishnan.md", "kumar_ramakrishnan_items.md"]
+    for name in names:
+        assert typed_numbers((TEMPLATES / name).read_text(encoding="utf-8")) == [], name
+
+
+def test_paper_tables_come_from_the_csv_files():
+    t6 = kr.paper_table(6).set_index("dataset")
+    assert kr.TABLE6["wine"][0] == t6.loc["wine", "ours"] == 1.06
+    assert kr.TABLE3[0.05] == (0.0020, 0.0197, 0.1346, 0.0272) and kr.TABLE2["ellipsoid"] == 0.0001
+    assert set(kr.TABLE4) == {"SVM", "ours", "NN-1", "NN-2"}
+
+
+def test_report_only_regenerates_the_committed_report(tmp_path):
+    """The committed report is exactly what --report-only writes from the committed store (Figures section kept)."""
+    shutil.copy(REPORT, tmp_path / REPORT.name)
+    assert kr.main(["--report-only", "--out", str(tmp_path), "--results", str(RESULTS)]) == 0
+    assert (tmp_path / REPORT.name).read_text() == REPORT.read_text()
+
+
+def test_committed_report_states_its_procedure_and_what_is_not_reproduced():
+    text = REPORT.read_text()
+    assert "svmopt reproduce" not in text and "python -m svmopt" not in text
+    assert "Generated by `python -m reproductions kumar-ramakrishnan`" in text
+    # the projection is not the paper's: said in the Table 6 section, before the table
+    t6 = text.index("## Real data (Table 6)")
+    table = text.index("| data set | paper: ours", t6)
+    note = text[t6:table]
+    assert "Our projection is not the paper's" in note and "Section 4.3.5" in note and "covdiff" in note
+    # the list of what is not reproduced is computed from the tables: Wine's swarm error above the paper's
+    res = kr.load_results(RESULTS)
+    cells = kr.per_repetition(res["table6"]).groupby(["dataset", "method"])["error_pct"].mean()
+    items = kr.not_reproduced(res)
+    wine = [s for s in items if s.startswith("**Table 6, wine, our method:")]
+    assert len(wine) == 1 and f"{cells['wine', 'ours_pso']:.2f} %" in wine[0] and "1.06 %" in wine[0]
+    assert f"{cells['wine', 'ours_exact']:.2f} %" in wine[0]  # what was tried, with its number
+    assert not any(s.startswith("**Table 6, pima, our method") for s in items)  # better than the paper there
+    section = text[text.index("## Not reproduced / below the paper"):text.index("## Discussion")]
+    assert section.count("\n* ") == len(items) and "Tried" in section
+
+
+@pytest.fixture(scope="module")
+def quick_store(tmp_path_factory):
+    """The smallest quick run (Iris, R = 2), without figures: its output directory."""
+    out = tmp_path_factory.mktemp("kr_quick")
+    assert kr.main(_quick(out, "--no-figures")) == 0
+    return out
+
+
+def test_report_numbers_follow_the_stored_rows(quick_store, tmp_path):
+    """Change the stored Table 6 rows: the table, the summary and the not-reproduced list follow them."""
+    res = kr.load_results(quick_store / "results")
+    cv = res["table6"].copy()
+    pso = cv["method"] == "ours_pso"
+    cv.loc[pso, "errors"] = cv.loc[pso, "n_test"]  # every test point wrong
+    cv.loc[pso, "error_pct"] = 100.0 * cv.loc[pso, "errors"] / cv.loc[pso, "n_test"]
+    res["table6"] = cv
+    text = kr.report_text(res)
+    assert _table6(text)["iris"]["ours PSO"] == "100.00 (0.00)"
+    assert "**Table 6, iris, our method: 100.00 % (SD 0.00) against the paper's 2.20 %** (97.80 points worse)" in text
+    assert "than the paper's on 0 of 1" in text.replace("\n", " ")
+    cv.loc[pso, "errors"] = 0
+    res["table6"] = cv
+    assert not any(s.startswith("**Table 6, iris, our method") for s in kr.not_reproduced(res))
+
+
+def test_quick_run_without_matplotlib_writes_the_note(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    assert kr.main(_quick(tmp_path)) == 0
+    capsys.readouterr()
+    text = (tmp_path / "kumar_ramakrishnan.md").read_text()
+    assert text.endswith(figures_markdown(None)) and NO_FIGURES_NOTE in text
+    assert not list(tmp_path.glob("*.png"))
+    # --figures-only without matplotlib: the note again, tables kept
+    before = text[:text.index("## Figures")]
+    assert kr.main([*_quick(tmp_path), "--figures-only"]) == 0
+    assert (tmp_path / "kumar_ramakrishnan.md").read_text() == before + figures_markdown(None)
+
+
+def test_report_only_keeps_the_figures_section_and_refuses_an_empty_store(quick_store, tmp_path, capsys):
+    md = tmp_path / "kumar_ramakrishnan.md"
+    md.write_text("# old\n\n## Figures\n\n![x](kumar_ramakrishnan_figure2.png)\n")
+    argv = ["--report-only", "--out", str(tmp_path), "--results", str(quick_store / "results")]
+    assert kr.main(argv) == 0
+    text = md.read_text()
+    assert text.startswith("# Reproduction: Kumar")
+    assert text.endswith("## Figures\n\n![x](kumar_ramakrishnan_figure2.png)\n")
+    assert "Generated by `python -m reproductions kumar-ramakrishnan --quick`" in text
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        kr.main(["--report-only", "--out", str(tmp_path), "--results", str(tmp_path / "empty")])
+    assert "has no table kumar_ramakrishnan_lp.csv" in capsys.readouterr().err
