@@ -808,11 +808,11 @@ def _table6_values(cv: pd.DataFrame, gaps: pd.DataFrame, facts: pd.DataFrame, it
     v["paper_nn_list"] = _join([f"{_f(paper.loc[ds, 'nn'])} %" for ds in mlp])
     nn_bad = [ds for ds in mlp if paper.loc[ds, "nn"] > mean(ds, "mlp") + NOT_REPRODUCED_SDS * sd(ds, "mlp")]
     v["nn_bad"] = _join(nn_bad)
-    v["nn_bad_facts"] = "; ".join([
+    v["nn_bad_facts"] = "; ".join(
         f"{ds}: the paper's {_f(paper.loc[ds, 'nn'])} %, always answering the majority class "
-                               f"{_f(facts.loc[ds, 'majority_error_pct'])} %, our raw-input perceptron "
-                               + (f"{_f(mean(ds, 'perceptron_raw'))} %" if has(ds, "perceptron_raw") else "-")
-                               for ds in nn_bad]) or "none"
+        f"{_f(facts.loc[ds, 'majority_error_pct'])} %, our raw-input perceptron "
+        + (f"{_f(mean(ds, 'perceptron_raw'))} %" if has(ds, "perceptron_raw") else "-")
+        for ds in nn_bad) or "none"
     v["nn_bad_attr"] = _join([f"{ds} up to {facts.loc[ds, 'max_abs_attribute']:g}" for ds in nn_bad])
     vs = [ds for ds in mlp if has(ds, "ours_pso")]
     diff = {ds: mean(ds, "ours_pso") - mean(ds, "mlp") for ds in vs}
