@@ -8,10 +8,10 @@ from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from svmopt import EllipsoidPSOClassifier
+from svmopt._ellipsoid_geometry import _slsqp_primal
 from svmopt.datasets import load_dataset
 from svmopt.ellipsoid import (
     _proj2,
-    _slsqp_primal,
     _whiten,
     class_ellipsoids,
     ellipsoid_closest_points,
