@@ -34,18 +34,18 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from collections.abc import Iterable
 from itertools import combinations
 from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils import check_array, column_or_1d
+from sklearn.utils import check_array
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 from svmopt import _core
 from svmopt._config import parse_bytes
+from svmopt._sources import DEFAULT_BLOCK, Source, check_block, load_source
 from svmopt._validation import (
     NONNEGATIVE_INT,
     POSITIVE,
@@ -62,7 +62,6 @@ from svmopt.tuning import CVEngine, csa_simplex, make_folds
 
 __all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR", "choose_n_prototypes", "select_prototypes"]
 
-_DEFAULT_BLOCK = 65536
 
 
 def _rbf_params(sigma2: float):
@@ -102,56 +101,6 @@ def _random_prototypes(n: int, m: int, labels: np.ndarray | None, rng: np.random
     except ValueError:  # a class too small to stratify (or m below the number of classes): plain uniform sample
         idx = np.random.default_rng(seed).choice(n, m, replace=False)
     return np.sort(idx)
-
-
-# --------------------------------------------------------------------------------------------- data sources
-class _Source:
-    """A re-iterable stream of standardized row blocks ``(X_block, y_block)``."""
-
-    def __init__(self, X, y, block_size: int):
-        self.block_size = block_size
-        self.array = None
-        self.factory = None
-        if isinstance(X, np.ndarray):
-            self.array, self.y = X, y
-        elif callable(X):
-            self.factory = X
-            self.y = None
-        else:
-            blocks = [(np.asarray(xb), np.asarray(yb)) for xb, yb in X]
-            self.factory = lambda: iter(blocks)
-            self.y = None
-        self.mean = None
-        self.scale = None
-
-    def raw(self) -> Iterable[tuple[np.ndarray, np.ndarray]]:
-        if self.array is not None:
-            n = self.array.shape[0]
-            for s in range(0, n, self.block_size):
-                yield self.array[s:s + self.block_size], self.y[s:s + self.block_size]
-        else:
-            yield from self.factory()
-
-    def blocks(self) -> Iterable[tuple[np.ndarray, np.ndarray]]:
-        for xb, yb in self.raw():
-            xb = np.asarray(xb, dtype=np.float64)
-            if self.mean is not None:
-                xb = (xb - self.mean) / self.scale
-            yield np.ascontiguousarray(xb), np.asarray(yb)
-
-
-def _check_block(xb: np.ndarray, d: int | None, name: str = "X") -> np.ndarray:
-    xb = np.asarray(xb)
-    if np.iscomplexobj(xb):
-        raise ValueError("Complex data not supported")
-    xb = xb.astype(np.float64, copy=False)
-    if xb.ndim != 2:
-        raise ValueError(f"{name} blocks must be 2-D, got ndim={xb.ndim}")
-    if d is not None and xb.shape[1] != d:
-        raise ValueError(f"{name} blocks must all have {d} columns, got {xb.shape[1]}")
-    if not np.all(np.isfinite(xb)):
-        raise ValueError(f"Input {name} contains NaN or infinity.")
-    return xb
 
 
 # --------------------------------------------------------------------------------------------- estimators
@@ -217,60 +166,8 @@ class _FixedSizeLSSVM(BaseEstimator):
 
     # -- fitting -----------------------------------------------------------------------------------
     def _load(self, X, y):
-        """Validate the input, returning (source, y_all, d)."""
-        block = int(self.block_size or _DEFAULT_BLOCK)
-        if is_dask_array(X):
-            return self._load_dask(X, y)
-        if isinstance(X, np.memmap):
-            if y is None:
-                raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-            if X.ndim != 2:
-                raise ValueError(f"X must be 2-D, got ndim={X.ndim}")
-            y = self._check_y(column_or_1d(y, warn=True))
-            if y.shape[0] != X.shape[0]:
-                raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
-            self.n_features_in_ = X.shape[1]
-            src = _Source(X, y, block)
-            for xb, _ in src.raw():
-                _check_block(xb, X.shape[1])
-            return src, y, X.shape[1]
-        if callable(X) or (not isinstance(X, np.ndarray) and hasattr(X, "__next__")):
-            if y is not None:
-                raise ValueError("y must be None when X is a block stream: the blocks carry (X_block, y_block)")
-            src = _Source(X, None, block)
-            ys, d = [], None
-            for xb, yb in src.raw():
-                xb = _check_block(xb, d)
-                d = xb.shape[1]
-                yb = np.asarray(yb).ravel()
-                if yb.shape[0] != xb.shape[0]:
-                    raise ValueError("every y block must have one entry per row of its X block")
-                ys.append(yb)
-            if d is None:
-                raise ValueError("the block stream is empty")
-            self.n_features_in_ = d
-            return src, self._check_y(np.concatenate(ys)), d
-        if y is None:
-            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=self._task == "regression")
-        y = self._check_y(y)
-        return _Source(X, y, block), y, X.shape[1]
-
-    def _load_dask(self, X, y):
-        """A dask array X (rows chunked; chunk sizes known): validated lazily, y (numpy or dask) brought to the
-        driver (O(n) labels; the masks, folds and targets of every problem are built from it as in memory)."""
-        src = DaskSource(X)  # raises for a wrong ndim, unknown chunk sizes, no rows/columns, bad dtype
-        if y is None:
-            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        if is_dask_array(y):
-            y = y.compute()
-        y = self._check_y(column_or_1d(y, warn=True))
-        if y.shape[0] != src.n:
-            raise ValueError(f"X has {src.n} rows but y has {y.shape[0]}")
-        if hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
-        self.n_features_in_ = src.d
-        return src, y, src.d
+        """Validate the input, returning (source, y_all, d); sets ``n_features_in_``."""
+        return load_source(self, X, y, int(self.block_size or DEFAULT_BLOCK))
 
     def _check_y(self, y):
         return np.asarray(y, dtype=np.float64)
@@ -385,7 +282,7 @@ class _FixedSizeLSSVM(BaseEstimator):
     def _strata(self, y):
         return None
 
-    def _gather(self, src: _Source | DaskSource, rows: np.ndarray) -> np.ndarray:
+    def _gather(self, src: Source | DaskSource, rows: np.ndarray) -> np.ndarray:
         if getattr(src, "is_dask", False):
             return src.gather(rows)
         if src.array is not None and not isinstance(src.array, np.memmap) and rows.size == src.array.shape[0]:
@@ -426,7 +323,7 @@ class _FixedSizeLSSVM(BaseEstimator):
         if self.verbose:
             from tqdm.auto import tqdm
 
-            if n_p > int(self.block_size or _DEFAULT_BLOCK):  # a bar per streaming pass only if it has blocks
+            if n_p > int(self.block_size or DEFAULT_BLOCK):  # a bar per streaming pass only if it has blocks
 
                 def progress(it):
                     return tqdm(it, desc="row blocks", leave=False, unit="block")
@@ -518,14 +415,14 @@ class _FixedSizeLSSVM(BaseEstimator):
                                  f"{self.n_features_in_} features as input")
         else:
             X = validate_data(self, X, dtype=np.float64, reset=False)
-        block = int(self.block_size or _DEFAULT_BLOCK)
+        block = int(self.block_size or DEFAULT_BLOCK)
         out = np.empty((X.shape[0], len(self.problems_)))
         groups: dict[float, list[int]] = {}
         for j, p in enumerate(self.problems_):
             groups.setdefault(p["sigma2"] if self.kernel_mode_ == "rbf" else 0.0, []).append(j)
         kern = self.kernel if isinstance(self.kernel, Kernel) else None
         for s in range(0, X.shape[0], block):
-            xb = _check_block(X[s:s + block], self.n_features_in_)
+            xb = check_block(X[s:s + block], self.n_features_in_)
             xb = np.ascontiguousarray((xb - self.x_mean_) / self.x_scale_)
             for s2, js in groups.items():
                 V = np.ascontiguousarray(np.column_stack([self.problems_[j]["coef"] for j in js]))

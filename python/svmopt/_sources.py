@@ -1,0 +1,126 @@
+"""The data sources of a streaming fit (paper 002's blockwise accumulation, eq. (20)): a numpy array or
+``np.memmap`` read in row blocks, a callable or iterator of ``(X_block, y_block)`` pairs, or a dask array
+(:class:`svmopt.distributed.DaskSource`), each validated before any work and turned into re-iterable blocks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+from sklearn.utils import column_or_1d
+from sklearn.utils.validation import validate_data
+
+from svmopt.distributed import DaskSource, is_dask_array
+
+__all__ = ["DEFAULT_BLOCK", "Source", "check_block", "load_source"]
+
+DEFAULT_BLOCK = 65536
+
+
+class Source:
+    """A re-iterable stream of standardized row blocks ``(X_block, y_block)``."""
+
+    def __init__(self, X, y, block_size: int):
+        self.block_size = block_size
+        self.array = None
+        self.factory = None
+        if isinstance(X, np.ndarray):
+            self.array, self.y = X, y
+        elif callable(X):
+            self.factory = X
+            self.y = None
+        else:
+            blocks = [(np.asarray(xb), np.asarray(yb)) for xb, yb in X]
+            self.factory = lambda: iter(blocks)
+            self.y = None
+        self.mean = None
+        self.scale = None
+
+    def raw(self) -> Iterable[tuple[np.ndarray, np.ndarray]]:
+        if self.array is not None:
+            n = self.array.shape[0]
+            for s in range(0, n, self.block_size):
+                yield self.array[s:s + self.block_size], self.y[s:s + self.block_size]
+        else:
+            yield from self.factory()
+
+    def blocks(self) -> Iterable[tuple[np.ndarray, np.ndarray]]:
+        for xb, yb in self.raw():
+            xb = np.asarray(xb, dtype=np.float64)
+            if self.mean is not None:
+                xb = (xb - self.mean) / self.scale
+            yield np.ascontiguousarray(xb), np.asarray(yb)
+
+
+def check_block(xb: np.ndarray, d: int | None, name: str = "X") -> np.ndarray:
+    """One block of a stream as float64, checked: 2-D, ``d`` columns (when known), finite, not complex."""
+    xb = np.asarray(xb)
+    if np.iscomplexobj(xb):
+        raise ValueError("Complex data not supported")
+    xb = xb.astype(np.float64, copy=False)
+    if xb.ndim != 2:
+        raise ValueError(f"{name} blocks must be 2-D, got ndim={xb.ndim}")
+    if d is not None and xb.shape[1] != d:
+        raise ValueError(f"{name} blocks must all have {d} columns, got {xb.shape[1]}")
+    if not np.all(np.isfinite(xb)):
+        raise ValueError(f"Input {name} contains NaN or infinity.")
+    return xb
+
+
+def load_source(est, X, y, block: int = DEFAULT_BLOCK):
+    """Validate a fit's input for the estimator ``est`` (its ``_check_y`` codes the target), set
+    ``est.n_features_in_``, and return ``(source, y_all, d)``: a numpy array or ``np.memmap`` is read in row
+    blocks, a callable or iterator yields ``(X_block, y_block)`` pairs, a dask array becomes a ``DaskSource``."""
+    if is_dask_array(X):
+        return _load_dask(est, X, y)
+    if isinstance(X, np.memmap):
+        if y is None:
+            raise ValueError(f"{type(est).__name__} requires y to be passed, but the target y is None")
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got ndim={X.ndim}")
+        y = est._check_y(column_or_1d(y, warn=True))
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
+        est.n_features_in_ = X.shape[1]
+        src = Source(X, y, block)
+        for xb, _ in src.raw():
+            check_block(xb, X.shape[1])
+        return src, y, X.shape[1]
+    if callable(X) or (not isinstance(X, np.ndarray) and hasattr(X, "__next__")):
+        if y is not None:
+            raise ValueError("y must be None when X is a block stream: the blocks carry (X_block, y_block)")
+        src = Source(X, None, block)
+        ys, d = [], None
+        for xb, yb in src.raw():
+            xb = check_block(xb, d)
+            d = xb.shape[1]
+            yb = np.asarray(yb).ravel()
+            if yb.shape[0] != xb.shape[0]:
+                raise ValueError("every y block must have one entry per row of its X block")
+            ys.append(yb)
+        if d is None:
+            raise ValueError("the block stream is empty")
+        est.n_features_in_ = d
+        return src, est._check_y(np.concatenate(ys)), d
+    if y is None:
+        raise ValueError(f"{type(est).__name__} requires y to be passed, but the target y is None")
+    X, y = validate_data(est, X, y, dtype=np.float64, y_numeric=est._task == "regression")
+    y = est._check_y(y)
+    return Source(X, y, block), y, X.shape[1]
+
+
+def _load_dask(est, X, y):
+    """A dask array X (rows chunked; chunk sizes known): validated lazily, y (numpy or dask) brought to the
+    driver (O(n) labels; the masks, folds and targets of every problem are built from it as in memory)."""
+    src = DaskSource(X)  # raises for a wrong ndim, unknown chunk sizes, no rows/columns, bad dtype
+    if y is None:
+        raise ValueError(f"{type(est).__name__} requires y to be passed, but the target y is None")
+    if is_dask_array(y):
+        y = y.compute()
+    y = est._check_y(column_or_1d(y, warn=True))
+    if y.shape[0] != src.n:
+        raise ValueError(f"X has {src.n} rows but y has {y.shape[0]}")
+    if hasattr(est, "feature_names_in_"):
+        del est.feature_names_in_
+    est.n_features_in_ = src.d
+    return src, y, src.d
