@@ -45,7 +45,7 @@ def load_table(data: str, target: str | None) -> tuple[np.ndarray, np.ndarray, s
     import pandas as pd
 
     try:
-        df = pd.read_csv(path)
+        df = pd.read_csv(path, float_precision="round_trip")  # the file's numbers exactly, whatever the pandas
     except Exception as exc:  # pandas raises many types for malformed files
         raise CLIError(f"--data: cannot read {path} as CSV: {exc}") from exc
     if df.shape[1] < 2:

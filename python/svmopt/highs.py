@@ -51,13 +51,16 @@ DEFAULT_OPTIONS: dict[str, Any] = {
 
 
 def _reset_scheduler() -> bool:
-    """Drop this thread's HiGHS task scheduler (highspy >= 1.16); False where highspy has no per-thread one.
+    """Drop HiGHS's task scheduler so that the next run builds one for its own ``threads`` option.
 
-    HiGHS >= 1.16 keeps one scheduler per calling thread, sized by the first run's ``threads`` option, and refuses
-    (``run`` returns kError before any work, model status kNotset) a later model whose ``threads`` differs, e.g. a
-    MILP with ``threads=1`` after an LP at the default. The scheduler only holds worker threads, so resetting it
-    and running again is what HiGHS's message recommends; older highspy versions reuse the scheduler instead."""
-    reset = getattr(highspy.Highs, "resetThreadScheduler", None)
+    HiGHS sizes its task scheduler by the first run's ``threads`` option and refuses (``run`` returns kError before
+    any work, model status kNotset) a later model whose ``threads`` differs, e.g. a MILP with ``threads=1`` after
+    an LP at the default. The scheduler only holds worker threads, so resetting it and running again is what
+    HiGHS's message recommends: highspy >= 1.16 keeps one scheduler per calling thread
+    (``resetThreadScheduler``), older versions one per process (``resetGlobalScheduler``; svmopt runs HiGHS from
+    one thread at a time). False when this highspy has neither."""
+    reset = getattr(highspy.Highs, "resetThreadScheduler", None) or getattr(highspy.Highs, "resetGlobalScheduler",
+                                                                            None)
     if reset is None:
         return False
     reset(True)
