@@ -889,7 +889,8 @@ def _report_values(res: dict[str, pd.DataFrame]) -> tuple[dict, list[str]]:
     items = t6_items + lp_items + syn_items
     values = {
         **lpv, **synv, **t6v,
-        "mode": f"Mode: {mode} (R = {t6v['reps']}, {lpv['lp_runs']} LP runs per c4, {synv['syn_n']} synthetic draws).",
+        "mode": f"Mode: {mode} (R = {t6v['reps']}, {lpv['lp_runs']} LP runs per c4, {synv['syn_n']} synthetic "
+                f"draw{'s' if synv['syn_n'] != 1 else ''}).",
         "command": COMMAND + (" --quick" if mode == "quick" else ""),
         "settings": _settings(),
         "wall_times": ", ".join(f"{r.part} {r.wall_s:.1f}" for r in runs.itertuples()),

@@ -33,20 +33,6 @@ def data():
     return X, y, yr, y3
 
 
-@pytest.fixture(scope="module")
-def client():
-    from dask.distributed import Client, LocalCluster
-
-    cluster = LocalCluster(n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1",
-                           dashboard_address=None)
-    c = Client(cluster)
-    try:
-        yield c
-    finally:
-        c.close()
-        cluster.close()
-
-
 def test_numpy_users_never_import_dask():
     code = ("import sys\nimport numpy as np\nfrom svmopt import FixedSizeLSSVR\nimport svmopt.distributed\n"
             "X = np.random.default_rng(0).normal(size=(60, 2))\n"
@@ -88,7 +74,7 @@ def test_dask_input_errors(data):
 
 # --------------------------------------------------------------------------------------------- on the cluster
 @pytest.mark.parametrize("chunks", [(900, 3), (250, 3), (137, 2)])
-def test_classifier_dask_equals_in_memory(client, data, chunks):
+def test_classifier_dask_equals_in_memory(dask_client, data, chunks):
     X, y, _, _ = data
     kw = {"n_prototypes": 40, "gamma": 8.0, "sigma2": 2.5, "cv": 5, "random_state": 4, "block_size": 200}
     ref = FixedSizeLSSVC(**kw).fit(X, y)
@@ -107,7 +93,7 @@ def test_classifier_dask_equals_in_memory(client, data, chunks):
 
 @pytest.mark.parametrize("chunks", [(900, 3), (301, 3), (113, 2)])
 @pytest.mark.parametrize("feature_memory", ["1G", 1000])
-def test_regressor_dask_equals_in_memory(client, data, chunks, feature_memory):
+def test_regressor_dask_equals_in_memory(dask_client, data, chunks, feature_memory):
     """Both CV branches: features kept on the workers, and over the budget (recomputed / SSE shortcut)."""
     X, _, yr, _ = data
     kw = {"n_prototypes": 30, "gamma": 20.0, "sigma2": 3.0, "cv": 4, "random_state": 1,
@@ -121,7 +107,7 @@ def test_regressor_dask_equals_in_memory(client, data, chunks, feature_memory):
     assert est.cv_score_ == pytest.approx(ref.cv_score_, rel=1e-10)
 
 
-def test_multiclass_and_linear_dask_equal_in_memory(client, data):
+def test_multiclass_and_linear_dask_equal_in_memory(dask_client, data):
     X, _, yr, y3 = data
     Xd = da.from_array(X, chunks=(200, 3))
     kw = {"n_prototypes": 30, "gamma": 5.0, "sigma2": 2.0, "cv": 3, "random_state": 2, "multiclass": "ovo"}
@@ -135,7 +121,7 @@ def test_multiclass_and_linear_dask_equal_in_memory(client, data):
     _assert_close(est.predict(X), ref.predict(X))
 
 
-def test_tuned_fits_agree(client, data):
+def test_tuned_fits_agree(dask_client, data):
     """CSA + simplex on the dask CV costs follows the same path: classification costs are exact counts, the
     regression MSE differs from the in-memory one only by summation order."""
     X, y, yr, _ = data
@@ -153,7 +139,7 @@ def test_tuned_fits_agree(client, data):
             np.testing.assert_array_equal(est.predict(X), ref.predict(X))
 
 
-def test_fold_sums_match_core_accumulator(client, data):
+def test_fold_sums_match_core_accumulator(dask_client, data):
     """The tree-reduced per-chunk partial sums equal one in-memory accumulation (eq. (20)) to 1e-10."""
     from svmopt import _core
     from svmopt.distributed import DaskSource, fold_sums

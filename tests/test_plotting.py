@@ -9,23 +9,8 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from matplotlib.image import imread
-
 from svmopt import plotting
 from svmopt.robust_svc import RobustSVC
-
-MIN_BYTES = 5_000
-
-
-def assert_png(path, min_bytes: int = MIN_BYTES):
-    """The file exists, is a PNG of some size, and is not blank (pixel variance clearly above zero)."""
-    assert path.exists(), path
-    assert path.stat().st_size > min_bytes, (path, path.stat().st_size)
-    with open(path, "rb") as fh:
-        assert fh.read(8) == b"\x89PNG\r\n\x1a\n"
-    img = imread(path)
-    assert img.ndim == 3 and img.shape[0] > 100 and img.shape[1] > 100
-    assert float(img[..., :3].var()) > 1e-3, "the image is (nearly) blank"
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +29,7 @@ def fitted(toy):
 
 # ------------------------------------------------------------------------------------------ the figure functions
 @pytest.mark.parametrize("surfaces", ["paper", "corrected"])
-def test_decision_surfaces_png(tmp_path, toy, fitted, surfaces):
+def test_decision_surfaces_png(tmp_path, toy, fitted, surfaces, assert_png):
     X, y = toy
     ax = plotting.plot_decision_surfaces(fitted, X, y, surfaces=surfaces, n_grid=60, title="toy")
     assert ax.get_title() == "toy"
@@ -52,7 +37,7 @@ def test_decision_surfaces_png(tmp_path, toy, fitted, surfaces):
     assert_png(plotting.save_figure(ax, tmp_path / f"surf_{surfaces}.png"))
 
 
-def test_decision_surfaces_robust_and_given_axes(tmp_path, toy):
+def test_decision_surfaces_robust_and_given_axes(tmp_path, toy, assert_png):
     X, y = toy
     est = RobustSVC(kernel="rbf", alpha=1.9, nu=1.0, p=np.inf, eta={1.0: 0.01, -1.0: 0.03}).fit(X, y)
     fig, axes = plotting.new_figure(1, 2)
@@ -110,7 +95,7 @@ def test_decision_surfaces_bad_input(toy, fitted):
         plotting.plot_decision_surfaces(est3, X, y3)
 
 
-def test_pso_convergence_png(tmp_path):
+def test_pso_convergence_png(tmp_path, assert_png):
     from svmopt.ellipsoid import pso_single_swarm
 
     hist = np.array([pso_single_swarm(np.ones(2), max_iter=30, random_state=s)["fitness_history"] for s in range(4)])
@@ -131,7 +116,7 @@ def test_pso_convergence_png(tmp_path):
         plotting.plot_pso_convergence([1.0, 0.5], optimum=np.inf)
 
 
-def test_hyperplanes_png(tmp_path):
+def test_hyperplanes_png(tmp_path, assert_png):
     from sklearn.svm import SVC
 
     from svmopt.ellipsoid import EllipsoidPSOClassifier

@@ -378,8 +378,10 @@ def test_fs_svm_matches_support_enumeration():
 # estimator contract
 # ---------------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(("kwargs", "match"), [
-    ({"C": 0}, "'C' parameter .* range \\(0.0, inf\\)"), ({"C": np.inf}, "'C' parameter"), ({"method": "fast"}, "method"), ({"big_m": "v3"}, "big_m"),
-    ({"time_limit": 0}, "time_limit"), ({"delta": 1.5}, "delta"), ({"p": 0}, "'p' parameter .* int in the range \\[1, inf\\)"), ({"q": 1.5}, "'q' parameter"),
+    ({"C": 0}, r"'C' parameter .* range \(0.0, inf\)"), ({"C": np.inf}, "'C' parameter"),
+    ({"method": "fast"}, "method"), ({"big_m": "v3"}, "big_m"), ({"time_limit": 0}, "time_limit"),
+    ({"delta": 1.5}, "delta"), ({"p": 0}, r"'p' parameter .* int in the range \[1, inf\)"),
+    ({"q": 1.5}, "'q' parameter"),
     ({"t_fea": -1}, "t_fea"), ({"tau": 3}, "tau"), ({"budget": 0}, "budget"), ({"budget": 5}, "budget"),
     ({"mip_gap": 1.0}, "mip_gap"),
 ])

@@ -288,21 +288,20 @@ class HighsModel:
 
     def change_col_bounds(self, indices: Any, lower: Any, upper: Any) -> None:
         """New bounds ``lower <= x_j <= upper`` of the columns ``indices`` (scalars are broadcast)."""
-        idx = _as_int32(np.atleast_1d(indices), "indices")
-        if idx.size and (idx.min() < 0 or idx.max() >= self.n_cols):
-            raise ValueError(f"a column index is outside [0, {self.n_cols})")
-        lo, hi = _as_f64(lower, idx.size, "lower"), _as_f64(upper, idx.size, "upper")
-        if self._h.changeColsBounds(int(idx.size), idx, lo, hi) == highspy.HighsStatus.kError:
-            raise SolverError("HiGHS rejected changeColsBounds", "Model error")
+        self._change_bounds("column", self.n_cols, self._h.changeColsBounds, indices, lower, upper)
 
     def change_row_bounds(self, indices: Any, lower: Any, upper: Any) -> None:
         """New bounds ``lower <= (A x)_i <= upper`` of the rows ``indices`` (scalars are broadcast)."""
+        self._change_bounds("row", self.n_rows, self._h.changeRowsBounds, indices, lower, upper)
+
+    @staticmethod
+    def _change_bounds(what: str, size: int, change: Any, indices: Any, lower: Any, upper: Any) -> None:
         idx = _as_int32(np.atleast_1d(indices), "indices")
-        if idx.size and (idx.min() < 0 or idx.max() >= self.n_rows):
-            raise ValueError(f"a row index is outside [0, {self.n_rows})")
+        if idx.size and (idx.min() < 0 or idx.max() >= size):
+            raise ValueError(f"a {what} index is outside [0, {size})")
         lo, hi = _as_f64(lower, idx.size, "lower"), _as_f64(upper, idx.size, "upper")
-        if self._h.changeRowsBounds(int(idx.size), idx, lo, hi) == highspy.HighsStatus.kError:
-            raise SolverError("HiGHS rejected changeRowsBounds", "Model error")
+        if change(int(idx.size), idx, lo, hi) == highspy.HighsStatus.kError:
+            raise SolverError(f"HiGHS rejected the new {what} bounds", "Model error")
 
     def change_coeff(self, row: int, col: int, value: float) -> None:
         """Set the matrix entry ``A[row, col]`` (created when it was zero)."""

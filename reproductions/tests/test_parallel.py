@@ -80,24 +80,9 @@ def test_parallel_map_progress_bar(capsys):
 
 
 
-@pytest.fixture(scope="module")
-def client():
-    pytest.importorskip("dask.distributed", reason="dask.distributed is an optional dependency")
-    from dask.distributed import Client, LocalCluster
-
-    cluster = LocalCluster(n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1",
-                           dashboard_address=None)
-    c = Client(cluster)
-    try:
-        yield c
-    finally:
-        c.close()
-        cluster.close()
-
-
-def test_parallel_map_runs_on_cluster_workers(client):
-    assert active_client() is client
-    workers = set(client.scheduler_info()["workers"])
+def test_parallel_map_runs_on_cluster_workers(dask_client):
+    assert active_client() is dask_client
+    workers = set(dask_client.scheduler_info()["workers"])
     out = parallel_map(_where_fn(), range(8), n_jobs=1, desc="cluster")
     assert [x for x, _ in out] == list(range(8))
     assert {addr for _, addr in out} <= workers
