@@ -1,58 +1,64 @@
 """RobustSVC: the robust nonlinear SVM of Maggioni & Spinelli (paper 000) as a scikit-learn classifier.
 
-Model (spec 000, sections 1.4-1.13). With Gram matrix ``K``, labels ``y`` in {-1, +1} (class A = +1) and
-per-point feature-space bounds ``delta_i >= 0``, solve the LP
+Model (paper 000, Sections 3.2.3, 4 and 5, eqs. (6)-(27)). With Gram matrix ``K``, labels ``y`` in {-1, +1}
+(class A = +1) and per-point feature-space bounds ``delta_i >= 0``, solve the LP
 
     (23)  min_{u, gamma, xi}  ||u||_1 + nu sum_i xi_i
           s.t.  y_i sum_j K_ij y_j u_j - delta_i sum_j sqrt(K_jj) |u_j| >= 1 - xi_i + y_i gamma,   xi >= 0
 
-(``delta = 0`` is the deterministic G-SVM (6) with q = 1) in Formulation A (``u = u+ - u-``, spec 1.13),
+(``delta = 0`` is the deterministic G-SVM (6) with q = 1) with ``|u_j|`` linearised as ``u = u+ - u-``
+(``u+, u- >= 0``; exact, as every optimum has ``min(u+_j, u-_j) = 0``),
 assembled by the C++ core in one pass over ``K`` and solved by HiGHS (:mod:`svmopt.highs`). Then
 
 * scores ``f_i = (K D u)_i``, ``S = sum_j sqrt(K_jj) |u_j|`` and robust scores ``s_i = f_i - y_i delta_i S``;
-* ``xi`` recomputed as the hinge ``max(0, 1 - y_i (s_i - gamma))`` (spec I7);
+* ``xi`` recomputed as the hinge ``max(0, 1 - y_i (s_i - gamma))``, not the solver's ``xi``
+  (decision: solver tolerances can make the returned ``xi`` slightly larger, which would shift omega);
 * ``omega_A = max_{i in A} xi_i``, ``omega_B = max_{i in B} xi_i``  (9);
 * the threshold ``b`` minimising the training misclassification count (10)/(27) over the interval, by the
-  paper's grid (``line_search="grid"``, ``n_grid`` points, spec 2.2) or the exact O(m log m) search
-  (``"exact"``, never worse, spec 2.3); ``"exact_decision"`` counts ties with the test-time rule (spec 2.3, I4).
-  Decision (I4): among the minimisers of (10)/(27), ``"exact"`` prefers a threshold strictly between two
+  paper's grid of Section 6 (``line_search="grid"``, ``n_grid`` points) or our exact O(m log m) search over
+  the scores in the interval (``"exact"``, never worse than the grid); ``"exact_decision"`` counts ties with the
+  test-time rule (a class-A point with ``s_i = b`` is an error, whereas (10)/(27) count it as correct).
+  Decision (ties): among the minimisers of (10)/(27), ``"exact"`` prefers a threshold strictly between two
   distinct scores (the midpoint of the best open piece), so that no training point lies on ``b`` and the
   reported count is also the count of the decision rule whenever the minimum allows it; the grid rarely lands
   on a score, and taking a breakpoint itself would misclassify the A points tied with it at prediction time.
 
 Decision (no delta at test time): ``f(x) - b = sum_j k(x, x_j) y_j u_j - b``; class A iff ``> 0``.
 
-Interval orientation (spec 2.4 / I1) -- the paper's printed interval is the mirror image about gamma of
-the strip that satisfies its own properties (P1)-(P3):
+Interval orientation -- the paper's printed interval is the mirror image about gamma of
+the strip that satisfies its own properties (P1)-(P3) (Section 4; the strip holding the class overlap is
+``[lowest A score, highest B score]``):
 
-* ``interval="paper"`` (default; the spec's choice for reproducing the paper's tables):
+* ``interval="paper"`` (default; decision: the printed interval, the one that produced the published tables):
   ``[gamma + 1 - omega_B, gamma - 1 + omega_A]``. It also gives the majority-class predictor when the
-  robust LP collapses to ``u = 0`` (spec T20).
+  robust LP collapses to ``u = 0`` (``b = -2`` or ``+2``).
 * ``interval="corrected"``: ``[gamma + 1 - omega_A, gamma - 1 + omega_B]`` widened by
   ``1e-9 * max(1, |gamma|)`` on both sides (rounding of the extreme scores).
 * ``interval="unbounded"``: all real ``b`` (exact searches only); an ablation.
 
 With ``"corrected"`` and ``"unbounded"`` the count uses the decision rule's ties (a class-A point on the
-threshold is an error), as spec 2.4 prescribes: with the paper's ties the degenerate solution ``u = 0`` (all
+threshold is an error). Decision: with the paper's ties the degenerate solution ``u = 0`` (all
 scores 0) would score 0 training errors at ``b = 0`` and win the nu selection while predicting one class.
 
-Uncertainty (spec 1.6-1.10): ``x_i`` may move to ``x_i + sigma`` with ``||sigma||_p <= eta_i``; ``delta_i``
-comes from Lemma 1's constant ``C(n, p)`` (16) and the kernel bounds (18) linear, (19) inhomogeneous and
+Uncertainty (Section 5.1, eqs. (11)-(21)): ``x_i`` may move to ``x_i + sigma`` with ``||sigma||_p <= eta_i``;
+``delta_i`` comes from Lemma 1's constant ``C(n, p)`` (16) and the kernel bounds (18) linear, (19) inhomogeneous and
 (20) homogeneous polynomial, (21) Gaussian RBF, all with ``e_i = C(n,p) eta_i`` and ``r_i = ||x_i||_2``.
 The sigmoid kernel has no bound and is refused in robust mode. Note that C(n,1) = C(n,2) = 1, so p = 1 and
-p = 2 give the same model (spec 4.6).
+p = 2 give the same model (Section 6 nevertheless reports both).
 
-Ambiguities decided here (documented and tested; spec section 6):
+Ambiguities decided here (documented and tested):
 
 * ``nu="grid"``: ``logspace(-3, 0, 5)``; the ``nu`` with the strictly smallest (robust) training count
-  wins, the smallest ``nu`` on ties (I6). The LP is passed to HiGHS once and only the ``xi`` costs change
-  (``changeColsCost``); the re-solves start cold, which measured faster than from the previous basis.
+  wins, the smallest ``nu`` on ties (the paper only says "minimizing the misclassification error on the training
+  set"). The LP is passed to HiGHS once and only the ``xi`` costs change (``changeColsCost``); the re-solves
+  start cold, which measured faster than from the previous basis (docs/performance.md).
   Small problems (``lp_solver="auto"``, m <= ``DENSE_LP_MAX_M``) use the core's certified dense simplex
   instead, warm-started across the grid (HiGHS's per-solve overhead dominates there).
-* ``rho`` rule (4.6, I18): ``eta_class = rho * max_j std_{j, class}`` (ddof=1) on the training data the
-  estimator sees (in a Pipeline: the transformed data). A class with one training point has std 0.
+* ``rho`` rule (Section 6): ``eta_class = rho * max_j std_{j, class}`` (ddof=1) on the training data the
+  estimator sees (in a Pipeline: the transformed data; decision: the space the kernel sees, not stated in the paper). A
+  class with one training point has std 0.
 * ``alpha="auto"`` / ``c="auto"``: max feature std (ddof=1) of the training data; when every feature is
-  constant the scale is 1 (the denominator-1 rule of I11), never 0 or NaN.
+  constant the scale is 1 (decision: a zero denominator is replaced by 1), never 0 or NaN.
 * More than two classes: one-vs-rest, one binary problem per class (its class = A), prediction by the
   largest ``f_l(x) - b_l``. For per-class ``eta`` in one-vs-rest each point keeps its own class's value;
   with ``rho`` the "rest" group's std is used for the B side.
@@ -138,7 +144,7 @@ def _binom_sum(r: np.ndarray, e: np.ndarray, q: int) -> np.ndarray:
 
 
 def robust_delta(kernel: Kernel, X: np.ndarray, eta: np.ndarray, p: float) -> np.ndarray:
-    """Feature-space bounds ``delta_i`` of (12) from input-space bounds ``eta_i`` (spec 1.7-1.10).
+    """Feature-space bounds ``delta_i`` of (12) from input-space bounds ``eta_i`` (Lemmas 1-3, eqs. (13)-(21)).
 
     ``e_i = C(n, p) eta_i`` (Lemma 1, (16)) and ``r_i = ||x_i||_2`` (nominal point):
 
@@ -175,7 +181,7 @@ def robust_delta(kernel: Kernel, X: np.ndarray, eta: np.ndarray, p: float) -> np
 
 
 def eta_from_rho(X: np.ndarray, y: np.ndarray, rho: float) -> np.ndarray:
-    """The paper's rule (spec 4.6): ``eta_i = rho * max_j std_{j, class(i)}`` (ddof=1, per class of ``y``).
+    """The paper's rule (Section 6): ``eta_i = rho * max_j std_{j, class(i)}`` (ddof=1, per class of ``y``).
 
     A class with a single point has std 0 (so eta 0) rather than NaN.
     """
@@ -188,7 +194,8 @@ def eta_from_rho(X: np.ndarray, y: np.ndarray, rho: float) -> np.ndarray:
 
 
 def threshold_interval(gamma: float, omega_a: float, omega_b: float, interval: str) -> tuple[float, float]:
-    """``(lo, hi)`` of the line search (spec 2.4): ``lo`` is where the grid starts (may exceed ``hi``)."""
+    """``(lo, hi)`` of the line search (``interval`` as in the module docstring): ``lo`` is where the grid starts
+    (may exceed ``hi``)."""
     if interval == "paper":
         return gamma + 1.0 - omega_b, gamma - 1.0 + omega_a
     if interval == "corrected":
@@ -224,7 +231,7 @@ def line_search_objective(line_search: str, interval: str) -> str:
     """Tie convention of the count: the paper's (10)/(27) (a point on the threshold is correct) with the paper
     interval, the decision rule's otherwise (``"exact_decision"``, or a ``"corrected"`` / ``"unbounded"``
     interval). With the latter intervals the paper's ties would make the degenerate solution u = 0 (all scores
-    0, reached at small nu or large delta) look perfect: b = 0 ties every point, a count of 0 (spec 2.4)."""
+    0, reached at small nu or large delta) look perfect: b = 0 ties every point, a count of 0."""
     return "paper" if (interval == "paper" and line_search != "exact_decision") else "decision"
 
 
@@ -240,15 +247,15 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
                line_search: str = "exact", n_grid: int = 10_000, interval: str = "paper",
                solver_options: Mapping[str, Any] | None = None, warm_start: bool = False,
                lp_solver: str = "auto") -> BinaryFit:
-    """Pseudocode 1 (spec 2.1) on a precomputed Gram ``K`` for every ``nu`` in ``nus``; keep the best.
+    """Pseudocode 1 of the paper on a precomputed Gram ``K`` for every ``nu`` in ``nus``; keep the best.
 
     ``y`` must be float64 in {-1, +1} with both classes present. ``delta=None`` (or all zeros) is the
     deterministic model (6)+(10); otherwise (23)+(27).
 
     ``lp_solver`` (see :data:`LP_SOLVERS`): ``"highs"`` builds the LP once, passes it to HiGHS, and for every
     further ``nu`` only changes the ``xi`` costs (``changeColsCost``); ``warm_start=True`` re-solves from the
-    previous basis, the default re-solves cold on the same model, which measured 2-4x faster with the dual
-    simplex on these LPs (m = 200-600, RBF, the paper's nu grid; ``benchmarks/bench_robust.py::NuGrid``).
+    previous basis, the default re-solves cold on the same model, which measured faster with the dual simplex on
+    these LPs (``benchmarks/bench_robust.py::NuGrid``; figures in docs/performance.md).
     ``"dense"`` uses the core's dense primal simplex (``_core.GsvmDenseLP``), warm-started across ``nu``; every
     answer carries an optimality certificate checked on the original data (primal and dual feasibility and the
     duality gap to 1e-7), and if it fails or the iteration limit is reached that ``nu`` and the following ones
@@ -315,7 +322,7 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
         gamma = float(x[2 * m])
         f = K @ (y * u)
         s = f if d is None else f - y * d * float(r @ np.abs(u))
-        xi = np.maximum(0.0, 1.0 - y * (s - gamma))  # spec I7: the hinge, not the solver's xi
+        xi = np.maximum(0.0, 1.0 - y * (s - gamma))  # the hinge, not the solver's xi (decision: see module docstring)
         xi[xi < 1e-12] = 0.0  # rounding of a point on its margin (the LP's margins are 1): omega = 0 stays 0
         dev = np.abs(xi - x[2 * m + 1 :])
         if np.any(dev > 1e-6 * np.maximum(1.0, xi)):
@@ -363,9 +370,10 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         Threshold search of (10)/(27): exact O(m log m) (never worse than the grid), the paper's grid of
         ``n_grid`` points, or exact with ties counted by the test-time rule.
     n_grid : int >= 2, default=10_000
-        Points of the grid search (MATLAB ``linspace``; spec I5).
+        Points of the grid search (MATLAB ``linspace``: ``n_grid`` points from ``lo`` to ``hi``, the paper's code
+        uses 10^4 points; decision: the first strict improvement wins, starting from ``b = gamma``).
     interval : {"paper", "corrected", "unbounded"}, default="paper"
-        Interval of the line search (spec 2.4, I1). ``"unbounded"`` needs an exact line search.
+        Interval of the line search (see the module docstring). ``"unbounded"`` needs an exact line search.
     solver_options : dict or None
         HiGHS options (e.g. ``{"time_limit": 10}``) over :data:`svmopt.highs.DEFAULT_OPTIONS`.
     lp_solver : {"auto", "highs", "dense"}, default="auto"
@@ -382,6 +390,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     support_ : ndarray of int
         Indices of the training points with ``u_j != 0`` (union over classes for one-vs-rest).
     support_vectors_ : ndarray (n_SV, n_features)
+        The training points of ``support_``.
     dual_coef_ : ndarray (n_problems, n_SV)
         ``y_j u_j`` on the support (one row per binary problem; 1 for two classes).
     intercept_ : ndarray (n_problems,)
@@ -401,6 +410,33 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     fit_path_ : list of list of dict
         Per problem, one record per ``nu`` tried (objective, count, b, iterations, solve time, status).
     n_features_in_ : int
+        Number of features seen during ``fit``.
+
+    See Also
+    --------
+    svmopt.Kernel : The kernels of Table 2.
+    RampLossSVC : A linear SVM with a feature budget and outlier detection (paper 001).
+    FixedSizeLSSVC : Fixed-size LS-SVM classification for large data sets (paper 002).
+
+    References
+    ----------
+    .. [1] F. Maggioni and A. Spinelli, "A Robust Optimization Model for Nonlinear Support Vector Machine",
+       arXiv:2306.06223, 2023.
+
+    Examples
+    --------
+    >>> from sklearn.model_selection import train_test_split
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from svmopt import RobustSVC
+    >>> from svmopt.datasets import load_dataset
+    >>> X, y = load_dataset("wdbc")
+    >>> X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.5, stratify=y, random_state=0)
+    >>> clf = make_pipeline(StandardScaler(), RobustSVC(kernel="linear", p=2, rho=1e-2)).fit(X_tr, y_tr)
+    >>> clf[-1].classes_.tolist()
+    ['B', 'M']
+    >>> clf.score(X_te, y_te) > 0.9
+    True
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -517,7 +553,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             stds = np.std(X, axis=0, ddof=1)
             scale = float(np.max(stds)) if stds.size else 0.0
             if not (np.isfinite(scale) and scale > 0):
-                scale = 1.0  # every feature constant: denominator-1 rule (spec I11)
+                scale = 1.0  # every feature constant: a zero denominator becomes 1
             kern = kern.replace(c=scale if kern.c == "auto" else kern.c,
                                 alpha=scale if kern.alpha == "auto" else kern.alpha)
         self.kernel_ = kern
