@@ -18,23 +18,27 @@ initial feasible solution from (SVM-l1), then the bounding LPs (UB-w), (LB-b)/(U
 * ``method="exact"`` (Sec. 4.2): Algorithm 1, then the MILP with the initial solution as MIP start.
 * ``method="heuristic"``: the Dynamic Adaptive Kernel Search (Algorithm 2, Sec. 3) with its three phases.
 
-Decisions (spec 001, section 8; each is tested in ``tests/test_ramp_svc.py``):
+Decisions (where the paper is silent or inconsistent; each is tested in ``tests/test_ramp_svc.py``):
 
 * ``budget=None`` means ``B = d`` (no budget): that is (RL-l1-M), Brooks' ramp-loss l1-SVM.
 * ``coef_`` has shape (1, d), ``intercept_`` shape (1,); the positive class is ``classes_[1]``; ``predict`` gives
-  ``classes_[1]`` when ``f(x) >= 0`` (D22).
-* ``selected_features_`` = ``{k : |w_k| > 1e-7}`` (D18/D19), not the raw ``v``; ``n_selected_features_`` its size.
+  ``classes_[1]`` when ``f(x) >= 0`` (ties go to the positive class).
+* ``selected_features_`` = ``{k : |w_k| > 1e-7}`` (absolute, on the data as given), not the raw ``v``: a
+  ``v_k = 1`` with ``w_k = 0`` is feasible but no real selection; ``n_selected_features_`` its size (the paper's
+  "Av. F").
 * ``outliers_`` = training indices whose ramp loss is at its cap of 2, ``y_i f(x_i) <= -1 + 1e-9`` (a point
   exactly at ``y f = -1`` costs 2C whether treated as outlier or not). Every returned solution is put in this
   canonical form: ``z_i = 1`` iff ``y_i f(x_i) < -1``, ``xi`` the capped hinge, and ``objective_`` is the ramp
-  objective of ``(coef_, intercept_)`` on the training data, after polishing (D14: the LP re-solved on the support).
+  objective of ``(coef_, intercept_)`` on the training data, after polishing (HiGHS's MIP feasibility tolerance is 1e-9,
+  not the paper's 0, so every MIP solution is rounded and the LP re-solved with the binaries fixed).
 * ``mip_gap_``: 0 when HiGHS proved optimality; the relative gap ``(objective_ - dual bound) / objective_`` after
   a time limit; NaN for the heuristic (DAKS has no global lower bound).
 * ``status_``: "optimal", "time_limit" (a ConvergenceWarning was issued; the model is usable), "limit" (another
   HiGHS limit passed through ``solver_options``, e.g. ``mip_max_nodes``; also warned) or "heuristic".
 * ``time_limit`` (seconds) covers the whole fit. ``None``: no limit for ``"exact"``; 1800 s for the heuristic
-  (D17). A limit hit without any feasible solution raises :class:`svmopt.SolverError`; Algorithm 1's initial
-  solution always exists once its first LP solved, so that only happens on very small limits.
+  (the paper leaves DAKS's termination to the user). A limit hit without any feasible solution raises
+  :class:`svmopt.SolverError`; Algorithm 1's initial solution always exists once its first LP solved, so that
+  only happens on very small limits.
 * ``random_state`` seeds HiGHS' ``random_seed`` (None -> 0): identical input, identical fit.
 * ``big_m``: "variant1" (one LP per point), "variant2" (one per class), "auto" (Variant I if n <= 600, Sec. 2.6),
   "initial" (``M_i = Delta_i UB``, no tightening; only for experiments).
@@ -66,7 +70,8 @@ _METHODS = ("exact", "heuristic")
 
 
 def ramp_loss_objective(X: Any, y: Any, coef: Any, intercept: float, C: float) -> float:
-    """The (RL-FS) objective ``||w||_1 + C sum_i ramp(y_i (w.x_i + b))`` of any ``(w, b)`` (spec 1.2).
+    """The (RL-FS) objective ``||w||_1 + C sum_i ramp(y_i (w.x_i + b))`` of any ``(w, b)`` (eqs. (1)-(3) with the
+    l1 norm).
 
     ``y`` must be coded -1/+1. By the ramp identity this equals the (RL-FS-M) objective of the best ``(xi, z)``
     for that ``(w, b)``, so it evaluates any returned solution independently of the MILP variables.
@@ -136,7 +141,7 @@ class _BinaryLinearClassifier(ClassifierMixin, BaseEstimator):
         return X @ self.coef_[0] + self.intercept_[0]
 
     def predict(self, X: Any) -> np.ndarray:
-        """``classes_[1]`` where ``f(x) >= 0`` (D22), else ``classes_[0]``."""
+        """``classes_[1]`` where ``f(x) >= 0`` (ties go to the positive class), else ``classes_[0]``."""
         f = self.decision_function(X)
         return self.classes_[(f >= 0).astype(np.intp)]
 
@@ -155,8 +160,45 @@ class L1SVC(_BinaryLinearClassifier):
 
     Attributes
     ----------
-    coef_ : ndarray (1, d); intercept_ : ndarray (1,); selected_features_ : indices with ``|w_k| > 1e-7``;
-    objective_ : LP objective recomputed as ``||w||_1 + C sum hinge``; status_ : "optimal"; classes_, n_features_in_.
+    coef_ : ndarray (1, d)
+        The weights ``w`` (entries with ``|w_k| <= 1e-7`` set to 0).
+    intercept_ : ndarray (1,)
+        The bias ``b``.
+    selected_features_ : ndarray of int
+        Indices with ``|w_k| > 1e-7``.
+    n_selected_features_ : int
+        Size of ``selected_features_``.
+    objective_ : float
+        LP objective recomputed as ``||w||_1 + C sum hinge``.
+    status_ : str
+        ``"optimal"``.
+    classes_ : ndarray (2,)
+        The two labels; ``classes_[1]`` is the positive class.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+
+    See Also
+    --------
+    FeatureBudgetSVC : The same LP with at most ``budget`` features (a MILP).
+    RampLossSVC : The ramp-loss model with a feature budget and outlier detection.
+
+    References
+    ----------
+    .. [1] M. Baldomero-Naranjo, L. I. Martinez-Merino and A. M. Rodriguez-Chia, "A robust SVM-based approach
+       with feature selection and outliers detection for classification problems", arXiv:2403.07753.
+
+    Examples
+    --------
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from svmopt import L1SVC
+    >>> from svmopt.datasets import load_dataset
+    >>> X, y = load_dataset("wdbc")
+    >>> X = StandardScaler().fit_transform(X)
+    >>> clf = L1SVC(C=1.0).fit(X, y)
+    >>> clf.coef_.shape
+    (1, 30)
+    >>> clf.score(X, y) > 0.95
+    True
     """
 
     _parameter_constraints: ClassVar[dict] = {"C": _C, "solver_options": [dict, None]}
@@ -179,7 +221,7 @@ class L1SVC(_BinaryLinearClassifier):
 
 
 class FeatureBudgetSVC(_BinaryLinearClassifier):
-    """(FS-SVM) of Labbe, Martinez-Merino and Rodriguez-Chia (2019), the paper's comparison model (spec 1.5):
+    """(FS-SVM) of Labbe, Martinez-Merino and Rodriguez-Chia (2019), a comparison model of paper 001:
     the l1-SVM with at most ``budget`` features, a MILP solved exactly by HiGHS.
 
     ``min ||w||_1 + C sum xi  s.t.  y_i (w.x_i + b) >= 1 - xi_i, xi >= 0, |w_k| <= UB v_k, sum v <= B``, with
@@ -189,7 +231,9 @@ class FeatureBudgetSVC(_BinaryLinearClassifier):
     Parameters
     ----------
     C : float, default 1.0
-    budget : int or None, default None (no budget: the model equals (SVM-l1))
+        Misclassification weight (> 0).
+    budget : int or None, default None
+        The largest number of features; None: no budget (the model equals (SVM-l1)).
     time_limit : float or None, default None
         Seconds for the MILP; at the limit the incumbent is used with a ConvergenceWarning.
     mip_gap : float, default 0.0
@@ -199,7 +243,49 @@ class FeatureBudgetSVC(_BinaryLinearClassifier):
 
     Attributes
     ----------
-    coef_, intercept_, selected_features_, objective_ (``||w||_1 + C sum hinge``), mip_gap_, status_, classes_.
+    coef_ : ndarray (1, d)
+        The weights ``w`` (entries with ``|w_k| <= 1e-7`` set to 0).
+    intercept_ : ndarray (1,)
+        The bias ``b``.
+    selected_features_ : ndarray of int
+        Indices with ``|w_k| > 1e-7`` (at most ``budget``).
+    n_selected_features_ : int
+        Size of ``selected_features_``.
+    objective_ : float
+        ``||w||_1 + C sum hinge`` on the training data.
+    mip_gap_ : float
+        HiGHS's relative MIP gap at the end (NaN when a limit stopped it before any MILP solution).
+    status_ : str
+        ``"optimal"``, ``"time_limit"`` or ``"limit"`` (both warned).
+    classes_ : ndarray (2,)
+        The two labels; ``classes_[1]`` is the positive class.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+
+    See Also
+    --------
+    L1SVC : The same model without a budget (an LP).
+    RampLossSVC : The ramp-loss model with a feature budget and outlier detection.
+
+    References
+    ----------
+    .. [1] M. Baldomero-Naranjo, L. I. Martinez-Merino and A. M. Rodriguez-Chia, "A robust SVM-based approach
+       with feature selection and outliers detection for classification problems", arXiv:2403.07753.
+    .. [2] M. Labbe, L. I. Martinez-Merino and A. M. Rodriguez-Chia, "Mixed Integer Linear Programming for
+       Feature Selection in Support Vector Machine", Discrete Applied Mathematics 261:276-304, 2019.
+
+    Examples
+    --------
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from svmopt import FeatureBudgetSVC
+    >>> from svmopt.datasets import load_dataset
+    >>> X, y = load_dataset("wdbc")
+    >>> X = StandardScaler().fit_transform(X)
+    >>> clf = FeatureBudgetSVC(C=1.0, budget=3, random_state=0).fit(X[:100], y[:100])
+    >>> clf.n_selected_features_ <= 3
+    True
+    >>> clf.score(X[100:], y[100:]) > 0.9
+    True
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -243,13 +329,15 @@ class RampLossSVC(_BinaryLinearClassifier):
     Parameters
     ----------
     C : float, default 1.0
-        Misclassification weight (> 0; D4). The paper's grid is {0.01, 0.1, 1, 10, 100}.
+        Misclassification weight (> 0: Proposition 2.1's big-M needs C > 0). The paper's grid is
+        {0.01, 0.1, 1, 10, 100}.
     budget : int or None, default None
         ``B``, the largest number of features, in [1, n_features]; None means no budget, i.e. (RL-l1-M).
     method : {"heuristic", "exact"}, default "heuristic"
         "exact": Algorithm 1 then the MILP with a MIP start (Sec. 4.2). "heuristic": DAKS (Algorithm 2, Sec. 3).
     time_limit : float or None, default None
-        Seconds for the whole fit. None: no limit for "exact", 1800 s for "heuristic" (D17).
+        Seconds for the whole fit. None: no limit for "exact", 1800 s for "heuristic" (decision: the
+        paper sets no limit on DAKS).
     big_m : {"variant1", "variant2", "auto", "initial"}, default "variant1"
         Algorithm 1's M tightening: one LP per point (Variant I, tighter), one per class (Variant II),
         "auto" = Variant I when n <= 600 (Sec. 2.6), "initial" = ``M_i = Delta_i UB`` without LPs.
@@ -267,28 +355,70 @@ class RampLossSVC(_BinaryLinearClassifier):
         DAKS sub-problem time controls in seconds (Sec. 3.1.3 / 4.2): easy threshold, no first solution,
         no improvement, hard limit.
     tau : float, default 1.0
-        DAKS threshold on xi for possible outliers (D12).
+        DAKS threshold on xi for possible outliers: ``xi > tau + 1e-7`` everywhere (decision: the paper's
+        Sec. 3.1.1, Sec. 3.1.2, Algorithm 2 and Table 1 disagree on strict vs non-strict).
     mip_gap : float, default 0.0
         HiGHS relative MIP gap tolerance of the exact MILP (the paper used 0).
     max_iter_bigm : int, default 30
-        Cap on Algorithm 1's loop (D10); DAKS uses at most 5 loops (phase 1).
+        Cap on Algorithm 1's loop (decision: "while an improvement is obtained" has no threshold; the loop
+        stops when no bound drops by more than ``1e-4 * max(1, old)``); DAKS uses at most 5 loops (phase 1).
     solver_options : dict, optional
         Extra HiGHS options for every LP and MILP.
 
     Attributes
     ----------
     coef_ : ndarray (1, n_features)
+        The weights ``w`` (entries with ``|w_k| <= 1e-7`` set to 0).
     intercept_ : ndarray (1,)
-    selected_features_ : ndarray of int -- features with ``|w_k| > 1e-7``.
+        The bias ``b``.
+    selected_features_ : ndarray of int
+        Features with ``|w_k| > 1e-7``.
     n_selected_features_ : int
-    outliers_ : ndarray of int -- training points with ramp loss 2 (``y_i f(x_i) <= -1``).
-    objective_ : float -- ``||w||_1 + C sum ramp`` on the training data.
-    initial_objective_ : float -- UB of Algorithm 1's initial solution (``objective_ <= initial_objective_``).
-    mip_gap_ : float -- 0 if proven optimal, the relative gap after a time limit, NaN for the heuristic.
-    status_ : str -- "optimal", "time_limit" or "heuristic".
-    big_m_ : :class:`BigMBounds` -- the M_i, u = l, UB_w, LB_b/UB_b used.
-    daks_ : dict or None -- heuristic run summary (stop reason, phase-2 passes, sub-problems, UB history).
-    classes_, n_features_in_, feature_names_in_
+        Size of ``selected_features_``.
+    outliers_ : ndarray of int
+        Training points with ramp loss 2 (``y_i f(x_i) <= -1``).
+    objective_ : float
+        ``||w||_1 + C sum ramp`` on the training data.
+    initial_objective_ : float
+        UB of Algorithm 1's initial solution (``objective_ <= initial_objective_``).
+    mip_gap_ : float
+        0 if proven optimal, the relative gap after a time limit, NaN for the heuristic.
+    status_ : str
+        "optimal", "time_limit" or "heuristic".
+    big_m_ : :class:`BigMBounds`
+        The M_i, u = l, UB_w, LB_b/UB_b used.
+    daks_ : dict or None
+        Heuristic run summary (stop reason, phase-2 passes, sub-problems, UB history).
+    classes_ : ndarray (2,)
+        The two labels; ``classes_[1]`` is the positive class.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of str
+        Names of the features seen during ``fit`` (only when ``X`` has string column names).
+
+    See Also
+    --------
+    L1SVC : The l1-norm soft-margin SVM (an LP), Algorithm 1's starting point.
+    FeatureBudgetSVC : The hinge-loss model with a feature budget (a MILP).
+    svmopt.feature_selection : The paper's other comparison models (Fisher-SVM, RFE-SVM).
+
+    References
+    ----------
+    .. [1] M. Baldomero-Naranjo, L. I. Martinez-Merino and A. M. Rodriguez-Chia, "A robust SVM-based approach
+       with feature selection and outliers detection for classification problems", arXiv:2403.07753.
+
+    Examples
+    --------
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from svmopt import RampLossSVC
+    >>> from svmopt.datasets import load_dataset
+    >>> X, y = load_dataset("wdbc")
+    >>> X = StandardScaler().fit_transform(X)
+    >>> clf = RampLossSVC(C=1.0, budget=3, method="exact", random_state=0).fit(X[:80], y[:80])
+    >>> clf.status_, clf.n_selected_features_
+    ('optimal', 3)
+    >>> clf.score(X[80:], y[80:]) > 0.8
+    True
     """
 
     _parameter_constraints: ClassVar[dict] = {
