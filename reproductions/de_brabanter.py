@@ -1,56 +1,52 @@
 """Reproduction protocol of paper 002 (De Brabanter et al., 2010): FS-LSSVM against LIBSVM-style baselines.
 
-Usage (the shared convention of ``svmopt reproduce``)::
+Usage (the shared convention of ``python -m reproductions``)::
 
     SVMOPT_DATA=<datasets dir> python -m reproductions de-brabanter --quick [--out DIR] [--jobs N] [--seed S]
     SVMOPT_DATA=<datasets dir> python -m reproductions de-brabanter --figures-only   # figures into the report
+    python -m reproductions de-brabanter --report-only [--results DIR]             # the report from the store
 
-writes ``DIR/de_brabanter.md`` (default ``docs/reproductions``) and its PNG figures.
+Every run appends its rows to the results store (:mod:`reproductions.store`; ``--results DIR``, by default the
+committed ``reproductions/results`` for a full run and ``OUT/results`` with ``--quick``), then writes
+``DIR/de_brabanter.md`` from the whole store: the paper's tables come from ``reproductions/tables/de_brabanter_*.csv``
+and the fixed prose from ``reproductions/templates/de_brabanter*.md``; this module only computes values and tables.
 
-* ``cv_timing`` -- Tables 3–4: one CV evaluation at fixed (gamma = 1, sigma^2 = d) (spec A31), fast (Algorithm 3)
-  vs simple (A32), on ccs (n = 1030) and mgt (n = 19,020), for m and v as in the tables.
-* ``accuracy`` -- Tables 8 and 12: split n_CV / n_test as in Tables 5–7, FS-LSSVM with the paper's m (tuned by CSA
-  90 + simplex 70 on the fast 10-fold CV) against sklearn ``SVC``/``SVR`` tuned by the same CSA + simplex on
-  (log C, log g) with sklearn CV. Quick mode: 1 randomization, and the SVC/SVR tuning budget reduced to 20 CSA + 10
-  simplex evaluations of 5-fold CV; its full-protocol time is also given extrapolated x (160 * 10) / (30 * 5).
-Times are wall seconds and process CPU seconds (core-seconds) on this machine, per phase.
+* ``cv_timing`` -- Tables 3–4: one CV evaluation at fixed (gamma = 1, sigma^2 = d), fast (Algorithm 3) vs the
+  simple one (each fold's system solved anew), for the m and v of the tables.
+* the quick run: the CV timings, then per data set RBF FS-LSSVM (the paper's m, full CSA + simplex tuning), the
+  majority rule and one SVM baseline tuned with 20 CSA + 10 simplex evaluations of 5-fold CV (time extrapolated to
+  the full 160 x 10).
 
-Figures (PNG beside the report, embedded in it; :mod:`svmopt.plotting`):
+Figures (PNG beside the report; :mod:`reproductions.figures`; without matplotlib the report says so):
 
-* Figure 2 -- ``performance_vs_prototypes``: test performance against m on the paper's split sizes (Spambase:
-  accuracy, Boston Housing: MSE on the standardized target), each m tuned by the full CSA + simplex, with the
-  full LS-SVM as the horizontal line. Decision: the LS-SVM baseline is the same estimator with every training
-  point as a prototype (m = n) and the bias not penalized (``regularize_bias=False``): with m = n the Nyström map
-  is exact (Phi Phi^T = Omega), so the primal ridge is the LS-SVM system of spec 1.2 (up to the eigenpairs
-  dropped below m eps lambda_max), tuned by the same CSA + simplex, or for large n (``--fig2-baseline fixed``)
-  fitted once with the (gamma, sigma^2) of the largest-m model. Quick mode: Boston Housing only, 5 values of m.
-* Figures 3-4 -- ``cv_timing`` rows (seconds of one CV evaluation against the folds, simple vs fast, per m) with
-  the paper's Tables 3-4 drawn pale for comparison (``PAPER_TABLE3``, ``PAPER_TABLE4``).
+* Figure 2 -- ``performance_vs_prototypes``: test performance against m on the paper's split sizes, each m tuned
+  by the full CSA + simplex, with the full LS-SVM as the horizontal line. Decision: the LS-SVM baseline is the
+  same estimator with every training point as a prototype (m = n) and the bias not penalized
+  (``regularize_bias=False``): with m = n the Nyström map is exact (Phi Phi^T = Omega), so the primal ridge is the
+  LS-SVM system of Section 2, tuned by the same CSA + simplex, or for large n (``--fig2-baseline fixed``) fitted
+  once with the (gamma, sigma^2) of the largest-m model.
+* Figures 3-4 -- ``cv_timing`` rows with the paper's Tables 3-4 drawn pale for comparison.
 
-Full protocol (``--tables``; every finished fit is appended at once as a CSV row to ``DIR/de_brabanter_<group>.csv``,
-jobs already there are skipped, so an interrupted run resumes; the report is rebuilt from the CSVs at the end, or
-alone with ``--from-results DIR``)::
+Full protocol (``--tables``; every finished fit is appended at once to the store, jobs already there are skipped,
+so an interrupted run resumes)::
 
-    python -m reproductions de-brabanter --tables 1 12 8 10 ftc ftc1e6 [--datasets ...] [--seeds N]
-        [--methods ...] [--m M] [--fs-budget 90 70] [--svm-budget 20 10 5] [--tune-subsample N] --out DIR
+    python -m reproductions de-brabanter --tables 1 3 8 10 12 ftc ftc1e6 flops [--datasets ...] [--seeds N]
+        [--methods ...] [--m M] [--fs-budget 90 70] [--svm-budget 20 10 5] [--tune-subsample N] [--svm-cpu-cap S]
 
-* ``1`` -- Table 1: boston_housing, m = 200, 30 splits 338/168, ``prototype_selection`` "entropy" vs "random".
-* ``8`` / ``12`` -- Tables 8-9 / 12-13: RBF and Lin FS-LSSVM (``fs_lssvm_run``), majority rule, and the sklearn
-  baselines of spec 3.5 (``baseline_run``: RBF / Lin C-SVC, RBF nu-SVC, eps-SVR, nu-SVR, ``Nystroem`` + ridge)
-  tuned by the same ``csa_simplex`` at ``--svm-budget`` (tuning CPU time extrapolated to 160 evaluations x 10 folds),
-  optionally on a ``--tune-subsample`` of the training rows.
-* ``10`` -- Tables 10-11: the multi-class sets with RBF / Lin FS-LSSVM, 1vs1 and MOC, and the baselines (1vs1).
-* ``ftc`` / ``ftc1e6`` -- the covertype stand-in (``synthetic_covertype``: 581,012 x 54, np.memmap; tuned on a
-  subsample, the final fit streamed over 531,012 rows; SVMs at fixed hyperparameters, the paper's *) and a
-  10^6-row set of the same generator at fixed hyperparameters (``ftc_run``).
+* ``1`` -- Table 1: boston_housing, 30 splits, ``prototype_selection`` "entropy" vs "random".
+* ``8`` / ``12`` / ``10`` -- Tables 8-13: RBF and Lin FS-LSSVM (``fs_lssvm_run``; 1vs1 and MOC on the multi-class
+  sets), majority rule, and the sklearn baselines (``baseline_run``) tuned by the same ``csa_simplex``.
+* ``ftc`` / ``ftc1e6`` -- the covertype stand-in (``synthetic_covertype``, np.memmap) and a 10^6-row set of the
+  same generator at fixed hyperparameters (``ftc_run``).
+* ``3`` / ``flops`` -- the CV timings of Tables 3-4 and the flop throughput of one CV evaluation.
 
-Independent fits (randomizations, values of m) run through :func:`svmopt.distributed.parallel_map` with
-``--jobs``; the CV timings always run alone, one after the other.
+The report's "What was run" section derives each command from the stored rows.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import re
 import time
@@ -61,125 +57,108 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
-from reproductions._cli import add_figure_arguments, check_protocol_arguments, protocol_parser
+from reproductions import TABLES
+from reproductions._cli import add_figure_arguments, check_protocol_arguments, protocol_parser, results_dir
 from reproductions._parallel import parallel_map
+from reproductions.report import load_template, render
+from reproductions.store import open_table
 from svmopt.fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
 from svmopt.tuning import CVEngine, csa_simplex, holdout_cheaper, make_folds, simple_cv_cost
 
 MODULE_NAME = "de_brabanter"
 
-# Paper Tables 5, 7, 8, 9, 12, 13: n_CV, n_test, m, accuracy (or L2), total time (s)
-PAPER = {
-    "pima": dict(n_cv=512, n_test=256, m=150, acc=76.7, acc_sd=3.43, time=30.1, svc_acc=75.1, svc_time=24.8),
-    "spambase": dict(n_cv=3068, n_test=1533, m=200, acc=92.5, acc_sd=0.67, time=249, svc_acc=92.6, svc_time=1010),
-    "magic": dict(n_cv=13000, n_test=6020, m=1000, acc=86.6, acc_sd=0.51, time=9985, svc_acc=85.6, svc_time=20603),
-    "adult": dict(n_cv=33000, n_test=12222, m=500, acc=85.21, acc_sd=0.21, time=7344, svc_acc=84.81,
-                  svc_time=139730),
-    "boston_housing": dict(n_cv=338, n_test=168, m=200, l2=0.13, l2_sd=0.02, time=74, svr_l2=0.16, svr_time=63),
-    "concrete": dict(n_cv=687, n_test=343, m=120, l2=0.17, l2_sd=0.02, time=94, svr_l2=0.23, svr_time=168),
-}
-# Multi-class sets (Tables 6, 10, 11): n_CV, n_test, m
-PAPER.update({
-    "optdigits": dict(n_cv=3750, n_test=1870, m=420), "landsat": dict(n_cv=4435, n_test=2000, m=330),
-    "pendigits": dict(n_cv=7328, n_test=3664, m=250), "letter": dict(n_cv=13667, n_test=6333, m=1500),
-    "shuttle": dict(n_cv=43500, n_test=14500, m=175),
-})
-BINARY = ("pima", "spambase", "magic", "adult", "ftc")
-REGRESSION = ("boston_housing", "concrete")
-MULTICLASS = ("optdigits", "landsat", "pendigits", "letter", "shuttle")
-SHORT = {"pima": "pid", "spambase": "spa", "magic": "mgt", "adult": "adu", "ftc": "ftc (synthetic)",
-         "boston_housing": "bho", "concrete": "ccs", "optdigits": "opt", "landsat": "lan", "pendigits": "pen",
-         "letter": "let", "shuttle": "shu"}
-# The paper's Tables 1, 8-13: {data: {method: (mean, sd)}}; "nsv": # PV / # SV per method
-PAPER_T1 = {"entropy": (0.1293, 0.0246), "random": (0.1433, 0.0323)}
-PAPER_T8 = {
-    "RBF FS-LSSVM": dict(pima=(76.7, 3.43), spambase=(92.5, 0.67), magic=(86.6, 0.51), adult=(85.21, 0.21),
-                         ftc=(81.8, 0.52)),
-    "Lin FS-LSSVM": dict(pima=(77.6, 0.78), spambase=(90.9, 0.75), magic=(77.8, 0.23), adult=(83.9, 0.17),
-                         ftc=(75.61, 0.35)),
-    "RBF C-SVC": dict(pima=(75.1, 3.31), spambase=(92.6, 0.76), magic=(85.6, 1.46), adult=(84.81, 0.20),
-                      ftc=(81.5, None)),
-    "Lin C-SVC": dict(pima=(76.1, 1.76), spambase=(91.9, 0.82), magic=(77.3, 0.53), adult=(83.5, 0.28),
-                      ftc=(75.24, None)),
-    "RBF nu-SVC": dict(pima=(75.8, 3.34), spambase=(88.7, 0.73), magic=(84.2, 1.42), adult=(83.9, 0.23),
-                       ftc=(81.6, None)),
-    "Maj. rule": dict(pima=(64.8, 1.46), spambase=(60.6, 0.58), magic=(65.8, 0.28), adult=(83.4, 0.1),
-                      ftc=(51.23, 0.20)),
-}
-PAPER_T9 = {
-    "RBF FS-LSSVM": dict(pima=(30.1, 1.9), spambase=(249, 16), magic=(9985, 112), adult=(7344, 295),
-                         ftc=(122290, 989)),
-    "Lin FS-LSSVM": dict(pima=(19.8, 0.5), spambase=(72, 3.8), magic=(1298, 13), adult=(1404, 47), ftc=(5615, 72)),
-    "RBF C-SVC": dict(pima=(24.8, 3.1), spambase=(1010, 53), magic=(20603, 396), adult=(139730, 5556),
-                      ftc=(58962, None)),
-    "Lin C-SVC": dict(pima=(18, 0.65), spambase=(785, 22), magic=(13901, 189), adult=(130590, 4771),
-                      ftc=(53478, None)),
-    "RBF nu-SVC": dict(pima=(30.3, 2.3), spambase=(1372, 43), magic=(35299, 357), adult=(139927, 3578),
-                       ftc=(55178, None)),
-}
-PAPER_NSV = {  # # PV (FS-LSSVM) / # SV (SVMs)
-    "RBF FS-LSSVM": dict(pima=150, spambase=200, magic=1000, adult=500, ftc=500, boston_housing=200, concrete=120,
-                         optdigits=420, landsat=330, pendigits=250, letter=1500, shuttle=175),
-    "RBF C-SVC": dict(pima=290, spambase=800, magic=7000, adult=11085, ftc=185000, optdigits=3750, landsat=1876,
-                      pendigits=1178, letter=8830, shuttle=559),
-    "RBF nu-SVC": dict(pima=331, spambase=1525, magic=7252, adult=12205, ftc=165205, optdigits=2810, landsat=2518,
-                       pendigits=4051, letter=11359, shuttle=521),
-    "eps-SVR": dict(boston_housing=226, concrete=670), "nu-SVR": dict(boston_housing=195, concrete=330),
-}
-PAPER_T10 = {
-    "RBF FS-LSSVM (MOC)": (96.87, 0.70, 91.83, 0.43, 99.44, 0.17, 89.14, 0.22, 99.87, 0.03),
-    "RBF FS-LSSVM (1vs1)": (98.14, 0.10, 91.93, 0.3, 99.57, 0.10, 95.65, 0.17, 99.84, 0.03),
-    "Lin FS-LSSVM (1vs1)": (97.18, 0.35, 85.71, 0.77, 96.67, 0.35, 84.87, 0.49, 96.82, 0.18),
-    "Lin FS-LSSVM (MOC)": (78.62, 0.32, 74.35, 0.26, 68.21, 0.36, 18.20, 0.46, 84.78, 0.33),
-    "RBF C-SVC": (97.73, 0.14, 92.14, 0.45, 99.51, 0.13, 95.67, 0.19, 99.86, 0.03),
-    "Lin C-SVC": (97.21, 0.26, 86.12, 0.79, 97.52, 0.62, 84.96, 0.56, 97.02, 0.19),
-    "RBF nu-SVC": (95.3, 0.12, 88.3, 0.31, 95.96, 0.16, 93.18, 0.21, 99.34, 0.03),
-    "Maj. rule": (10.45, 0.12, 23.61, 0.16, 10.53, 0.07, 4.10, 0.14, 78.81, 0.04),
-}
-PAPER_T11 = {
-    "RBF FS-LSSVM (MOC)": (4892, 162, 2159, 83, 2221, 110, 105930, 2132, 5908, 272),
-    "RBF FS-LSSVM (1vs1)": (623, 36, 739, 17, 514, 42, 10380, 897, 2734, 82),
-    "Lin FS-LSSVM (1vs1)": (282, 19, 153, 6, 156, 4, 2792, 11, 501, 8),
-    "Lin FS-LSSVM (MOC)": (942, 6, 409, 13, 279, 10, 44457, 1503, 645, 31),
-    "RBF C-SVC": (11371, 573, 6612, 347, 11215, 520, 59102, 2412, 52724, 3619),
-    "Lin C-SVC": (474, 1, 1739, 48, 880, 16, 11203, 467, 50174, 2954),
-    "RBF nu-SVC": (7963, 178, 8229, 304, 16589, 453, 79040, 2354, 50478, 2879),
-}
-PAPER_T10 = {k: {d: (v[2 * i], v[2 * i + 1]) for i, d in enumerate(MULTICLASS)} for k, v in PAPER_T10.items()}
-PAPER_T11 = {k: {d: (v[2 * i], v[2 * i + 1]) for i, d in enumerate(MULTICLASS)} for k, v in PAPER_T11.items()}
-PAPER_T12 = {  # L2, L1, Linf: (mean, sd)
-    "RBF FS-LSSVM": dict(boston_housing=((0.13, 0.02), (0.24, 0.02), (1.90, 0.50)),
-                         concrete=((0.17, 0.02), (0.30, 0.03), (1.22, 0.42))),
-    "eps-SVR": dict(boston_housing=((0.16, 0.05), (0.24, 0.03), (2.20, 0.54)),
-                    concrete=((0.23, 0.02), (0.33, 0.02), (1.63, 0.58))),
-    "nu-SVR": dict(boston_housing=((0.16, 0.04), (0.26, 0.03), (1.97, 0.58)),
-                   concrete=((0.22, 0.02), (0.34, 0.03), (1.72, 0.52))),
-}
-PAPER_T13 = {"RBF FS-LSSVM": dict(boston_housing=(74, 2), concrete=(94, 3)),
-             "eps-SVR": dict(boston_housing=(63, 1), concrete=(168, 3)),
-             "nu-SVR": dict(boston_housing=(61, 1), concrete=(131, 2))}
-TABLE3 = {50: (0.14, 0.012), 100: (0.38, 0.033), 400: (7.27, 0.45)}  # ccs, v = 10: simple, optimized (s)
-TABLE4 = {50: (1.51, 0.16), 300: (12.80, 1.57), 700: (58.56, 6.06)}  # mgt, v = 10
 PAPER_FOLDS = (5, 10, 20, 30, 40, 50)
-# Tables 3-4 in full (mean seconds over 100 runs): m -> (simple per fold count, optimized per fold count)
-PAPER_TABLE3 = {
-    50: ((0.066, 0.14, 0.29, 0.44, 0.57, 0.71), (0.009, 0.012, 0.015, 0.018, 0.019, 0.021)),
-    100: ((0.19, 0.38, 0.75, 1.15, 1.49, 1.86), (0.031, 0.033, 0.035, 0.039, 0.052, 0.058)),
-    400: ((3.60, 7.27, 14.51, 21.62, 31.07, 39.12), (0.40, 0.45, 0.53, 0.57, 0.65, 0.76)),
-}
-PAPER_TABLE4 = {
-    50: ((0.71, 1.51, 2.98, 4.47, 6.05, 7.60), (0.15, 0.16, 0.16, 0.17, 0.19, 0.19)),
-    300: ((6.27, 12.80, 25.49, 38.08, 50.94, 64.43), (1.52, 1.57, 1.60, 1.64, 1.66, 1.83)),
-    700: ((29.01, 58.56, 117.12, 179.44, 231.59, 290.36), (5.95, 6.06, 6.34, 6.60, 6.94, 7.11)),
-}
-TIMING_FIGURES = {"concrete": ("Figure 3", PAPER_TABLE3), "magic": ("Figure 4", PAPER_TABLE4)}
+"""The fold counts of the paper's Tables 3-4 (also those of ``--tables 3``)."""
 
 
-def paper_timing_rows(table: dict) -> list[dict]:
-    """The paper's Table 3 or 4 as ``cv_timing``-like rows (m, v, simple, fast)."""
-    return [dict(m=m, v=v, simple=s, fast=f) for m, (simple, fast) in table.items()
+@functools.cache
+def paper_table(name: str) -> pd.DataFrame:
+    """The paper's published table ``reproductions/tables/de_brabanter_<name>.csv``: ``datasets`` (Tables 5-7:
+    n_CV, n_test, m), ``scores`` (Tables 1, 8, 10, 12: mean and sd per data set, method and measure), ``times``
+    (Tables 9, 11, 13), ``nsv`` (# PV / # SV), ``tables3_4`` (one CV evaluation, simple and fast) and ``setup``
+    (the paper's machine, Section 7.2)."""
+    return pd.read_csv(TABLES / f"{MODULE_NAME}_{name}.csv")
+
+
+def _sd(x) -> float | None:
+    return None if x != x else float(x)
+
+
+@dataclass
+class Paper:
+    """The paper's tables in the shapes the report uses (read from ``reproductions/tables``)."""
+
+    info: dict  # data -> n_cv, n_test, m, task, short
+    t1: dict  # method -> (mean, sd)
+    acc: dict  # table ("8", "10") -> method -> data -> (mean, sd); "12": ... -> ((l2), (l1), (linf))
+    time: dict  # table ("9", "11", "13") -> method -> data -> (mean, sd)
+    nsv: dict  # method -> data -> # PV / # SV
+    t34: dict  # data -> m -> (simple per fold count, fast per fold count)
+    setup: dict  # name -> value
+
+    def of_task(self, task: str) -> tuple[str, ...]:
+        return tuple(d for d, v in self.info.items() if v["task"] == task)
+
+    @property
+    def cores(self) -> int:
+        return int(self.setup["cores"])
+
+
+@functools.cache
+def paper() -> Paper:
+    """The paper's tables, read once from ``reproductions/tables``."""
+    ds = paper_table("datasets")
+    info = {r.data: dict(n_cv=int(r.n_cv), n_test=int(r.n_test), m=int(r.m), task=r.task, short=r.short)
+            for r in ds.itertuples()}
+    sc = paper_table("scores")
+    acc: dict = {}
+    t1 = {}
+    for r in sc.itertuples():
+        cell = (float(r.mean), _sd(r.sd))
+        if int(r.table) == 1:
+            t1[r.method] = cell
+        elif int(r.table) == 12:
+            acc.setdefault("12", {}).setdefault(r.method, {}).setdefault(r.data, {})[r.measure] = cell
+        else:
+            acc.setdefault(str(int(r.table)), {}).setdefault(r.method, {})[r.data] = cell
+    for dd in acc.get("12", {}).values():
+        for d, ms in dd.items():
+            dd[d] = tuple(ms[k] for k in ("l2", "l1", "linf"))
+    time_: dict = {}
+    for r in paper_table("times").itertuples():
+        time_.setdefault(str(int(r.table)), {}).setdefault(r.method, {})[r.data] = (float(r.seconds), _sd(r.sd))
+    nsv: dict = {}
+    for r in paper_table("nsv").itertuples():
+        nsv.setdefault(r.method, {})[r.data] = int(r.n)
+    t34: dict = {}
+    for (d, m), g in paper_table("tables3_4").groupby(["data", "m"], sort=False):
+        g = g.set_index("v").reindex(PAPER_FOLDS)
+        t34.setdefault(d, {})[int(m)] = (tuple(g["simple"]), tuple(g["fast"]))
+    setup = dict(zip(paper_table("setup")["name"], paper_table("setup")["value"], strict=True))
+    return Paper(info, t1, acc, time_, nsv, t34, setup)
+
+
+def _paper_ftc_s() -> float:
+    """The paper's Table 9 seconds of RBF FS-LSSVM on covertype."""
+    return paper().time["9"]["RBF FS-LSSVM"]["ftc"][0]
+
+
+def _short(name: str) -> str:
+    return paper().info.get(name, {}).get("short", name)
+
+
+def paper_timing_rows(data: str) -> list[dict]:
+    """The paper's Table 3 (concrete) or 4 (magic) as ``cv_timing``-like rows (m, v, simple, fast)."""
+    return [dict(m=m, v=v, simple=s, fast=f) for m, (simple, fast) in paper().t34[data].items()
             for v, s, f in zip(PAPER_FOLDS, simple, fast, strict=True)]
+
+
+def _timing_figure_label(data: str) -> str:
+    t = paper_table("tables3_4")
+    tab = t.loc[t["data"] == data, "table"]
+    return f"Figure {int(tab.iloc[0])}" if len(tab) else "Figure 3-4 style"
 
 
 @dataclass
@@ -306,7 +285,7 @@ def cv_throughput(name: str, m: int | None = None, v: int = 10, reps: int = 3, s
     GFLOP/s it reaches, beside numpy's dgemm on one core in the same process. CPU seconds, best of ``reps`` (each
     repetition a different sigma^2)."""
     Xtr, ytr, _, _, _ = _split(name, seed)
-    m = int(m or PAPER[name]["m"])
+    m = int(m or paper().info[name]["m"])
     X, yy, task = _cv_problem(Xtr, ytr)
     rng = np.random.default_rng(seed)
     PV = np.ascontiguousarray(X[rng.choice(X.shape[0], m, replace=False)])
@@ -328,91 +307,10 @@ def cv_throughput(name: str, m: int | None = None, v: int = 10, reps: int = 3, s
                 **{f"gflop_{k}": x / 1e9 for k, x in f.items() if k != "total"})
 
 
-def _svm_tuned(name, Xtr, ytr, Xte, yte, task, n_csa, n_simplex, folds, seed):
-    """sklearn SVC/SVR tuned by CSA + simplex over (log C, log g) with sklearn CV (spec 3.5)."""
-    from sklearn.model_selection import KFold, cross_val_score
-    from sklearn.preprocessing import StandardScaler
-    from sklearn.svm import SVC, SVR
-
-    sc = StandardScaler().fit(Xtr)
-    Xtr, Xte = sc.transform(Xtr), sc.transform(Xte)
-    if task == "regression":
-        mu, sd = ytr.mean(), ytr.std(ddof=1)
-        ytr, yte = (ytr - mu) / sd, (yte - mu) / sd
-    kf = KFold(folds, shuffle=True, random_state=seed)
-    d = Xtr.shape[1]
-
-    def make(x):
-        C, g = math.exp(x[0]), math.exp(x[1])
-        return (SVR(C=C, gamma=g, epsilon=0.1, cache_size=1000, tol=1e-3) if task == "regression"
-                else SVC(C=C, gamma=g, cache_size=1000, tol=1e-3))
-
-    def cost(x):
-        scoring = "neg_mean_squared_error" if task == "regression" else "accuracy"
-        s = cross_val_score(make(x), Xtr, ytr, cv=kf, scoring=scoring).mean()
-        return -s if task == "regression" else 1 - s
-
-    rng = np.random.default_rng(seed)
-    # log C is boxed to [-5, 10]: LIBSVM's solver time explodes for C >> 1e4 on noisy data
-    x0 = rng.uniform([0, -math.log(d) - 3], [5, -math.log(d) + 3], (5, 2))
-    with Timer() as tt:
-        r = csa_simplex(cost, x0, [-5, -math.log(d) - 10], [10, -math.log(d) + 10], n_csa=n_csa,
-                        n_simplex=n_simplex, seed=seed)
-    with Timer() as tf:
-        model = make(r.x).fit(Xtr, ytr)
-        pred = model.predict(Xte)
-    score = float(np.mean((pred - yte) ** 2)) if task == "regression" else 100 * float(np.mean(pred == yte))
-    return dict(score=score, n_sv=int(model.support_.size), tune_wall=tt.wall, tune_cpu=tt.cpu,
-                wall=tt.wall + tf.wall, cpu=tt.cpu + tf.cpu, n_evals=r.history.shape[0])
-
-
-def accuracy(name: str, seeds=(0,), m: int | None = None, svm_budget=(20, 10, 5), with_svm: bool = True,
-             n_jobs: int = 1) -> list[dict]:
-    """Tables 8 / 12 protocol for one data set (binary classification or regression); one row per seed.
-
-    The randomizations are independent and run through :func:`svmopt.distributed.parallel_map` (``n_jobs``).
-    """
-    job = partial(_accuracy_one, name, m=m, svm_budget=svm_budget, with_svm=with_svm)
-    return parallel_map(job, list(seeds), n_jobs=n_jobs)
-
-
-def _accuracy_one(name: str, seed: int, *, m: int | None, svm_budget, with_svm: bool) -> dict:
-    info = PAPER[name]
-    X, y = _load(name)
-    task = "regression" if y.dtype.kind == "f" else "classification"
-    m = m or info["m"]
-    rng = np.random.default_rng(seed)
-    perm = rng.permutation(X.shape[0])
-    tr, te = perm[:info["n_cv"]], perm[info["n_cv"]:info["n_cv"] + info["n_test"]]
-    Xtr, ytr, Xte, yte = X[tr], y[tr], X[te], y[te]
-    est = (FixedSizeLSSVR if task == "regression" else FixedSizeLSSVC)(n_prototypes=m, random_state=seed)
-    with Timer() as t:
-        est.fit(Xtr, ytr)
-        pred = est.predict(Xte)
-    if task == "regression":
-        mu, sd = ytr.mean(), ytr.std(ddof=1)
-        e = (pred - yte) / sd
-        score = dict(l2=float(np.mean(e**2)), l1=float(np.mean(np.abs(e))), linf=float(np.max(np.abs(e))))
-        _ = mu
-    else:
-        score = dict(acc=100 * float(np.mean(pred == yte)),
-                     majority=100 * float(np.mean(yte == _mode(ytr))))
-    row = dict(data=name, seed=seed, m=est.n_prototypes_, wall=t.wall, cpu=t.cpu, gamma=est.gamma_,
-               sigma2=est.sigma2_, phases={k: round(v, 3) for k, v in est.timings_.items()}, **score)
-    if with_svm:
-        n_csa, n_simplex, folds = svm_budget
-        s = _svm_tuned(name, Xtr, ytr, Xte, yte, task, n_csa, n_simplex, folds, seed)
-        factor = (160 * 10) / ((n_csa + n_simplex) * folds)
-        row.update(svm_score=s["score"], svm_n_sv=s["n_sv"], svm_wall=s["wall"], svm_cpu=s["cpu"],
-                   svm_full_wall_est=s["tune_wall"] * factor + (s["wall"] - s["tune_wall"]),
-                   svm_full_cpu_est=s["tune_cpu"] * factor + (s["cpu"] - s["tune_cpu"]))
-    return row
-
-
 # ------------------------------------------------------------------------------------------ Figure 2
 def _split(name: str, seed: int, n_test: int | None = None):
     """The paper's split of ``name`` (n_CV training rows, n_test test rows of one random permutation)."""
-    info = PAPER[name]
+    info = paper().info[name]
     X, y = _load(name)
     n_cv = info["n_cv"]
     n_test = info["n_test"] if n_test is None else n_test
@@ -459,14 +357,14 @@ def performance_vs_prototypes(name: str, ms: Sequence[int], *, seed: int = 0, ba
     Returns ``(rows, baseline_row)``; rows have ``m`` and ``score`` (accuracy % or MSE), the baseline row also
     ``hyper`` ("tuned" / "fixed").
     """
-    if name not in PAPER:
-        raise ValueError(f"name must be one of {sorted(PAPER)}, got {name!r}")
+    if name not in paper().info or name == "ftc":
+        raise ValueError(f"name must be one of {sorted(set(paper().info) - {'ftc'})}, got {name!r}")
     if baseline not in ("auto", "tuned", "fixed", None):
         raise ValueError(f"baseline must be 'auto', 'tuned', 'fixed' or None, got {baseline!r}")
     ms = sorted({int(m) for m in ms})
     if not ms or ms[0] < 1:
         raise ValueError(f"ms must hold integers >= 1, got {ms!r}")
-    n = PAPER[name]["n_cv"]
+    n = paper().info[name]["n_cv"]
     if baseline == "auto":
         baseline = "tuned" if n <= 1000 else "fixed"
     jobs = [(m, False) for m in ms] + ([(n, True)] if baseline == "tuned" else [])
@@ -506,9 +404,10 @@ def write_figures(out_dir: str | Path, *, timing_rows: Sequence[dict], fig2_data
     for r in timing_rows:
         by_data.setdefault(r["data"], []).append(r)
     for name, rows in by_data.items():
-        label, table = TIMING_FIGURES.get(name, ("Figure 3-4 style", None))
+        table = name in paper().t34
+        label = _timing_figure_label(name)
         fig, axes = new_figure(1, 1, figsize=(8.2, 4.8))
-        ref = paper_timing_rows(table) if table else None
+        ref = paper_timing_rows(name) if table else None
         plot_cv_time_vs_folds(rows, ax=axes[0, 0], reference=ref, title=f"{label}: one CV evaluation, {name}")
         fname = f"{MODULE_NAME}_cv_time_{name}.png"
         save_figure(fig, out_dir / fname, dpi=dpi)
@@ -527,14 +426,15 @@ def write_figures(out_dir: str | Path, *, timing_rows: Sequence[dict], fig2_data
                 base_note = f"LS-SVM {base['hyper']}"
             else:
                 base_note = "no LS-SVM"
-            task = "regression" if "l2" in PAPER[name] else "classification"
+            task = "regression" if paper().info[name]["task"] == "regression" else "classification"
             plot_performance_vs_prototypes(
                 rows, ax=ax, baseline=None if base is None else base["score"],
                 baseline_label=(f"LS-SVM (m = n = {base['m']}" + (", tuned)" if base["hyper"] == "tuned" else
                                                                   ", hyperparameters of the largest m)"))
                 if base else "LS-SVM",
                 ylabel="test MSE (standardized target)" if task == "regression" else "test accuracy (%)",
-                title=f"Figure 2: {name}, n_CV = {PAPER[name]['n_cv']}, n_test = {PAPER[name]['n_test']}")
+                title=f"Figure 2: {name}, n_CV = {paper().info[name]['n_cv']}, "
+                      f"n_test = {paper().info[name]['n_test']}")
             notes.append(f"{name}: m in {list(ms)}, {base_note} ({time.perf_counter() - t0:.0f} s)")
         fname = f"{MODULE_NAME}_figure2.png"
         save_figure(fig, out_dir / fname, dpi=dpi)
@@ -543,48 +443,52 @@ def write_figures(out_dir: str | Path, *, timing_rows: Sequence[dict], fig2_data
                                f"{seed}; " + "; ".join(notes)))
     return figures
 
-# ------------------------------------------------------------------------------ results files (CSV, incremental)
+# ------------------------------------------------------------------------------ the results store
 RESULT_FIELDS = ("table", "data", "method", "seed", "m", "n_train", "n_test", "score", "l1", "linf", "n_sv", "wall",
                  "cpu", "tune_cpu", "fit_cpu", "cpu_full_est", "budget", "params", "phases", "peak_rss_mb", "note")
+TIMING_FIELDS = ("data", "m", "v", "simple", "fast", "speedup", "agree")
+THROUGHPUT_FIELDS = ("data", "n", "d", "m", "m_eff", "v", "holdout", "cpu", "gflop", "gflops", "dgemm_1core",
+                     "gflop_kernel", "gflop_features", "gflop_gram", "gflop_eig", "gflop_solves", "gflop_predict")
+_FIT_KEY = ("table", "data", "method", "seed", "m", "budget")
+STORE = {"table1": (RESULT_FIELDS, _FIT_KEY), "binary": (RESULT_FIELDS, _FIT_KEY),
+         "multiclass": (RESULT_FIELDS, _FIT_KEY), "ftc": (RESULT_FIELDS, _FIT_KEY),
+         "cvtiming": (TIMING_FIELDS, ("data", "m", "v")), "throughput": (THROUGHPUT_FIELDS, ("data",))}
+"""The store's tables ``de_brabanter_<group>.csv``: (columns, key). A fit's row replaces a stored one with the same
+table, data set, method, seed, m and budget (a rerun of that job); a timing cell replaces the same (data, m, v)."""
 RESULT_FILES = {"1": "table1", "8": "binary", "12": "binary", "10": "multiclass", "ftc": "ftc", "3": "cvtiming"}
+_TEXT = ("table", "data", "method", "budget", "params", "phases", "note", "agree", "holdout")
 FS_METHODS = ("RBF FS-LSSVM", "Lin FS-LSSVM", "RBF FS-LSSVM (MOC)", "RBF FS-LSSVM (1vs1)", "Lin FS-LSSVM (1vs1)",
               "Lin FS-LSSVM (MOC)")
 SVM_METHODS = ("RBF C-SVC", "Lin C-SVC", "RBF nu-SVC", "eps-SVR", "nu-SVR", "Nystroem+Ridge")
 
 
-def results_path(out_dir: str | Path, group: str) -> Path:
-    return Path(out_dir) / f"{MODULE_NAME}_{group}.csv"
+def results_table(results: str | Path, group: str):
+    """The store's table of ``group`` (a key of :data:`STORE`) in the directory ``results``."""
+    return open_table(results, f"{MODULE_NAME}_{group}", key=list(STORE[group][1]))
 
 
-def append_rows(path: str | Path, rows: Sequence[dict]) -> None:
-    """Append ``rows`` to the CSV ``path`` (header written when the file is new); flushed at once, so a crash
-    loses at most the run in progress."""
-    import csv
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    new = not path.exists() or path.stat().st_size == 0
-    with path.open("a", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=RESULT_FIELDS, extrasaction="ignore")
-        if new:
-            w.writeheader()
-        for r in rows:
-            w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in RESULT_FIELDS})
+def store_rows(results: str | Path, group: str, rows: Sequence[dict]) -> None:
+    """Append ``rows`` (their :data:`STORE` columns; missing ones empty) to the store's table of ``group``."""
+    if not rows:
+        return
+    fields = STORE[group][0]
+    frame = pd.DataFrame([{k: r.get(k) for k in fields} for r in rows], columns=list(fields))
+    results_table(results, group).append(frame)
 
 
-def read_rows(path: str | Path) -> list[dict]:
-    """Rows of a results CSV with the numeric fields as floats (missing: NaN)."""
-    import csv
-
-    path = Path(path)
-    if not path.exists():
-        return []
-    text = ("table", "data", "method", "budget", "params", "phases", "note")
+def read_group(results: str | Path, group: str) -> list[dict]:
+    """The rows of one table of the store: numbers as floats (missing: NaN), the text columns as text ("" when
+    empty), ``agree`` / ``holdout`` as "True" / "False"."""
+    df = results_table(results, group).read()
     out = []
-    with path.open(newline="") as fh:
-        for r in csv.DictReader(fh):
-            out.append({k: (v if k in text else (float(v) if v not in ("", None) else math.nan))
-                        for k, v in r.items()})
+    for rec in df.to_dict("records"):
+        row = {}
+        for k, v in rec.items():
+            if k in _TEXT:
+                row[k] = "" if v is None or (isinstance(v, float) and v != v) else str(v)
+            else:
+                row[k] = math.nan if v is None or v is pd.NA else float(v)
+        out.append(row)
     return out
 
 
@@ -600,7 +504,7 @@ def _task(y) -> str:
 
 def _scores(task: str, pred, yte, sd: float = 1.0) -> dict:
     """Accuracy (%) or the L2 / L1 / Linf test errors on the target's standardized scale (``sd``: the training
-    target's sample sd; spec A25)."""
+    target's sample sd)."""
     if task == "regression":
         e = (pred - yte) / sd
         return dict(score=float(np.mean(e ** 2)), l1=float(np.mean(np.abs(e))), linf=float(np.max(np.abs(e))))
@@ -613,7 +517,7 @@ def fs_lssvm_run(name: str, seed: int, *, kernel: str = "rbf", multiclass: str =
     """One FS-LSSVM randomization on the paper's split of ``name``: fit (bandwidths, PV, tuning, final fit) and
     test, timed in wall and process CPU seconds, with the estimator's per-phase wall times."""
     Xtr, ytr, Xte, yte, task = split if split is not None else _split(name, seed)
-    m = int(m or PAPER[name]["m"])
+    m = int(m or paper().info[name]["m"])
     cls = FixedSizeLSSVR if task == "regression" else FixedSizeLSSVC
     kw = dict(multiclass=multiclass) if task != "regression" else {}
     est = cls(n_prototypes=m, kernel=kernel, random_state=seed, n_csa=n_csa, n_simplex=n_simplex,
@@ -644,7 +548,7 @@ def majority_run(name: str, seed: int, table: str = "8", split=None) -> dict:
 
 
 def _baseline_space(method: str, task: str, d: int, m: int, seed: int):
-    """(make(x) -> sklearn estimator, lower, upper, initial box lower, upper) of a baseline (spec 3.5)."""
+    """(make(x) -> sklearn estimator, lower, upper, initial box lower, upper) of a baseline."""
     from sklearn.kernel_approximation import Nystroem
     from sklearn.linear_model import Ridge, RidgeClassifier
     from sklearn.multiclass import OneVsOneClassifier
@@ -711,7 +615,7 @@ def baseline_run(method: str, name: str, seed: int, *, n_csa: int = 20, n_simple
     from sklearn.preprocessing import StandardScaler
 
     Xtr, ytr, Xte, yte, task = split if split is not None else _split(name, seed)
-    m = int(m or PAPER.get(name, {}).get("m", 200))
+    m = int(m or paper().info.get(name, {}).get("m", 200))
     with Timer() as tt:
         sc = StandardScaler().fit(Xtr)
         Xs, Xt = sc.transform(Xtr), sc.transform(Xte)
@@ -956,23 +860,23 @@ DEFAULT_METHODS = {
 }
 
 
-def run_table(table: str, datasets: Sequence[str], seeds: Sequence[int], out_dir: str | Path, *,
+def run_table(table: str, datasets: Sequence[str], seeds: Sequence[int], results: str | Path, *,
               methods: Sequence[str] | None = None, m: int | None = None, fs_budget=(90, 70), svm_budget=(20, 10, 5),
               tune_subsample: int | None = None, svm_cpu_cap: float | None = None, force: bool = False,
               log=print) -> list[dict]:
     """Run the jobs of ``table`` ("1", "8", "12" or "10") for every data set and seed, appending each finished
-    row to its CSV at once; jobs already in the CSV (same data, method, seed, m) are skipped unless ``force``.
-    A failing job is logged and skipped."""
-    path = results_path(out_dir, RESULT_FILES[table])
+    row to the results store ``results`` at once; jobs already there (same data, method, seed, m, and for a
+    baseline the same kind of budget) are skipped unless ``force``. A failing job is logged and skipped."""
+    group = RESULT_FILES[table]
     methods = tuple(methods or DEFAULT_METHODS[table])
     # Done jobs: same data, method, seed, m, and for the SVM baselines the same kind of budget (the paper's whole
     # budget, _full_budget, or a reduced one).
     done = set() if force else {(r["data"], r["method"], int(r["seed"]), int(r["m"]), _full_budget(r))
-                                for r in read_rows(path)}
+                                for r in read_group(results, group)}
     full = tuple(svm_budget) == (90, 70, 10) and not tune_subsample
     out = []
     for name in datasets:
-        m_req = int(m or PAPER[name]["m"]) if table != "1" else int(m or 200)
+        m_req = int(m or paper().info[name]["m"])
         for seed in seeds:
             split = None
             for meth in methods:
@@ -1001,7 +905,7 @@ def run_table(table: str, datasets: Sequence[str], seeds: Sequence[int], out_dir
                 except Exception as exc:  # one failed job must not lose the batch
                     log(f"FAILED {table} {name} {meth} seed {seed}: {type(exc).__name__}: {exc}")
                     continue
-                append_rows(path, [row])
+                store_rows(results, group, [row])
                 out.append(row)
                 log(f"[{table}] {name} {meth} seed {seed}: score {row['score']:.4g} cpu {row['cpu']:.1f} s "
                     f"({time.perf_counter() - t0:.1f} s wall)")
@@ -1011,44 +915,6 @@ def run_table(table: str, datasets: Sequence[str], seeds: Sequence[int], out_dir
 def _mode(y):
     vals, counts = np.unique(y, return_counts=True)
     return vals[np.argmax(counts)]
-
-
-def report(timing_rows, acc_rows, figures: Sequence[tuple[str, str]] = ()) -> str:
-    """The Markdown report; ``figures`` = ``[(PNG file name, caption)]`` go into a "Figures" section."""
-    out = ["# Reproduction: optimized fixed-size LS-SVM (De Brabanter et al., 2010) — quick mode", ""]
-    if timing_rows:
-        out += ["## Tables 3–4: one CV evaluation, fast vs simple (seconds, best of repeats)", "",
-                "| data | m | v | simple [s] | fast [s] | speedup | paper speedup (v=10) | same score |",
-                "|---|---|---|---|---|---|---|---|"]
-        for r in timing_rows:
-            ref = (TABLE3 if r["data"] == "concrete" else TABLE4).get(r["m"])
-            ps = f"{ref[0] / ref[1]:.1f}x" if ref and r["v"] == 10 else ""
-            out.append(f"| {r['data']} | {r['m']} | {r['v']} | {r['simple']:.4f} | {r['fast']:.4f} | "
-                       f"{r['speedup']:.1f}x | {ps} | {r['agree']} |")
-        out.append("")
-    if acc_rows:
-        out += ["## Tables 8 / 12 / 9 / 13 (quick: 1 randomization)", "",
-                "| data | m | FS-LSSVM score | paper | FS wall [s] | FS CPU [s] | paper time [s] (x4 core-s) | "
-                "SVM score | SVM #SV | SVM wall (reduced budget) [s] | SVM full-protocol est. [s] |",
-                "|---|---|---|---|---|---|---|---|---|---|---|"]
-        for r in acc_rows:
-            p = PAPER[r["data"]]
-            if "acc" in r:
-                sc, ps, ss = f"{r['acc']:.2f}%", f"{p['acc']}% ({p['acc_sd']})", r.get("svm_score")
-                ss = f"{ss:.2f}%" if ss is not None else "-"
-            else:
-                sc, ps = f"L2 {r['l2']:.3f} / L1 {r['l1']:.3f} / Linf {r['linf']:.2f}", f"L2 {p['l2']} ({p['l2_sd']})"
-                ss = f"L2 {r['svm_score']:.3f}" if "svm_score" in r else "-"
-            out.append(f"| {r['data']} | {r['m']} | {sc} | {ps} | {r['wall']:.1f} | {r['cpu']:.1f} | "
-                       f"{p['time']} ({4 * p['time']}) | {ss} | {r.get('svm_n_sv', '-')} | "
-                       f"{r.get('svm_wall', float('nan')):.1f} | {r.get('svm_full_wall_est', float('nan')):.0f} |")
-        out.append("")
-        out.append("Phases (s): " + "; ".join(f"{r['data']}: {r['phases']}" for r in acc_rows))
-    if figures:
-        from reproductions.figures import figures_markdown
-
-        out += ["", figures_markdown(figures)]
-    return "\n".join(out) + "\n"
 
 
 # ------------------------------------------------------------------------------ report from the results CSVs
@@ -1091,7 +957,7 @@ def _groups(rows: Sequence[dict]) -> dict[tuple[str, str], list[dict]]:
     for r in rows:
         meth = r["method"]
         m = r.get("m")
-        if "FS-LSSVM" in meth and m == m and m and int(m) != PAPER.get(r["data"], {}).get("m", int(m)):
+        if "FS-LSSVM" in meth and m == m and m and int(m) != paper().info.get(r["data"], {}).get("m", int(m)):
             meth = f"{meth} [m = {int(m)}]"
         elif _full_budget(r):
             meth = f"{meth} {FULL_BUDGET}"
@@ -1103,10 +969,12 @@ FULL_BUDGET = "[90+70 × 10-fold]"
 
 
 def _full_budget(r: dict) -> bool:
-    """A baseline row tuned with the paper's whole budget (CSA 90 + simplex 70, 10-fold CV, all training rows),
-    possibly stopped at a CPU cap; FS-LSSVM rows and rows tuned on a subsample are not."""
+    """A baseline row (an SVM or Nystroem+Ridge) tuned with the paper's whole budget (CSA 90 + simplex 70, 10-fold
+    CV, all training rows), possibly stopped at a CPU cap. FS-LSSVM rows, the majority rule, Table 1's selections
+    ("entropy" / "random", whose budget is FS-LSSVM's) and rows tuned on a subsample are not."""
     b = r.get("budget") or ""
-    return "FS-LSSVM" not in r["method"] and b.startswith("90+70, 10-fold") and "tuned on" not in b
+    return (_base(r["method"]) in SVM_METHODS and str(r.get("table", "")) != "1" and b.startswith("90+70, 10-fold")
+            and "tuned on" not in b)
 
 
 def _base(method: str) -> str:
@@ -1135,118 +1003,129 @@ def _time_cell(rs: Sequence[dict]) -> tuple[float, float, float]:
     return c[0], c[1], e[0]
 
 
-def table1_section(rows: Sequence[dict]) -> list[str]:
-    out = ["## Table 1: Boston Housing, m = 200, entropy vs random prototype selection", "",
-           "Each randomization: 338 training / 168 test rows, FS-LSSVM (RBF) tuned by CSA 90 + simplex 70 on the "
-           "fast 10-fold CV, test MSE on the training target's standardized scale; both selections see the same "
-           "splits (seeds).", "",
-           "| selection | runs | test MSE mean (sd), ours | paper (30 runs) | CPU s per fit, mean |",
-           "|---|---|---|---|---|"]
+# ------------------------------------------------------------------------------ the report's tables
+N_CSA, N_SIMPLEX, FOLDS = 90, 70, 10
+"""The paper's tuning budget (CSA evaluations, simplex evaluations, CV folds): FS-LSSVM's, and the "full" one."""
+CSA_PROCESSES = 5
+TIMING_REPS, TIMING_MIN_SECONDS, TIMING_MAX_REPS, AGREE_TOL = 5, 2.0, 40, 1e-9
+DGEMM_SIZE, FLOPS_REPS = 2000, 3
+BOX_RBF_C, BOX_LIN_C, BOX_NU = (-5, 10), (-5, 5), (-7, 7)
+COV_NUMERIC, COV_WILD, COV_SOIL, COV_FLIP = 10, 4, 40, 0.05
+
+
+def _pipe(header: Sequence[str], rows: Sequence[Sequence]) -> str:
+    return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+                     + ["| " + " | ".join(str(c) for c in r) + " |" for r in rows])
+
+
+def _bounds(ours: float, paper_wall: float) -> str:
+    from reproductions.report import bounds_text
+
+    return bounds_text(ours, paper_wall, paper().cores) if ours == ours and paper_wall == paper_wall else "–"
+
+
+def _protocol(meth: str, rs: Sequence[dict]) -> str:
+    """How far a row group's tuning is from the paper's (CSA 90 + simplex 70, 10-fold CV of all training rows)."""
+    if meth == "Maj. rule":
+        return "–"
+    tags = []
+    for b in sorted({r.get("budget") or "" for r in rs}):
+        mb = re.match(r"(\d+)\+(\d+)(?:, (\d+)-fold)?", b)
+        if "fixed" in b:
+            tags.append("fixed hyperparameters *")
+        else:
+            if mb and (int(mb.group(1)), int(mb.group(2))) != (N_CSA, N_SIMPLEX):
+                tags.append(f"reduced: {mb.group(1)} + {mb.group(2)} evaluations")
+            if mb and mb.group(3) and int(mb.group(3)) != FOLDS:
+                tags.append(f"reduced: {mb.group(3)}-fold")
+        if "tuned on" in b or re.search(r"on (\d+) rows, final fit", b):
+            tags.append("reduced: tuned on a subsample")
+        if "stopped at" in b:
+            tags.append("reduced: CPU cap")
+        if re.search(r"fit on \d+ (of \d+ )?rows \*", b):
+            tags.append("fit on a subsample *")
+    tags = list(dict.fromkeys(tags))
+    return "; ".join(tags) if tags else "full"
+
+
+def table1_table(rows: Sequence[dict]) -> str:
     g = _groups(rows)
+    out = []
     for meth in ("entropy", "random"):
         rs = g.get(("boston_housing", meth), [])
         mean, sd, n = _mean_sd([r["score"] for r in rs])
-        pm, ps = PAPER_T1[meth]
-        out.append(f"| {meth} | {n} | {_fmt_ms(mean, sd, 4)} | {pm} ({ps}) | "
-                   f"{_fmt_s(_mean_sd([r['cpu'] for r in rs])[0])} |")
-    e = {int(r["seed"]): r["score"] for r in g.get(("boston_housing", "entropy"), [])}
-    rnd = {int(r["seed"]): r["score"] for r in g.get(("boston_housing", "random"), [])}
-    common = sorted(set(e) & set(rnd))
-    if len(common) >= 2:
-        diff = np.array([rnd[s] - e[s] for s in common])
-        wins = int((diff > 0).sum())
-        out += ["", f"Paired over the {len(common)} common splits: random − entropy MSE = {diff.mean():.4f} "
-                f"(sd {diff.std(ddof=1):.4f}, standard error {diff.std(ddof=1) / math.sqrt(len(common)):.4f}); "
-                f"entropy has the lower MSE on {wins} of {len(common)} splits."]
-    return [*out, ""]
+        pm, ps = paper().t1[meth]
+        out.append([meth, n, _fmt_ms(mean, sd, 4), f"{pm:g} ({ps:g})", _fmt_s(_mean_sd([r["cpu"] for r in rs])[0])])
+    return _pipe(["selection", "runs", "test MSE mean (sd), ours", "paper", "CPU s per fit, mean"], out)
 
 
-TIMING_N = {"concrete": 1030, "magic": 19020}
-
-
-def timing_section(rows: Sequence[dict]) -> list[str]:
-    if not rows:
-        return []
-    out = ["## Tables 3–4: one CV evaluation, fast (Algorithm 3) vs simple (spec A32)", "",
-           "All rows of the data set (concrete n = 1030, d = 8; magic n = 19,020, d = 10), gamma = 1, sigma^2 = d "
-           "(spec A31), m random rows as PV, wall seconds of one CV evaluation, best of repeats (at least 5 fast and 2 "
-           "simple, interleaved; cells under 2 s repeated up to 40 times), both variants on one thread whatever the "
-           "environment says (`--tables 3`, `de_brabanter_cvtiming.csv`; with two threads the fast variant's fold "
-           "factorizations run in parallel: magic m = 300, v = 50 gave 37.9x against 33.4x on one). Both variants "
-           "use the same C++ core and agree to 1e-9 in every cell (column \"same score\"). The fast variant solves "
-           "the folds by v Cholesky factorizations, or, "
-           "where `tuning.holdout_cheaper` says it is cheaper (many small folds next to p = m' + 1), by the holdout "
-           "identity from one factorization (`fast_cv_holdout`); column \"fold solve\". \"paper flop ratio\" is "
-           "the speed-up the paper's own operation counts (Section 7.1) predict for equally efficient variants.", "",
-           "| data | m | v | simple [s] | fast [s] | speedup | paper simple / fast [s] | paper speedup | "
-           "paper flop ratio | fold solve | same score |",
-           "|---|---|---|---|---|---|---|---|---|---|---|"]
-    cells = []  # (data, ours, paper, flop ratio)
-    for r in rows:
-        table = PAPER_TABLE3 if r["data"] == "concrete" else PAPER_TABLE4
-        ref = table.get(int(r["m"]))
-        cell, sp = "–", "–"
-        ours = r["simple"] / r["fast"]
-        n = TIMING_N.get(r["data"])
+def _timing_cells(rows: Sequence[dict]) -> list[tuple]:
+    """(data, m, v, ours, paper, flop ratio, row) of the cells of Tables 3-4, in the paper's order."""
+    order = {d: i for i, d in enumerate(paper().t34)}
+    cells = []
+    for r in sorted(rows, key=lambda r: (order.get(r["data"], 99), r["data"], int(r["m"]), int(r["v"]))):
+        ref = paper().t34.get(r["data"], {}).get(int(r["m"]))
+        n = _timing_n(r["data"])
         flop = paper_flop_ratio(n, int(r["m"]), int(r["v"])) if n else math.nan
+        p = math.nan
         if ref and int(r["v"]) in PAPER_FOLDS:
             k = PAPER_FOLDS.index(int(r["v"]))
-            paper = ref[0][k] / ref[1][k]
-            cell, sp = f"{ref[0][k]} / {ref[1][k]}", f"{paper:.1f}x"
-            cells.append((r["data"], ours, paper, flop))
-        fr = f"{flop:.1f}x" if n else "–"
-        solve = ("holdout" if holdout_cheaper(n, int(r["m"]) + 1, int(r["v"])) else "v Cholesky") if n else "–"
-        out.append(f"| {r['data']} | {int(r['m'])} | {int(r['v'])} | {r['simple']:.3f} | {r['fast']:.4f} | "
-                   f"{ours:.1f}x | {cell} | {sp} | {fr} | {solve} | {r['agree']} |")
-    if cells:
-        n_ok = sum(o >= p for _, o, p, _ in cells)
-        n_80 = sum(o >= 0.8 * p for _, o, p, _ in cells)
-        text = (f"Our speed-up reaches the paper's in {n_ok} of {len(cells)} cells and 80% of it in {n_80}. A simple "
-                "CV as efficient per flop as the fast one gives about the paper's own flop ratio (Section 7.1);")
-        for name in dict.fromkeys(c[0] for c in cells):
-            cs = [c for c in cells if c[0] == name and c[3] == c[3]]
-            if not cs:
-                continue
-            above = sum(p > f for _, _, p, f in cs)
-            top = max(p / f for _, _, p, f in cs)
-            mid = float(np.median([o / f for _, o, _, f in cs]))
+            p = ref[0][k] / ref[1][k]
+        cells.append((r["data"], int(r["m"]), int(r["v"]), r["simple"] / r["fast"], p, flop, r))
+    return cells
+
+
+def _timing_n(data: str) -> int | None:
+    t = paper_table("tables3_4")
+    n = t.loc[t["data"] == data, "n"]
+    return int(n.iloc[0]) if len(n) else None
+
+
+def timing_table(rows: Sequence[dict]) -> str:
+    out = []
+    for data, m, v, ours, p, flop, r in _timing_cells(rows):
+        ref = paper().t34.get(data, {}).get(m)
+        cell = f"{ref[0][PAPER_FOLDS.index(v)]:g} / {ref[1][PAPER_FOLDS.index(v)]:g}" if p == p else "–"
+        n = _timing_n(data)
+        solve = ("holdout" if holdout_cheaper(n, m + 1, v) else "v Cholesky") if n else "–"
+        out.append([data, m, v, f"{r['simple']:.3f}", f"{r['fast']:.4f}", f"{ours:.1f}x", cell,
+                    f"{p:.1f}x" if p == p else "–", f"{flop:.1f}x" if flop == flop else "–", solve, r["agree"]])
+    return _pipe(["data", "m", "v", "simple [s]", "fast [s]", "speedup", "paper simple / fast [s]", "paper speedup",
+                  "paper flop ratio", "fold solve", "same score"], out) if out else "No timing cells in the store."
+
+
+def timing_text(rows: Sequence[dict]) -> str:
+    cells = [c for c in _timing_cells(rows) if c[4] == c[4]]
+    if not cells:
+        return ""
+    n_ok = sum(o >= p for _, _, _, o, p, _, _ in cells)
+    n_80 = sum(o >= 0.8 * p for _, _, _, o, p, _, _ in cells)
+    text = (f"Our speed-up reaches the paper's in {n_ok} of {len(cells)} cells and 80% of it in {n_80}. A simple "
+            "CV as efficient per flop as the fast one gives about the paper's own flop ratio (Section 7.1);")
+    for name in dict.fromkeys(c[0] for c in cells):
+        cs = [c for c in cells if c[0] == name and c[5] == c[5]]
+        if cs:
+            above = sum(p > f for *_, p, f, _ in [(c[3], c[4], c[5], c[6]) for c in cs])
+            top = max(c[4] / c[5] for c in cs)
+            mid = float(np.median([c[3] / c[5] for c in cs]))
             text += (f" on {name} the paper's measured speed-up exceeds that ratio in {above} of {len(cs)} cells (by "
                      f"up to {top:.1f}x), ours reaches {mid:.0%} of it in the median cell;")
-        reach = [c for c in cells if c[2] <= c[3]]  # the paper's speed-up within its own flop ratio
-        if reach:
-            r_ok = sum(o >= p for _, o, p, _ in reach)
-            r_90 = sum(o >= 0.9 * p for _, o, p, _ in reach)
-            text += (f" in the {len(reach)} cells where the paper's measured speed-up is within its flop ratio (where "
-                     f"variants equally efficient per flop can match it without doing fewer flops than Algorithm 3), "
-                     f"ours reaches it in {r_ok} and 90% of it in {r_90};")
-        out += ["", text.rstrip(";") + ". Beyond the flop ratio, a speed-up measures the simple variant's "
-                "per-fold overheads (the paper's MATLAB) or, for ours, the holdout identity, which does fewer flops "
-                "than the paper's fast variant."]
-    return [*out, ""]
+    return text.rstrip(";") + "."
 
 
-def throughput_section(rows: Sequence[dict]) -> list[str]:
-    if not rows:
-        return []
-    out = ["## Flops per CV evaluation and throughput (issue target: state them beside this machine's dgemm)", "",
-           "One fast 10-fold CV evaluation at a new sigma^2 (what almost every tuning step costs; `--tables flops`, "
-           "`de_brabanter_throughput.csv`) on the training part of split 0 at the paper's m, one core, CPU "
-           "seconds (best of 3), flops by `cv_flops` (the eigendecomposition's divide-and-conquer step not "
-           "counted, so the rates are lower bounds). dgemm: numpy's BLAS, 2000 x 2000, one thread, same process.",
-           "", "| data | n | m (m') | GFLOP per evaluation (features / Gram / eig / solves) | CPU s | GFLOP/s | "
-           "dgemm GFLOP/s (1 core) | fraction of dgemm | 160 evaluations [GFLOP] |",
-           "|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        out.append(f"| {SHORT.get(r['data'], r['data'])} | {int(r['n']):,} | {int(r['m'])} ({int(r['m_eff'])}) | "
-                   f"{r['gflop']:.1f} ({r['gflop_features']:.1f} / {r['gflop_gram']:.1f} / {r['gflop_eig']:.1f} / "
-                   f"{r['gflop_solves']:.1f}) | {r['cpu']:.2f} | {r['gflops']:.1f} | {r['dgemm_1core']:.1f} | "
-                   f"{r['gflops'] / r['dgemm_1core']:.0%} | {160 * r['gflop']:,.0f} |")
-    return [*out, ""]
+def throughput_table(rows: Sequence[dict]) -> str:
+    out = [[_short(r["data"]), f"{int(r['n']):,}", f"{int(r['m'])} ({int(r['m_eff'])})",
+            f"{r['gflop']:.1f} ({r['gflop_features']:.1f} / {r['gflop_gram']:.1f} / {r['gflop_eig']:.1f} / "
+            f"{r['gflop_solves']:.1f})", f"{r['cpu']:.2f}", f"{r['gflops']:.1f}", f"{r['dgemm_1core']:.1f}",
+            f"{r['gflops'] / r['dgemm_1core']:.0%}", f"{(N_CSA + N_SIMPLEX) * r['gflop']:,.0f}"] for r in rows]
+    return _pipe(["data", "n", "m (m')", "GFLOP per evaluation (features / Gram / eig / solves)", "CPU s", "GFLOP/s",
+                  "dgemm GFLOP/s (1 core)", "fraction of dgemm", f"{N_CSA + N_SIMPLEX} evaluations [GFLOP]"],
+                 out) if out else "No throughput measurements in the store."
 
 
 def _svc_ref(g, name: str) -> float:
-    """Our RBF C-SVC's (or eps-SVR's) full-protocol CPU seconds for ``name`` (the extrapolated estimate); NaN when
-    it was tuned on a subsample or not tuned (no comparable figure)."""
+    """Our RBF C-SVC's (or eps-SVR's) full-protocol CPU seconds for ``name`` (measured with the whole budget, else
+    the extrapolated estimate); NaN when it was tuned on a subsample or not tuned (no comparable figure)."""
     for meth in (f"RBF C-SVC {FULL_BUDGET}", "RBF C-SVC", f"eps-SVR {FULL_BUDGET}", "eps-SVR"):
         rs = g.get((name, meth))
         if rs and _time_cell(rs)[2] == _time_cell(rs)[2]:
@@ -1254,65 +1133,81 @@ def _svc_ref(g, name: str) -> float:
     return math.nan
 
 
-def svm_full_budget_section(rows: Sequence[dict]) -> list[str]:
-    """RBF SVMs tuned exactly as FS-LSSVM (CSA 90 + simplex 70 on 10-fold CV of all training rows), on the large
-    sets stopped at a CPU cap: their CPU time so far is then a lower bound of the full tuning, so ours / theirs is an
-    upper bound."""
+def _full_budget_rows(rows: Sequence[dict]) -> list[dict]:
+    """Per (data, method, seed) of a whole-budget baseline: the SVM row, the FS-LSSVM row of the same seed, the
+    evaluations done (None: all) and the ratio / score difference."""
     g = _groups(rows)
-    keys = [k for k in g if k[1].endswith(FULL_BUDGET)]
-    if not keys:
-        return []
-    out = ["## RBF SVM tuned the same way as FS-LSSVM (issue target: >= 10x less time, accuracy within 1 point)", "",
-           "sklearn `SVC` / `NuSVC` (LIBSVM, `cache_size` 1000 MB, `tol` 1e-3) tuned by the same CSA 90 + simplex 70 "
-           "over (log C or nu, log g) on stratified 10-fold CV of all n_CV training rows, then fitted on them and "
-           "tested on the same split as FS-LSSVM. On pid and spa the tuning ran to the end (160 evaluations). "
-           "On mgt and adu, running SVC's 1,600 fits to the end would take hours per split on this "
-           "machine, so each tuning stops at a CPU cap and keeps the best point evaluated so far: its CPU seconds "
-           "are a measured **lower bound** of the full tuning (\"full est.\" extrapolates linearly over the "
-           "evaluations, \"≥\" marks the ratio), its accuracy that of a partially tuned SVC. On the regression sets "
-           "(`SVR` / `NuSVR`, plain 10-fold CV) the score is the test MSE on the standardized target (Table 12's "
-           "L2; lower is better, so a negative FS − SVM favours FS-LSSVM); elsewhere test accuracy (%).", "",
-           "| data | method | seed | SVM evaluations done | SVM CPU s | SVM full est. [CPU s] | SVM score | "
-           "FS-LSSVM CPU s (same seed) | FS-LSSVM score | SVM / FS-LSSVM time | score FS − SVM |",
-           "|---|---|---|---|---|---|---|---|---|---|---|"]
-    summary = []
-    for name, meth in sorted(keys):
+    out = []
+    for name, meth in sorted(k for k in g if k[1].endswith(FULL_BUDGET)):
         fs = {int(r["seed"]): r for r in g.get((name, "RBF FS-LSSVM"), [])}
-        ratios, diffs = [], []
         for r in sorted(g[(name, meth)], key=lambda r: int(r["seed"])):
             f = fs.get(int(r["seed"]))
             n_ev = re.search(r"after (\d+) evaluations", r.get("budget") or "")
-            done = f"{n_ev.group(1)} of 160 (cap)" if n_ev else "160"
-            mark = "≥ " if n_ev else ""
-            ratio = f"{mark}{r['cpu'] / f['cpu']:.1f}x" if f else "–"
-            fs_cpu, fs_acc = (_fmt_s(f["cpu"]), f"{f['score']:.{4 if name in REGRESSION else 2}f}") if f else ("–", "–")
-            prec = 4 if name in REGRESSION else 2
-            diff = f"{f['score'] - r['score']:+.{prec}f}" if f else "–"
-            est = _fmt_s(r.get("cpu_full_est", math.nan)) if n_ev else _fmt_s(r["cpu"])
-            if f:
-                ratios.append(r["cpu"] / f["cpu"])
-                diffs.append(f["score"] - r["score"])
-            out.append(f"| {SHORT.get(name, name)} | {_base(meth)} | {int(r['seed'])} | {done} | {_fmt_s(r['cpu'])} | "
-                       f"{est} | {r['score']:.{prec}f} | {fs_cpu} | {fs_acc} | {ratio} | {diff} |")
-        if len(ratios) > 1:
-            what = (f"test MSE {float(np.mean(diffs)):+.4f} on average" if name in REGRESSION else
-                    f"accuracy {float(np.mean(diffs)):+.2f} points on average")
-            summary.append(f"{SHORT.get(name, name)} {_base(meth)}: time ratio {min(ratios):.1f}–{max(ratios):.1f}x "
-                           f"(median {float(np.median(ratios)):.1f}x) over {len(ratios)} splits, FS-LSSVM − SVM "
-                           f"{what}")
-    if summary:
-        out += ["", "Over the splits: " + "; ".join(summary) + "."]
-    return [*out, ""]
+            out.append(dict(data=name, method=_base(meth), seed=int(r["seed"]), svm=r, fs=f,
+                            done=int(n_ev.group(1)) if n_ev else None,
+                            ratio=r["cpu"] / f["cpu"] if f else math.nan,
+                            diff=f["score"] - r["score"] if f else math.nan))
+    return out
 
 
-def accuracy_sections(rows: Sequence[dict], data: Sequence[str], acc_table: str, time_table: str,
-                      paper_acc: dict, paper_time: dict, regression: bool = False) -> list[str]:
+def full_budget_table(rows: Sequence[dict]) -> str:
+    out = []
+    for x in _full_budget_rows(rows):
+        r, f, reg = x["svm"], x["fs"], paper().info.get(x["data"], {}).get("task") == "regression"
+        prec = 4 if reg else 2
+        capped = x["done"] is not None
+        out.append([_short(x["data"]), x["method"], x["seed"],
+                    f"{x['done']} of {N_CSA + N_SIMPLEX} (cap)" if capped else N_CSA + N_SIMPLEX,
+                    _fmt_s(r["cpu"]), _fmt_s(r.get("cpu_full_est", math.nan)) if capped else _fmt_s(r["cpu"]),
+                    f"{r['score']:.{prec}f}", _fmt_s(f["cpu"]) if f else "–", f"{f['score']:.{prec}f}" if f else "–",
+                    f"{'≥ ' if capped else ''}{x['ratio']:.1f}x" if f else "–",
+                    f"{x['diff']:+.{prec}f}" if f else "–"])
+    return _pipe(["data", "method", "seed", "SVM evaluations done", "SVM CPU s", "SVM full est. [CPU s]", "SVM score",
+                  "FS-LSSVM CPU s (same seed)", "FS-LSSVM score", "SVM / FS-LSSVM time", "score FS − SVM"],
+                 out) if out else "No baseline was tuned with the whole budget."
+
+
+def _full_budget_summary(rows: Sequence[dict]) -> list[tuple]:
+    """(data, method, ratios, diffs, capped) per whole-budget baseline with an FS-LSSVM row on the same seeds."""
+    by: dict = {}
+    for x in _full_budget_rows(rows):
+        if x["fs"] is not None:
+            by.setdefault((x["data"], x["method"]), []).append(x)
+    return [(d, m, [x["ratio"] for x in xs], [x["diff"] for x in xs], any(x["done"] is not None for x in xs))
+            for (d, m), xs in by.items()]
+
+
+def full_budget_text(rows: Sequence[dict]) -> str:
+    parts = []
+    for d, m, ratios, diffs, _capped in _full_budget_summary(rows):
+        if len(ratios) < 2:
+            continue
+        reg = paper().info.get(d, {}).get("task") == "regression"
+        what = (f"test MSE {float(np.mean(diffs)):+.4f} on average" if reg else
+                f"accuracy {float(np.mean(diffs)):+.2f} points on average")
+        parts.append(f"{_short(d)} {m}: time ratio {min(ratios):.1f}–{max(ratios):.1f}x (median "
+                     f"{float(np.median(ratios)):.1f}x) over {len(ratios)} splits, FS-LSSVM − SVM {what}")
+    return ("Over the splits: " + "; ".join(parts) + ".") if parts else ""
+
+
+def _full_budget_sets(rows: Sequence[dict]) -> str:
+    s = _full_budget_summary(rows)
+    done = sorted({_short(d) for d, _, _, _, c in s if not c})
+    cap = sorted({_short(d) for d, _, _, _, c in s if c})
+    out = []
+    if done:
+        out.append(f"The tuning ran to the end ({N_CSA + N_SIMPLEX} evaluations) on {', '.join(done)}.")
+    if cap:
+        out.append(f"On {', '.join(cap)}, running the {(N_CSA + N_SIMPLEX) * FOLDS:,} fits to the end would take "
+                   "hours per split on this machine, so the tuning stopped at a CPU cap.")
+    return " ".join(out)
+
+
+def accuracy_table(rows: Sequence[dict], data: Sequence[str], table: str, regression: bool = False) -> str:
     g = _groups(rows)
+    paper_acc = paper().acc[table]
     methods = _methods(g, paper_acc)
-    unit = "test L2 / L1 / Linf (standardized target)" if regression else "test accuracy (%)"
-    out = [f"## Table {acc_table}: {unit}, mean (sd) over the randomizations; # PV / # SV", "",
-           "| data | method | runs | ours | paper | # PV / # SV ours | paper | budget of our run |",
-           "|---|---|---|---|---|---|---|---|"]
+    out = []
     for name in data:
         for meth in methods:
             rs = g.get((name, meth), [])
@@ -1320,31 +1215,31 @@ def accuracy_sections(rows: Sequence[dict], data: Sequence[str], acc_table: str,
             variants = [k for k in g if k[0] == name and k[1] != meth and _base(k[1]) == meth]
             if not rs and (pa is None or meth not in paper_acc or variants):
                 continue
-            n = len(rs)
             if regression:
                 ours = " / ".join(_fmt_ms(*_mean_sd([r[f] for r in rs])[:2], 3 if f != "linf" else 2)
                                   for f in ("score", "l1", "linf")) if rs else "not run"
-                paper = " / ".join(_fmt_paper(p) for p in pa) if pa else "–"
+                pap = " / ".join(_fmt_paper(p) for p in pa) if pa else "–"
             else:
                 ours = _fmt_ms(*_mean_sd([r["score"] for r in rs])[:2], 2) if rs else "not run"
-                paper = _fmt_paper(pa)
+                pap = _fmt_paper(pa)
             nsv = _mean_sd([r.get("n_sv", math.nan) for r in rs])[0]
             base = _base(meth).replace(" (1vs1)", "").replace(" (MOC)", "")
-            pn = PAPER_NSV.get(base, {}).get(name)
+            pn = paper().nsv.get(base, {}).get(name)
             if meth == "Maj. rule" or base.startswith("Lin"):
                 nsv_txt, pn_txt = "–", "–"
             else:
                 nsv_txt, pn_txt = (f"{nsv:,.0f}" if nsv == nsv else "–"), (f"{pn:,}" if pn else "–")
-            out.append(f"| {SHORT.get(name, name)} | {meth} | {n} | {ours} | {paper} | {nsv_txt} | {pn_txt} | "
-                       f"{_budget_text(rs) if rs else ''} |")
-    out += ["", f"## Table {time_table}: computation time per randomization (fit with tuning + test)", "",
-            "CPU = process CPU seconds on one core (`OMP_NUM_THREADS=1`); \"full est.\" = a baseline tuned with a "
-            "reduced budget, its tuning time extrapolated linearly to the paper's 160 evaluations × 10 folds. Paper "
-            "core-s = paper seconds × 4 (Q6600, 4 cores; an upper bound on the cores it used).", "",
-            "| data | method | runs | CPU s ours, mean (sd) | full est. [CPU s] | paper [s] (sd) | paper core-s | "
-            "ours / paper core-s | ours / our RBF SVM | paper: method / RBF SVM |",
-            "|---|---|---|---|---|---|---|---|---|---|"]
+            out.append([_short(name), meth, len(rs), ours, pap, nsv_txt, pn_txt, _budget_text(rs) if rs else ""])
+    return _pipe(["data", "method", "runs", "ours", "paper", "# PV / # SV ours", "paper", "budget of our run"], out)
+
+
+def time_table(rows: Sequence[dict], data: Sequence[str], acc_table: str, table: str,
+               regression: bool = False) -> str:
+    g = _groups(rows)
+    paper_time = paper().time[table]
+    methods = _methods(g, paper().acc[acc_table])
     svm_name = "eps-SVR" if regression else "RBF C-SVC"
+    out = []
     for name in data:
         ref = _svc_ref(g, name)
         for meth in methods:
@@ -1355,142 +1250,467 @@ def accuracy_sections(rows: Sequence[dict], data: Sequence[str], acc_table: str,
                 continue
             c, sd, e = _time_cell(rs) if rs else (math.nan, math.nan, math.nan)
             ours = e if e == e else c
-            pcs = 4 * pt[0] if pt else math.nan
             psv = paper_time.get(svm_name, {}).get(name)
-            cpu_txt = _fmt_ms(c, sd, 1 if c >= 1 else 3) if rs else "not run"
-            out.append(f"| {SHORT.get(name, name)} | {meth} | {len(rs)} | {cpu_txt} | "
-                       f"{_fmt_s(e)} | {_fmt_paper(pt)} | {_fmt_s(pcs)} | "
-                       f"{_fmt_ratio(ours / pcs) if pcs == pcs else '–'} | "
-                       f"{_fmt_ratio(ours / ref) if ref == ref else '–'} | "
-                       f"{(f'{pt[0] / psv[0]:.2f}' if pt and psv else '–')} |")
-    return [*out, ""]
+            out.append([_short(name), meth, _protocol(meth, rs) if rs else "–", len(rs),
+                        _fmt_ms(c, sd, 1 if c >= 1 else 3) if rs else "not run", _fmt_s(e), _fmt_paper(pt),
+                        _bounds(ours, pt[0]) if pt else "–", _fmt_ratio(ours / ref) if ref == ref else "–",
+                        f"{pt[0] / psv[0]:.2f}" if pt and psv else "–"])
+    return _pipe(["data", "method", "protocol", "runs", "CPU s ours, mean (sd)", "full est. [CPU s]", "paper [s] (sd)",
+                  f"paper / ours core-s (×1–×{paper().cores})", "ours / our RBF SVM", "paper: method / RBF SVM"], out)
 
 
-def ftc_section(rows: Sequence[dict]) -> list[str]:
-    if not rows:
-        return []
-    out = ["## Covertype stand-in (synthetic, Tables 8–9 column ftc) and a 10^6-row set", "",
-           "The real covertype is not available here. `synthetic_covertype(n, seed)` writes a 54-column set (10 "
-           "correlated numeric columns, 4 + 40 one-hot columns, a nonlinear rule with 5% label noise; balanced) "
-           "block by block to an `np.memmap`. Split 531,012 / 50,000 as the paper. FS-LSSVM: m = 500; (gamma, "
-           "sigma^2) tuned by CSA 90 + simplex 70 on the fast 10-fold CV of a training subsample, then the final "
-           "fit streamed over all training rows from the memmap (one pass: Nyström features and the blockwise "
-           "Phi^T Phi); row \"[tuned on all rows]\": the paper's protocol, the fast CV of all training rows "
-           "streamed from the memmap at every new sigma^2 (`--ftc-rows 531012 20000 531012`), its tuned model "
-           "the final fit. SVMs at fixed hyperparameters are marked * as in the paper. The accuracies are NOT "
-           "comparable with the paper's (a different data set); the times are.", "",
-           "| data | method | score (%) | # PV / # SV | budget | CPU s | wall s | paper [s] (core-s) | "
-           "phases (wall s) | peak RSS [MB] |", "|---|---|---|---|---|---|---|---|---|---|"]
+def ftc_table(rows: Sequence[dict]) -> str:
+    out = []
     for r in rows:
-        pt = PAPER_T9.get(_base(r["method"]), {}).get("ftc") if r["data"] == "ftc" else None
-        pa = PAPER_T8.get(_base(r["method"]), {}).get("ftc") if r["data"] == "ftc" else None
+        pt = paper().time["9"].get(_base(r["method"]), {}).get("ftc") if r["data"] == "ftc" else None
+        pa = paper().acc["8"].get(_base(r["method"]), {}).get("ftc") if r["data"] == "ftc" else None
         nsv = r.get("n_sv", math.nan)
-        out.append(f"| {r['data']} (seed {int(r['seed'])}) | {r['method']} | {r['score']:.2f}"
-                   f"{f' (paper {_fmt_paper(pa)})' if pa else ''} | {f'{nsv:,.0f}' if nsv == nsv else '–'} | "
-                   f"{r.get('budget', '')} | {_fmt_s(r['cpu'])} | {_fmt_s(r['wall'])} | "
-                   f"{f'{pt[0]:,} ({4 * pt[0]:,})' if pt else '–'} | {r.get('phases', '')} | "
-                   f"{_fmt_s(r.get('peak_rss_mb', math.nan))} |")
-    return [*out, ""]
+        out.append([f"{r['data']} (seed {int(r['seed'])})", r["method"],
+                    f"{r['score']:.2f}" + (f" (paper {_fmt_paper(pa)})" if pa else ""),
+                    f"{nsv:,.0f}" if nsv == nsv else "–", r.get("budget", ""), _fmt_s(r["cpu"]), _fmt_s(r["wall"]),
+                    f"{pt[0]:,g}" if pt else "–", _bounds(r["cpu"], pt[0]) if pt else "–", r.get("phases", ""),
+                    _fmt_s(r.get("peak_rss_mb", math.nan))])
+    return _pipe(["data", "method", "score (%)", "# PV / # SV", "budget", "CPU s", "wall s", "paper [s]",
+                  f"paper / ours core-s (×1–×{paper().cores})", "phases (wall s)", "peak RSS [MB]"],
+                 out) if out else "No covertype stand-in runs in the store."
 
 
-TIMING_FIELDS = ("data", "m", "v", "simple", "fast", "speedup", "agree")
-THROUGHPUT_FIELDS = ("data", "n", "d", "m", "m_eff", "v", "holdout", "cpu", "gflop", "gflops", "dgemm_1core",
-                     "gflop_kernel", "gflop_features", "gflop_gram", "gflop_eig", "gflop_solves", "gflop_predict")
+# ------------------------------------------------------------------------------ the report's prose values
+def _items() -> dict[str, str]:
+    """The item templates of ``templates/de_brabanter_items.md`` (``<!-- item: NAME -->`` then its text)."""
+    text = load_template(f"{MODULE_NAME}_items")
+    parts = re.split(r"^<!-- item: (\w+) -->\n", text, flags=re.M)
+    return {name: body.strip() for name, body in zip(parts[1::2], parts[2::2], strict=True)}
 
 
-def _write_csv(path: Path, rows: Sequence[dict], fields: Sequence[str]) -> None:
-    import csv
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(fields), extrasaction="ignore")
-        w.writeheader()
-        w.writerows(rows)
+def _join(xs: Sequence[str]) -> str:
+    xs = list(xs)
+    return "none" if not xs else xs[0] if len(xs) == 1 else ", ".join(xs[:-1]) + " and " + xs[-1]
 
 
-def _read_csv(path: Path) -> list[dict]:
-    """A small results CSV: numbers as floats, everything else as text."""
-    import csv
-
-    if not path.exists():
-        return []
-
-    def conv(x):
-        try:
-            return float(x)
-        except ValueError:
-            return x
-
-    with path.open(newline="") as fh:
-        return [{k: conv(v) for k, v in r.items()} for r in csv.DictReader(fh)]
-
-
-REPORT_HEAD = """# Reproduction: optimized fixed-size LS-SVM (De Brabanter, De Brabanter, Suykens & De Moor, 2010)
-
-Generated from the raw results `de_brabanter_*.csv` beside this file by
-`python -m reproductions de-brabanter --from-results docs/reproductions --out docs/reproductions`; the runs
-that produced them (`--tables 1 8 10 12 ftc ftc1e6`, options per table below) append one CSV row per finished fit.
-
-Machine: the project's 2-core build machine, shared with another engineer's experiments on the other core. Every
-run here used one core (`OMP_NUM_THREADS=OPENBLAS_NUM_THREADS=MKL_NUM_THREADS=1`, `--jobs 1`), so the CPU (process)
-seconds quoted are single-core seconds. The paper's times are wall seconds on a 4-core Q6600 (MATLAB, LIBSVM); we
-compare with paper seconds × 4 (\"paper core-s\"), which favours the paper if it did not use all four cores.
-
-## Protocol as implemented (spec Sections 2–3)
-
-* Inputs standardized with training statistics inside the estimator; regression targets standardized, errors
-  reported on that scale (spec A25). Adult: categorical attributes as integer codes (d = 14).
-* Entropy bandwidths: two-stage solve-the-equation plug-in per dimension. Prototype vectors: quadratic Rényi
-  entropy, O(m d) log-domain swaps, stratified by class, the spec's stopping rule (Table 1 compares
-  `prototype_selection="random"`: m distinct rows uniformly, stratified likewise).
-* Tuning: CSA-MwVC (5 coupled processes, 90 evaluations) then Nelder–Mead (70) over (log gamma, log sigma^2) (RBF)
-  or log gamma (linear kernel) on the fast 10-fold CV misclassification rate / MSE. Multi-class: one PV set for all
-  binary problems, each problem tuned separately (1vs1: M(M−1)/2 problems, MOC: ceil(log2 M)).
-* Final model: ridge (7) with the bias penalized as printed.
-* Baselines (spec 3.5), sklearn on the standardized inputs (and target), tuned by the **same** `csa_simplex` code
-  with sklearn k-fold CV (stratified for classification): RBF C-SVC (log C in [−5, 10], log g), Lin C-SVC
-  (`SVC(kernel="linear")`, log C in [−5, 5]), RBF nu-SVC (nu = 0.8/(1+exp(−u)), u in [−7, 7]), eps-SVR
-  (epsilon = 0.1), nu-SVR (C, nu, g), and `Nystroem(n_components=m) + RidgeClassifier/Ridge` (log alpha, log g)
-  as sklearn's approximate-kernel counterpart of FS-LSSVM (random landmarks, no entropy selection, no fast CV).
-  LIBSVM settings: cache 1000 MB, tol 1e-3, shrinking. Budgets are below each table; a reduced budget's tuning
-  time is extrapolated linearly to 160 evaluations × 10 folds (\"full est.\").
-"""
+def _fs_cells(res: dict) -> list[dict]:
+    """Every FS-LSSVM cell of Tables 8, 10, 12 at the paper's m on a real data set with a paper sd: ours, the
+    paper's, and the distance in paper sds (positive: better than the paper; for regression lower is better)."""
+    out = []
+    for rows, table in ((res.get("binary", []), "8"), (res.get("binary", []), "12"), (res.get("multiclass", []), "10")):
+        g = _groups(rows)
+        for (data, meth), rs in g.items():
+            reg = paper().info.get(data, {}).get("task") == "regression"
+            if meth not in FS_METHODS or data == "ftc" or reg != (table == "12"):
+                continue
+            pa = paper().acc[table].get(meth, {}).get(data)
+            if pa is None:
+                continue
+            mean, sd, n = _mean_sd([r["score"] for r in rs])
+            pm, psd = pa[0] if reg else pa
+            if psd is None or not psd:
+                continue
+            z = (pm - mean) / psd if reg else (mean - pm) / psd
+            digits = 3 if reg else 2
+            out.append(dict(table=table, data=data, method=meth, ours=_fmt_ms(mean, sd, digits),
+                            paper=f"{pm:g} ({psd:g})", z=z, mean=mean, runs=n, reg=reg,
+                            text=f"{_short(data)} {meth}: {mean:.{digits}f} vs {pm:g} ({z:+.1f})"))
+    return out
 
 
-def build_report(results: dict[str, list[dict]], *, figures_section: str | None = None,
-                 notes: str | None = None) -> str:
-    """The Markdown report from result rows: ``results`` maps "table1", "binary", "multiclass", "ftc" (rows as in
-    the CSVs) and "cvtiming" (Tables 3-4 rows) to lists of dicts; ``figures_section`` (starting with "## Figures")
-    and ``notes`` (a Markdown discussion) are appended as given."""
-    out = [REPORT_HEAD]
-    if results.get("table1"):
-        out += table1_section(results["table1"])
-    out += timing_section(results.get("cvtiming", []))
-    out += throughput_section(results.get("throughput", []))
-    binary = [r for r in results.get("binary", []) if r["data"] in BINARY]
-    reg = [r for r in results.get("binary", []) if r["data"] in REGRESSION]
-    if binary or results.get("ftc"):
-        ftc_like = [dict(r) for r in results.get("ftc", []) if r["data"] == "ftc"]
-        out += accuracy_sections(binary + ftc_like, BINARY, "8", "9", PAPER_T8, PAPER_T9)
-    if reg:
-        out += accuracy_sections(reg, REGRESSION, "12", "13", PAPER_T12, PAPER_T13, regression=True)
-    if results.get("multiclass"):
-        out += accuracy_sections(results["multiclass"], MULTICLASS, "10", "11", PAPER_T10, PAPER_T11)
-    out += svm_full_budget_section(results.get("binary", []))
-    out += ftc_section(results.get("ftc", []))
-    if notes:
-        out += [notes.strip(), ""]
+def _mean_of(g, data: str, meth: str, field: str = "score") -> float:
+    return _mean_sd([r[field] for r in g.get((data, meth), [])])[0]
+
+
+def _below_item(c: dict, g: dict, it: dict) -> str:
+    vals = dict(table=c["table"], data=_short(c["data"]), method=c["method"], ours=c["ours"], paper=c["paper"],
+                n_sd=f"{abs(c['z']):.1f}", runs=c["runs"])
+    d, m = c["data"], c["method"]
+    if d == "spambase" and m == "RBF FS-LSSVM" and (d, "RBF C-SVC") in g:
+        return render(it["nr_below_spambase_rbf"], dict(vals, svc=f"{_mean_of(g, d, 'RBF C-SVC'):.2f}"))
+    if d == "spambase" and m == "Lin FS-LSSVM" and (d, "Lin C-SVC") in g:
+        return render(it["nr_below_spambase_lin"], dict(vals, svc=f"{_mean_of(g, d, 'Lin C-SVC'):.2f}"))
+    if d == "adult" and (d, "Maj. rule") in g:
+        return render(it["nr_below_adult"], dict(vals, maj=f"{_mean_of(g, d, 'Maj. rule'):.2f}",
+                                                  paper_maj=f"{paper().acc['8']['Maj. rule'][d][0]:g}"))
+    if m == "RBF FS-LSSVM (MOC)" and d == "letter":
+        small = [k for k in g if k[0] == d and k[1].startswith(f"{m} [m =")]
+        if small:
+            rs = g[small[0]]
+            mean, sd, n = _mean_sd([r["score"] for r in rs])
+            return render(it["nr_below_moc_letter"], dict(
+                vals, cpu=_fmt_s(_mean_of(g, d, m, "cpu")), runs_small=n,
+                ours_small=f"{_fmt_ms(mean, sd, 2)} at m = {int(rs[0]['m'])}"))
+    if m == "RBF FS-LSSVM (MOC)":
+        return render(it["nr_below_moc"], vals)
+    if m == "Lin FS-LSSVM (1vs1)" and (d, "Lin C-SVC (liblinear)") in g:
+        return render(it["nr_below_lin_1vs1"], dict(vals, svc=f"{_mean_of(g, d, 'Lin C-SVC (liblinear)'):.2f}",
+                                                     paper_svc=_fmt_paper(paper().acc["10"]["Lin C-SVC"][d])))
+    return render(it["nr_below"], dict(vals, direction="below"))
+
+
+def _not_reproduced(res: dict, it: dict) -> list[str]:
+    items = []
+    g_bin, g_mc = _groups(res.get("binary", [])), _groups(res.get("multiclass", []))
+    for c in sorted(_fs_cells(res), key=lambda c: (int(c["table"]), c["z"])):
+        if c["z"] < -1:
+            items.append(_below_item(c, g_mc if c["table"] == "10" else g_bin, it))
+    fs = {int(r["seed"]): r for r in g_bin.get(("concrete", "RBF FS-LSSVM"), [])}
+    svr = {int(r["seed"]): r for r in g_bin.get(("concrete", f"eps-SVR {FULL_BUDGET}"), [])}
+    common = sorted(set(fs) & set(svr))
+    if common and np.mean([svr[s]["score"] for s in common]) < np.mean([fs[s]["score"] for s in common]):
+        ratios = [svr[s]["cpu"] / fs[s]["cpu"] for s in common]
+        items.append(render(it["nr_ccs_svr"], dict(
+            svr=f"{np.mean([svr[s]['score'] for s in common]):.3f}",
+            fs=f"{np.mean([fs[s]['score'] for s in common]):.3f}",
+            wins=sum(svr[s]["score"] < fs[s]["score"] for s in common), n=len(common),
+            diff=f"{np.mean([fs[s]['score'] - svr[s]['score'] for s in common]):.4f}",
+            ratio_lo=f"{min(ratios):.0f}", ratio_hi=f"{max(ratios):.0f}",
+            svr_nsv=f"{_mean_of(g_bin, 'concrete', 'eps-SVR', 'n_sv'):.0f}",
+            n_cv=paper().info["concrete"]["n_cv"], m=paper().info["concrete"]["m"])))
+    cells = [c for c in _timing_cells(res.get("cvtiming", [])) if c[4] == c[4]]
+    if cells:
+        n_ok = sum(c[3] >= c[4] for c in cells)
+        if n_ok < len(cells):
+            reach = [c for c in cells if c[4] <= c[5]]
+            items.append(render(it["nr_timing"], dict(
+                n_ok=n_ok, n_cells=len(cells), n_80=sum(c[3] >= 0.8 * c[4] for c in cells), pct80="80",
+                n_above=sum(c[4] > c[5] for c in cells), n_reach=len(reach),
+                r_ok=sum(c[3] >= c[4] for c in reach))))
+    for rows, table, data in ((res.get("binary", []) + [r for r in res.get("ftc", []) if r["data"] == "ftc"], "8",
+                               paper().of_task("binary")), (res.get("multiclass", []), "10",
+                                                            paper().of_task("multiclass"))):
+        g = _groups(rows)
+        for meth, dd in paper().acc[table].items():
+            for d in data:
+                has = any(k[0] == d and _base(k[1]) == meth for k in g)
+                if d in dd and not has and meth != "Maj. rule":
+                    why = {("shuttle", "RBF nu-SVC"): "why_nu_shuttle", ("ftc", "RBF nu-SVC"): "why_nu_ftc"}
+                    if meth == "RBF FS-LSSVM (1vs1)" and d == "letter":
+                        small = [k for k in g if k[0] == d and k[1].startswith(f"{meth} [m =")]
+                        if small:
+                            rs = g[small[0]]
+                            items.append(render(it["nr_letter_1vs1"], dict(
+                                paper_m=paper().info[d]["m"], m=int(rs[0]["m"]), budget=rs[0]["budget"],
+                                runs=len(rs), ours=_fmt_ms(*_mean_sd([r["score"] for r in rs])[:2], 2),
+                                paper=_fmt_paper(dd[d]),
+                                pairs=(re.search(r"median of (\d+)", rs[0]["params"]) or [None, "?"])[1])))
+                            continue
+                    items.append(render(it["nr_not_run"], dict(
+                        table=table, data=_short(d), method=meth, paper=_fmt_paper(dd[d]),
+                        why=it[why.get((d, meth), "why_generic")])))
+    if res.get("ftc"):
+        items.append(it["nr_covertype"])
+    return items
+
+
+def _summary(res: dict, it: dict, n_nr: int) -> list[str]:
+    out = []
+    g1 = _groups(res.get("table1", []))
+    e = {int(r["seed"]): r["score"] for r in g1.get(("boston_housing", "entropy"), [])}
+    rnd = {int(r["seed"]): r["score"] for r in g1.get(("boston_housing", "random"), [])}
+    common = sorted(set(e) & set(rnd))
+    if len(common) >= 2:
+        diff = np.array([rnd[s] - e[s] for s in common])
+        se = diff.std(ddof=1) / math.sqrt(len(common))
+        out.append(render(it["summary_table1"], dict(
+            entropy=_fmt_ms(*_mean_sd(e.values())[:2], 4), random=_fmt_ms(*_mean_sd(rnd.values())[:2], 4),
+            n=len(common), paper_entropy=_fmt_paper(paper().t1["entropy"]),
+            paper_random=_fmt_paper(paper().t1["random"]), wins=int((diff > 0).sum()), diff=f"{diff.mean():.4f}",
+            se=f"{se:.4f}", n_se=f"{diff.mean() / se:.1f}")))
+    tc = _timing_cells(res.get("cvtiming", []))
+    if tc:
+        pc = [c for c in tc if c[4] == c[4]]
+        out.append(render(it["summary_timing"], dict(
+            lo=f"{min(c[3] for c in tc):.1f}", hi=f"{max(c[3] for c in tc):.1f}",
+            n_agree=sum(str(c[6]["agree"]) == "True" for c in tc), n_rows=len(tc),
+            n_ok=sum(c[3] >= c[4] for c in pc), n_cells=len(pc))))
+    cells = _fs_cells(res)
+    if cells:
+        out.append(render(it["summary_accuracy"], dict(
+            n_cells=len(cells), n_within=sum(abs(c["z"]) <= 1 for c in cells),
+            n_better=sum(c["z"] > 1 for c in cells), n_below=sum(c["z"] < -1 for c in cells))))
+    tb = _fs_time_cells(res)
+    if tb:
+        lo, hi = min(tb, key=lambda t: t[2]), max(tb, key=lambda t: t[2])
+        out.append(render(it["summary_time"], dict(
+            min_bounds=_bounds(lo[1], lo[2] * lo[1]), min_cell=lo[0], max_bounds=_bounds(hi[1], hi[2] * hi[1]),
+            max_cell=hi[0], n_lo_above=sum(t[2] > 1 for t in tb), n_cells=len(tb), bound_lo="×1")))
+    s = _full_budget_summary(res.get("binary", []))
+    done = [(d, m, float(np.median(r))) for d, m, r, _, c in s if not c]
+    cap = [(d, m, min(r)) for d, m, r, _, c in s if c]
+    if done:
+        out.append(render(it["summary_svm"], dict(
+            sets=_join(f"{_short(d)} {m}" for d, m, _ in done), lo=f"{min(x[2] for x in done):.1f}",
+            hi=f"{max(x[2] for x in done):.1f}", capped=_join(f"{_short(d)} {m}" for d, m, _ in cap) or "none",
+            cap_lo=f"{min(x[2] for x in cap):.1f}" if cap else "–")))
+    allrows = [r for r in res.get("ftc", []) if r["method"] == "RBF FS-LSSVM [tuned on all rows]"]
+    if allrows:
+        r = allrows[-1]
+        out.append(render(it["summary_ftc"], dict(n_train=f"{int(r['n_train']):,}", cpu=_fmt_s(r["cpu"]),
+                                                  bounds=_bounds(r["cpu"], _paper_ftc_s()))))
+    out.append(render(it["summary_not_reproduced"], dict(n=n_nr)))
+    return out
+
+
+def _fs_time_cells(res: dict) -> list[tuple[str, float, float]]:
+    """(label, our CPU s, paper wall s / ours) of FS-LSSVM at the paper's m and full budget, real data sets."""
+    out = []
+    for rows, table in ((res.get("binary", []), "9"), (res.get("binary", []), "13"), (res.get("multiclass", []), "11")):
+        for (data, meth), rs in _groups(rows).items():
+            pt = paper().time[table].get(meth, {}).get(data)
+            if meth in FS_METHODS and meth.startswith("RBF") and pt and data != "ftc":
+                c = _mean_sd([r["cpu"] for r in rs])[0]
+                out.append((f"{_short(data)} {meth}", c, pt[0] / c))
+    return sorted(set(out))
+
+
+def _discussion(res: dict, it: dict) -> list[str]:
+    out = []
+    cells = _fs_cells(res)
+    if cells:
+        key = lambda c: (int(c["table"]), c["data"], c["method"])  # noqa: E731
+        out.append(render(it["disc_accuracy"], dict(
+            within=_join(c["text"] for c in sorted(cells, key=key) if abs(c["z"]) <= 1),
+            better=_join(c["text"] for c in sorted(cells, key=key) if c["z"] > 1),
+            below=_join(c["text"] for c in sorted(cells, key=key) if c["z"] < -1))))
+    g1 = _groups(res.get("table1", []))
+    if g1.get(("boston_housing", "entropy")) and g1.get(("boston_housing", "random")):
+        rs_e, rs_r = g1[("boston_housing", "entropy")], g1[("boston_housing", "random")]
+        out.append(render(it["disc_table1"], dict(
+            sd_e=f"{_mean_sd([r['score'] for r in rs_e])[1]:.4f}",
+            sd_r=f"{_mean_sd([r['score'] for r in rs_r])[1]:.4f}",
+            paper_sd_e=f"{paper().t1['entropy'][1]:g}", paper_sd_r=f"{paper().t1['random'][1]:g}",
+            linf=f"{_mean_sd([r['linf'] for r in rs_e])[0]:.1f}")))
+    g = _groups(res.get("binary", []) + res.get("multiclass", []))
+    sp = []
+    for d in paper().info:
+        fs = [k for k in g if k[0] == d and k[1] in ("RBF FS-LSSVM", "RBF FS-LSSVM (1vs1)")]
+        sv = "eps-SVR" if paper().info[d]["task"] == "regression" else "RBF C-SVC"
+        if fs and (d, sv) in g:
+            sp.append((d, paper().info[d]["m"], _mean_of(g, d, sv, "n_sv"), paper().nsv.get(sv, {}).get(d)))
+    if sp:
+        out.append(render(it["disc_sparsity"], dict(
+            n_below=sum(m < n for _, m, n, _ in sp), n=len(sp),
+            list=", ".join(f"{_short(d)} {m} vs {n:,.0f}" for d, m, n, _ in sp),
+            sv_vs_paper=", ".join(f"{_short(d)} {n:,.0f} vs {p:,}" for d, _, n, p in sp if p))))
+    tb = _fs_time_cells(res)
+    lin = [(d, _mean_of(g, d, meth, "cpu"), pt[0]) for table in ("9", "11") for meth in ("Lin FS-LSSVM",
+           "Lin FS-LSSVM (1vs1)") for d, pt in paper().time[table].get(meth, {}).items() if (d, meth) in g]
+    if tb and lin:
+        out.append(render(it["disc_time"], dict(
+            cores=paper().cores, bound_lo="×1", fs_list=", ".join(f"{lab} {_bounds(c, c * q)}" for lab, c, q in tb),
+            lin_lo=_fmt_s(min(x[1] for x in lin)), lin_hi=_fmt_s(max(x[1] for x in lin)),
+            lin_paper_lo=f"{min(x[2] for x in lin):,g}", lin_paper_hi=f"{max(x[2] for x in lin):,g}")))
+    gm = _groups(res.get("multiclass", []))
+    mc = []
+    for d in paper().of_task("multiclass"):
+        svc = gm.get((d, f"RBF C-SVC {FULL_BUDGET}"))
+        if svc:
+            c = _mean_sd([r["cpu"] for r in svc])[0]
+            parts = [f"{meth} {_mean_of(gm, d, meth, 'cpu') / c:.2f}x"
+                     for meth in ("RBF FS-LSSVM (1vs1)", "RBF FS-LSSVM (MOC)") if (d, meth) in gm]
+            mc.append((d, c, parts))
+    if mc:
+        pt = paper().time["11"]
+        out.append(render(it["disc_time_multiclass"], dict(
+            list="; ".join(f"{_short(d)}: RBF C-SVC {_fmt_s(c)} CPU-s at seed 0, FS-LSSVM / C-SVC " + ", ".join(p)
+                           for d, c, p in mc),
+            paper_list="; ".join(f"{_short(d)} " + ", ".join(
+                f"{meth} {pt[meth][d][0] / pt['RBF C-SVC'][d][0]:.2f}x" for meth in ("RBF FS-LSSVM (1vs1)",
+                                                                                  "RBF FS-LSSVM (MOC)"))
+                for d, _, _ in mc))))
+    ext = []
+    for rows in (res.get("binary", []), res.get("multiclass", [])):
+        gg = _groups(rows)
+        for (d, meth), rs in sorted(gg.items()):
+            if meth.endswith(FULL_BUDGET) and (d, _base(meth)) in gg and not any("stopped" in r["budget"] for r in rs):
+                full = {int(r["seed"]): r["cpu"] for r in rs}
+                red = {int(r["seed"]): r["cpu_full_est"] for r in gg[(d, _base(meth))]}
+                common = sorted(s for s in set(full) & set(red) if red[s] == red[s])
+                if common:
+                    ext.append(f"{_short(d)} {_base(meth)} {np.mean([full[s] for s in common]):,.1f} vs "
+                               f"{np.mean([red[s] for s in common]):,.1f} CPU-s ({len(common)} splits)")
+    if ext:
+        out.append(render(it["disc_extrapolation"], dict(list="; ".join(ext))))
+    capped = [x for x in _full_budget_rows(res.get("binary", [])) if x["done"] is not None and x["fs"]]
+    if capped:
+        pt = paper().time["9"]
+        out.append(render(it["disc_capped"], dict(
+            list="; ".join(f"{_short(x['data'])} (seed {x['seed']}): {_fmt_s(x['svm']['cpu'])} CPU-s after "
+                           f"{x['done']} of {N_CSA + N_SIMPLEX} evaluations, ≥ {x['ratio']:.1f}x FS-LSSVM's "
+                           f"{_fmt_s(x['fs']['cpu'])} (about {x['svm']['cpu_full_est'] / x['fs']['cpu']:.0f}x "
+                           f"extrapolated), {x['svm']['score']:.2f} % against FS-LSSVM's {x['fs']['score']:.2f} %"
+                           for x in capped),
+            paper_list=", ".join(f"{_short(x['data'])} "
+                                 f"{pt['RBF C-SVC'][x['data']][0] / pt['RBF FS-LSSVM'][x['data']][0]:.1f}x"
+                                 for x in capped))))
+    ftc = {r["method"]: r for r in res.get("ftc", []) if r["data"] == "ftc"}
+    big = [r for r in res.get("ftc", []) if r["data"] != "ftc" and r["method"] == "RBF FS-LSSVM"]
+    need = ("RBF FS-LSSVM", "RBF FS-LSSVM [tuned on all rows]", "RBF C-SVC")
+    if all(k in ftc for k in need) and big:
+        r, a, s = ftc[need[0]], ftc[need[1]], ftc[need[2]]
+        ph = dict(re.findall(r"(\w+)=([0-9.]+)", r["phases"]))
+        tune_rows = re.search(r"on (\d+) rows", r["budget"])
+        svc_rows = re.search(r"fit on (\d+) of", s["budget"])
+        out.append(render(it["disc_ftc"], dict(
+            tune_rows=f"{int(tune_rows[1]):,}" if tune_rows else "?",
+            tune_s=f"{float(ph.get('tune_total', 'nan')):.0f}",
+            n_train=f"{int(r['n_train']):,}", fit_s=f"{float(ph.get('total', 'nan')):.0f}",
+            n_test=f"{int(r['n_test']):,}", predict_s=ph.get("predict", "?"), rss=_fmt_s(r["peak_rss_mb"]),
+            all_cpu=_fmt_s(a["cpu"]), all_bounds=_bounds(a["cpu"], _paper_ftc_s()),
+            all_rss=_fmt_s(a["peak_rss_mb"]), all_score=f"{a['score']:.2f}", score=f"{r['score']:.2f}",
+            all_params=a["params"], params=r["params"], big_n=f"{int(big[-1]['n_train']):,}",
+            big_cpu=_fmt_s(big[-1]["cpu"]), big_rss=_fmt_s(big[-1]["peak_rss_mb"]),
+            svc_rows=f"{int(svc_rows[1]):,}" if svc_rows else "?", svc_fit=_fmt_s(s["fit_cpu"]),
+            svc_nsv=f"{s['n_sv']:,.0f}", svc_score=f"{s['score']:.2f}",
+            data_factor=f"{r['n_train'] / int(svc_rows[1]):.0f}" if svc_rows else "?")))
+    return out
+
+
+def _run_notes(res: dict, it: dict) -> list[str]:
+    out = []
+    g = _groups(res.get("binary", []) + res.get("multiclass", []))
+    lin = sorted({d for d, m in g if m == "Lin C-SVC"}, key=list(paper().info).index)
+    ovr = [(d, _mean_of(g, d, "Lin C-SVC (liblinear, OvR)"), _mean_of(g, d, "Lin C-SVC (liblinear)"))
+           for d, m in g if m == "Lin C-SVC (liblinear, OvR)"]
+    if lin:
+        out.append(render(it["note_lin_csvc"], dict(
+            lin_sets=", ".join(_short(d) for d in lin), box_lin_c=f"[{BOX_LIN_C[0]}, {BOX_LIN_C[1]}]",
+            ovr=_join(f"{_short(d)} {a:.2f} % against {b:.2f} % with 1vs1" for d, a, b in ovr))))
+    out.append(it["note_not_in_store"])
+    return out
+
+
+def _command(group: str, data: str, rs: Sequence[dict], methods: Sequence[str]) -> str:
+    """The ``--tables`` command that produces the rows ``rs`` (one budget, one m) of ``methods`` on ``data``."""
+    seeds = sorted({int(r["seed"]) for r in rs})
+    seed = "" if seeds[0] == 0 else f" --seed {seeds[0]}"
+    span = "" if seeds == list(range(seeds[0], seeds[0] + len(seeds))) else f" (seeds {', '.join(map(str, seeds))})"
+    b = rs[0]["budget"]
+    if group == "ftc":
+        if any("(C = 1" in m for m in methods):
+            return "a one-off run at fixed hyperparameters (no command of the current protocol)"
+        if data != "ftc":
+            return f"`M --tables ftc1e6 --seeds {len(seeds)}{seed}`"
+        m = re.search(r"on all (\d+) rows \(streamed\)", b)
+        if m:
+            return f"`M --tables ftc --seeds {len(seeds)}{seed} --ftc-rows {m[1]} 20000 {m[1]} --no-svm`"
+        return f"`M --tables ftc --seeds {len(seeds)}{seed}`"
+    table = str(rs[0]["table"])
+    opts = f"--tables {table} --datasets {data} --seeds {len(seeds)}{seed}"
+    if table != "1":
+        opts += " --methods " + " ".join(f'"{m}"' for m in methods)
+    mb = re.match(r"(\d+)\+(\d+), (\d+)-fold", b)
+    fs = any("FS-LSSVM" in m for m in methods) or table == "1"
+    if mb and fs and (int(mb[1]), int(mb[2])) != (N_CSA, N_SIMPLEX):
+        opts += f" --fs-budget {mb[1]} {mb[2]}"
+    elif mb and not fs and (int(mb[1]), int(mb[2]), int(mb[3])) != (20, 10, 5):
+        opts += f" --svm-budget {mb[1]} {mb[2]} {mb[3]}"
+    sub = re.search(r"tuned on (\d+) rows", b)
+    if sub:
+        opts += f" --tune-subsample {sub[1]}"
+    cap = re.search(r"stopped at the ([0-9.]+) CPU-s cap", b)
+    if cap:
+        opts += f" --svm-cpu-cap {cap[1]} --force"
+    ms = {int(r["m"]) for r in rs if r["m"] == r["m"] and r["m"]}
+    if ms and ms != {paper().info.get(data, {}).get("m")} and any("RBF" in m or m in ("entropy", "random",
+                                                                                       "Nystroem+Ridge")
+                                                                   for m in methods):
+        opts += f" --m {min(ms)}"
+    if not mb and not fs and "fixed" in b:
+        return "a one-off run at fixed hyperparameters (no command of the current protocol)"
+    return f"`M {opts}`{span}"
+
+
+def what_was_run(res: dict) -> str:
+    rows = []
+    for group in ("table1", "binary", "multiclass", "ftc"):
+        by: dict = {}
+        for r in res.get(group, []):
+            seeds = tuple(sorted({int(x["seed"]) for x in res[group] if x["data"] == r["data"]
+                                  and x["method"] == r["method"] and x["budget"] == r["budget"] and x["m"] == r["m"]}))
+            kind = "fs" if ("FS-LSSVM" in r["method"] or r["method"] in ("entropy", "random", "Maj. rule")) else "svm"
+            key = (r["data"], r["budget"] if r["method"] != "Maj. rule" else None, kind,
+                   r["m"] if kind == "fs" and r["method"] != "Maj. rule" else None, seeds)
+            by.setdefault(key, []).append(r)
+        merged: dict = {}
+        for (data, budget, kind, m, seeds), rs in by.items():  # the majority rule runs with FS-LSSVM's job
+            merged.setdefault((data, kind, seeds, budget, m), []).extend(rs)
+        for (data, kind, seeds, budget, _m), rs in merged.items():
+            if budget is None:
+                continue
+            extra = merged.get((data, kind, seeds, None, None), []) if kind == "fs" else []
+            methods = list(dict.fromkeys(r["method"] for r in rs + extra))
+            table = "ftc" if group == "ftc" else str(rs[0]["table"])
+            rows.append([table, _short(data), ", ".join(methods), budget, len(seeds),
+                         _command(group, data, rs + extra, methods)])
+    return _pipe(["table", "data", "methods", "budget", "splits", "command"], rows) if rows else "Nothing run yet."
+
+
+def report_values(res: dict, *, mode: str = "full", command: str | None = None) -> dict:
+    """The template's values computed from the store's rows ``res`` (:func:`load_results`)."""
+    it = _items()
+    nr = _not_reproduced(res, it)
+    binary_rows = [r for r in res.get("binary", []) if r["data"] in paper().of_task("binary")]
+    binary_rows += [dict(r) for r in res.get("ftc", []) if r["data"] == "ftc"]
+    reg_rows = [r for r in res.get("binary", []) if r["data"] in paper().of_task("regression")]
+    t34 = paper_table("tables3_4").drop_duplicates("data")
+    bh = paper().info["boston_housing"]
+    return {
+        "mode": f"Mode: {mode}" + (" (a quick run: one randomization, reduced budgets; not the paper's protocol)."
+                                   if mode == "quick" else " (the committed results of every run below)."),
+        "command": command or "python -m reproductions de-brabanter --report-only",
+        "store": "reproductions/results/de_brabanter_*.csv" if mode != "quick" else "OUT/results/de_brabanter_*.csv",
+        "cores_here": "the project's build machine, shared with other runs",
+        "paper_machine": paper().setup["machine"], "paper_cores": paper().cores, "bound_lo": "×1",
+        "summary": "\n".join("* " + s.replace("\n", "\n  ") for s in _summary(res, it, len(nr))),
+        "not_reproduced": "\n".join("* " + s.replace("\n", "\n  ") for s in nr) if nr else "Nothing.",
+        "csa_processes": CSA_PROCESSES, "n_csa": N_CSA, "n_simplex": N_SIMPLEX, "folds": FOLDS,
+        "n_evals": N_CSA + N_SIMPLEX,
+        "box_rbf_c": f"[{BOX_RBF_C[0]}, {BOX_RBF_C[1]}]", "box_lin_c": f"[{BOX_LIN_C[0]}, {BOX_LIN_C[1]}]",
+        "box_nu": f"[{BOX_NU[0]}, {BOX_NU[1]}]",
+        "t1_m": bh["m"], "t1_n_cv": bh["n_cv"], "t1_n_test": bh["n_test"],
+        "t1_paper_runs": paper().setup["table1_runs"],
+        "table1": table1_table(res.get("table1", [])),
+        "timing_sets": "; ".join(f"{r.data} n = {int(r.n):,}, d = {int(r.d)}" for r in t34.itertuples()),
+        "timing_reps": TIMING_REPS, "timing_reps_simple": max(1, TIMING_REPS // 2),
+        "timing_min_s": f"{TIMING_MIN_SECONDS:g}",
+        "timing_max_reps": TIMING_MAX_REPS, "agree_tol": f"{AGREE_TOL:g}",
+        "timing_table": timing_table(res.get("cvtiming", [])), "timing_text": timing_text(res.get("cvtiming", [])),
+        "split_seed": 0, "flops_reps": FLOPS_REPS, "dgemm_size": DGEMM_SIZE,
+        "throughput_table": throughput_table(res.get("throughput", [])),
+        "time_intro": ("CPU = process CPU seconds on one core; \"full est.\" = a baseline tuned with a reduced "
+                       f"budget, its tuning time extrapolated linearly to {N_CSA + N_SIMPLEX} evaluations × {FOLDS} "
+                       "folds (used for the ratios when present). \"protocol\": how the run's tuning departs from "
+                       "the paper's."),
+        "table8": accuracy_table(binary_rows, paper().of_task("binary"), "8"),
+        "table9": time_table(binary_rows, paper().of_task("binary"), "8", "9"),
+        "table12": accuracy_table(reg_rows, paper().of_task("regression"), "12", regression=True),
+        "table13": time_table(reg_rows, paper().of_task("regression"), "12", "13", regression=True),
+        "table10": accuracy_table(res.get("multiclass", []), paper().of_task("multiclass"), "10"),
+        "table11": time_table(res.get("multiclass", []), paper().of_task("multiclass"), "10", "11"),
+        "full_budget_sets": _full_budget_sets(res.get("binary", [])),
+        "full_budget_table": full_budget_table(res.get("binary", [])),
+        "full_budget_text": full_budget_text(res.get("binary", [])),
+        "cov_numeric": COV_NUMERIC, "cov_wild": COV_WILD, "cov_soil": COV_SOIL, "cov_flip": f"{100 * COV_FLIP:g}",
+        "ftc_split": f"{paper().info['ftc']['n_cv']:,} / {paper().info['ftc']['n_test']:,}",
+        "ftc_table": ftc_table(res.get("ftc", [])),
+        "discussion": "\n\n".join(_discussion(res, it)) or "No results in the store to discuss.",
+        "what_was_run": what_was_run(res),
+        "run_notes": "\n\n".join(_run_notes(res, it)),
+    }
+
+
+def build_report(res: dict, *, figures_section: str | None = None, mode: str = "full",
+                 command: str | None = None) -> str:
+    """The Markdown report from the store's rows ``res`` (:func:`load_results`); ``figures_section`` (starting
+    with "## Figures") is appended as given."""
+    text = render(load_template(MODULE_NAME), report_values(res, mode=mode, command=command))
+    text = re.sub(r"\n{3,}", "\n\n", text).rstrip("\n") + "\n"
     if figures_section:
-        out += [figures_section.strip(), ""]
-    return "\n".join(out).rstrip("\n") + "\n"
+        text += "\n" + figures_section.strip("\n") + "\n"
+    return text
 
 
-def load_results(results_dir: str | Path) -> dict[str, list[dict]]:
-    d = Path(results_dir)
-    res = {g: read_rows(results_path(d, g)) for g in ("table1", "binary", "multiclass", "ftc")}
-    res["cvtiming"] = _read_csv(results_path(d, "cvtiming"))
-    res["throughput"] = _read_csv(results_path(d, "throughput"))
-    return res
+def load_results(results: str | Path) -> dict[str, list[dict]]:
+    """Every table of the store in the directory ``results`` (a missing table: no rows)."""
+    return {group: read_group(results, group) for group in STORE}
 
 
 def _existing_section(path: Path, heading: str) -> str | None:
@@ -1504,56 +1724,50 @@ def _existing_section(path: Path, heading: str) -> str | None:
     return "\n".join(lines[start:end])
 
 
-def write_report_from_results(results_dir, out_dir) -> Path:
-    """Rebuild ``out_dir/de_brabanter.md`` from the CSVs in ``results_dir``, keeping the report's existing
-    "## Figures" section and inserting ``results_dir/de_brabanter_notes.md`` (the discussion) when present."""
-    from reproductions.figures import FIGURES_HEADING
+FIGURES_KEEP = "keep"
+
+
+def write_report(results: str | Path, out_dir: str | Path, *, figures=FIGURES_KEEP, intro: str = "",
+                 mode: str = "full", command: str | None = None) -> Path:
+    """Write ``out_dir/de_brabanter.md`` from the store ``results``. ``figures``: ``"keep"`` (the existing file's
+    Figures section, none if there is none), ``None`` (no matplotlib: the one-line note) or ``[(file, caption)]``."""
+    from reproductions.figures import FIGURES_HEADING, figures_markdown
 
     path = Path(out_dir) / f"{MODULE_NAME}.md"
-    notes_path = Path(results_dir) / f"{MODULE_NAME}_notes.md"
-    text = build_report(load_results(results_dir), figures_section=_existing_section(path, FIGURES_HEADING),
-                        notes=notes_path.read_text() if notes_path.exists() else None)
+    if isinstance(figures, str) and figures == FIGURES_KEEP:
+        section = _existing_section(path, FIGURES_HEADING)
+    else:
+        section = figures_markdown(figures, intro=intro)
+    text = build_report(load_results(results), figures_section=section, mode=mode, command=command)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
     return path
 
 
-def run_tables(a, out_dir: Path) -> int:
-    """``--tables``: run the requested tables' jobs (incrementally saved), then rebuild the report."""
+def run_tables(a, results: Path, out_dir: Path) -> int:
+    """``--tables``: run the requested tables' jobs (each row appended to the store ``results`` as it finishes),
+    then write the report from the whole store."""
     seeds = tuple(range(a.seed, a.seed + (a.seeds or (1 if a.quick else 10))))
     for table in a.tables:
-        if table == "3":  # Tables 3-4: the (data set, m) rows in the timing CSV are replaced by the new measurement
+        if table == "3":  # Tables 3-4: the store's (data, m, v) cells are replaced by the new measurement
             names = a.timing or ["concrete", "magic"]
-            path = results_path(out_dir, "cvtiming")
-            plan = {name: a.timing_m or ((50, 100, 400) if name == "concrete" else (50, 300, 700)) for name in names}
-            keep = [r for r in _read_csv(path) if int(r["m"]) not in plan.get(r["data"], ())]
-            rows = []
-            for name, ms in plan.items():
-                rows += cv_timing(name, ms, vs=PAPER_FOLDS, reps=a.timing_reps, seed=a.seed,
-                                  min_seconds=a.timing_min_seconds)
-                print(report(rows, []), flush=True)
-            order = {(d, m): i for i, (d, m) in enumerate((d, m) for d in ("concrete", "magic") for m in
-                                                          (50, 100, 300, 400, 700))}
-            merged = sorted(keep + rows, key=lambda r: (order.get((r["data"], int(r["m"])), 99), r["data"],
-                                                        int(r["m"]), int(r["v"])))
-            _write_csv(path, merged, TIMING_FIELDS)
+            for name in names:
+                ms = a.timing_m or tuple(paper().t34.get(name, {50: None}))
+                store_rows(results, "cvtiming", cv_timing(name, ms, vs=PAPER_FOLDS, reps=a.timing_reps, seed=a.seed,
+                                                          min_seconds=a.timing_min_seconds))
             continue
         if table == "flops":
-            path = results_path(out_dir, "throughput")
-            names = a.datasets or ["magic", "adult"]
-            keep = [r for r in _read_csv(path) if r["data"] not in names]
-            rows = [cv_throughput(name, a.m, seed=a.seed) for name in names]
+            rows = [cv_throughput(name, a.m, seed=a.seed) for name in (a.datasets or ["magic", "adult"])]
             for r in rows:
                 print(f"[flops] {r['data']}: {r['gflop']:.1f} GFLOP in {r['cpu']:.2f} CPU-s = {r['gflops']:.1f} "
                       f"GFLOP/s (dgemm {r['dgemm_1core']:.1f} GFLOP/s on one core)", flush=True)
-            _write_csv(path, keep + rows, THROUGHPUT_FIELDS)
+            store_rows(results, "throughput", rows)
             continue
         if table in ("ftc", "ftc1e6"):
             tune_rows, svc_rows, n_train = a.ftc_rows
             hyper = None
             if table == "ftc1e6":  # fixed hyperparameters: those tuned on the stand-in, else (gamma, sigma2) = (10, d)
-                prev = [r for r in read_rows(results_path(out_dir, "ftc"))
-                        if r["data"] == "ftc" and r["method"] == "RBF FS-LSSVM"]
+                prev = [r for r in read_group(results, "ftc") if r["data"] == "ftc" and r["method"] == "RBF FS-LSSVM"]
                 hyper = (10.0, 54.0)
                 if prev:
                     p = prev[-1]["params"].replace(",", "").split()
@@ -1563,18 +1777,23 @@ def run_tables(a, out_dir: Path) -> int:
                                svc_rows=svc_rows, n_csa=a.fs_budget[0], n_simplex=a.fs_budget[1], hyper=hyper,
                                data="ftc" if table == "ftc" else "synthetic 1e6",
                                with_baselines=table == "ftc" and not a.no_svm)
-                append_rows(results_path(out_dir, "ftc"), rows)
+                store_rows(results, "ftc", rows)
                 for r in rows:
                     print(f"[{table}] {r['method']}: {r['score']:.2f}% cpu {r['cpu']:.1f} s", flush=True)
             continue
-        default = {"1": ["boston_housing"], "8": ["pima", "spambase"], "12": list(REGRESSION),
-                   "10": list(MULTICLASS)}[table]
-        table_seeds = seeds if table != "1" else tuple(range(a.seed, a.seed + (a.seeds or 30)))
-        run_table(table, a.datasets or default, table_seeds, out_dir, methods=a.methods, m=a.m,
+        default = {"1": ["boston_housing"], "8": ["pima", "spambase"], "12": list(paper().of_task("regression")),
+                   "10": list(paper().of_task("multiclass"))}[table]
+        table_seeds = seeds if table != "1" else tuple(range(a.seed, a.seed + (a.seeds or
+                                                                               int(paper().setup["table1_runs"]))))
+        run_table(table, a.datasets or default, table_seeds, results, methods=a.methods, m=a.m,
                   fs_budget=tuple(a.fs_budget), svm_budget=tuple(a.svm_budget), tune_subsample=a.tune_subsample,
                   svm_cpu_cap=a.svm_cpu_cap, force=a.force, log=lambda msg: print(msg, flush=True))
-    write_report_from_results(out_dir, out_dir)
+    write_report(results, out_dir, mode="quick" if a.quick else "full", command=_command_line(a))
     return 0
+
+
+def _command_line(a) -> str:
+    return "python -m reproductions de-brabanter " + ("--quick ..." if a.quick else "--tables ... (What was run)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -1588,14 +1807,14 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--timing-m", type=int, nargs="+", default=None, help="override the m of the CV timings")
     ap.add_argument("--no-svm", action="store_true")
     ap.add_argument("--m", type=int, default=None, help="override the paper's m (all data sets)")
-    ap.add_argument("--timing-reps", type=int, default=5,
+    ap.add_argument("--timing-reps", type=int, default=TIMING_REPS,
                     help="--tables 3: repetitions per cell (best of; the simple CV gets max(1, reps // 2))")
-    ap.add_argument("--timing-min-seconds", type=float, default=2.0,
+    ap.add_argument("--timing-min-seconds", type=float, default=TIMING_MIN_SECONDS,
                     help="--tables 3: cells faster than this repeat further (up to 40 pairs)")
     ap.add_argument("--tables", nargs="+", default=None,
                     choices=["1", "3", "8", "10", "12", "ftc", "ftc1e6", "flops"],
-                    help="run these tables' jobs (rows appended to DIR/de_brabanter_<group>.csv as they finish, "
-                         "finished jobs skipped), then rebuild the report from the CSVs")
+                    help="run these tables' jobs (rows appended to the results store as they finish, finished jobs "
+                         "skipped), then write the report from the whole store")
     ap.add_argument("--seeds", type=int, default=None, help="randomizations per data set for --tables (from --seed)")
     ap.add_argument("--methods", nargs="+", default=None, help="methods to run for --tables (default: all)")
     ap.add_argument("--fs-budget", type=int, nargs=2, default=(90, 70), metavar=("N_CSA", "N_SIMPLEX"),
@@ -1609,9 +1828,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--svm-cpu-cap", type=float, default=None, metavar="SECONDS",
                     help="--tables: stop each SVM baseline's tuning after this many CPU seconds and keep its best "
                          "point so far (the row is marked capped; its time is a lower bound of the full tuning)")
-    ap.add_argument("--force", action="store_true", help="--tables: rerun jobs already in the CSVs")
-    ap.add_argument("--from-results", default=None, metavar="DIR",
-                    help="only rebuild the report from the CSVs in DIR (no runs)")
+    ap.add_argument("--force", action="store_true", help="--tables: rerun jobs already in the results store")
     add_figure_arguments(ap)
     ap.add_argument("--fig2-data", nargs="*", default=None,
                     help="data sets of Figure 2 (default boston_housing; full mode spambase boston_housing)")
@@ -1627,19 +1844,20 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = build_parser()
     a = ap.parse_args(argv)
-    if a.from_results:
-        path = write_report_from_results(a.from_results, a.out)
-        print(f"wrote {path}")
+    out_dir = Path(a.out)
+    results = results_dir(a)
+    if a.report_only:
+        path = write_report(results, out_dir)
+        print(f"wrote {path} from {results}")
         return 0
     check_protocol_arguments(ap, a)
     for opt in ("timing_m", "fig2_m", "fig2_budget"):
         vals = getattr(a, opt)
         if vals is not None and min(vals) < (0 if opt == "fig2_budget" else 1):
             ap.error(f"--{opt.replace('_', '-')} values must be positive")
-    out_dir = Path(a.out)
     path = out_dir / f"{MODULE_NAME}.md"
     if a.tables:
-        return run_tables(a, out_dir)
+        return run_tables(a, results, out_dir)
     datasets = a.datasets if a.datasets is not None else (
         ["pima", "boston_housing", "concrete"] + ([] if a.quick else ["spambase"]))
     fig2_data = a.fig2_data if a.fig2_data is not None else (
@@ -1647,40 +1865,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     seeds = (a.seed,) if a.quick else tuple(range(a.seed, a.seed + 10))
     trows = []
     for name in a.timing:
-        ms = a.timing_m or ((50, 100, 400) if name == "concrete" else (50, 300, 700))
+        ms = a.timing_m or tuple(paper().t34.get(name, {50: None, 100: None}))
         if a.figures_only:
             vs = PAPER_FOLDS
         else:
             vs = PAPER_FOLDS if not a.quick else ((5, 10, 20, 50) if name == "concrete" else (5, 10))
         trows += cv_timing(name, ms, vs=vs, reps=3 if (a.quick or a.figures_only) else 100, seed=a.seed)
-        if not a.figures_only:
-            print(report(trows, []), flush=True)
-    figures: list[tuple[str, str]] = []
-    if not a.no_figures:
-        figures = write_figures(out_dir, timing_rows=trows, fig2_data=fig2_data, fig2_m=a.fig2_m, quick=a.quick,
-                                seed=a.seed, n_jobs=a.jobs, fig2_budget=tuple(a.fig2_budget or (90, 70)),
-                                fig2_baseline=None if a.fig2_baseline == "none" else a.fig2_baseline, dpi=a.dpi)
-    if a.figures_only:
-        from reproductions.figures import figures_markdown, write_figures_section
+    from reproductions.figures import figures_markdown, have_matplotlib, write_figures_section
 
-        intro = (f"Generated by `python -m reproductions.{MODULE_NAME} --figures-only` (timing data: "
-                 f"{', '.join(a.timing) or 'none'}; Figure 2: ")
-        write_figures_section(path, figures_markdown(
-            figures, intro=intro +
-                           f"{', '.join(fig2_data) or 'none'}); the tables above are not recomputed, so the CV "
-                           "times drawn here come from a fresh run (best of 3) and differ from the table's within "
-                           "the machine's noise."))
-        print(f"wrote {len(figures)} figures into {path}")
+    figures = None
+    if not a.no_figures and have_matplotlib():
+        figures = write_figures(out_dir, timing_rows=trows, fig2_data=fig2_data, fig2_m=a.fig2_m, quick=a.quick,
+                                seed=a.seed, n_jobs=a.jobs, fig2_budget=tuple(a.fig2_budget or (N_CSA, N_SIMPLEX)),
+                                fig2_baseline=None if a.fig2_baseline == "none" else a.fig2_baseline, dpi=a.dpi)
+    flag = "--figures-only" if a.figures_only else "--quick" if a.quick else ""
+    intro = (f"Generated by `python -m reproductions de-brabanter {flag}` "
+             f"(timing data: {', '.join(a.timing) or 'none'}; "
+             f"Figure 2: {', '.join(fig2_data) or 'none'}).")
+    if a.figures_only:
+        write_figures_section(path, figures_markdown(figures, intro=intro + " The tables above are not recomputed, "
+                                                     "so the CV times drawn here come from a fresh run."))
+        print(f"wrote the figures into {path}")
         return 0
-    arows = []
+    store_rows(results, "cvtiming", trows)
+    svm = {"classification": "RBF C-SVC", "regression": "eps-SVR"}
     for name in datasets:
-        budget = (20, 10, 5) if a.quick else (90, 70, 10)
-        arows += accuracy(name, seeds=seeds, m=a.m, svm_budget=budget, with_svm=not a.no_svm, n_jobs=a.jobs)
-        print(arows[-1], flush=True)
-    text = report(trows, arows, figures)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    print(text)
+        task = "regression" if paper().info[name]["task"] == "regression" else "classification"
+        table = "12" if task == "regression" else ("10" if paper().info[name]["task"] == "multiclass" else "8")
+        fs = "RBF FS-LSSVM (1vs1)" if table == "10" else "RBF FS-LSSVM"
+        methods = [fs] + (["Maj. rule"] if task == "classification" else []) + ([] if a.no_svm else [svm[task]])
+        run_table(table, [name], seeds, results, methods=methods, m=a.m,
+                  svm_budget=(20, 10, 5) if a.quick else (N_CSA, N_SIMPLEX, FOLDS),
+                  log=lambda msg: print(msg, flush=True))
+    write_report(results, out_dir, figures=FIGURES_KEEP if a.no_figures else figures,
+                 intro=intro, mode="quick" if a.quick else "full", command=_command_line(a))
     print(f"wrote {path}")
     return 0
 

@@ -1,14 +1,22 @@
-"""Paper 002 reproduction driver (reproductions.de_brabanter): results CSVs, the report built from them, the
+"""Paper 002 reproduction driver (reproductions.de_brabanter): the results store, the report computed from it, the
 synthetic covertype stand-in and the baselines' tuning wrappers (tiny data, 2 + 1 evaluation budgets)."""
 
 import math
 import os
+import re
+import shutil
+import sys
 
 import numpy as np
 import pytest
 from sklearn.datasets import make_classification, make_regression
 
+from reproductions import DOCS, RESULTS, TEMPLATES
 from reproductions import de_brabanter as db
+from reproductions.figures import FIGURES_HEADING, figures_markdown
+from reproductions.report import typed_numbers
+
+REPORT = DOCS / "de_brabanter.md"
 
 
 @pytest.fixture(scope="module")
@@ -104,12 +112,12 @@ def test_fs_lssvm_run_tiny(kernel, mc, mc_split):
 
 def test_run_table_appends_and_skips_done(tmp_path, monkeypatch, cls_split):
     monkeypatch.setattr(db, "_split", lambda name, seed: cls_split)
-    monkeypatch.setitem(db.PAPER, "toy", dict(n_cv=60, n_test=30, m=12))
+    monkeypatch.setitem(db.paper().info, "toy", dict(n_cv=60, n_test=30, m=12, task="binary", short="toy"))
     kw = dict(methods=["RBF FS-LSSVM", "Maj. rule", "RBF C-SVC"], fs_budget=(2, 1), svm_budget=(2, 1, 3),
               log=lambda msg: None)
     rows = db.run_table("8", ["toy"], [0, 1], tmp_path, **kw)
     assert len(rows) == 6
-    saved = db.read_rows(db.results_path(tmp_path, "binary"))
+    saved = db.read_group(tmp_path, "binary")
     assert [r["method"] for r in saved[:3]] == ["RBF FS-LSSVM", "Maj. rule", "RBF C-SVC"]
     assert saved[0]["m"] == 12 and saved[0]["seed"] == 0
     assert db.run_table("8", ["toy"], [0, 1], tmp_path, **kw) == []  # everything done: skipped
@@ -162,78 +170,98 @@ def test_synthetic_covertype_is_learnable(tmp_path):
 
 
 # ------------------------------------------------------------------------------------------- report
-def _fake(table, data, method, seed, score, cpu, **kw):
-    r = dict(table=table, data=data, method=method, seed=seed, m=kw.pop("m", 0), n_train=100, n_test=50, score=score,
-             l1=math.nan, linf=math.nan, n_sv=kw.pop("n_sv", math.nan), wall=cpu, cpu=cpu, tune_cpu=math.nan,
-             fit_cpu=math.nan, cpu_full_est=kw.pop("est", math.nan), budget=kw.pop("budget", "90+70"), params="",
-             phases="", peak_rss_mb=100.0, note="")
-    r.update(kw)
-    return r
+@pytest.fixture(scope="module")
+def committed():
+    return db.load_results(RESULTS)
 
 
-def fake_results():
-    t1 = [_fake("1", "boston_housing", meth, s, 0.12 + 0.01 * s + (0.02 if meth == "random" else 0), 2.0, m=200)
-          for s in range(3) for meth in ("entropy", "random")]
-    binary = [_fake("8", "pima", "RBF FS-LSSVM", s, 76.0 + s, 2.0, m=150, n_sv=150) for s in range(2)]
-    binary += [_fake("8", "pima", "RBF C-SVC", 0, 75.0, 3.0, est=60.0, n_sv=290, budget="20+10, 5-fold"),
-               _fake("8", "pima", "Maj. rule", 0, 65.0, 0.0),
-               _fake("8", "pima", "RBF C-SVC", 1, 76.5, 30.0, est=400.0, n_sv=280,
-                     budget="90+70, 10-fold, stopped at the 30 CPU-s cap after 12 evaluations"),
-               _fake("8", "pima", "RBF nu-SVC", 0, 75.5, 24.0, n_sv=300, budget="90+70, 10-fold"),  # ran to the end
-               _fake("8", "pima", "RBF FS-LSSVM", 0, 74.0, 0.5, m=50, n_sv=50),  # not the paper's m: own row
-               _fake("12", "concrete", "RBF FS-LSSVM", 0, 0.15, 1.0, m=120, n_sv=120, l1=0.3, linf=1.5),
-               _fake("12", "concrete", "eps-SVR", 0, 0.13, 2.0, n_sv=480, l1=0.25, linf=1.4, est=40.0),
-               _fake("12", "concrete", "eps-SVR", 0, 0.14, 20.0, n_sv=470, l1=0.26, linf=1.3,
-                     budget="90+70, 10-fold")]
-    mc = [_fake("10", "optdigits", "RBF FS-LSSVM (1vs1)", 0, 98.0, 300.0, m=420, n_sv=420)]
-    ftc = [_fake("ftc", "ftc", "RBF FS-LSSVM", 0, 88.0, 500.0, m=500, n_sv=500, phases="standardize=1.0"),
-           _fake("ftc", "synthetic 1e6", "RBF FS-LSSVM", 0, 88.5, 200.0, m=500, n_sv=500)]
-    timing = [dict(data="concrete", m=50.0, v=10.0, simple=0.085, fast=0.0067, speedup=12.7, agree="True")]
-    return dict(table1=t1, binary=binary, multiclass=mc, ftc=ftc, cvtiming=timing)
+@pytest.fixture(scope="module")
+def committed_text(committed):
+    return db.build_report(committed)
 
 
-def test_build_report_from_fake_results():
-    text = db.build_report(fake_results(), figures_section="## Figures\n\nfig text", notes="## Discussion\n\nok")
-    for heading in ("## Table 1", "## Tables 3–4", "## Table 8", "## Table 9", "## Table 10", "## Table 11",
-                    "## Table 12", "## Table 13", "## Covertype stand-in", "## Discussion", "## Figures"):
-        assert heading in text, heading
-    assert "| entropy | 3 | 0.1300 (0.0100) | 0.1293 (0.0246) |" in text
-    assert "Paired over the 3 common splits: random − entropy MSE = 0.0200" in text
-    assert "| pid | RBF FS-LSSVM | 2 | 76.50 (0.71) | 76.7 (3.43) | 150 | 150 |" in text
-    assert "| pid | RBF C-SVC | 1 | 75.00 | 75.1 (3.31) | 290 | 290 | 20+10, 5-fold |" in text
-    assert "| pid | RBF FS-LSSVM [m = 50] | 1 | 74.00 | 76.7 (3.43) | 50 | 150 |" in text
-    i = text.index("| pid | RBF FS-LSSVM | 2 |")
-    assert i < text.index("| pid | RBF FS-LSSVM [m = 50]") < text.index("| pid | Lin FS-LSSVM")
-    # time ratios: FS-LSSVM CPU 2.0 s vs the paper's 30.1 s x 4 cores, and vs our full-budget C-SVC's estimate
-    assert "| ccs | RBF FS-LSSVM | 1 | 0.150 / 0.300 / 1.50 |" in text
-    assert "| opt | RBF FS-LSSVM (1vs1) | 1 | 98.00 | 98.14 (0.1) | 420 | 420 |" in text
-    assert "| adu | RBF C-SVC | 0 | not run |" in text
-    assert "| ftc (synthetic) | RBF FS-LSSVM | 1 | 88.00 | 81.8 (0.52) |" in text  # the stand-in in Table 8
-    assert text.index("## Discussion") < text.index("## Figures")
-    # the full-budget SVC (stopped at a cap) is its own row and gets the lower-bound section; FS seed 1: 2.0 s, 77 %
-    assert "| pid | RBF C-SVC [90+70 × 10-fold] | 1 | 76.50 | 75.1 (3.31) | 280 | 290 |" in text
-    assert "| pid | RBF C-SVC | 1 | 12 of 160 (cap) | 30.0 | 400 | 76.50 | 2.0 | 77.00 | ≥ 15.0x | +0.50 |" in text
-    assert "| pid | RBF nu-SVC | 0 | 160 | 24.0 | 24.0 | 75.50 | 2.0 | 76.00 | 12.0x | +0.50 |" in text  # exact
-    # regression: the score is the test MSE, printed to 4 places (FS − SVM negative favours FS-LSSVM)
-    assert "| ccs | eps-SVR | 0 | 160 | 20.0 | 20.0 | 0.1400 | 1.0 | 0.1500 | 20.0x | +0.0100 |" in text
-    assert "| pid | RBF FS-LSSVM | 2 | 2.0 (0.0) | – | 30.1 (1.9) | 120 | 1/60 | 1/200 | 1.21 |" in text
+def test_templates_state_no_numbers():
+    """Every number of the report's prose is computed: the templates type none by hand, nor cite the spec."""
+    for name in ("de_brabanter", "de_brabanter_items"):
+        text = (TEMPLATES / f"{name}.md").read_text()
+        assert typed_numbers(text) == [], name
+        assert not re.search(r"\bspec\b", text), name
 
 
-def test_report_roundtrip_through_csv_and_cli(tmp_path):
-    res = fake_results()
-    for group in ("table1", "binary", "multiclass", "ftc"):
-        db.append_rows(db.results_path(tmp_path, group), res[group])
-    (tmp_path / "de_brabanter_cvtiming.csv").write_text("data,m,v,simple,fast,speedup,agree\n"
-                                                       "concrete,50,10,0.085,0.0067,12.7,True\n")
-    (tmp_path / "de_brabanter.md").write_text("# old\n\n## Figures\n\nkept figure text\n")
-    (tmp_path / "de_brabanter_notes.md").write_text("## Discussion\n\nnotes here\n")
-    back = db.load_results(tmp_path)
-    assert len(back["table1"]) == 6 and back["binary"][0]["score"] == 76.0 and math.isnan(back["binary"][0]["l1"])
-    assert db.main(["--from-results", str(tmp_path), "--out", str(tmp_path)]) == 0
+def test_store_reads_the_committed_results(committed):
+    assert {len(committed[g]) for g in ("table1", "cvtiming")} == {60, 36}
+    r = committed["binary"][0]
+    assert isinstance(r["seed"], float) and isinstance(r["budget"], str) and math.isnan(r["tune_cpu"])
+
+
+def test_table1_counts_its_runs(committed_text):
+    """Table 1's rows were relabelled as full-budget baselines and the table found none ("runs 0 / –")."""
+    assert not db._full_budget(dict(table="1", method="entropy", budget="90+70, 10-fold fast CV"))
+    assert db._full_budget(dict(table="8", method="RBF C-SVC", budget="90+70, 10-fold"))
+    assert "| entropy | 30 | 0.1352 (0.0396) | 0.1293 (0.0246) |" in committed_text
+    assert "| random | 30 | 0.1472 (0.0423) | 0.1433 (0.0323) |" in committed_text
+    assert "| entropy | 0 |" not in committed_text
+
+
+def test_one_paper_sd_rule_is_computed(committed, committed_text):
+    """shu MOC and Lin MOC are 3.6 and 12 paper sds below: never "within one sd"."""
+    cells = {(c["data"], c["method"]): c for c in db._fs_cells(committed)}
+    assert cells[("shuttle", "RBF FS-LSSVM (MOC)")]["z"] == pytest.approx((99.76 - 99.87) / 0.03, abs=0.2)
+    assert cells[("shuttle", "Lin FS-LSSVM (MOC)")]["z"] < -12
+    within = committed_text.split("Within one paper sd:")[1].split("Better than the paper")[0]
+    assert "shu RBF FS-LSSVM (MOC)" not in within and "shu Lin FS-LSSVM (MOC)" not in within
+    assert all(abs(float(z)) <= 1 for z in re.findall(r"\(([+-][0-9.]+)\)", within))
+    assert "shu RBF FS-LSSVM (MOC): 99.76 vs 99.87 (-3.6)" in committed_text
+
+
+def test_time_ratios_give_both_bounds(committed_text):
+    """The paper's times are wall seconds on 4 cores: every ratio is given as ×1–×4 (paper / ours)."""
+    assert db.paper().cores == 4
+    assert "| pid | RBF FS-LSSVM | full | 10 | 1.6 (0.2) | – | 30.1 (1.9) | 18.6–74.6× |" in committed_text
+    assert "1/75" not in committed_text and "paper core-s" not in committed_text
+    assert "| mgt | RBF C-SVC | reduced: 20 + 10 evaluations; reduced: 5-fold; reduced: tuned on a subsample |" \
+        in committed_text
+    assert "reduced: CPU cap" in committed_text
+    assert "which favours svmopt" in committed_text
+
+
+def test_not_reproduced_list_is_computed(committed_text):
+    nr = committed_text.split("## Not reproduced / below the paper")[1].split("\n## ")[0]
+    assert "let RBF FS-LSSVM (MOC): 86.05 (0.36) against the paper's 89.14 (0.22)** (14.0 paper sd below)" in nr
+    assert "is better on 7 of 10 splits" in nr
+    assert "our fast CV reaches the paper's speed-up in 9 of 36 cells" in nr
+    assert "covertype only as a synthetic stand-in" in nr
+    n = nr.count("\n* ")
+    assert f"* {n} results are not reproduced" in committed_text
+
+
+def test_report_commands_name_the_module(committed_text):
+    assert "svmopt.experiments" not in committed_text and "--from-results" not in committed_text
+    cmds = re.findall(r"`M (--tables [^`]*)`", committed_text)
+    assert len(cmds) > 20 and "`M --tables 1 --datasets boston_housing --seeds 30`" in committed_text
+    assert "--svm-budget 90 70 10 --svm-cpu-cap 3300" in committed_text
+    assert "M = python -m reproductions de-brabanter --jobs 1" in committed_text
+    assert "svmopt.experiments" not in REPORT.read_text()
+
+
+def test_report_only_regenerates_the_committed_report(tmp_path):
+    shutil.copy(REPORT, tmp_path / "de_brabanter.md")
+    assert db.main(["--report-only", "--out", str(tmp_path), "--results", str(RESULTS)]) == 0
+    assert (tmp_path / "de_brabanter.md").read_text() == REPORT.read_text()
+
+
+def test_quick_run_without_matplotlib(tmp_path, monkeypatch):
+    """The smallest quick run still writes its report, whose figures section is the one-line note."""
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    assert db.main(["--quick", "--out", str(tmp_path), "--timing", "pima", "--timing-m", "10", "--datasets", "pima",
+                    "--no-svm", "--m", "20"]) == 0
     text = (tmp_path / "de_brabanter.md").read_text()
-    assert "kept figure text" in text and "notes here" in text and "# old" not in text
-    assert text == db.build_report(back, figures_section="## Figures\n\nkept figure text\n",
-                                   notes="## Discussion\n\nnotes here\n")
+    assert text.endswith(figures_markdown(None).rstrip("\n") + "\n")
+    assert text.count(FIGURES_HEADING) == 1 and "Mode: quick" in text
+    rows = db.read_group(tmp_path / "results", "binary")
+    assert {r["method"] for r in rows} == {"RBF FS-LSSVM", "Maj. rule"} and rows[0]["m"] == 20
+    assert "| pima | 10 | 5 |" in text and "| pid | RBF FS-LSSVM [m = 20] | 1 |" in text
+    assert not list(tmp_path.glob("*.png"))
 
 
 def test_ftc_run_small(tmp_path):
@@ -285,36 +313,37 @@ def test_dgemm_gflops_is_positive_and_finite():
     assert math.isfinite(g) and g > 0
 
 
-def test_timing_and_throughput_sections():
+def test_timing_and_throughput_tables():
     rows = [dict(data="concrete", m=400.0, v=10.0, simple=0.5, fast=0.05, speedup=10.0, agree="True"),
             dict(data="magic", m=50.0, v=50.0, simple=7.0, fast=0.15, speedup=46.7, agree="True")]
-    text = "\n".join(db.timing_section(rows))
+    text = db.timing_table(rows)
     assert "| concrete | 400 | 10 | 0.500 | 0.0500 | 10.0x | 7.27 / 0.45 | 16.2x | 6.3x | holdout | True |" in text
     assert "| magic | 50 | 50 | 7.000 | 0.1500 | 46.7x | 7.6 / 0.19 | 40.0x | 48.0x | v Cholesky | True |" in text
-    assert "reaches the paper's in 1 of 2 cells" in text
+    assert "reaches the paper's in 1 of 2 cells" in db.timing_text(rows)
     thr = [dict(data="magic", n=13000.0, d=10.0, m=1000.0, m_eff=990.0, v=10.0, holdout="False", cpu=2.0, gflop=40.0,
                 gflops=20.0, dgemm_1core=32.0, gflop_kernel=0.4, gflop_features=25.7, gflop_gram=12.8,
                 gflop_eig=3.3, gflop_solves=3.3, gflop_predict=0.03)]
-    text = "\n".join(db.throughput_section(thr))
+    text = db.throughput_table(thr)
     assert "| mgt | 13,000 | 1000 (990) | 40.0 (25.7 / 12.8 / 3.3 / 3.3) | 2.00 | 20.0 | 32.0 | 62% | 6,400 |" in text
-    assert db.timing_section([]) == [] and db.throughput_section([]) == []
+    assert db.timing_text([]) == "" and "No throughput" in db.throughput_table([])
 
 
 @pytest.mark.skipif(not os.environ.get("SVMOPT_DATA"), reason="SVMOPT_DATA is not set: concrete is not bundled")
-def test_tables_3_and_flops_cli_write_their_csvs(tmp_path):
-    """``--tables 3`` replaces the timing rows of the (data set, m) it measures (others kept, the paper's cells in
-    the paper's order first); ``--tables flops`` writes the throughput."""
-    (tmp_path / "de_brabanter_cvtiming.csv").write_text("data,m,v,simple,fast,speedup,agree\n"
-                                                       "magic,50,10,1.5,0.16,9.4,True\n"
-                                                       "concrete,999,10,1.0,1.0,1.0,True\n")
+def test_tables_3_and_flops_cli_write_their_store_tables(tmp_path):
+    """``--tables 3`` replaces the timing cells of the (data set, m) it measures (others kept); ``--tables flops``
+    stores the throughput; both then write the report from the store."""
+    db.store_rows(tmp_path, "cvtiming", [dict(data="magic", m=50, v=10, simple=1.5, fast=0.16, speedup=9.4, agree=True),
+                                         dict(data="concrete", m=20, v=10, simple=1.0, fast=1.0, speedup=1.0,
+                                              agree=True)])
     assert db.main(["--tables", "3", "--timing", "concrete", "--timing-m", "20", "--timing-reps", "1",
-                    "--timing-min-seconds", "0", "--out", str(tmp_path)]) == 0
-    rows = db._read_csv(tmp_path / "de_brabanter_cvtiming.csv")
-    assert [(r["data"], int(r["m"]), int(r["v"])) for r in rows] == \
-        [("magic", 50, 10)] + [("concrete", 20, v) for v in db.PAPER_FOLDS] + [("concrete", 999, 10)]
-    assert all(r["agree"] == "True" for r in rows if int(r["m"]) == 20)
-    assert db.main(["--tables", "flops", "--datasets", "pima", "--m", "20", "--out", str(tmp_path)]) == 0
-    (thr,) = db._read_csv(tmp_path / "de_brabanter_throughput.csv")
+                    "--timing-min-seconds", "0", "--out", str(tmp_path), "--results", str(tmp_path)]) == 0
+    rows = db.read_group(tmp_path, "cvtiming")
+    assert sorted((r["data"], int(r["m"]), int(r["v"])) for r in rows) == \
+        sorted([("magic", 50, 10)] + [("concrete", 20, v) for v in db.PAPER_FOLDS])
+    assert all(r["agree"] == "True" for r in rows if r["data"] == "concrete")
+    assert db.main(["--tables", "flops", "--datasets", "pima", "--m", "20", "--out", str(tmp_path),
+                    "--results", str(tmp_path)]) == 0
+    (thr,) = db.read_group(tmp_path, "throughput")
     assert thr["data"] == "pima" and thr["m"] == 20 and thr["gflops"] > 0 and thr["n"] == 512
     text = (tmp_path / "de_brabanter.md").read_text()
     assert "## Flops per CV evaluation" in text and "| concrete | 20 | 50 |" in text
