@@ -1,7 +1,7 @@
 """Optimized fixed-size LS-SVM (De Brabanter, De Brabanter, Suykens & De Moor, 2010): ``FixedSizeLSSVC`` and
 ``FixedSizeLSSVR``, svmopt's large-scale model.
 
-Pipeline (paper Algorithm 5; spec Sections 2.1–2.9):
+Pipeline (paper Algorithm 5, Sections 3-6 and 8.4):
 
 1. standardize the inputs (train statistics; one streaming pass), and the target for regression;
 2. entropy bandwidths ``h_j`` by the two-stage solve-the-equation plug-in per dimension (Algorithm 2,
@@ -14,7 +14,7 @@ Pipeline (paper Algorithm 5; spec Sections 2.1–2.9):
    streaming pass over the data per sigma^2 accumulates the per-fold Phi_u^T Phi_u, Phi_u^T Y_u in C++;
 5. the primal ridge solve (7) with the Nyström features (5) (eigenpairs with
    lambda <= m eps lambda_max dropped), bias penalized as printed (``regularize_bias=True``) or not;
-6. the compact predictor f(x) = sum_k beta_k K(x, PV_k) + b, beta = U' Lambda'^{-1/2} w (spec 1.5).
+6. the compact predictor f(x) = sum_k beta_k K(x, PV_k) + b, beta = U' Lambda'^{-1/2} w (Section 3.2).
 
 ``X`` may be a numpy array, an ``np.memmap`` (read block by block, never copied whole), a callable returning
 a fresh iterator of ``(X_block, y_block)`` pairs (one call per pass: the data are never held in memory), a
@@ -24,9 +24,10 @@ tree-reduced; the candidate rows for the prototypes are sampled from the dask ar
 the prototypes, folds and hence the fit equal the in-memory ones up to floating-point summation order). Memory is
 O(block * m + v m^2) besides the input (for dask: O(chunk * m) per worker task, O(v m^2) on the driver).
 
-Kernels: ``"rbf"`` is K(x, z) = exp(-||x - z||^2 / sigma2) (the paper's convention, spec A1; svmopt's
-``Kernel("rbf", alpha=sqrt(sigma2 / 2))``); ``"linear"`` uses the inputs as explicit features (spec A33, gamma
-tuned alone); any other :class:`svmopt.Kernel` is used as given through the Nyström map (gamma tuned alone).
+Kernels: ``"rbf"`` is K(x, z) = exp(-||x - z||^2 / sigma2) (the paper's and LS-SVMlab's convention; svmopt's
+``Kernel("rbf", alpha=sqrt(sigma2 / 2))``); ``"linear"`` uses the inputs as explicit features (decision: equivalent to
+the Nyström-linear model when the prototypes span R^d; gamma tuned alone); any other :class:`svmopt.Kernel` is used
+as given through the Nyström map (gamma tuned alone).
 """
 
 from __future__ import annotations
@@ -70,7 +71,11 @@ def _rbf_params(sigma2: float):
 
 def select_prototypes(X: np.ndarray, m: int, *, labels: np.ndarray | None = None, bandwidths: np.ndarray | None = None,
                       random_state=None, max_proposals: int = 0, window: int = 0, tol: float = 1e-5) -> dict:
-    """Rényi-entropy prototype selection (Algorithm 1 with the spec's stopping rule, stratified by ``labels``).
+    """Rényi-entropy prototype selection (Algorithm 1, stratified by ``labels``).
+
+    Decision (the paper stops when the entropy "change is small"): every ``window`` proposals (default 5 m) the
+    log off-diagonal sum must have dropped by at least ``tol``, with at most ``max_proposals`` (default
+    min(max(n, 50 m), 10^7)) proposals.
 
     Returns the core's dict (``idx``, ``log_offdiag``, counts) plus ``bandwidths``.
     """
@@ -481,6 +486,69 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
         Rényi entropy (Algorithm 1, with the entropy bandwidths); "random" draws m distinct rows uniformly
         without replacement (seeded by ``random_state``; stratified by class for classification, as the entropy
         path; no bandwidths are computed, ``entropy_bandwidths_`` is None). The paper's Table 1 compares the two.
+
+    Attributes
+    ----------
+    n_prototypes_ : int
+        m, the number of prototype vectors used (0 for the linear kernel).
+    prototypes_ : ndarray (n_prototypes_, n_features) or None
+        The prototype vectors on the standardized scale (None for the linear kernel).
+    prototype_indices_ : ndarray of int
+        Their rows in the training data.
+    entropy_bandwidths_ : ndarray (n_features,) or None
+        Per-dimension plug-in bandwidths of the entropy criterion (None for random selection).
+    entropy_log_offdiag_ : float or None
+        Log of the off-diagonal entropy sum of the selected set.
+    n_pv_proposals_ : int
+        Swap proposals made by the prototype search.
+    n_bandwidth_fallbacks_ : int
+        Dimensions whose plug-in bandwidth fell back to the normal reference rule.
+    kernel_mode_ : str
+        ``"rbf"``, ``"linear"`` (explicit features) or ``"kernel"`` (a given :class:`svmopt.Kernel`).
+    gamma_ : float or ndarray (n_problems,)
+        Tuned (or given) regularization constant; one entry per binary problem for multi-class models.
+    sigma2_ : float or ndarray (n_problems,)
+        Tuned (or given) RBF bandwidth, likewise.
+    cv_score_ : float or ndarray (n_problems,)
+        The fast v-fold CV cost at ``(gamma_, sigma2_)`` (NaN when it was skipped), likewise.
+    problems_ : list of dict
+        Per binary/regression problem: the tuning record and the fitted coefficients.
+    x_mean_ : ndarray (n_features,)
+        Means used to standardize the inputs (0 when ``standardize=False``).
+    x_scale_ : ndarray (n_features,)
+        Standard deviations used to standardize the inputs (1 when ``standardize=False``).
+    timings_ : dict
+        Seconds spent per stage (standardize, bandwidth, prototypes, tuning_and_fit, total).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    y_mean_ : float
+        Mean used to standardize the target (0 when ``standardize=False``).
+    y_scale_ : float
+        Standard deviation used to standardize the target (1 when ``standardize=False``).
+
+    See Also
+    --------
+    FixedSizeLSSVC : The classifier.
+    choose_n_prototypes : The paper's heuristic for m.
+    svmopt.tuning.CVEngine : The fast v-fold cross-validation.
+
+    References
+    ----------
+    .. [1] K. De Brabanter, J. De Brabanter, J. A. K. Suykens and B. De Moor, "Optimized fixed-size kernel models
+       for large data sets", Computational Statistics & Data Analysis (Elsevier), 2010.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmopt import FixedSizeLSSVR
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-3, 3, size=(400, 1))
+    >>> y = np.sinc(X[:, 0]) + 0.1 * rng.standard_normal(400)
+    >>> reg = FixedSizeLSSVR(n_prototypes=30, random_state=0).fit(X, y)
+    >>> reg.prototypes_.shape
+    (30, 1)
+    >>> reg.score(X, y) > 0.8
+    True
     """
 
     _task = "regression"
@@ -507,10 +575,84 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
 class FixedSizeLSSVC(ClassifierMixin, _FixedSizeLSSVM):
     """Fixed-size LS-SVM classification (paper 002): least squares on ±1 codes, sign decision.
 
-    Same parameters as :class:`FixedSizeLSSVR`, plus ``multiclass`` in {"ovo", "moc"}: one-vs-one (one binary
-    model per class pair, trained on that pair's rows, majority vote, ties by the summed outputs) or minimum
-    output coding (ceil(log2 M) bits, nearest valid codeword in Hamming distance, ties by Euclidean distance).
-    All binary problems share one stratified prototype set and are tuned separately (spec 2.9).
+    All binary problems share one stratified prototype set and are tuned separately (decision:
+    the paper's Section 8.4 does not say whether the prototypes are shared).
+
+    Parameters
+    ----------
+    multiclass : {"ovo", "moc"}, default="ovo"
+        One-vs-one (one binary model per class pair, trained on that pair's rows, majority vote, ties by the summed
+        outputs) or minimum output coding (ceil(log2 M) bits, nearest valid codeword in Hamming distance, ties by
+        Euclidean distance).
+    n_prototypes, kernel, gamma, sigma2, cv, block_size, random_state, verbose
+        As for :class:`FixedSizeLSSVR`.
+    regularize_bias, standardize, n_csa, n_simplex, max_candidates, feature_memory, n_jobs, prototype_selection
+        As for :class:`FixedSizeLSSVR`.
+
+    Attributes
+    ----------
+    classes_ : ndarray (n_classes,)
+        The labels; ``classes_[1]`` is the positive class of a binary problem.
+    coding_ : str
+        ``"binary"``, ``"ovo"`` or ``"moc"``.
+    pairs_ : list of (int, int)
+        Class indices of the one-vs-one problems (``coding_ == "ovo"`` only).
+    codebook_ : ndarray (n_classes, n_bits)
+        The ±1 codeword of each class (``coding_ == "moc"`` only).
+    n_prototypes_ : int
+        m, the number of prototype vectors used (0 for the linear kernel).
+    prototypes_ : ndarray (n_prototypes_, n_features) or None
+        The prototype vectors on the standardized scale (None for the linear kernel).
+    prototype_indices_ : ndarray of int
+        Their rows in the training data.
+    entropy_bandwidths_ : ndarray (n_features,) or None
+        Per-dimension plug-in bandwidths of the entropy criterion (None for random selection).
+    entropy_log_offdiag_ : float or None
+        Log of the off-diagonal entropy sum of the selected set.
+    n_pv_proposals_ : int
+        Swap proposals made by the prototype search.
+    n_bandwidth_fallbacks_ : int
+        Dimensions whose plug-in bandwidth fell back to the normal reference rule.
+    kernel_mode_ : str
+        ``"rbf"``, ``"linear"`` (explicit features) or ``"kernel"`` (a given :class:`svmopt.Kernel`).
+    gamma_ : float or ndarray (n_problems,)
+        Tuned (or given) regularization constant; one entry per binary problem for multi-class models.
+    sigma2_ : float or ndarray (n_problems,)
+        Tuned (or given) RBF bandwidth, likewise.
+    cv_score_ : float or ndarray (n_problems,)
+        The fast v-fold CV cost at ``(gamma_, sigma2_)`` (NaN when it was skipped), likewise.
+    problems_ : list of dict
+        Per binary/regression problem: the tuning record and the fitted coefficients.
+    x_mean_ : ndarray (n_features,)
+        Means used to standardize the inputs (0 when ``standardize=False``).
+    x_scale_ : ndarray (n_features,)
+        Standard deviations used to standardize the inputs (1 when ``standardize=False``).
+    timings_ : dict
+        Seconds spent per stage (standardize, bandwidth, prototypes, tuning_and_fit, total).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+
+    See Also
+    --------
+    FixedSizeLSSVR : The regressor (and the shared parameters).
+    choose_n_prototypes : The paper's heuristic for m.
+    RobustSVC : A kernel SVM solved as an LP (paper 000).
+
+    References
+    ----------
+    .. [1] K. De Brabanter, J. De Brabanter, J. A. K. Suykens and B. De Moor, "Optimized fixed-size kernel models
+       for large data sets", Computational Statistics & Data Analysis (Elsevier), 2010.
+
+    Examples
+    --------
+    >>> from svmopt import FixedSizeLSSVC
+    >>> from svmopt.datasets import load_dataset
+    >>> X, y = load_dataset("wdbc")
+    >>> clf = FixedSizeLSSVC(n_prototypes=50, random_state=0).fit(X, y)
+    >>> clf.classes_.tolist(), clf.prototypes_.shape
+    (['B', 'M'], (50, 30))
+    >>> clf.score(X, y) > 0.9
+    True
     """
 
     _task = "classification"
@@ -597,8 +739,8 @@ class FixedSizeLSSVC(ClassifierMixin, _FixedSizeLSSVM):
 
 
 def default_prototype_candidates(n: int) -> list[int]:
-    """Spec 2.8: the values of {100, 200, 500, 1000, 1500} that are <= 0.6 n; if fewer than 2 remain,
-    round(geomspace(20, 0.6 n, 5)) (unique values)."""
+    """Candidate m (decision, after the paper's Section 5): the values of {100, 200, 500, 1000,
+    1500} that are <= 0.6 n; if fewer than 2 remain, round(geomspace(20, 0.6 n, 5)) (unique values)."""
     c = [m for m in (100, 200, 500, 1000, 1500) if m <= 0.6 * n]
     if len(c) >= 2:
         return c
@@ -607,8 +749,9 @@ def default_prototype_candidates(n: int) -> list[int]:
 
 
 def choose_n_prototypes(estimator, X, y=None, candidates=None):
-    """Choose m by the paper's heuristic with the spec's CV-based rule (Section 2.8, A21): fit the estimator
-    for each candidate m and keep the one with the smallest tuned CV cost (ties toward the smaller m).
+    """Choose m by the paper's heuristic (Section 5) scored by the tuned CV cost rather than on the test set
+    (decision: the paper picks m on the test data): fit the estimator for each candidate m and keep the one
+    with the smallest tuned CV cost (ties toward the smaller m).
 
     Returns ``(best_fitted_estimator, {m: cv_score})``. For multi-class models the CV costs of the binary
     problems are averaged. ``X`` must be re-iterable (an array, a memmap or a callable of blocks).
