@@ -15,7 +15,7 @@ from scipy import optimize
 __all__ = ["ClosestPoints", "class_ellipsoids", "ellipsoid_closest_points", "ellipsoids_intersect",
            "project_onto_ellipsoid", "shrink_factor", "support_dual"]
 
-_GRID = 7200  # angles of the 2-D dual grid (spec 5.3 V1)
+_GRID = 7200  # angles of the 2-D grid of the support-function dual (ellipsoid_closest_points)
 
 
 def _as_ellipsoid(mu, P, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -35,7 +35,8 @@ def _as_ellipsoid(mu, P, name: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def support_dual(u, mu1, P1, mu2, P2) -> np.ndarray:
-    """phi(u) = u^T (mu_1 - mu_2) - sqrt(u^T P_1^{-1} u) - sqrt(u^T P_2^{-1} u) (spec 5.3 V1), rows of ``u``.
+    """phi(u) = u^T (mu_1 - mu_2) - sqrt(u^T P_1^{-1} u) - sqrt(u^T P_2^{-1} u), rows of ``u``: the
+    support-function dual of the closest-points problem, ``D* = max_{||u||=1} phi(u)``.
 
     For every unit ``u``, ``phi(u) <= D*``; ``max phi = D*`` when the ellipsoids are disjoint, ``<= 0`` otherwise.
     """
@@ -55,7 +56,8 @@ def _support_points(u, mu1, S1, mu2, S2):
 
 
 def project_onto_ellipsoid(a, mu, P) -> np.ndarray:
-    """Euclidean projection of ``a`` onto E(mu, P) (spec 5.3 V2): ``mu + Q (b / (1 + lambda p))``, psi(lambda) = 0.
+    """Euclidean projection of ``a`` onto E(mu, P) (problem (6) solved exactly by 1-D root finding):
+    ``mu + Q (b / (1 + lambda p))``, psi(lambda) = 0.
 
     A point inside the ellipsoid is returned unchanged.
     """
@@ -82,7 +84,8 @@ class ClosestPoints:
     """Closest points x* in E_1, y* in E_2 and their certificate.
 
     ``lower_bound = phi((x - y)/||x - y||)`` (or the dual optimum) and ``distance = ||x - y||`` sandwich the true
-    distance D*: ``lower_bound <= D* <= distance``; ``gap = distance - lower_bound`` (spec 5.3 V5).
+    distance D*: ``lower_bound <= D* <= distance``; ``gap = distance - lower_bound`` (weak duality:
+    ``phi((x - y) / ||x - y||) <= D*`` for any feasible pair).
     """
 
     x: np.ndarray
@@ -131,7 +134,7 @@ def _maximize_on_sphere(fun, n: int, u0: np.ndarray) -> np.ndarray:
 
 
 def ellipsoids_intersect(mu1, P1, mu2, P2) -> bool:
-    """Whether E(mu1, P1) and E(mu2, P2) intersect or touch (max phi <= 0, spec 5.3 V1)."""
+    """Whether E(mu1, P1) and E(mu2, P2) intersect or touch (max phi <= 0 of the support-function dual)."""
     mu1, P1 = _as_ellipsoid(mu1, P1, "ellipsoid 1")
     mu2, P2 = _as_ellipsoid(mu2, P2, "ellipsoid 2")
     dmu = mu1 - mu2
@@ -142,11 +145,11 @@ def ellipsoids_intersect(mu1, P1, mu2, P2) -> bool:
 
 
 def ellipsoid_closest_points(mu1, P1, mu2, P2) -> ClosestPoints:
-    """Exact closest points of two ellipsoids (spec 5.3 V1, the support-function dual), with a certified gap.
+    """Exact closest points of two ellipsoids (the support-function dual), with a certified gap.
 
     For n = 2 the dual is maximized on a 7200-angle grid refined by bounded Brent; for n > 2 by BFGS on the
     sphere (every local maximum with phi > 0 is global: phi is concave and positively homogeneous). Intersecting
-    ellipsoids give ``distance = 0`` and a common point (SLSQP on the primal, spec V4).
+    ellipsoids give ``distance = 0`` and a common point (SLSQP on the primal).
     """
     mu1, P1 = _as_ellipsoid(mu1, P1, "ellipsoid 1")
     mu2, P2 = _as_ellipsoid(mu2, P2, "ellipsoid 2")
@@ -173,7 +176,7 @@ def ellipsoid_closest_points(mu1, P1, mu2, P2) -> ClosestPoints:
 
 
 def _slsqp_primal(mu1, P1, mu2, P2) -> np.ndarray:
-    """Spec 5.3 V4: SLSQP on z = [x; y] from (mu_1, mu_2)."""
+    """SLSQP on the primal, z = [x; y] from (mu_1, mu_2)."""
     n = mu1.size
 
     def f(z):
@@ -203,7 +206,9 @@ def _slsqp_primal(mu1, P1, mu2, P2) -> np.ndarray:
 
 
 def shrink_factor(mu1, P1, mu2, P2) -> float:
-    """s* = max_{||u||=1} u^T (mu_1 - mu_2) / (g_1(u) + g_2(u)), g_c(u) = sqrt(u^T P_c^{-1} u) (spec 1.5).
+    """s* = max_{||u||=1} u^T (mu_1 - mu_2) / (g_1(u) + g_2(u)), g_c(u) = sqrt(u^T P_c^{-1} u): the largest
+    common shrink factor at which the two ellipsoids still do not overlap (the fallback for intersecting
+    ellipsoids, not in the paper).
 
     E(mu_c, P_c / s^2) are disjoint iff s < s*; s* > 1 means the ellipsoids are already disjoint.
     """
@@ -224,10 +229,12 @@ def shrink_factor(mu1, P1, mu2, P2) -> float:
 
 
 def class_ellipsoids(Q1, Q2, *, metric: str = "inverse", reading: str = "B") -> dict:
-    """The class ellipsoids of spec 1.4: ``E_c = E(mu_c, M_c / rho_c)``.
+    """The class ellipsoids of paper 003, Section 4.2 and eq. (15): ``E_c = E(mu_c, M_c / rho_c)``.
 
-    ``metric="inverse"``: M_c = Sigma_c^{-1} (REC); ``"covariance"``: M_c = Sigma_c (literal eq. (15)).
-    ``reading="B"`` (REC): rho_1 = delta_1(b_1), b_1 = argmin_{x in X_1} delta_2(x) (class 1's own facing point);
+    ``metric="inverse"``: M_c = Sigma_c^{-1} (default; decision: the Mahalanobis
+    construction of the text needs the inverse); ``"covariance"``: M_c = Sigma_c (literal eq. (15)).
+    ``reading="B"`` (default; decision: the paper does not say which point fixes which boundary):
+    rho_1 = delta_1(b_1), b_1 = argmin_{x in X_1} delta_2(x) (class 1's own facing point);
     ``"A"``: rho_1 = delta_1(b_2), the ellipsoid grown to the other class's nearest point. Ties: lowest index.
     """
     Q1 = np.asarray(Q1, dtype=np.float64)

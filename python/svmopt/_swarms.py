@@ -67,12 +67,13 @@ def pso_closest_points(
     n_threads: int = 0,
     boundary_mode: str = "revert",
 ) -> ClosestPoints:
-    """Closest points of E(mu1, P1) and E(mu2, P2) by the two coupled swarms of paper 003 (eq. (7), spec 2.2).
+    """Closest points of E(mu1, P1) and E(mu2, P2) by the two coupled swarms of paper 003 (eq. (7),
+    Section 3.2 and Table 1).
 
     The QCQP ``min ||x - y||^2 s.t. (x - mu_c)^T P_c (x - mu_c) <= 1`` (one ellipsoidal constraint per block) is
     solved in the C++ core; every particle stays feasible at every iteration. ``boundary_mode="project"`` (an
     extension, not in the paper) projects an infeasible tentative move onto the ellipsoid surface instead of
-    reverting it (spec 2.2). The result carries the
+    reverting it. The result carries the
     support-function certificate ``lower_bound <= D* <= distance``. ``record=True`` adds the full trajectories in
     ``info`` (``swarm1``/``swarm2``: positions, velocities, pbests of shape (max_iter + 1, n_particles, n)).
     """
@@ -136,7 +137,7 @@ def pso_single_swarm(
     record: bool = False,
     boundary_mode: str = "revert",
 ) -> dict:
-    """One swarm of eq. (7) in E(mu, P) with a fixed target ``a`` (spec 2.3).
+    """One swarm of eq. (7) in E(mu, P) with a fixed target ``a`` (single-swarm variants of Section 3).
 
     ``fitness="linear"``: the LP with a quadratic constraint, ``max a^T x s.t. (x - mu)^T P (x - mu) <= 1``
     (paper eqs. (11)-(12); defaults: the unit disc). ``fitness="distance"``: problem (6), the point of the ellipsoid
