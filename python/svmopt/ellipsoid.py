@@ -1,26 +1,26 @@
 """EllipsoidPSOClassifier: classification as a QCQP solved by coupled particle swarms (Kumar & Ramakrishnan, paper 003).
 
-Per binary problem (spec 003, section 2.4):
+Per binary problem:
 
-1. Projection (1.10, ``projection="pair"``): whiten the pair's training samples (eigen-decomposition of their
-   covariance, eigenvalue floor ``1e-10 * max``), then project onto ``p_1 ∝ mu_1 - mu_2`` and ``p_2`` = the
+1. Projection (paper Section 4.3.5, ``projection="pair"``): whiten the pair's training samples (eigen-decomposition of
+   their covariance, eigenvalue floor ``1e-10 * max``), then project onto ``p_1 ∝ mu_1 - mu_2`` and ``p_2`` = the
    largest-|eigenvalue| eigenvector of the deflated covariance difference (``p2_mode="covdiff"``), so the QCQP
    is solved in ``n = 2`` dimensions.
-2. Class ellipsoids (1.4, reading B): ``E_c = E(mu_c, M_c / rho_c)`` with ``M_c = Sigma_c^{-1}``
-   (``metric="inverse"``; ``"covariance"`` is the literal eq. (15)) and ``rho_c`` the squared Mahalanobis
+2. Class ellipsoids (Section 4.2, eq. (15); reading B: see ``reading``): ``E_c = E(mu_c, M_c / rho_c)`` with ``M_c =
+   Sigma_c^{-1}`` (``metric="inverse"``; ``"covariance"`` is the literal eq. (15)) and ``rho_c`` the squared Mahalanobis
    distance of class c's own training point nearest (in the other class's metric) to the other class's mean.
-3. Shrink fallback (1.5): if the ellipsoids intersect, both are shrunk by ``s = gamma * s*`` with
+3. Shrink fallback (not in the paper): if the ellipsoids intersect, both are shrunk by ``s = gamma * s*`` with
    ``s* = max_u u^T (mu_1 - mu_2) / (g_1(u) + g_2(u))``; counted in ``n_shrunk_``.
-4. Closest points (QCQP* of 1.3): the two coupled swarms of eq. (7) in the C++ core (``solver="pso"``,
-   :func:`pso_closest_points`), or the exact support-function dual (spec 5.3 V1, ``solver="exact"``,
+4. Closest points (the QCQP (4)-(5) of Section 3.1): the two coupled swarms of eq. (7) in the C++ core
+   (``solver="pso"``, :func:`pso_closest_points`), or the exact support-function dual (``solver="exact"``,
    :func:`ellipsoid_closest_points`), each with a certified duality gap.
-5. Hyperplane (1.9): the perpendicular bisector ``z(q) = w^T q + w_0``, ``w = x* - y*``,
+5. Hyperplane (Section 4.2, eqs. (13), (14), (16)): the perpendicular bisector ``z(q) = w^T q + w_0``, ``w = x* - y*``,
    ``w_0 = (||y*||^2 - ||x*||^2) / 2``, mapped back to input space: ``w_in = W Pi w``, ``b_in = w_0 - w_in^T m``.
 
-Multiclass (spec 2.5, A21): one-vs-one with majority vote, ties broken by the sum of normalized margins, then by
-the smaller class index (``multiclass="ovr"`` is kept for ablation). Class 1 of a pair (the positive side,
-``z >= 0``) is the smaller label. For two classes scikit-learn's convention is kept: ``decision_function`` is
-``-z`` so that positive values mean ``classes_[1]``.
+Multiclass (decision; the paper does not say how it combines binary problems): one-vs-one with majority vote, ties
+broken by the sum of normalized margins, then by the smaller class index (``multiclass="ovr"`` is kept for ablation).
+Class 1 of a pair (the positive side, ``z >= 0``) is the smaller label. For two classes scikit-learn's convention is
+kept: ``decision_function`` is ``-z`` so that positive values mean ``classes_[1]``.
 """
 
 from __future__ import annotations
@@ -117,8 +117,8 @@ _CHOICES = {
 class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
     """Linear classifier from the closest points of two class ellipsoids, found by coupled particle swarms.
 
-    Kumar & Ramakrishnan, "Quadratically constrained quadratic programming for classification using particle
-    swarms and applications" (paper 003); the choices follow spec 003 (see the module docstring).
+    Kumar & Ramakrishnan (paper 003) [1]_; the choices where the paper is silent are described in the module
+    docstring and under each parameter.
 
     Parameters
     ----------
@@ -130,35 +130,50 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         Coefficients of the velocity update (7): previous velocity, personal best, global best, direction towards
         the other swarm's best, craziness (random point of a sphere of random radius in [0, 1)).
     solver : {"pso", "exact"}, default "pso"
-        The coupled swarms (C++ core) or the exact support-function dual (spec 5.3 V1; deterministic).
+        The coupled swarms (C++ core) or the exact support-function dual (deterministic).
     metric : {"inverse", "covariance"}, default "inverse"
-        ``Sigma^{-1}`` (Mahalanobis, spec REC) or the literal ``Sigma`` of eq. (15).
+        ``Sigma^{-1}`` (Mahalanobis, as the text describes; the default) or the literal ``Sigma`` of eq. (15).
     fallback : {"shrink", "none"}, default "shrink"
-        Shrink both ellipsoids by ``gamma * s*`` when they intersect (spec 1.5) or solve as they are (literal).
+        Shrink both ellipsoids by ``gamma * s*`` when they intersect (not in the paper) or solve as they are (literal).
     projection : {"pair", "dataset", "none"}, default "pair"
-        Whitening + 2-D projection fitted on the pair's training samples (spec 1.10), whitening on all training
-        samples then the pair's 2-D projection, or none (the QCQP is solved in input space; spec A8).
+        Whitening + 2-D projection fitted on the pair's training samples (Section 4.3.5), whitening on all training
+        samples then the pair's 2-D projection, or none (the QCQP is solved in input space, as for the paper's 2-D
+        synthetic data).
     random_state : int, RandomState instance or None
         Seeds the swarms (one seed per fit; the k-th binary problem uses seed + k).
     multiclass : {"ovo", "ovr"}, default "ovo"
+        One-vs-one with majority vote (ties by the sum of normalized margins), or one-vs-rest (ablation).
     gamma : float, default 0.9
         Shrink margin of the fallback (0 < gamma < 1).
     s_init : float, default 0.1
         Initial swarm: uniform in the ellipsoid scaled by s_init around the class mean.
     p2_mode : {"covdiff", "literal", "random"}, default "covdiff"
+        Second projection direction: the largest-|eigenvalue| eigenvector of the deflated covariance difference,
+        the literal top eigenvector of the subset covariance (Section 4.3.5, degenerate), or a random orthogonal one.
     reading : {"B", "A"}, default "B"
-    rand_scope : {"particle", "iteration"}; sync : {"jacobi", "gauss_seidel"}
-        PSO ablation switches (spec 1.6, 2.2).
+        Which training point fixes each ellipsoid's boundary: "B", class c's own point nearest to the other
+        class's mean; "A", the other class's nearest point (see :func:`class_ellipsoids`).
+    rand_scope : {"particle", "iteration"}, default "particle"
+        PSO ablation switch (eq. (7)): independent random numbers per particle, or shared per iteration (the
+        literal Table 1).
+    sync : {"jacobi", "gauss_seidel"}, default "jacobi"
+        PSO ablation switch (Section 3.2): both swarms use the other's best from the previous evaluation, or
+        the second swarm sees the first's new best.
     boundary_mode : {"revert", "project"}, default "revert"
         The paper's revert rule for infeasible moves, or their projection onto the ellipsoid (extension).
 
     Attributes
     ----------
-    classes_, n_features_in_
+    classes_ : ndarray (n_classes,)
+        The labels seen during ``fit``.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
     pairs_ : list of (int, int)
         Class indices (positive side first) of each binary model; for OvR ``(k, -1)``.
-    coef_ : ndarray (n_models, n_features); intercept_ : ndarray (n_models,)
+    coef_ : ndarray (n_models, n_features)
         Input-space hyperplanes ``z(v) = coef_ @ v + intercept_``; ``z >= 0`` is the positive class of the pair.
+    intercept_ : ndarray (n_models,)
+        Their offsets.
     models_ : list of dict
         Per model: whitening ``m``, ``W``, projection ``Pi``, ellipsoids ``mu1, P1, mu2, P2`` (after the shrink),
         shrink factor ``s``, closest points ``x, y``, working-space ``w, w0``.
@@ -168,8 +183,33 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         How many binary problems needed the shrink fallback (ellipsoids intersected).
     n_iter_ : int
         Swarm iterations run per binary problem (``max_iter``; 1 for the exact solver).
-    distances_, certificate_gaps_ : ndarray (n_models,)
-        ``||x* - y*||`` and its certified gap ``||x* - y*|| - phi(u)`` (an upper bound on ``||x* - y*|| - D*``).
+    distances_ : ndarray (n_models,)
+        ``||x* - y*||`` per model.
+    certificate_gaps_ : ndarray (n_models,)
+        Its certified gap ``||x* - y*|| - phi(u)`` (an upper bound on ``||x* - y*|| - D*``).
+
+    See Also
+    --------
+    pso_closest_points : The coupled swarms on two given ellipsoids.
+    ellipsoid_closest_points : The exact closest points (support-function dual).
+    RobustSVC : A kernel SVM solved as an LP (paper 000).
+
+    References
+    ----------
+    .. [1] D. Kumar and A. G. Ramakrishnan, "Quadratically constrained quadratic programming for classification
+       using particle swarms and applications", MILE Laboratory, Indian Institute of Science, Bangalore
+       (preprint; no year or venue given).
+
+    Examples
+    --------
+    >>> from svmopt import EllipsoidPSOClassifier
+    >>> from svmopt.datasets import load_dataset
+    >>> X, y = load_dataset("wine")
+    >>> clf = EllipsoidPSOClassifier(random_state=0).fit(X, y)
+    >>> clf.coef_.shape, len(clf.pairs_)
+    ((3, 13), 3)
+    >>> clf.score(X, y) > 0.8
+    True
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -345,7 +385,7 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
 
     def decision_function(self, X):
         """Binary: ``-z`` (positive means ``classes_[1]``). Multiclass: (n_samples, n_classes) votes plus
-        normalized margins scaled into (-1/3, 1/3), so that the argmax is the prediction (ties as in spec 2.5)."""
+        normalized margins scaled into (-1/3, 1/3), so that the argmax is the prediction (ties by the margin sum)."""
         Z = self._pair_scores(X)
         K = self.classes_.size
         if K == 2:
@@ -367,7 +407,7 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         return votes + margin / (3.0 * (np.abs(margin) + 1.0))
 
     def predict(self, X):
-        """Class labels: ``z >= 0`` gives the pair's first class; multiclass by OvO vote (spec 2.5)."""
+        """Class labels: ``z >= 0`` gives the pair's first class; multiclass by OvO vote."""
         D = self.decision_function(X)
         if self.classes_.size == 2:
             return self.classes_[(D > 0).astype(int)]
