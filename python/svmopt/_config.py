@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 import os
 import re
+import sys
+import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -94,3 +96,16 @@ def atomic_fit(fit: _F) -> _F:
             raise
 
     return wrapper  # type: ignore[return-value]
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def warn(message: str, category: type[Warning] = UserWarning) -> None:
+    """``warnings.warn`` attributed to the first caller outside svmopt (the user's line, not the library's)."""
+    frame = sys._getframe(1)  # the caller of warn, at stacklevel 2
+    level = 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR + os.sep):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, category, stacklevel=level)

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import math
 import time
-import warnings
 from itertools import combinations
 from typing import ClassVar
 
@@ -45,7 +44,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 from svmopt import _core
-from svmopt._config import parse_bytes
+from svmopt._config import parse_bytes, warn
 from svmopt._sources import DEFAULT_BLOCK, Source, check_block, load_source
 from svmopt._validation import (
     NONNEGATIVE_INT,
@@ -240,8 +239,8 @@ class _FixedSizeLSSVM(BaseEstimator):
             t2 = time.perf_counter()
             m = min(int(self.n_prototypes), Xc.shape[0])
             if m < self.n_prototypes and n > 1:
-                warnings.warn(f"n_prototypes={self.n_prototypes} exceeds the {Xc.shape[0]} candidate rows; "
-                              f"using m={m}", UserWarning, stacklevel=2)
+                warn(f"n_prototypes={self.n_prototypes} exceeds the {Xc.shape[0]} candidate rows; "
+                              f"using m={m}", UserWarning)
             labels = self._strata(y[cand])
             if entropy:
                 sel = select_prototypes(Xc, m, labels=labels, bandwidths=h, random_state=int(rng.integers(2**62)))

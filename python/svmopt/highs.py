@@ -16,13 +16,16 @@ For MILPs (paper 001) pass ``integrality`` and optionally a MIP start (:meth:`Hi
 
 Defaults (chosen for the small dense LPs of paper 000 and overridable through ``options``):
 ``presolve="off"``, ``solver="simplex"`` with the dual simplex (``simplex_strategy=1``), primal and dual
-feasibility tolerances 1e-9 (spec 000, I7: tight tolerances), ``random_seed=0``, output off.
+feasibility tolerances 1e-9 (tight, so that the returned ``xi`` match the hinge that
+paper 000's omega (9) is computed from; its code ran CVX at high precision), ``random_seed=0``, output off.
 """
 
 from __future__ import annotations
 
 import numbers
-import warnings
+import os
+import sys
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +34,7 @@ import highspy
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from svmopt._config import warn
 from svmopt.exceptions import SolverError
 
 __all__ = ["DEFAULT_OPTIONS", "HighsModel", "HighsResult", "solve_lp"]
@@ -48,6 +52,32 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "dual_feasibility_tolerance": 1e-9,
     "random_seed": 0,
 }
+
+
+_banner_done = False
+_banner_lock = threading.Lock()
+
+
+def _new_highs() -> highspy.Highs:
+    """A silent ``highspy.Highs``. HiGHS prints its banner ("Running HiGHS ...") on stdout when the process
+    creates its first instance, before any option can be set; that one construction runs with the process's
+    standard output sent to the null device, so that a library call prints nothing."""
+    global _banner_done
+    with _banner_lock:
+        if not _banner_done:
+            sys.stdout.flush()
+            saved = os.dup(1)
+            try:
+                with open(os.devnull, "wb") as null:
+                    os.dup2(null.fileno(), 1)
+                    highspy.Highs()
+            finally:
+                os.dup2(saved, 1)
+                os.close(saved)
+            _banner_done = True
+    h = highspy.Highs()
+    h.silent()
+    return h
 
 
 def _reset_scheduler() -> bool:
@@ -216,8 +246,7 @@ class HighsModel:
                 raise ValueError("integrality entries must be 0 (continuous) or 1 (integer)")
             self.is_mip = bool(integ.any())
 
-        self._h = highspy.Highs()
-        self._h.silent()
+        self._h = _new_highs()
         opts = merge_options(options)
         if time_limit is not None:
             opts["time_limit"] = float(time_limit)
@@ -362,12 +391,10 @@ class HighsModel:
             optimal = True
         elif ms in _LIMIT_STATUSES and feasible:
             optimal = False
-            warnings.warn(
+            warn(
                 f"HiGHS stopped early ({status}); using its primal feasible incumbent. Raise the limit through "
                 "solver_options (e.g. {'time_limit': ...}) for an optimal solution.",
-                ConvergenceWarning,
-                stacklevel=3,
-            )
+                ConvergenceWarning)
         else:
             detail = ""
             if run_status == highspy.HighsStatus.kError:

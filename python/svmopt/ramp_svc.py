@@ -48,7 +48,6 @@ Decisions (where the paper is silent or inconsistent; each is tested in ``tests/
 from __future__ import annotations
 
 import time
-import warnings
 from typing import Any, ClassVar
 
 import numpy as np
@@ -59,6 +58,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from svmopt import _ramp_milp as _rm
+from svmopt._config import warn
 from svmopt._validation import POSITIVE_INT, SECONDS, Interval, Real, StrOptions, fit_context
 from svmopt.highs import merge_options
 
@@ -314,8 +314,8 @@ class FeatureBudgetSVC(_BinaryLinearClassifier):
         else:
             sol, status, gap = res.solution, res.status, res.gap
         if status in ("time_limit", "limit"):
-            warnings.warn(f"FeatureBudgetSVC: a limit ({status}) stopped the MILP; using the best solution found "
-                          f"(relative gap {gap:.3g})", ConvergenceWarning, stacklevel=2)
+            warn(f"FeatureBudgetSVC: a limit ({status}) stopped the MILP; using the best solution found "
+                          f"(relative gap {gap:.3g})", ConvergenceWarning)
         self._set_solution(X, ys, sol)
         self.objective_ = _rm.hinge_objective(X, ys, self.coef_[0], self.intercept_[0], C)
         self.mip_gap_ = gap
@@ -501,8 +501,8 @@ class RampLossSVC(_BinaryLinearClassifier):
             self.daks_ = {"stop_reason": r.stop_reason, "n_phase2": r.n_phase2, "n_subproblems": r.n_subproblems,
                           "ub_history": r.ub_history}
         if status in ("time_limit", "limit"):
-            warnings.warn(f"RampLossSVC: a limit ({status}) stopped the solver; using the best solution found "
-                          f"(objective {sol.objective:.6g}, gap {gap:.3g})", ConvergenceWarning, stacklevel=2)
+            warn(f"RampLossSVC: a limit ({status}) stopped the solver; using the best solution found "
+                          f"(objective {sol.objective:.6g}, gap {gap:.3g})", ConvergenceWarning)
         self._set_solution(X, ys, sol)
         t = ys * (X @ self.coef_[0] + self.intercept_[0])
         self.outliers_ = np.flatnonzero(t <= -1.0 + 1e-9)
