@@ -153,7 +153,7 @@ def model_zoo(
 
     * RobustSVC: min-max scaling, inhomogeneous quadratic kernel, the nu grid (paper 000, Table 3, Breast
       Cancer Diagnostic), deterministic and robust (p = inf, rho = 0.1).
-    * RampLossSVC: z-scored inputs (spec 001, D23), C = 1, the Kernel Search heuristic with a budget of
+    * RampLossSVC: z-scored inputs (paper 001, Section 4), C = 1, the Kernel Search heuristic with a budget of
       10 features (all features when there are at most 10) and a 10 s time limit.
     * FixedSizeLSSVC: m = min(200, training rows) prototypes, tuned by CSA + simplex (paper 002).
     * EllipsoidPSOClassifier: the paper's swarm settings (paper 003, Table 1).

@@ -42,13 +42,14 @@ Cleaning conventions (all documented per set in ``DATASETS[name].description``)
 * ``categorical``: ``"onehot"`` (one 0/1 column per observed level, levels sorted, columns named
   ``attr=level``), ``"codes"`` (one column per attribute holding the integer code of the level in sorted
   order), or ``"auto"``: the convention of the paper that uses the set, i.e. integer codes for adult (paper
-  002, decision A25, d = 14) and one-hot for mushroom (paper 001, d = 117).
+  002; decision: integer codes keep d = 14 as in its Table 5) and one-hot for mushroom (paper 001, d = 117).
 * ``binary="first_vs_rest"`` maps the labels to +1 (the set's first class, ``DATASETS[name].positive``) and
-  -1 (all others). The first class is the smallest label in sorted order unless a paper fixes it:
-  spec 000 section 4.2 takes parkinsons status 1, climate outcome 1 (success), wdbc ``"M"``,
-  breast_cancer_wisconsin 4 (malignant), blood_transfusion 1 and mammographic 1 (malignant); spec 002
-  separates covertype class 2. For leukemia ``"golub"`` the first class is ``"AML"`` so that both variants
-  agree (label 1 of leukemia.csv is AML). ``binary`` may also be any label of the set (that label vs rest).
+  -1 (all others). The first class is the smallest label in sorted order unless a paper fixes it.
+  For paper 000 (whose class A is the "positive" one) we take the disease/positive class: parkinsons status 1, climate
+  outcome 1 (success), wdbc ``"M"``, breast_cancer_wisconsin 4 (malignant), blood_transfusion 1 and mammographic 1
+  (malignant); paper 002 (Section 8) separates covertype class 2. For leukemia ``"golub"`` the first class is ``"AML"``
+  so that both variants agree (label 1 of leukemia.csv is AML). ``binary`` may also be any label of the set (that label
+  vs rest).
 * ``drop_constant=True`` drops columns with a single value after cleaning (ionosphere 34 -> 33,
   arrhythmia "001" 278 -> 258, mushroom one-hot 117 -> 116).
 """
@@ -355,7 +356,7 @@ _register(
     bundled=True,
     positive=1,
     description="UCI Climate Model Simulation Crashes (Lucas et al. 2013): Study and Run dropped, "
-    "label outcome (0 = crash, 1 = success; first class 1 as in spec 000).",
+    "label outcome (0 = crash, 1 = success; first class 1 for paper 000, see the module docstring).",
 )
 _register(
     "wdbc",
@@ -366,7 +367,7 @@ _register(
     bundled=True,
     positive="M",
     description="UCI Breast Cancer Wisconsin (Diagnostic) (Street et al. 1993): ID dropped; "
-    "label 'M' (malignant) / 'B'; first class M as in spec 000.",
+    "label 'M' (malignant) / 'B'; first class M for paper 000.",
 )
 _register(
     "breast_cancer_wisconsin",
@@ -377,7 +378,7 @@ _register(
     bundled=True,
     positive=4,
     description="UCI Breast Cancer Wisconsin (Original) (Wolberg & Mangasarian 1990): ID dropped, 16 rows "
-    "with '?' (bare nuclei) dropped; label 2 = benign, 4 = malignant (first class 4 as in spec 000).",
+    "with '?' (bare nuclei) dropped; label 2 = benign, 4 = malignant (first class 4 for paper 000).",
 )
 _register(
     "blood_transfusion",
@@ -388,7 +389,7 @@ _register(
     bundled=True,
     positive=1,
     description="UCI Blood Transfusion Service Center (Yeh et al. 2009); label 1 = donated in March 2007 "
-    "(first class as in spec 000).",
+    "(first class for paper 000).",
 )
 _register(
     "mammographic",
@@ -399,7 +400,7 @@ _register(
     bundled=True,
     positive=1,
     description="UCI Mammographic Mass (Elter et al. 2007): all 5 attributes kept, including BI-RADS "
-    "(spec 000); 131 rows with '?' dropped; label severity (1 = malignant, first class).",
+    "(paper 000's Table 3: 830 x 5); 131 rows with '?' dropped; label severity (1 = malignant, first class).",
 )
 # --- paper 003 ---------------------------------------------------------------------------------------------
 _register(
@@ -428,7 +429,8 @@ _register(
     papers=("002", "003"),
     bundled=True,
     description="Pima Indians Diabetes (Smith et al. 1988); zeros that stand for missing values are kept "
-    "as they are (spec 002 A26, spec 003). first_vs_rest takes the smallest label, 0.",
+    "as they are (neither paper 002 nor paper 003 imputes them; paper 002 keeps n = 768). first_vs_rest takes "
+    "the smallest label, 0.",
 )
 _register(
     "new_thyroid",
@@ -556,7 +558,7 @@ _register(
     categorical="codes",
     description="UCI Adult (Kohavi 1996): adult.data and adult.test stacked (48842 rows), the test labels' "
     "trailing '.' stripped, rows with '?' dropped -> 45222. Default categorical encoding: integer codes "
-    "(spec 002 A25, d = 14); categorical='onehot' gives 104 columns.",
+    "(d = 14, as in paper 002's Table 5); categorical='onehot' gives 104 columns.",
 )
 _LETTER_COUNTS = (
     789, 766, 736, 805, 768, 775, 773, 734, 755, 747, 739, 761, 792,
@@ -617,7 +619,8 @@ _register(
     missing_hint="covertype is not available: only fragments and stubs of covtype.data were found for the "
     "shared collection, so it is not bundled either. To use it, supply the raw UCI covtype.data(.gz). ",
     description="UCI Covertype (Blackard & Dean), NOT AVAILABLE in the shared collection; loads only from a "
-    "user-supplied covtype.data(.gz) (55 columns, label last). first_vs_rest: class 2 vs rest (spec 002).",
+    "user-supplied covtype.data(.gz) (55 columns, label last). first_vs_rest: class 2 vs rest (paper 002, "
+    "Section 8).",
 )
 _register(
     "boston_housing",
