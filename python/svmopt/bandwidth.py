@@ -3,12 +3,13 @@
 Per input dimension, ``h`` solves (15) ``h = (R(kappa) / (mu_2^2 psi_4(g(h))))^{1/5} n^{-1/5}`` with the pilot
 ``g(h) = C h^{5/7}``; ``psi_4`` and ``psi_6`` are the kernel estimates (14) ("diagonals in") with the
 AMSE-optimal pilots (16) from the normal reference (17). Exact O(n^2) sums in the C++ core
-(``_core.kde_psi``) for ``n <= exact_max_n`` (default 2,000: the spec suggests 10^4, but spiky count columns
-such as spambase's make the exact sums cost ~1 s per column at n = 3068; binning agrees to < 1e-3), linear
+(``_core.kde_psi``) for ``n <= exact_max_n`` (default 2,000 rather than 10^4: spiky count columns such as
+spambase's make the exact sums slow well below 10^4, see docs/performance.md; binning agrees to < 1e-3), linear
 binning on a grid (``>= 4096`` points, bin width ``<= g/50``) with an FFT convolution above. Newton-Raphson
 from the normal-reference bandwidth, with a Brent fallback; degenerate columns (constant, fewer than 5
 distinct values, ``psi_6 >= 0`` or ``psi_4 <= 0``) return the normal-reference bandwidth
-``h_NRR = (4/3)^{1/5} sd n^{-1/5}`` (spec A12).
+``h_NRR = (4/3)^{1/5} sd n^{-1/5}`` (decision: the plug-in is undefined or unstable on such columns, e.g.
+adult's codes and spambase's counts; the number of fallbacks is returned).
 """
 
 from __future__ import annotations
@@ -173,7 +174,7 @@ def plugin_bandwidth(x, *, exact_max_n: int = 2_000, grid_size: int = 4096, retu
 
 
 def entropy_bandwidths(X, *, exact_max_n: int = 2_000, grid_size: int = 4096) -> tuple[np.ndarray, int]:
-    """Per-dimension plug-in bandwidths h_1..h_d of the rows of X, and the number of fallbacks (spec 2.2)."""
+    """Per-dimension plug-in bandwidths h_1..h_d of the rows of X, and the number of fallbacks (Algorithm 2)."""
     X = np.asarray(X, dtype=np.float64)
     h = np.empty(X.shape[1])
     fallbacks = 0

@@ -1,7 +1,7 @@
 """Filter and wrapper feature selection for the comparison models of paper 001 (Baldomero-Naranjo et al.).
 
 The paper compares its ramp-loss model (RL-FS-M) with two classical ways of giving a linear SVM a feature
-budget ``B`` (spec 001 section 5.5); both are scikit-learn pipelines built here:
+budget ``B`` (paper 001, Section 4.3); both are scikit-learn pipelines built here:
 
 * **Fisher-SVM** (Guyon et al. 2006): rank the features by the Fisher criterion :func:`fisher_score`, keep the
   ``B`` best (``sklearn.feature_selection.SelectKBest``), then fit a standard l2 soft-margin linear SVM
@@ -10,12 +10,13 @@ budget ``B`` (spec 001 section 5.5); both are scikit-learn pipelines built here:
   feature(s) with the smallest ``w_k^2`` (``sklearn.feature_selection.RFE``) until ``B`` remain; RFE refits the
   SVM on the survivors -- :func:`make_rfe_svm`.
 
-:func:`n_selected_features` counts the features a fitted model uses (the paper's "Av. F" column, decision D19):
+:func:`n_selected_features` counts the features a fitted model uses (the paper's "Av. F" column; decision: the
+nonzero weights, not the sum of the binaries ``v``):
 the selector's support for the two pipelines, the nonzero weights ``|w_k| > tol`` for any linear model that
 exposes ``coef_`` (RampLossSVC, L1SVC, FeatureBudgetSVC).
 
-Decisions (spec 001 section 5.5 and section 8, documented and tested)
-------------------------------------------------------------------------
+Decisions (where paper 001 is silent; documented and tested)
+------------------------------------------------------------
 * Fisher score ``F_k = (mu+_k - mu-_k)^2 / (var+_k + var-_k)`` with **population** variances (``ddof = 0``), the
   moments of each class taken on the data passed to ``fit`` (the training fold only when used in a pipeline).
 * Zero-variance handling: if ``var+_k + var-_k = 0`` the feature is constant inside each class. Then
@@ -24,7 +25,7 @@ Decisions (spec 001 section 5.5 and section 8, documented and tested)
   ever returned, so ``SelectKBest`` never has to clean scores.
 * Ties in the score: ``SelectKBest`` keeps the last ``k`` of a stable sort, i.e. among equal scores the feature
   with the larger index wins. This only matters for exactly equal scores.
-* RFE step (decision of spec section 5.5): one feature per elimination step when the data have at most 1000
+* RFE step (decision; the paper does not give it): one feature per elimination step when the data have at most 1000
   features, otherwise 10 % of the original number per step (``RFE(step=0.1)``); :func:`rfe_step`. The same C is
   used by the elimination SVMs and the final SVM (the paper gives only one C per row).
 * Labels: any two values; the Fisher score codes the class ``np.unique(y)[1]`` as "+" (the score is symmetric in
@@ -49,7 +50,8 @@ RFE_DENSE_LIMIT = 1000
 
 
 def fisher_score(X, y):
-    """Fisher criterion of every feature for a two-class problem (spec 001 section 5.5, Fisher-SVM).
+    """Fisher criterion of every feature for a two-class problem (paper 001's Fisher-SVM,
+    Section 4.3).
 
     ``F_k = (mu+_k - mu-_k)^2 / (var+_k + var-_k)`` with the class means ``mu`` and population variances
     ``var`` (``ddof = 0``) of feature ``k``. Features that are constant within both classes score ``+inf`` if
@@ -123,7 +125,8 @@ def make_rfe_svm(budget: int, C: float = 1.0, *, n_features: int | None = None, 
 
 
 def n_selected_features(model, tol: float = 1e-7) -> int:
-    """Number of features a fitted model uses (the paper's "Av. F", decision D19).
+    """Number of features a fitted model uses (the paper's "Av. F"; decision: count
+    ``|w_k| > tol``, not the binaries ``v``).
 
     * ``RFE`` / a ``Pipeline`` whose first step is a selector: the size of the selector's support;
     * any fitted estimator with ``coef_`` (also the last step of a pipeline without a selector):

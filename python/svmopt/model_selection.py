@@ -1,6 +1,6 @@
-"""Splits of paper 000's protocol: the repeated stratified holdout with the spec's exact size rule.
+"""Splits of paper 000's protocol (Section 6): the repeated stratified holdout with an exact size rule.
 
-Spec 000, section 4.3 (inferred from the paper's majority-class error rates, which it reproduces exactly):
+The size rule (our decision, inferred from the paper's majority-class error rates, which it reproduces exactly):
 
 * ``n_test = floor(test_size * n)``; per class ``n_test_c = floor(test_size * n_c)``;
 * the ``R = n_test - sum_c n_test_c`` leftover test slots go to ``R`` distinct classes drawn at random with
@@ -8,9 +8,9 @@ Spec 000, section 4.3 (inferred from the paper's majority-class error rates, whi
   classes with equal fractional parts);
 * points inside each class are drawn uniformly without replacement.
 
-Seeds (spec I12, common random numbers): split ``rep`` of a (dataset, holdout) pair is seeded from
-(dataset, holdout, rep) only (:func:`split_seed`), so every kernel, transformation, p and rho sees the same
-96 partitions.
+Seeds (decision: common random numbers, where the paper draws unseeded, independent partitions): split ``rep`` of a
+(dataset, holdout) pair is seeded from (dataset, holdout, rep) only (:func:`split_seed`), so every kernel,
+transformation, p and rho sees the same 96 partitions.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def holdout_test_counts(class_counts: Any, test_size: float, rng: np.random.Gene
 
 
 def stratified_holdout_indices(y: Any, test_size: float, random_state: Any = None) -> tuple[np.ndarray, np.ndarray]:
-    """``(train_idx, test_idx)`` of one stratified holdout by the spec's size rule (module docstring).
+    """``(train_idx, test_idx)`` of one stratified holdout by the size rule of the module docstring.
 
     Classes are taken in sorted order; both index arrays are sorted.
     """
