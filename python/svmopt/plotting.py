@@ -9,7 +9,7 @@ a figure (or the figure of an axes) to a file with the Agg renderer.
   the shifted surfaces ``S_A`` (f(x) = gamma - 1 + omega_A, dotted) and ``S_B`` (f(x) = gamma + 1 - omega_B,
   dashed) of a fitted binary :class:`svmopt.RobustSVC` on 2-D data (eq. (8) with the right-hand sides of step 5 of
   Pseudocode 1), the support (``u_j != 0``) circled and the points that fix ``omega_A`` / ``omega_B`` (9) drawn
-  as stars, as in the paper. Decision (spec I1): the printed S_A, S_B are the mirror images about gamma of the
+  as stars, as in the paper. Decision: the printed S_A, S_B are the mirror images about gamma of the
   surfaces with the properties (P1)-(P2) the paper states for its figure; ``surfaces="paper"`` (default, the
   interval the line search uses) draws them as printed, ``surfaces="corrected"`` the mirrored ones, which pass
   through the starred points.
@@ -141,9 +141,10 @@ def shifted_levels(est, surfaces: str = "paper") -> dict[str, float]:
     """Levels of ``decision_function`` (= f(x) - b) of the surfaces S, S_A and S_B of a fitted binary RobustSVC.
 
     ``S``: 0. ``surfaces="paper"``: as printed (Pseudocode 1, step 5; the ends of the interval of (10)/(27)),
-    ``S_A``: ``gamma - 1 + omega_A - b``, ``S_B``: ``gamma + 1 - omega_B - b``. ``surfaces="corrected"`` (spec I1,
-    section 2.4): their mirror images about gamma, ``S_A``: ``gamma + 1 - omega_A - b`` (the lowest class-A score
-    when some xi_A > 0) and ``S_B``: ``gamma - 1 + omega_B - b`` (the highest class-B score), the surfaces that
+    ``S_A``: ``gamma - 1 + omega_A - b``, ``S_B``: ``gamma + 1 - omega_B - b``. ``surfaces="corrected"`` (the
+    orientation discussed in :mod:`svmopt.robust_svc`): their mirror images about gamma, ``S_A``: ``gamma + 1 - omega_A
+    - b`` (the lowest class-A score when some xi_A > 0) and ``S_B``: ``gamma - 1 + omega_B - b`` (the highest class-B
+      score), the surfaces that
     satisfy the paper's properties (P1)-(P2): every A point on or above S_A, every B point on or below S_B.
     The two agree when omega_A = omega_B = 1.
     """
@@ -172,7 +173,7 @@ def _omega_points(est, X: np.ndarray, yb: np.ndarray) -> np.ndarray:
         sv = est.support_vectors_
         kdiag = np.array([float(est.kernel_.gram(sv[i : i + 1])[0, 0]) for i in range(sv.shape[0])])
         S = float(np.sqrt(np.clip(kdiag, 0.0, None)) @ np.abs(est.dual_coef_[0]))
-        s = f - yb * delta[0] * S  # robust shifted scores (spec 1.11-1.12)
+        s = f - yb * delta[0] * S  # robust shifted scores (Section 5.2, (23) and (27))
     xi = np.maximum(0.0, 1.0 - yb * (s - float(est.gamma_[0])))
     out = []
     for cls, omega in zip((1.0, -1.0), est.omega_[0], strict=True):  # the fitted omega decides (no re-rounding)
@@ -186,9 +187,9 @@ def plot_decision_surfaces(est, X, y, ax=None, *, surfaces: str = "paper", n_gri
                            title: str | None = None):
     """Figures 1 and 3 of paper 000: S (solid black), S_A (dotted blue), S_B (dashed red) of a binary RobustSVC.
 
-    ``surfaces``: ``"paper"`` draws S_A and S_B as printed, ``"corrected"`` their mirror images about gamma (spec
-    I1; see :func:`shifted_levels`). The surfaces are level sets of the nominal f(x); for a robust model the
-    omegas come from the robust shifted scores s_i = f_i - y_i delta_i S (spec 1.11-1.12).
+    ``surfaces``: ``"paper"`` draws S_A and S_B as printed, ``"corrected"`` their mirror images about gamma (see
+    :func:`shifted_levels`). The surfaces are level sets of the nominal f(x); for a robust model the
+    omegas come from the robust shifted scores s_i = f_i - y_i delta_i S (Section 5.2, (23) and (27)).
 
     ``X, y`` are 2-D points and their labels (normally the training data). Class A (``est.classes_[1]``) is
     drawn black, class B white, as in the paper; the support ``u_j != 0`` (``est.support_``) is circled when
