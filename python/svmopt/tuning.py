@@ -1,15 +1,18 @@
 """Tuning of the fixed-size LS-SVM (paper 002, Section 6): fast v-fold CV and CSA + simplex search.
 
-* :func:`csa` -- coupled simulated annealing with variance control (CSA-MwVC, spec Section 1.9) in the C++
+* :func:`csa` -- coupled simulated annealing with variance control (CSA-MwVC, the paper's Appendix, with the
+  acceptance function of Xavier de Souza et al.: the printed one does not depend on the candidate) in the C++
   core, calling a Python cost; 90 evaluations by default, the q = 5 initial ones included.
 * :func:`nelder_mead` -- the simplex fine-tuning (Section 6.3) with scipy, 70 evaluations by default.
 * :func:`csa_simplex` -- both in sequence; returns the best point ever evaluated.
-* :class:`CVEngine` -- the fast v-fold CV (Algorithm 3 in the spec's G_u realization, (19)-(21)) over a
+* :class:`CVEngine` -- the fast v-fold CV (Algorithm 3, (19)-(21), realized with per-fold statistics
+  G_u = Phi_u^T Phi_u so that the fold products of (20) come with the single pass) over a
   stream of row blocks: one pass over the data per sigma^2 collects the per-fold Phi_u^T Phi_u, Phi_u^T Y_u
   (C++ blockwise accumulation); each gamma then costs v Cholesky solves plus the residuals. With the features
   over the memory budget it runs the blocked Algorithm 3B (second pass for the residuals, or the SSE shortcut
   for the MSE when it does not cancel).
-* :func:`simple_cv_cost` -- the "simple" CV the paper compares against (spec A32): everything recomputed per fold.
+* :func:`simple_cv_cost` -- the "simple" CV the paper compares against (Tables 3-4): everything recomputed per
+  fold.
 
 For dask arrays, :class:`svmopt.distributed.DaskCVEngine` is the same engine with each streaming pass replaced by a
 dask graph over the chunks (per-chunk fold sums on the workers, tree-reduced).
@@ -96,7 +99,8 @@ def nelder_mead(cost: Callable[[np.ndarray], float], x0, lower=None, upper=None,
 def csa_simplex(cost: Callable[[np.ndarray], float], x0: np.ndarray, lower, upper, *, n_csa: int = 90,
                 n_simplex: int = 70, inner: int = 5, seed: int = 0, step: float = 0.5) -> TuningResult:
     """The paper's tuning (Section 6.3): CSA for ``n_csa`` evaluations, then Nelder–Mead for ``n_simplex`` from
-    the CSA best; returns the best point over all evaluations (spec 1.10)."""
+    the CSA best; returns the best point over all evaluations (decision: the argmin over all CSA and
+    simplex evaluations)."""
     r1 = csa(cost, x0, lower, upper, max_evals=n_csa, inner=inner, seed=seed)
     r2 = nelder_mead(cost, r1.x, lower, upper, max_evals=n_simplex, step=step)
     H = np.vstack([r1.history, r2.history]) if r2.history.size else r1.history
@@ -106,7 +110,8 @@ def csa_simplex(cost: Callable[[np.ndarray], float], x0: np.ndarray, lower, uppe
 
 # ----------------------------------------------------------------------------------------------- CV
 def make_folds(n: int, v: int, rng: np.random.Generator, y: np.ndarray | None = None) -> np.ndarray:
-    """Fold id per row: one random permutation cut into v contiguous near-equal blocks (spec A18);
+    """Fold id per row: one random permutation cut into v contiguous near-equal blocks, reused for every
+    evaluation of one tuning run (decision: the paper does not say; no stratification by default);
     with ``y`` (class codes) the folds are stratified (round-robin within each class)."""
     v = int(v)
     folds = np.empty(n, dtype=np.int32)
@@ -125,14 +130,16 @@ def make_folds(n: int, v: int, rng: np.random.Generator, y: np.ndarray | None = 
 @functools.lru_cache(maxsize=1)
 def _blas_controller():
     """One threadpoolctl controller for the process: building one (``threadpool_limits``) scans every loaded
-    library, about 3 ms, which was most of a CV evaluation at m = 50; limiting through a kept one costs ~30 us."""
+    library, which was most of a CV evaluation at small m; limiting through a kept one is far cheaper (figures in
+    docs/performance.md)."""
     from threadpoolctl import ThreadpoolController
 
     return ThreadpoolController()
 
 
 def nystrom_projection(PV: np.ndarray, params, n_threads: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """P = U' Lambda'^{-1/2} (m x m') from eig(Omega_mm), keeping lambda > m eps lambda_max (spec 1.4, A4)."""
+    """P = U' Lambda'^{-1/2} (m x m') from eig(Omega_mm), keeping lambda > m eps lambda_max (Section 3.1;
+    decision: an ill-conditioned Omega_mm loses its small eigenpairs, no jitter is added)."""
     small = PV.shape[0] < 600
     Omega = _core.kernel_gram(PV, params, n_threads=1 if small else n_threads)
     if small:  # a threaded LAPACK call on a small matrix costs more in synchronization than it saves
@@ -154,12 +161,10 @@ BlockFactory = Callable[[], Iterable[tuple[np.ndarray, np.ndarray]]]
 
 def holdout_cheaper(n: int, p: int, v: int) -> bool:
     """Whether the holdout identity (``_core.fast_cv_holdout``) beats v Cholesky solves (``acc.fold_solve``):
-    its flops p^3/3 + n p^2 + n (n/v) (p + n/(3v)) below 2 times v p^3/3. The factor is measured (concrete, one
-    core, 15 (m, v) cells): the blocked triangular solves and rank updates of the holdout form run at about twice
-    the flop rate of v small Cholesky factorizations; the two forms took equal time near flop ratios of 1.5-3, and
-    the factor 2 picks the faster form in all 15 cells (e.g. (m, v) = (100, 20), ratio 2.5: per fold 8% faster;
-    (400, 10), ratio 1.1: holdout 7% faster; (400, 50): holdout 2.6x faster). True for many small folds next to p;
-    false whenever n >> p (magic at any v)."""
+    its flops p^3/3 + n p^2 + n (n/v) (p + n/(3v)) below 2 times v p^3/3. The factor is measured: the blocked triangular
+    solves and rank updates of the holdout form run at a higher flop rate than v small Cholesky factorizations, and the
+    factor 2 picked the faster form in every cell measured (the figures are in docs/performance.md). True for many small
+    folds next to p; false whenever n >> p (magic at any v)."""
     if v < 2:
         return False
     nu = n / v
@@ -167,7 +172,9 @@ def holdout_cheaper(n: int, p: int, v: int) -> bool:
 
 
 def linear_accumulator(d: int, **kw) -> _core.FoldAccumulator:
-    """A FoldAccumulator on explicit linear features (spec A33): the d inputs plus the bias column, no prototypes.
+    """A FoldAccumulator on explicit linear features (decision: the linear FS-LSSVM uses the inputs
+    themselves, equivalent to the Nyström-linear map when the prototypes span R^d): the d inputs plus the bias
+    column, no prototypes.
     ``kw``: n_folds, n_targets, n_threads, chunk, keep_features."""
     return _core.FoldAccumulator(np.zeros((0, d)), _core.KernelParams(_core.KernelKind.linear), np.zeros((0, 0)),
                                  n_features_linear=d, **kw)
@@ -178,7 +185,8 @@ class _FoldStats(dict):
     accumulator keeps the features: the CV predictions come from ``acc.predict_kept``, and ``Phi`` in stream order is
     built only when asked for, an n x p copy); the per-fold arrays
     ``G`` (v, p, p), ``t``, ``yy``, ``counts`` are copied out of the accumulator on first use only (the fold solves
-    run on the accumulator's own statistics: at v = 50, p = 701 the copy alone had cost 0.1 s per sigma^2)."""
+    run on the accumulator's own statistics: the copy alone had cost a noticeable share of an evaluation at many
+    folds and large p; docs/performance.md)."""
 
     def __missing__(self, key):
         if key == "Phi":  # stream-ordered Phi_e on demand, from features the accumulator kept (else None)
@@ -199,15 +207,17 @@ class CVEngine:
     blocks : callable returning an iterator of ``(X_block, Y_block)`` (float64, C order, Y 2-D with k columns);
         every call must yield the same rows in the same order.
     folds : int32 array, fold id of every row (in stream order).
-    PV : prototype vectors (m x d), or None for explicit linear features (spec A33).
+    PV : prototype vectors (m x d), or None for explicit linear features (the inputs themselves).
     make_params : sigma2 -> core KernelParams (ignored for explicit linear features).
     task : "classification" (misclassification rate of sign(f), sign(0) = +1) or "regression" (MSE).
-    feature_budget : bytes allowed for the in-memory Phi_e (spec A44: 1 GiB); above, blocked Algorithm 3B.
+    feature_budget : bytes allowed for the in-memory Phi_e (default 1 GiB; the paper's machine had
+        3.2 GB); above, blocked Algorithm 3B.
 
     Fold solves: v Cholesky factorizations of (20)-(21) (``_core.fast_cv_solve``), or, when Phi_e is in memory and
     :func:`holdout_cheaper` says so (many folds that are small next to p), the holdout identity from one
     factorization of the whole-data system (``_core.fast_cv_holdout``); the two give the same predictions to
-    rounding (tests T7). ``holdout`` is the attribute that decides (set it to False to force the per-fold form).
+    rounding (tests/test_tuning.py). ``holdout`` is the attribute that decides (set it to False to force the per-fold
+    form).
     """
 
     def __init__(self, blocks: BlockFactory, folds: np.ndarray, n_folds: int, PV: np.ndarray | None, make_params,
@@ -225,7 +235,7 @@ class CVEngine:
         self.feature_budget = feature_budget
         self.n_features = n_features
         # Small problems run on one thread: an OpenMP barrier costs milliseconds on a loaded machine.
-        self.p_max = p = (n_features if PV is None else PV.shape[0]) + 1  # before the truncation (A4)
+        self.p_max = p = (n_features if PV is None else PV.shape[0]) + 1  # before the small eigenpairs are dropped
         self.n_threads = 1 if self.n * p * p < 2e8 else n_threads
         # In memory, small folds are solved by the holdout identity from the whole-data system (one factorization
         # instead of v); the fold statistics are then the whole-data G, t only (one fold in the accumulator).
@@ -352,7 +362,8 @@ class CVEngine:
 
 def simple_cv_cost(X: np.ndarray, Y: np.ndarray, folds: np.ndarray, PV: np.ndarray | None, params, gamma: float,
                    task: str, *, regularize_bias: bool = True, n_threads: int = 0) -> float:
-    """The "simple" v-fold CV of the paper's Tables 3–4 (spec A32): per fold recompute eig(Omega_mm), the
+    """The "simple" v-fold CV of the paper's Tables 3–4 (as the paper's operation count
+    (4/3) v m^3 + (2v-2) n m^2 implies): per fold recompute eig(Omega_mm), the
     features of the training and validation rows, the training Gram matrix and the solve."""
     X = np.ascontiguousarray(X, dtype=np.float64)
     Y = np.ascontiguousarray(np.asarray(Y, dtype=np.float64).reshape(X.shape[0], -1))
