@@ -7,8 +7,9 @@ one is loaded. Both variants compute the same functions; results may differ in t
 
 The fixed-size LS-SVM's dense kernels (Nyström features K P, Gram accumulation F^T F, Cholesky of the ridge
 systems) run on a BLAS already in the process: NumPy's bundled OpenBLAS where found, else SciPy's (its dgemm /
-dsyrk / dpotrf through ``scipy.linalg.cython_blas`` / ``cython_lapack``): 1.5-2x faster than Eigen's kernels
-here for the products, ~1.2x for the Cholesky factorizations from order 1024 (below, Eigen's are as fast).
+dsyrk / dpotrf through ``scipy.linalg.cython_blas`` / ``cython_lapack``): faster than Eigen's kernels
+for the products and for the Cholesky factorizations from order 1024 (below, Eigen's are as fast; figures in
+docs/performance.md).
 ``SVMOPT_BLAS=0`` (or ``numpy``, ``scipy``) at import, or :func:`use_blas`, chooses.
 The BLAS threads itself (``OPENBLAS_NUM_THREADS``, threadpoolctl), not through the core's ``n_threads``.
 """
@@ -105,8 +106,8 @@ def use_blas(enabled: bool | str = True) -> bool:
 
     ``"numpy"``: the OpenBLAS NumPy's wheels bundle (64-bit integers, reached through its library's symbols);
     ``"scipy"``: SciPy's (the PyCapsules of ``scipy.linalg.cython_blas`` / ``cython_lapack``); ``True`` or
-    ``"auto"``: NumPy's where found (it is also the BLAS of ``P.T @ P`` in NumPy, and in OpenBLAS 0.3.31 its dsyrk
-    ran 3-12 % faster than SciPy's 0.3.30 here), else SciPy's. A provider that cannot be had falls back to
+    ``"auto"``: NumPy's where found (it is also the BLAS of ``P.T @ P`` in NumPy, and its dsyrk measured faster than
+    SciPy's; docs/performance.md), else SciPy's. A provider that cannot be had falls back to
     Eigen; :func:`blas_provider` tells which one is in use."""
     if isinstance(enabled, bool):
         want = "auto" if enabled else None
