@@ -327,7 +327,7 @@ void bind_fixed_size(py::module_& m) {
       "CV predictions (n x k) by the holdout identity Y_u - f_u = (I - H_uu)^{-1} (Y_u - Phi_u theta) from the\n"
       "whole-data G, t: the same numbers as fast_cv_solve + fold_predict, cheaper for small folds.");
 
-  // ---------------------------------------------------------------- CSA (Appendix; spec 1.9)
+  // ---------------------------------------------------------------- CSA (paper 002, Appendix)
   m.def(
       "csa_acceptance",
       [](const Vector& E, double Tac) {

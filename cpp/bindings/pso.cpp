@@ -138,7 +138,8 @@ void bind_pso(py::module_& m) {
       py::arg("c3") = 0.05, py::arg("c4") = 0.2, py::arg("s_init") = 0.1, py::arg("seed") = 0,
       py::arg("rand_scope") = "particle", py::arg("sync") = "jacobi", py::arg("final_eval") = true,
       py::arg("record") = false, py::arg("n_threads") = 0, py::arg("boundary_mode") = "revert",
-      "Two coupled swarms (paper 003, eq. (7), spec 2.2) on the closest points of E(mu1, P1) and E(mu2, P2). "
+      "Two coupled swarms (paper 003, eq. (7), Section 3.2, Table 1) on the closest points of E(mu1, P1) and "
+      "E(mu2, P2). "
       "Returns a dict: x, y, distance, distance_history (max_iter+1), swarm1/swarm2 traces (gbest, "
       "fitness_history, gbest_history, n_reverted; with record=True also positions, velocities, pbests of shape "
       "(max_iter+1, n_particles, n)).");
@@ -166,8 +167,9 @@ void bind_pso(py::module_& m) {
       py::arg("c3") = 0.05, py::arg("c4") = 0.2, py::arg("s_init") = 1.0, py::arg("seed") = 0,
       py::arg("rand_scope") = "particle", py::arg("final_eval") = true, py::arg("record") = false,
       py::arg("n_threads") = 0, py::arg("boundary_mode") = "revert",
-      "One swarm in E(mu, P) with a fixed target a (spec 2.3): fitness 'distance' = ||a - x|| (problem (6)) or "
-      "'linear' = -a^T x (the LP (12)).");
+      "One swarm in E(mu, P) with a fixed target a (paper 003, Section 3): fitness 'distance' = ||a - x|| "
+      "(problem (6)) or "
+      "'linear' = -a^T x (the LP (11)-(12)).");
 
   m.def(
       "pso_draws",

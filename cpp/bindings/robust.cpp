@@ -105,7 +105,8 @@ void bind_robust(py::module_& m) {
       },
       py::arg("s"), py::arg("y"), py::arg("lo"), py::arg("hi"), py::arg("n_grid") = 10000, py::arg("b_init") = 0.0,
       py::arg("objective") = "paper", py::arg("n_threads") = 0,
-      "Paper grid line search (spec 2.2): linspace(lo, hi, n_grid), first strict improvement, initial b = b_init. "
+      "Paper grid line search (paper 000, Section 6): linspace(lo, hi, n_grid), first strict improvement, "
+      "initial b = b_init. "
       "Returns (b, count).");
 
   m.def(
@@ -130,7 +131,7 @@ void bind_robust(py::module_& m) {
       },
       py::arg("s"), py::arg("y"), py::arg("lo"), py::arg("hi"), py::arg("b_init") = 0.0,
       py::arg("objective") = "paper",
-      "Exact O(m log m) line search over [min(lo,hi), max(lo,hi)] (spec 2.3). Returns (b, count).");
+      "Exact O(m log m) line search over [min(lo,hi), max(lo,hi)] (never worse than the grid). Returns (b, count).");
 
   py::class_<GsvmDenseLP>(m, "GsvmDenseLP", py::module_local(),
                           "Dense primal simplex for LP (23) (delta=None: model (6), q=1), warm-started across nu; "

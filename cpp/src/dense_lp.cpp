@@ -189,7 +189,7 @@ DenseLPResult GsvmDenseLP::solve(double nu, Index max_iter, double tol) {
   // bounds that move, else downwards: a basic free variable is what a standard simplex code (HiGHS) returns.
   // It matters for the degenerate optimum u = 0, where every gamma in [-1, 1] is optimal: at gamma = 0 every
   // score is 0, the paper's interval collapses to b = 0 and its tie rule counts every point as correct, so
-  // that degenerate model would win the nu selection while predicting one class (spec 2.4).
+  // that degenerate model would win the nu selection while predicting one class.
   if (!is_basic_[static_cast<std::size_t>(g)]) {
     for (int attempt = 0; attempt < 2; ++attempt) {
       Index r = -1;

@@ -192,9 +192,8 @@ void FoldAccumulator::add(const MatrixView& X, const MatrixView& Y, const std::i
     if (d_lin_ >= blas::kMinDim && !features_out && !keep_ && X.col_stride == 1 && blas::available()) {
       // Explicit linear features, row-contiguous: the Gram's d x d block straight from X's rows (no copy into F),
       // then the bias row and t as X^T [Y, 1] (xt_y1) while those rows are still in cache, kLinearSub rows at a
-      // time. At p = 200 this pass had cost 20% of the dsyrk as an Eigen product over 15,000-row chunks (rows back
-      // from memory); now the whole accumulation runs at 0.90-0.93x numpy's P.T @ P alone, ~1.0x of numpy's
-      // P.T @ P plus P.T @ Y.
+      // time. As an Eigen product over large chunks (rows back from memory) this pass had cost a sizeable share of
+      // the dsyrk; now the whole accumulation runs about as fast as numpy's P.T @ P (figures: docs/performance.md).
       Eigen::MatrixXd Y1(std::min(kLinearSub, nr), k_ + 1), XtY1(d_lin_, k_ + 1);
       XtY1.setZero();
       bool done = true;
@@ -247,8 +246,8 @@ void FoldAccumulator::add_by_fold(const MatrixView& X, const MatrixView& Y, cons
   // Stable counting sort of the block's rows by fold, then each fold's rows in pieces of up to chunk rows: the
   // input rows (d columns) are gathered before the features are computed, so a fold is a contiguous row range of
   // F (gathering F itself, p columns with p >> d, had cost more than the products on the magic set). Sorting the
-  // whole block, not each chunk, gives every dsyrk all of its fold's rows in the block: at v = 50 a chunk's
-  // folds had ~60 rows each, and the updates of the 701 x 701 G_u cost 10% more than at v = 5.
+  // whole block, not each chunk, gives every dsyrk all of its fold's rows in the block: with many folds a chunk's
+  // folds had few rows each, and the updates of G_u cost measurably more (docs/performance.md).
   const Index n = X.rows;
   std::vector<Index> start(v_ + 1, 0), order(n);
   for (Index i = 0; i < n; ++i) ++start[folds[i] + 1];

@@ -1,5 +1,6 @@
 // No floating-point contraction in this file: the swarm's arithmetic is then bit-identical in the baseline and
-// the AVX2+FMA variant of the core, and to the numpy reference of the tests (spec T7, T14).
+// the AVX2+FMA variant of the core, and to the numpy reference of the tests (tests/test_pso.py: the velocity
+// update (7) by hand, bit-identical repeats).
 #if defined(__clang__)
 #pragma clang fp contract(off)
 #elif defined(__GNUC__)
@@ -155,7 +156,7 @@ struct Swarm {
     return std::sqrt(s);
   }
 
-  // Spec EVALUATE: re-score the stored personal bests against the current target, update, pick the gbest.
+  // Table 1's EVALUATE step: re-score the stored personal bests against the current target, update, pick the gbest.
   void evaluate(const Vector& a, PsoFitness f) {
     for (Index i = 0; i < k; ++i) {
       const double fx = fitness(X.row(i).data(), a.data(), f);
@@ -316,7 +317,7 @@ bool pso_particle_step(Index n, double* x, double* v, const double* pb, const do
     v[d] = vd;
     xn[d] = xd + vd;
   }
-  if (pso_quad_form(n, xn, mu, P) > 1.0) return false;  // revert: strict ">", no tolerance (spec 1.7)
+  if (pso_quad_form(n, xn, mu, P) > 1.0) return false;  // revert (Section 3.2, Table 1): strict ">", no tolerance
   for (Index d = 0; d < n; ++d) x[d] = xn[d];
   return true;
 }

@@ -49,7 +49,8 @@ def support_dual(u, mu1, P1, mu2, P2) -> np.ndarray:
 
 
 def _support_points(u, mu1, S1, mu2, S2):
-    """Boundary points of E_1, E_2 with outward normals -u and +u (the V1 primal recovery)."""
+    """Boundary points of E_1, E_2 with outward normals -u and +u (the primal recovery of the
+    support-function dual)."""
     x = mu1 - S1 @ u / np.sqrt(u @ S1 @ u)
     y = mu2 + S2 @ u / np.sqrt(u @ S2 @ u)
     return x, y

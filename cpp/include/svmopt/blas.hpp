@@ -2,23 +2,22 @@
 // accumulation G += F^T F and the Cholesky factorizations of the ridge systems. The core does not link a BLAS; the
 // Python layer hands it, at import, the Fortran dgemm / dsyrk / dpotrf of a BLAS already loaded in the process:
 // NumPy's bundled OpenBLAS (64-bit integer interface, found through threadpoolctl) or SciPy's (32-bit, through the
-// PyCapsules of scipy.linalg.cython_blas / cython_lapack). Their kernels run the products at 1.5-2x the speed of
-// Eigen's, and large factorizations (p >= kMinPotrf) at ~1.2x. Without one (or after set(nullptr, ...)), every
-// caller falls back to Eigen. The BLAS threads itself (OPENBLAS_NUM_THREADS / threadpoolctl); callers do not call
-// it from inside their own OpenMP regions.
+// PyCapsules of scipy.linalg.cython_blas / cython_lapack). Their kernels run the products faster than Eigen's,
+// and large factorizations (p >= kMinPotrf) too (figures: docs/performance.md). Without one (or after set(nullptr,
+// ...)), every caller falls back to Eigen. The BLAS threads itself (OPENBLAS_NUM_THREADS / threadpoolctl); callers do
+// not call it from inside their own OpenMP regions.
 #pragma once
 
 #include "svmopt/common.hpp"
 
 namespace svmopt::blas {
 
-// Below this many columns (features) Eigen's kernels beat the BLAS call (measured on the magic set: p = 51 took
-// 1.7x longer through OpenBLAS, p = 301 15% less, p = 701 26% less); callers use Eigen there.
+// Below this many columns (features) Eigen's kernels beat the BLAS call (measured on the magic set;
+// docs/performance.md); callers use Eigen there.
 constexpr Index kMinDim = 128;
 
-// Below this order Eigen's blocked LLT (AVX2 build) is as fast as OpenBLAS's dpotrf on one core (measured: 20, 28,
-// 30 GFLOP/s for both at p = 300, 701, 1001), and it lets the folds run in parallel; at p = 2001 dpotrf took 16%
-// less time (33.5 against 28.2 GFLOP/s).
+// Below this order Eigen's blocked LLT (AVX2 build) is as fast as OpenBLAS's dpotrf on one core (measured;
+// docs/performance.md), and it lets the folds run in parallel; above it dpotrf is faster.
 constexpr Index kMinPotrf = 1024;
 
 // Installs the routines (Fortran calling convention): dsyrk, dgemm and dpotrf with 32-bit integer arguments

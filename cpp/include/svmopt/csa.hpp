@@ -1,5 +1,6 @@
 // Coupled simulated annealing with variance control, CSA-MwVC (paper 002, Appendix and Section 6.3;
-// spec Section 1.9, Algorithm 6 with the corrected acceptance function, decisions A15/A16).
+// the Appendix's algorithm with the acceptance function of Xavier de Souza et al., as the printed one does not
+// depend on j; the constants the paper does not give are the defaults of CSAOptions below).
 //
 // q coupled processes; probes y_i = x_i + T_k * Cauchy per coordinate (out-of-box coordinates are
 // redrawn up to 100 times, then clipped); a better probe is always accepted, a worse one with

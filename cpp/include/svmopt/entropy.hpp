@@ -1,10 +1,10 @@
 // Prototype-vector selection by maximizing the quadratic Renyi entropy (paper 002, Section 4.1,
-// Algorithm 1; spec Sections 1.6 and 2.3).
+// Algorithm 1, stratified by class for classification).
 //
 // Inputs are in scaled coordinates Z = X / (2 h) (column j divided by 2 h_j), so that the entropy
 // kernel is G(x, z) = exp(-||Z_x - Z_z||^2). Maximizing the entropy (12) equals minimizing the
 // off-diagonal sum O = sum_{k != l} G_kl; everything is done in the log domain, L = log O, because
-// with many dimensions and small bandwidths every G_kl underflows (spec A7).
+// with many dimensions and small bandwidths every G_kl underflows.
 //
 // A swap proposal (X* out, X+ in) costs O(m d): two log-sum-exps over the other m - 1 prototypes.
 // It is accepted iff LSE_{l != i}(-||Z+ - Z_l||^2) < LSE_{l != i}(-||Z* - Z_l||^2) (strict, as the
@@ -43,7 +43,8 @@ struct EntropySelectResult {
   bool stopped_early = false;  // the "change in entropy is small" rule fired
 };
 
-// Algorithm 1 with the spec's stopping rule. `labels` (size n, values 0..C-1) or empty: stratified
+// Algorithm 1 with our stopping rule (the paper stops when the change is "small"; ours is in
+// EntropySelectOptions). `labels` (size n, values 0..C-1) or empty: stratified
 // initialisation by proportional allocation (largest remainder, >= 1 per class when m >= C) and
 // class-preserving swaps. `init` (size m) or empty: the initial working set (random otherwise).
 EntropySelectResult entropy_select(const MatrixView& Z, Index m, const std::vector<std::int64_t>& labels,

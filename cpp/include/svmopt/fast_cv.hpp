@@ -1,5 +1,5 @@
 // Fast v-fold cross-validation of the fixed-size LS-SVM (paper 002, Section 6.1, Algorithm 3,
-// eqs. (19)-(21)) in the spec's G_u realization: with per-fold statistics G_u = Phi_u^T Phi_u and
+// eqs. (19)-(21)), realized with per-fold statistics G_u = Phi_u^T Phi_u and
 // t_u = Phi_u^T Y_u, fold v solves (G - G_v + R/gamma) theta_v = c - t_v by Cholesky, where
 // R = I (the paper's (7), bias penalized) or diag(1, ..., 1, 0) (bias not penalized).
 #pragma once

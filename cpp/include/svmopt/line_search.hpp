@@ -5,16 +5,16 @@
 // over an interval [lo, hi]:
 //
 //   paper objective (10)/(27):  E(b)     = #{i in A : s_i <  b} + #{i in B : s_i >  b}   (ties s_i = b count correct)
-//   decision objective (I4):    E_dec(b) = #{i in A : s_i <= b} + #{i in B : s_i >  b}   (the test-time rule)
+//   decision objective:         E_dec(b) = #{i in A : s_i <= b} + #{i in B : s_i >  b}   (the test-time rule)
 //
-// line_search_grid is the paper's method (spec 2.2, MATLAB semantics): N points linspace(lo, hi, N) in that
-// order (also when lo > hi), initial b = b_init (gamma) and best = m, first *strict* improvement wins.
+// line_search_grid is the paper's method (Section 6; MATLAB semantics of its code): N points linspace(lo, hi, N) in
+// that order (also when lo > hi), initial b = b_init (gamma) and best = m, first *strict* improvement wins.
 // It is kept as the "paper-compatible" search. It sorts each class's scores once and sweeps the grid with one
-// pointer per class, O(m log m + N); line_search_grid_naive is the O(N m) scan of the paper's code, kept as the reference
-// the tests and benchmarks compare against (same counts, same b).
+// pointer per class, O(m log m + N); line_search_grid_naive is the O(N m) scan of the paper's code, kept as the
+// reference the tests and benchmarks compare against (same counts, same b).
 //
 // line_search_exact minimises the same objective over the closed segment [min(lo,hi), max(lo,hi)] in
-// O(m log m) (sort + one sweep over the score breakpoints, spec 2.3). Because every grid point lies in the
+// O(m log m) (sort + one sweep over the score breakpoints). Because every grid point lies in the
 // segment, its count is never larger than the grid's.
 #pragma once
 
@@ -47,7 +47,7 @@ LineSearchResult line_search_grid_naive(const double* s, const double* y, Index 
 //  * Paper objective: E is lower semicontinuous, so its minimum is attained at a score in [L, R] or on an
 //    open piece (t_k, t_{k+1}) between consecutive distinct scores that meets [L, R]. Among minimisers an
 //    open piece is preferred (then no training point sits on the threshold and the count is also the test-time
-//    rule's count, spec I4), then the one nearest to `lo` (the one the grid would reach first); b is the
+//    rule's count), then the one nearest to `lo` (the one the grid would reach first); b is the
 //    midpoint of (piece intersect [L, R]).
 //  * Decision objective: E_dec is constant on the half-open pieces [t_k, t_{k+1}) between sorted distinct
 //    scores; b is the midpoint of (best piece  intersect  [L, R]), or its single point. Ties between pieces:

@@ -2,8 +2,8 @@
 // accumulation of Phi_e^T Phi_e and Phi_e^T Y per CV fold (Sections 6.1-6.2, Algorithms 3, 3B, 4).
 //
 // phi(x) = P^T k_m(x), P = U' Lambda'^{-1/2} (m x m', from the eigendecomposition of Omega_mm with
-// the spec's truncation), and the extended feature row is [phi(x), 1]. In "explicit linear" mode the
-// features are the inputs themselves (spec A33) and no prototypes are used.
+// eigenpairs with lambda <= m eps lambda_max dropped), and the extended feature row is [phi(x), 1]. In "explicit
+// linear" mode the features are the inputs themselves (the linear FS-LSSVM) and no prototypes are used.
 //
 // The accumulator streams row blocks: it groups a block's rows by fold, computes the features of up to
 // `chunk` rows of one fold at a time (memory O(chunk * (m + m'))), and adds each fold's rows into the lower

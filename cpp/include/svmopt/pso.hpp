@@ -1,10 +1,10 @@
-// The modified particle swarm of paper 003 (Kumar & Ramakrishnan), spec sections 1.6-1.8 and 2.2-2.3.
+// The modified particle swarm of paper 003 (Kumar & Ramakrishnan), Section 3.2, eq. (7) and Table 1.
 //
 // Velocity update (7), per particle i of a swarm living in the ellipsoid E(mu, P) = {z : (z-mu)^T P (z-mu) <= 1}:
 //
 //   v_i <- w v_i + c1 r1 (pb_i - x_i) + c2 r2 (gb - x_i) + c3 r3 (a - x_i) + c4 r4,
-//   r1, r2, r3, rho ~ U[0,1),  r4 = rho * g/||g||,  g ~ N(0, I_n)             (craziness term, spec 1.6)
-//   x' = x_i + v_i;  x_i <- x' iff (x'-mu)^T P (x'-mu) <= 1, else x_i is kept   (revert rule 1.7; v_i is kept)
+//   r1, r2, r3, rho ~ U[0,1),  r4 = rho * g/||g||,  g ~ N(0, I_n)             (craziness term of (7))
+//   x' = x_i + v_i;  x_i <- x' iff (x'-mu)^T P (x'-mu) <= 1, else x_i is kept   (revert rule, Section 3.2; v_i is kept)
 //   (PsoBoundary::Project, an extension not in the paper: an infeasible x' is projected onto the surface instead)
 //
 // Two coupled swarms (1.8, "Jacobi"): swarm 1 lives in E_1 and is drawn to a_1 = gb_2, swarm 2 lives in E_2 and
@@ -23,11 +23,11 @@
 
 namespace svmopt {
 
-enum class PsoRandScope { Particle = 0, Iteration = 1 };  // r1..r3, rho per particle (REC) or shared (Table 1)
+enum class PsoRandScope { Particle = 0, Iteration = 1 };  // r1..r3, rho per particle (default) or shared (Table 1)
 enum class PsoSync { Jacobi = 0, GaussSeidel = 1 };
-enum class PsoFitness { Distance = 0, Linear = 1 };  // ||a - x||  or  -a^T x (the LP of spec 3.1)
-// What happens to an infeasible tentative move: the paper's revert rule, or (an extension, not in the paper; spec
-// 2.2 "boundary_mode") the Euclidean projection of x' onto the ellipsoid surface.
+enum class PsoFitness { Distance = 0, Linear = 1 };  // ||a - x||  or  -a^T x (the LP (11)-(12))
+// What happens to an infeasible tentative move: the paper's revert rule, or (an extension, not in the paper;
+// Python's boundary_mode="project") the Euclidean projection of x' onto the ellipsoid surface.
 enum class PsoBoundary { Revert = 0, Project = 1 };
 
 struct PsoOptions {
@@ -39,7 +39,8 @@ struct PsoOptions {
   PsoRandScope rand_scope = PsoRandScope::Particle;
   PsoSync sync = PsoSync::Jacobi;
   PsoBoundary boundary = PsoBoundary::Revert;
-  bool final_eval = true;  // evaluate the last moves once more after the loop (spec A15)
+  bool final_eval = true;  // evaluate the last moves once more after the loop (decision: the paper's loop
+                           // ends with a move)
   bool record = false;     // keep every iterate (positions, velocities, personal and global bests)
   int n_threads = 0;       // threads for the per-particle move loop (used only for large swarms)
 };
@@ -84,7 +85,7 @@ void pso_draws(std::uint64_t seed, std::uint64_t swarm, std::uint64_t particle, 
 TwoSwarmResult pso_two_swarm(const Vector& mu1, const Eigen::MatrixXd& P1, const Vector& mu2,
                              const Eigen::MatrixXd& P2, const PsoOptions& opt);
 
-// One swarm in E(mu, P) with a fixed target a (spec 2.3): problem (6) with fitness Distance, or the LP
+// One swarm in E(mu, P) with a fixed target a (paper 003, Section 3): problem (6) with fitness Distance, or the LP
 // max a^T x s.t. x in E with fitness Linear (the c3 attractor is a in both cases). Swarm id 0.
 SwarmTrace pso_single_swarm(const Vector& mu, const Eigen::MatrixXd& P, const Vector& a, PsoFitness fitness,
                             const PsoOptions& opt);

@@ -1,5 +1,5 @@
 // The LP of paper 000 (Maggioni & Spinelli): model (6) with q = 1 (G-SVM) and its robust counterpart (23),
-// in Formulation A of spec section 1.13 (u = u+ - u-):
+// with |u_j| linearised as u = u+ - u-, u+, u- >= 0 (exact: every optimum has min(u+_j, u-_j) = 0):
 //
 //   variables  z = [u+ (m), u- (m), gamma (1), xi (m)]                                  (3m + 1 columns)
 //   min        e^T u+ + e^T u- + nu e^T xi
