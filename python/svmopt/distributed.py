@@ -57,7 +57,7 @@ def check_dask_array(X: Any, name: str = "X", *, ndim: int = 2) -> Any:
     return X
 
 
-def _params_spec(params) -> tuple | None:
+def _params_recipe(params) -> tuple | None:
     """A picklable description of a core ``KernelParams`` (the pybind object itself does not pickle)."""
     if params is None:
         return None
@@ -65,8 +65,8 @@ def _params_spec(params) -> tuple | None:
             float(params.b))
 
 
-def _params_from_spec(spec: tuple):
-    kind, degree, c, alpha, a, b = spec
+def _params_from_recipe(recipe: tuple):
+    kind, degree, c, alpha, a, b = recipe
     return _core.KernelParams(_core.KernelKind(kind), degree=degree, c=c, alpha=alpha, a=a, b=b)
 
 
@@ -83,14 +83,15 @@ class _Box:
         return _Box, (self.value,)
 
 
-def _make_accumulator(spec: dict | _Box):
-    """The core's FoldAccumulator described by ``spec`` (built on the worker)."""
-    spec = spec.value if isinstance(spec, _Box) else spec
-    if spec["PV"] is None:
-        return linear_accumulator(spec["n_features"], n_folds=spec["n_folds"], n_targets=spec["n_targets"],
-                                  n_threads=spec["n_threads"])
-    return _core.FoldAccumulator(spec["PV"], _params_from_spec(spec["params"]), spec["P"], n_folds=spec["n_folds"],
-                                 n_targets=spec["n_targets"], n_threads=spec["n_threads"])
+def _make_accumulator(recipe: dict | _Box):
+    """The core's FoldAccumulator described by ``recipe`` (built on the worker)."""
+    recipe = recipe.value if isinstance(recipe, _Box) else recipe
+    if recipe["PV"] is None:
+        return linear_accumulator(recipe["n_features"], n_folds=recipe["n_folds"], n_targets=recipe["n_targets"],
+                                  n_threads=recipe["n_threads"])
+    return _core.FoldAccumulator(recipe["PV"], _params_from_recipe(recipe["params"]), recipe["P"],
+                                 n_folds=recipe["n_folds"], n_targets=recipe["n_targets"],
+                                 n_threads=recipe["n_threads"])
 
 
 def _prepare_chunk(xb, mean, scale, mask) -> np.ndarray:
@@ -118,37 +119,37 @@ class _ChunkRows:
         return _ChunkRows, (self.mask, self.Y, self.folds)
 
 
-def _n_threads(spec) -> int:
-    return (spec.value if isinstance(spec, _Box) else spec)["n_threads"]
+def _n_threads(recipe) -> int:
+    return (recipe.value if isinstance(recipe, _Box) else recipe)["n_threads"]
 
 
-def _chunk_sums(xb, rows: _ChunkRows, mean, scale, spec: dict, keep_features: bool):
+def _chunk_sums(xb, rows: _ChunkRows, mean, scale, recipe: dict, keep_features: bool):
     """Worker task: features of one chunk and its per-fold partial sums (G_u, t_u, y_u^T y_u, counts)."""
     xb = _prepare_chunk(xb, mean, scale, rows.mask)
-    acc = _make_accumulator(spec)
+    acc = _make_accumulator(recipe)
     phi = acc.add(xb, rows.Y, rows.folds, return_features=keep_features)
     return acc.results(), (phi if keep_features else None)
 
 
-def _chunk_features(data, is_features: bool, rows: _ChunkRows, mean, scale, spec: dict) -> np.ndarray:
+def _chunk_features(data, is_features: bool, rows: _ChunkRows, mean, scale, recipe: dict) -> np.ndarray:
     if is_features:
         return data
-    return _make_accumulator(spec).features(_prepare_chunk(data, mean, scale, rows.mask))
+    return _make_accumulator(recipe).features(_prepare_chunk(data, mean, scale, rows.mask))
 
 
-def _chunk_errors(data, is_features: bool, rows: _ChunkRows, mean, scale, spec: dict, theta, task: str) -> float:
+def _chunk_errors(data, is_features: bool, rows: _ChunkRows, mean, scale, recipe: dict, theta, task: str) -> float:
     """Worker task: summed CV error of one chunk's rows under their own fold models (squared errors for
     regression, misclassifications of sign(f), sign(0) = +1, for classification); eq. (19)-(21) before pooling."""
-    phi = _chunk_features(data, is_features, rows, mean, scale, spec)
-    f = _core.fold_predict(phi, rows.folds, theta, _n_threads(spec))
+    phi = _chunk_features(data, is_features, rows, mean, scale, recipe)
+    f = _core.fold_predict(phi, rows.folds, theta, _n_threads(recipe))
     if task == "regression":
         return float(((rows.Y - f) ** 2).sum())
     return float((np.where(f >= 0, 1.0, -1.0) != rows.Y).sum())
 
 
-def _chunk_predictions(data, is_features: bool, rows: _ChunkRows, mean, scale, spec: dict, theta) -> np.ndarray:
-    phi = _chunk_features(data, is_features, rows, mean, scale, spec)
-    return _core.fold_predict(phi, rows.folds, theta, _n_threads(spec))
+def _chunk_predictions(data, is_features: bool, rows: _ChunkRows, mean, scale, recipe: dict, theta) -> np.ndarray:
+    phi = _chunk_features(data, is_features, rows, mean, scale, recipe)
+    return _core.fold_predict(phi, rows.folds, theta, _n_threads(recipe))
 
 
 def _add_sums(*parts):
@@ -252,14 +253,14 @@ class DaskSource:
         return delayed(self.mean, pure=True), delayed(self.scale, pure=True)
 
 
-def _fold_sums(source: DaskSource, chunk_rows: list, spec_d, keep_features: bool, split_every: int = 8):
-    """One pass: per-chunk sums (and features) on the workers, tree-reduced; ``spec_d`` is the delayed
+def _fold_sums(source: DaskSource, chunk_rows: list, recipe_d, keep_features: bool, split_every: int = 8):
+    """One pass: per-chunk sums (and features) on the workers, tree-reduced; ``recipe_d`` is the delayed
     accumulator description (persisted once per sigma^2 by :class:`DaskCVEngine`)."""
     import dask
     from dask import delayed
 
     mean, scale = source.constants()
-    outs = [delayed(_chunk_sums, pure=True, nout=2)(xb, rows, mean, scale, spec_d, keep_features)
+    outs = [delayed(_chunk_sums, pure=True, nout=2)(xb, rows, mean, scale, recipe_d, keep_features)
             for xb, rows in chunk_rows]
     total = delayed(_Box, pure=True)(_tree_reduce([o[0] for o in outs], _add_sums, split_every))
     features = None
@@ -299,11 +300,11 @@ def fold_sums(source: DaskSource, Y: np.ndarray, folds: np.ndarray, n_folds: int
     Y = np.ascontiguousarray(np.asarray(Y, dtype=np.float64).reshape(folds.shape[0], -1))
     if folds.size and (folds.min() < 0 or folds.max() >= n_folds):
         raise ValueError(f"folds must lie in [0, {n_folds}), got [{folds.min()}, {folds.max()}]")
-    spec = {"PV": PV, "params": _params_spec(params), "P": P, "n_folds": int(n_folds), "n_targets": Y.shape[1],
+    recipe = {"PV": PV, "params": _params_recipe(params), "P": P, "n_folds": int(n_folds), "n_targets": Y.shape[1],
             "n_features": source.d, "n_threads": int(n_threads)}
     from dask import delayed
 
-    return _fold_sums(source, source.problem_chunks(mask, Y, folds), delayed(_Box, pure=True)(spec), keep_features,
+    return _fold_sums(source, source.problem_chunks(mask, Y, folds), delayed(_Box, pure=True)(recipe), keep_features,
                       split_every)
 
 
@@ -349,15 +350,15 @@ class DaskCVEngine(CVEngine):
             P, _ = nystrom_projection(self.PV, params, self.n_threads)
             p = P.shape[1] + 1
         keep_phi = self.n * p * 8 <= self.feature_budget
-        spec = {"PV": self.PV, "params": _params_spec(params), "P": P, "n_folds": self.v, "n_targets": self.k,
+        recipe = {"PV": self.PV, "params": _params_recipe(params), "P": P, "n_folds": self.v, "n_targets": self.k,
                 "n_features": self.source.d, "n_threads": self.n_threads}
         import dask
         from dask import delayed
 
-        (spec_d,) = dask.persist(delayed(_Box, pure=True)(spec))  # PV and P go to the cluster once per sigma^2
+        (recipe_d,) = dask.persist(delayed(_Box, pure=True)(recipe))  # PV and P go to the cluster once per sigma^2
         self.n_passes += 1
-        (G, t, yy, counts), Phi = _fold_sums(self.source, self._rows(), spec_d, keep_phi)
-        entry = {"G": G, "t": t, "yy": yy, "counts": counts, "P": P, "Phi": Phi, "spec": spec_d}
+        (G, t, yy, counts), Phi = _fold_sums(self.source, self._rows(), recipe_d, keep_phi)
+        entry = {"G": G, "t": t, "yy": yy, "counts": counts, "P": P, "Phi": Phi, "recipe": recipe_d}
         self._cache[key] = entry
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
@@ -366,13 +367,13 @@ class DaskCVEngine(CVEngine):
     def _chunk_tasks(self, s: dict, theta: np.ndarray, func, *extra) -> list:
         from dask import delayed
 
-        spec_d = s["spec"]
+        recipe_d = s["recipe"]
         theta_d = delayed(theta, pure=True)
         mean, scale = self.source.constants()
         tasks = []
         for i, (xb, rows) in enumerate(self._rows()):
             data, is_phi = (s["Phi"][i], True) if s["Phi"] is not None else (xb, False)
-            tasks.append(delayed(func, pure=True)(data, is_phi, rows, mean, scale, spec_d, theta_d, *extra))
+            tasks.append(delayed(func, pure=True)(data, is_phi, rows, mean, scale, recipe_d, theta_d, *extra))
         if s["Phi"] is None:
             self.n_passes += 1
         return tasks
