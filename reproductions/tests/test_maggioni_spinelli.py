@@ -1,16 +1,24 @@
-"""Paper 000 report side: the paper's tables as data, the robust configurations per holdout, the report builder on
-synthetic results (no protocol runs) and the ``--from-results`` CLI path."""
+"""Paper 000: the paper's tables as data, the robust configurations per holdout, the results store, the report
+built from templates (no typed numbers, counts and findings from the data, both time bounds), ``--report-only``
+against the committed report, and the smallest quick run without matplotlib."""
 
 from __future__ import annotations
 
+import functools
 import importlib.util
+import re
+import shutil
+import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from reproductions import RESULTS
 from reproductions import maggioni_spinelli as ms
+from reproductions.figures import figures_markdown
+from reproductions.report import bounds_text, load_template, typed_numbers
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = Path("/work/shared/specs/seed000_robust_nonlinear_svm.md")
@@ -187,81 +195,215 @@ def test_robust_frames():
     assert ms.robust_frame(df, 25).empty
 
 
-def test_write_report_synthetic(tmp_path):
-    path = ms.write_report(synthetic_results(), tmp_path / "r.md", note="synthetic", findings="* a finding")
-    text = path.read_text()
-    for heading in ("## Summary", "## Findings", "## Contents of these results", "## Table 3",
-                    "## Tables 6-8", "### Holdout 75 %-25 % (Table 6)", "### Holdout 50 %-50 % (Table 7)",
+
+def _report(df: pd.DataFrame, abl: pd.DataFrame | None = None) -> str:
+    return ms.build_report(df, abl, command="python -m reproductions maggioni-spinelli", store="tmp")
+
+
+def test_templates_have_no_typed_numbers():
+    """Every number of the report's prose is computed: the templates state none by hand."""
+    for name in (ms.MODULE_NAME, f"{ms.MODULE_NAME}_items"):
+        assert typed_numbers(load_template(name)) == [], name
+
+
+def test_build_report_synthetic():
+    text = _report(synthetic_results())
+    for heading in ("## Summary", "## Not reproduced / below the paper", "## Findings", "## Contents of these results",
+                    "## Table 3", "## Tables 6-8", "### Holdout 75 %-25 % (Table 6)", "### Holdout 50 %-50 % (Table 7)",
                     "### Best configuration per dataset", "### CPU time of the deterministic cells",
                     "### Holdout 75 %-25 % (Tables 9-10)", "### Holdout 50 %-50 % (Tables 11-12)", "## Failed fits"):
         assert heading in text, heading
-    assert "* a finding" in text and "synthetic" in text
+    assert "${" not in text
     assert "| Heart Disease | - | 3 | n/a / 23.47 |" in text  # Hom. linear on raw Heart data not run: n/a
     assert " - / 37.81 |" in text  # the failed configuration is "-"
     assert "| 50 %-50 % | Heart Disease | - / Hom. cubic | det | `Kernel overflow` | 1 |" in text
     assert "| 75 %-25 % | Parkinson | Min-max normalization / Hom. linear | rob | `Numerical trouble` | 1 |" in text
     assert "13.19 [B]" in text and "**13.84%**" in text
-    summary = text[text.index("## Summary"):text.index("## Findings")]
+    summary = text[text.index("## Summary"):text.index("## Not reproduced")]
     assert "| 75 %-25 % | 2 | 4 |" in summary and "| 50 %-50 % | 2 | 3 |" in summary
-    # Table 3 part: Parkinson's Table 3 configuration at 75 has det and robust rows
     assert "| Parkinson | Min-max normalization / Hom. linear | 3 |" in text
 
 
-def test_write_report_table3_only(tmp_path):
+def test_build_report_table3_only_and_empty():
     df = synthetic_results()
     df = df[(df.holdout == 75) & (df.dataset == "Parkinson") & (df.kernel == "Hom. linear")]
-    text = ms.write_report(df, tmp_path / "r.md").read_text()
-    assert "Not in these results (run `run_protocol(mode=\"deterministic\")`)" in text
-    assert "## Findings" not in text and "### Holdout 75 %-25 % (Tables 9-10)" in text
+    text = _report(df)
+    det = text[text.index("## Tables 6-8 (deterministic"):text.index("### Best configuration")]
+    assert "Not in these results." in det and "### Holdout 75 %-25 % (Tables 9-10)" in text
+    empty = _report(pd.DataFrame())
+    assert "${" not in empty and empty.count("Not in these results.") >= 5
 
 
-def test_save_load_results_roundtrip(tmp_path):
+def test_contents_counts_come_from_the_data():
+    """The contents table counts the repetitions of each configuration after de-duplication across tables."""
+    df = synthetic_results(reps=2)
+    extra = df[(df.holdout == 75) & (df.dataset == "Parkinson") & (df.kernel == "Hom. linear") & (df.model == "det")]
+    more = pd.concat([extra.assign(rep=extra.rep + 2), extra], ignore_index=True)  # 2 new reps + 2 duplicates
+    cov = ms.coverage_frame(pd.concat([df, more], ignore_index=True))
+    r = cov[(cov.holdout == 75) & (cov.dataset == "Parkinson")].iloc[0]
+    assert r.det_reps.to_dict() == {"Min-max normalization / Hom. linear": 4,
+                                    "Min-max normalization / Hom. quadratic": 2}
+    lines = "\n".join(ms.coverage_lines(pd.concat([df, more], ignore_index=True)))
+    assert "| 75 %-25 % | Parkinson | 2 | 2; 4 for Min-max normalization / Hom. linear |" in lines
+
+
+def test_store_roundtrip(tmp_path):
     df = synthetic_results(reps=2)
     df.loc[0, "cpu"] = 0.123456789
     df.loc[0, "test_error"] = 1 / 3
-    path = ms.save_results(df, "unit", tmp_path)
-    assert path.name == "maggioni_spinelli_unit.csv.gz"
-    back = ms.load_results([path])
+    table = ms.store_results(df[df.holdout == 75], "table3", tmp_path)
+    assert table.path.name == "maggioni_spinelli_table3.csv.gz"
+    ms.store_results(df[df.holdout == 50], "robust", tmp_path)
+    ms.store_results(df[df.holdout == 50], "robust", tmp_path)  # a rerun replaces its rows
+    assert len(ms.results_table(tmp_path, "robust").read()) == int((df.holdout == 50).sum())
+    back = ms.read_results(tmp_path)
+    assert len(back) == len(df)
     assert back.loc[0, "cpu"] == pytest.approx(0.123457, abs=0) and back.loc[0, "test_error"] == 1 / 3
-    np.testing.assert_array_equal(back.p.to_numpy(), df.p.to_numpy())
-    assert ms.save_results(df, "unit", tmp_path).read_bytes() == path.read_bytes()  # reproducible bytes
+    np.testing.assert_array_equal(np.sort(back.p.to_numpy()), np.sort(df.p.to_numpy(dtype=float)))
+    assert ms.read_results(tmp_path / "none").empty
+    with pytest.raises(ValueError, match="group"):
+        ms.results_table(tmp_path, "bogus")
 
 
-def test_cli_from_results(tmp_path, capsys):
+def test_cli_report_only(tmp_path, capsys):
     df = synthetic_results(reps=2)
-    a, b = tmp_path / "a.csv", tmp_path / "b.csv.gz"
-    df[df.holdout == 75].to_csv(a, index=False)
-    ms.save_results(df[df.holdout == 50], "b", tmp_path).rename(b)
+    store = tmp_path / "store"
+    ms.store_results(df[df.holdout == 75], "table3", store)
+    ms.store_results(df[df.holdout == 50], "deterministic", store)
     out = tmp_path / "out"
     out.mkdir()
     (out / "maggioni_spinelli.md").write_text("# old\n\n## Figures\n\n![x](x.png)\n")
-    assert ms.main(["--from-results", str(a), str(b), "--out", str(out)]) == 0
+    assert ms.main(["--report-only", "--results", str(store), "--out", str(out)]) == 0
     text = (out / "maggioni_spinelli.md").read_text()
-    assert "`a.csv`, `b.csv.gz`" in text and "### Holdout 50 %-50 % (Table 7)" in text
+    assert "### Holdout 50 %-50 % (Table 7)" in text and "## Findings" in text
     assert text.rstrip().endswith("## Figures\n\n![x](x.png)")  # the figures section of the old report is kept
-    assert "## Findings" in text and "Parkinson is 1.7 points worse" in text  # packaged findings by default
-    assert ms.main(["--from-results", str(a), "--out", str(out), "--no-findings"]) == 0
-    assert "## Findings" not in (out / "maggioni_spinelli.md").read_text()
     with pytest.raises(SystemExit):
-        ms.main(["--from-results", str(tmp_path / "missing.csv"), "--out", str(out)])
-    with pytest.raises(SystemExit):
-        ms.main(["--from-results", str(a), "--figures-only", "--out", str(out)])
+        ms.main(["--report-only", "--figures-only", "--out", str(out)])
     capsys.readouterr()
 
 
-def test_committed_table3_results_match_report():
-    """The committed raw results regenerate the committed report's Table 3 section."""
-    csv = ROOT / "docs/reproductions/maggioni_spinelli_table3.csv.gz"
-    report = ROOT / "docs/reproductions/maggioni_spinelli.md"
-    if not csv.exists() or not report.exists():
-        pytest.skip("committed results not present")
-    df = ms.load_results([csv])
-    assert df.groupby("dataset").rep.nunique().min() == 96  # 96 repetitions per Table 3 cell, as the paper
-    t3 = ms.table3_frame(ms._prepare(df))
-    text = report.read_text()
-    for r in t3.itertuples():
-        assert f"| {r.Dataset} | {r.config} | {r.reps} | {ms._fmt(*r.det)} |" in text
+# ------------------------------------------------------------------------------------- committed results
+COMMITTED = ROOT / "reproductions/results/maggioni_spinelli_table3.csv.gz"
+REPORT = ROOT / "docs/reproductions/maggioni_spinelli.md"
+needs_results = pytest.mark.skipif(not COMMITTED.exists() or not REPORT.exists(),
+                                   reason="the committed results or report are not in this checkout")
 
+
+@functools.lru_cache(maxsize=1)
+def _committed() -> tuple[pd.DataFrame, pd.DataFrame]:
+    return ms._prepare(ms.read_results(RESULTS)), ms.read_ablation(RESULTS)
+
+
+def _section(text: str, heading: str) -> str:
+    start = text.index(heading)
+    end = text.find("\n## ", start + len(heading))
+    return text[start:] if end < 0 else text[start:end]
+
+
+@needs_results
+def test_report_only_regenerates_the_committed_report(tmp_path):
+    """`--report-only` from the committed store writes exactly the committed report (Figures section kept)."""
+    shutil.copy(REPORT, tmp_path / REPORT.name)
+    assert ms.main(["--report-only", "--out", str(tmp_path)]) == 0
+    assert (tmp_path / REPORT.name).read_text() == REPORT.read_text()
+
+
+@needs_results
+def test_committed_contents_counts():
+    """75 %-25 %: the deterministic run holds 48 repetitions per configuration, the Table 3 configuration 96."""
+    df, _ = _committed()
+    cov = ms.coverage_frame(df)
+    for r in cov[cov.holdout == 75].itertuples():
+        cfg = f"{ms.TABLE3[r.dataset]['transform']} / {ms.TABLE3[r.dataset]['kernel']}"
+        assert r.det_reps[cfg] == 96 and set(r.det_reps.drop(cfg)) == {48}, r.dataset
+    for r in cov[cov.holdout == 50].itertuples():
+        assert set(r.det_reps) == {96} and set(r.rob_reps) == {48}
+    text = REPORT.read_text()
+    assert "| 75 %-25 % | Parkinson | 21 | 48; 96 for Min-max normalization / Hom. linear |" in text
+
+
+@needs_results
+def test_committed_prose_numbers_are_in_the_tables():
+    """Every error quoted in the summary, findings and not-reproduced list (except the ablation's, which has no
+    table) is a cell of the report's tables."""
+    text = REPORT.read_text()
+    prose = "\n".join(_section(text, h) for h in ("## Summary", "## Not reproduced", "## Findings"))
+    tables = text[text.index("## Contents of these results"):]
+    cells = set(re.findall(r"(\d+\.\d\d)%", tables)) | set(re.findall(r"(\d+\.\d\d)(?: \[B\])? [/|±]", tables))
+    bullets = [b for b in prose.split("\n* ") if "ablation" not in b]
+    quoted = {x for b in bullets for x in re.findall(r"(\d+\.\d\d) %", b)}
+    assert quoted and quoted <= cells, sorted(quoted - cells)
+
+
+@needs_results
+def test_committed_findings_match_the_tables():
+    df, abl = _committed()
+    t3 = ms.table3_frame(df)
+    text = REPORT.read_text()
+    park = t3[t3.Dataset == "Parkinson"].iloc[0]
+    nr = _section(text, "## Not reproduced")
+    assert (f"**Table 3, Parkinson deterministic: {100 * park.det[0]:.2f} % against the paper's "
+            f"{park.det_paper:.2f} %**") in nr
+    # the robust-beats-deterministic claim: computed from Table 3 (printed values)
+    fail = [r.Dataset for r in t3.itertuples()
+            if not round(100 * min(r.p2[0], r.pinf[0]), 2) < round(100 * r.det[0], 2)]
+    assert len(fail) == 3
+    assert f"fails on {len(fail)} of {len(t3)} datasets** ({ms._join(fail)})" in nr
+    # the ablation's figures come from the store
+    g = ms._ablation_frame(abl)
+    v = g[(g.dataset == "Parkinson") & (g.line_search == "exact") & (g["interval"] == "unbounded")]["mean"].iloc[0]
+    assert f"{100 * v:.2f}" in _section(text, "## Findings")
+
+
+@needs_results
+def test_committed_time_ratios_give_both_bounds():
+    """The paper's times are wall-clock on 8 cores: every ratio is given as its ×1 and ×8 bounds."""
+    df, _ = _committed()
+    t3 = ms.table3_frame(df)
+    text = REPORT.read_text()
+    cpu = _section(text, "### CPU time per cell")
+    for r in t3.itertuples():
+        assert f"| {bounds_text(r.det_cpu, r.det_cpu_paper, 8)} |" in cpu
+        assert f"| {bounds_text(r.pinf_cpu, r.pinf_cpu_paper, 8)} |" in cpu
+    assert "×8 (s)" not in text  # no single "paper × 8" conversion
+    summary = _section(text, "## Summary")
+    assert re.search(r"\d+\.\d–\d+\.\d× \(", summary)
+
+
+def test_quick_run_without_matplotlib(tmp_path, monkeypatch, capsys):
+    """The smallest quick run writes its report (tables from its own store) with the one-line figures note."""
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    assert ms.main(["--quick", "--out", str(tmp_path), "--datasets", "Arrhythmia", "--reps", "1"]) == 0
+    text = (tmp_path / "maggioni_spinelli.md").read_text()
+    assert text.rstrip("\n").endswith(figures_markdown(None).rstrip("\n"))
+    assert "| Arrhythmia | - / Gaussian RBF | 1 |" in text
+    assert ms.results_table(tmp_path / "results", "table3").exists()
+    assert not list(tmp_path.glob("*.png"))
+    capsys.readouterr()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("matplotlib") is None, reason="matplotlib not installed")
+def test_quick_run_with_figures(tmp_path, capsys):
+    """The smallest quick run draws the figures and embeds them; its report names its own store."""
+    assert ms.main(["--quick", "--out", str(tmp_path), "--datasets", "Arrhythmia", "--reps", "1"]) == 0
+    text = (tmp_path / "maggioni_spinelli.md").read_text()
+    for name in ("figure1", "figure1_corrected", "figure3", "figure5_p2"):
+        assert (tmp_path / f"maggioni_spinelli_{name}.png").is_file()
+        assert f"](maggioni_spinelli_{name}.png)" in text
+    assert f"--report-only --results {tmp_path / 'results'}" in text and "spec" not in text
+    capsys.readouterr()
+
+
+def test_ablation_rows_and_store(tmp_path):
+    variants = ms.ABLATION_VARIANTS[:2] + ms.ABLATION_VARIANTS[4:]
+    rows = ms.run_ablation(datasets=["Arrhythmia"], reps=2, variants=variants, verbose=False)
+    assert len(rows) == 3 * 2 and set(rows.line_search) == {"grid", "exact"} and set(rows.flip) == {False, True}
+    ms.store_results(rows, "ablation", tmp_path)
+    back = ms.read_ablation(tmp_path)
+    assert len(back) == 6
+    vals = ms._ablation_values(back, ms._items())
+    assert vals["n"] == 1 and vals["reps"] == 2 and vals["n_pairs"] == 2
+    assert vals["list"].startswith("Arrhythmia ") and " / - / - / " in vals["list"]
 
 # ------------------------------------------------------------------------------------- protocol pieces
 def test_protocol_transformations():
