@@ -7,8 +7,8 @@ paper's splits are unseeded and independent). Transformations fitted on the trai
 standardisation, ddof = 1; a feature constant on the training split gets the denominator 1), kernel parameters
 ``c = alpha = max_j std_j`` of the transformed training split, the nu grid ``logspace(-3, 0, 5)`` selected by
 (robust) training error, and the robust model with ``p in {1, 2, inf}`` and ``rho in {1e-7, ..., 1e-1}``
-(``eta_class = rho * max_j std_{j,class}``, Section 6). The bound (18) has the same constant for p = 1 and p = 2, so
-the two are the same model: p = 2 is computed once and reported for both.
+(``eta_class = rho * max_j std_{j,class}``, Section 6). Lemma 1 gives the same constant C(n, p) for p = 1 and p = 2 in
+(16), so the two are the same model: p = 2 is computed once and reported for both.
 
 Paper mode (defaults): the grid line search of 10^4 points on the interval printed in (10) and (27).
 
