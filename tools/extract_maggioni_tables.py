@@ -1,19 +1,20 @@
 #!/usr/bin/env python
-"""Parse the paper-000 result tables (Table 3 and Appendix-B Tables 6-14) from the spec's markdown into one tidy CSV.
+"""Parse the paper-000 result tables (Table 3 and Appendix-B Tables 6-14) from a Markdown transcription into one CSV.
 
 Usage::
 
     python tools/extract_maggioni_tables.py [SPEC.md] [-o OUT.csv]
 
 Defaults: ``/work/shared/specs/seed000_robust_nonlinear_svm.md`` (or ``$SVMOPT_SPEC000``) and
-``python/svmopt/experiments/data/maggioni_spinelli_paper.csv``. One row per printed cell:
+``reproductions/tables/maggioni_spinelli_paper.csv``. The transcription (Markdown tables with the
+paper's cells as printed) lives with the implementation notes, outside the repository. One row per printed cell:
 
 ``table, holdout, dataset, transform, kernel, model (det/rob), p (1/2/inf, empty for det), rho (empty for det and
 for Table 3), error_pct, sd, cpu_s, marks (B/U/B,U), printed`` -- ``error_pct`` in percent and ``sd`` as a proportion,
-as printed (spec 4.8); "-" cells are empty; ``printed`` keeps the raw cell text ("error | CPU") so the typos of spec
-I16 stay visible. Typos repaired: a missing "%" ("26.57 +/- 0.15"), a decimal comma ("0,01") and the CPU time "5362"
+as printed (Section 6); "-" cells are empty; ``printed`` keeps the raw cell text ("error | CPU") so the printed typos
+stay visible. Typos repaired: a missing "%" ("26.57 +/- 0.15"), a decimal comma ("0,01") and the CPU time "5362"
 of Table 14 (= 5.362, the only value whose p-neighbours are 5.301 / 5.309). Dataset names are normalised to
-``svmopt.experiments.maggioni_spinelli.DATASETS`` ("Heart disease" -> "Heart Disease").
+``reproductions.maggioni_spinelli.DATASETS`` ("Heart disease" -> "Heart Disease").
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import sys
 from pathlib import Path
 
 DEFAULT_SPEC = os.environ.get("SVMOPT_SPEC000", "/work/shared/specs/seed000_robust_nonlinear_svm.md")
-DEFAULT_OUT = Path(__file__).resolve().parents[1] / "python/svmopt/experiments/data/maggioni_spinelli_paper.csv"
+DEFAULT_OUT = Path(__file__).resolve().parents[1] / "reproductions/tables/maggioni_spinelli_paper.csv"
 COLUMNS = ["table", "holdout", "dataset", "transform", "kernel", "model", "p", "rho", "error_pct", "sd", "cpu_s",
            "marks", "printed"]
 KERNELS = ["Hom. linear", "Hom. quadratic", "Hom. cubic", "Inhom. linear", "Inhom. quadratic", "Inhom. cubic",
@@ -34,7 +35,7 @@ KERNELS = ["Hom. linear", "Hom. quadratic", "Hom. cubic", "Inhom. linear", "Inho
 DATASETS = ["Arrhythmia", "Parkinson", "Heart Disease", "Dermatology", "Climate Model Crashes",
             "Breast Cancer Diagnostic", "Breast Cancer", "Blood Transfusion", "Mammographic Mass"]
 HOLDOUT = {3: 75, 6: 75, 7: 50, 8: 25, 9: 75, 10: 75, 11: 50, 12: 50, 13: 25, 14: 25}
-# (table, dataset, p) -> corrected CPU time, for printed values that are evidently typos (spec I16)
+# (table, dataset, p) -> corrected CPU time, for printed values that are evidently typos
 CPU_TYPOS = {(14, "Breast Cancer", "2"): ("5362", 5.362)}
 
 _CELL = re.compile(r"^(?P<err>\d+(?:[.,]\d+)?)\s*%?\s*\+/-\s*(?P<sd>\d+(?:[.,]\d+)?)\s*(?:\[(?P<marks>[BU,]+)\])?$")
@@ -180,7 +181,8 @@ def write_csv(rows: list[dict], path: str | Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("spec", nargs="?", default=DEFAULT_SPEC, help=f"spec markdown (default {DEFAULT_SPEC})")
+    ap.add_argument("spec", nargs="?", default=DEFAULT_SPEC,
+                    help=f"the Markdown transcription (default {DEFAULT_SPEC})")
     ap.add_argument("-o", "--out", default=str(DEFAULT_OUT), help="output CSV")
     args = ap.parse_args(argv)
     rows = extract(args.spec)
