@@ -124,6 +124,7 @@ __all__ = [
 MODULE_NAME = "maggioni_spinelli"
 
 RHO_GRID = np.logspace(-7, -1, 7)
+INNER_FRACTION = 0.25  # the honest variant's validation share of each training split
 MAX_ABS_K = 1e15  # decision: a cell is "-" if max|K| exceeds this in some repetition (the paper leaves such cells out)
 
 # paper name -> (svmopt.datasets name, m x n as printed)
@@ -323,7 +324,7 @@ def run_split(task: SplitTask, X: np.ndarray | None = None, y: np.ndarray | None
             continue
         if task.honest:  # inner stratified validation split of the training set (same size rule)
             inner_seed = split_seed(task.dataset + "/inner", task.holdout, task.rep)
-            itr, iva = stratified_holdout_indices(ytr, 0.25, inner_seed)
+            itr, iva = stratified_holdout_indices(ytr, INNER_FRACTION, inner_seed)
             Xitr, Xiva = Xtr[itr], Xtr[iva]
             kin = _kernel(kname, Xitr)  # c / alpha from the inner training data, as in the outer protocol
             Kin = kin.gram(Xitr)
@@ -1590,7 +1591,8 @@ def report_values(df: pd.DataFrame, abl: pd.DataFrame | None = None, *, command:
                   else render(it["regen_other"], {"store": store})),
         "n_nu": len(nus), "nu_min": f"{nus.min():.0e}", "nu_max": f"{nus.max():.0e}", "n_rho": len(RHO_GRID),
         "rho_min": f"{RHO_GRID.min():.0e}", "rho_max": f"{RHO_GRID.max():.0e}",
-        "grid_points": f"{int(setup['grid_points']):,}", "inner_pct": "25 %", "max_k": f"{MAX_ABS_K:.0e}",
+        "grid_points": f"{int(setup['grid_points']):,}", "inner_pct": f"{100 * INNER_FRACTION:g} %",
+        "max_k": f"{MAX_ABS_K:.0e}",
         "paper_runs": setup["runs"], "paper_cores": c, "bound_lo": "×1", "paper_machine": setup["machine"],
         "efficiency_cores": setup["efficiency_cores"], "n_fits": f"{len(df):,}",
         "summary": summary_text,
