@@ -21,9 +21,9 @@ from svmopt.datasets import DATASETS, list_datasets, load_dataset
 ENV = "SVMOPT_DATA"
 
 # name -> (rows, features, class counts or None for regression) after the default cleaning.
-# Numbers from MANIFEST.md ("rows x cols found", target counts) and the paper specs' cleaning rules.
+# Numbers from MANIFEST.md ("rows x cols found", target counts) and the papers' data descriptions.
 EXPECTED = {
-    # spec 000 default: complete cases only (MANIFEST: the papers used 68 x 279)
+    # paper 000 default: complete cases only (MANIFEST: the papers used 68 x 279, paper 000 Table 3)
     "arrhythmia": (68, 279, {1: 20, 2: 17, 3: 4, 4: 1, 5: 2, 6: 1, 8: 1, 9: 9, 10: 8, 14: 1, 16: 4}),
     "parkinsons": (195, 22, {0: 48, 1: 147}),
     # MANIFEST counts 0:164 1:55 2:36 3:35 4:13 are before the 6 '?' rows are dropped
@@ -49,7 +49,8 @@ EXPECTED = {
     "mushroom": (8124, 117, {"e": 4208, "p": 3916}),
     "magic": (19020, 10, {"g": 12332, "h": 6688}),
     "spambase": (4601, 57, {0: 2788, 1: 1813}),
-    # train + test, '?' rows dropped, trailing '.' of the test labels stripped (spec 002 table: 34014/11208)
+    # train + test, '?' rows dropped, trailing '.' of the test labels stripped (paper 002 Table 5:
+    # n = 45,222 after removing unknown values; class counts 34014/11208)
     "adult": (45222, 14, {"<=50K": 34014, ">50K": 11208}),
     "letter": (20000, 16, None),  # 26 classes, checked separately
     "optdigits": (5620, 64, {0: 554, 1: 571, 2: 557, 3: 572, 4: 568, 5: 558, 6: 558, 7: 566, 8: 554, 9: 562}),
@@ -72,9 +73,10 @@ BUNDLED = {
     "sonar", "ionosphere",
 }  # fmt: skip
 
-# spec 000 section 4.2 "Class sizes": (first class, rest) for binary="first_vs_rest". The data agree with the
-# spec for all nine sets (the arrhythmia minority 20 is class 1 = normal).
-SPEC000_BINARY = {
+# paper 000 Section 6 ("the first class of points" against "the remaining ones", m x n of Table 3): class sizes
+# (first class, rest) for binary="first_vs_rest". The minority sizes agree with the majority-class error rates printed
+# in paper 000's Tables 6-14 for all nine sets (the arrhythmia minority 20 is class 1 = normal).
+PAPER000_BINARY = {
     "arrhythmia": (20, 48),
     "parkinsons": (147, 48),
     "heart_cleveland": (160, 137),
@@ -121,7 +123,7 @@ def test_registry_covers_manifest():
     assert {n for n, i in DATASETS.items() if i.bundled} == BUNDLED
     assert list_datasets() == sorted(EXPECTED)
     assert set(list_datasets(include_unavailable=True)) == set(DATASETS)
-    assert list_datasets(paper="000") == sorted(SPEC000_BINARY)
+    assert list_datasets(paper="000") == sorted(PAPER000_BINARY)
     assert set(list_datasets(bundled=True)) == BUNDLED
     for name, info in DATASETS.items():
         assert info.name == name
@@ -165,16 +167,16 @@ def test_original_label_types():
     assert load("heart_cleveland")[1].dtype == np.int64
 
 
-@pytest.mark.parametrize("name", sorted(SPEC000_BINARY))
+@pytest.mark.parametrize("name", sorted(PAPER000_BINARY))
 def test_first_vs_rest_spec000(name, monkeypatch):
     monkeypatch.delenv(ENV, raising=False)
     _, y = load(name, binary="first_vs_rest")
     assert y.dtype == np.int64 and set(y.tolist()) == {-1, 1}
-    assert ((y == 1).sum(), (y == -1).sum()) == SPEC000_BINARY[name]
+    assert ((y == 1).sum(), (y == -1).sum()) == PAPER000_BINARY[name]
     assert "000" in DATASETS[name].papers
 
 
-@pytest.mark.parametrize("name", sorted(set(EXPECTED) - REGRESSION - set(SPEC000_BINARY)))
+@pytest.mark.parametrize("name", sorted(set(EXPECTED) - REGRESSION - set(PAPER000_BINARY)))
 def test_first_vs_rest_other(name, env_for):
     env_for(name)
     _, labels = load(name)
@@ -281,16 +283,16 @@ def test_mfeat_from_user_files(tmp_path):
     assert X.shape == (2000, sum(widths.values()))
     assert _counts(y) == dict.fromkeys(range(10), 200)
     _, yb = load_dataset("mfeat", data_home=tmp_path, binary="first_vs_rest")
-    assert (yb == 1).sum() == 200  # spec 001 decision: digit 0 vs rest
+    assert (yb == 1).sum() == 200  # paper 001 Table 2: one digit (10/90) vs rest; it does not say which, we use 0
 
 
 # ------------------------------------------------------------------------------------------------------------
 # paper-specific variants and encodings
 def test_arrhythmia_variants():
-    X, y = load("arrhythmia", variant="001")  # spec 001: drop attribute J, then incomplete rows
+    X, y = load("arrhythmia", variant="001")  # drop attribute J, then incomplete rows: n = 420 (paper 001 Table 2)
     assert X.shape == (420, 278)
     assert ((y == 1).sum(), (y != 1).sum()) == (237, 183)
-    assert load("arrhythmia", variant="001", drop_constant=True)[0].shape == (420, 258)  # spec 001: d = 258
+    assert load("arrhythmia", variant="001", drop_constant=True)[0].shape == (420, 258)  # paper 001 Table 2: d = 258
     X_all, _ = load("arrhythmia", drop_missing=False)
     assert X_all.shape == (452, 279)
     assert np.isnan(X_all).any(axis=1).sum() == 384  # MANIFEST: 384 rows have at least one '?'
@@ -303,7 +305,7 @@ def test_heart_keep_missing():
 
 
 def test_ionosphere_constant_column():
-    assert load("ionosphere", drop_constant=True)[0].shape == (351, 33)  # spec 001: d = 33
+    assert load("ionosphere", drop_constant=True)[0].shape == (351, 33)  # paper 001 Table 2: d = 33
 
 
 def test_mushroom_encodings(env_for):
@@ -311,7 +313,7 @@ def test_mushroom_encodings(env_for):
     X, _ = load("mushroom")
     assert set(np.unique(X).tolist()) == {0.0, 1.0}
     np.testing.assert_array_equal(X.sum(axis=1), 22.0)  # one level per attribute
-    # spec 001 reports d = 109 for Lepiota; one-hot gives 117 columns, 116 without the constant veil-type
+    # paper 001 Table 2 reports d = 109 for Lepiota; one-hot gives 117 columns, 116 without the constant veil-type
     # (no encoding we tried gives 109: binary attributes as one column -> 111, without '?' -> 110).
     assert load("mushroom", drop_constant=True)[0].shape == (8124, 116)
     Xc, _ = load("mushroom", categorical="codes")
@@ -323,7 +325,7 @@ def test_mushroom_encodings(env_for):
 def test_adult_encodings(env_for):
     env_for("adult")
     X, y = load("adult")
-    assert X.shape == (45222, 14)  # integer codes: spec 002 A25
+    assert X.shape == (45222, 14)  # integer codes keep d = 14 (paper 002 Table 5)
     assert not any(label.endswith(".") for label in np.unique(y).tolist())
     assert load("adult", categorical="onehot")[0].shape[0] == 45222
     assert load("adult", drop_missing=False)[0].shape == (48842, 14)

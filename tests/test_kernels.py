@@ -245,7 +245,8 @@ def test_auto_resolution_is_max_sample_std():
     k = Kernel("rbf").fit(X)
     assert k.alpha == pytest.approx(s)
     assert Kernel("inhom_poly", degree=2).fit(X).c == pytest.approx(s)
-    # standardized data (ddof=1) gives exactly alpha = c = 1 (spec 000, test T16)
+    # standardized data (ddof=1) gives exactly alpha = c = 1 (paper 000 Section 6:
+    # alpha and c are the largest feature standard deviation)
     Xs = (X - X.mean(0)) / X.std(0, ddof=1)
     assert Kernel("rbf").fit(Xs).alpha == pytest.approx(1.0, abs=1e-15)
     assert auto_scale(X) == pytest.approx(s)

@@ -1,4 +1,6 @@
-"""Line searches of paper 000, (10)/(27): C++ core vs numpy references (spec 2.2, 2.3, T13, T14)."""
+"""Line searches of paper 000, (10)/(27): C++ core vs numpy references of the paper's grid search (Pseudocode 1) and of
+the exact O(m log m) search over the breakpoints; the exact search is never worse than the grid, and the
+decision-consistent mode counts what ``predict`` counts."""
 
 from __future__ import annotations
 
@@ -58,7 +60,7 @@ def test_count_matches_reference():
 
 @pytest.mark.parametrize("reverse", [False, True])
 def test_grid_matlab_semantics(reverse):
-    """T13(a): N points including both ends, order lo -> hi (also reversed), first strict improvement."""
+    """Grid search: N points including both ends, order lo -> hi (also reversed), first strict improvement."""
     rng = np.random.default_rng(1)
     for _ in range(30):
         s, y, lo, hi = random_instance(rng, 60)
@@ -110,7 +112,7 @@ def test_grid_first_hit_and_initial_b():
 
 
 def test_exact_never_worse_than_grid_and_equals_bruteforce():
-    """T13(b,c,d): exact <= grid on random instances with ties and reversed intervals; exact = brute force."""
+    """Exact <= grid on random instances with ties and reversed intervals; exact = brute force."""
     rng = np.random.default_rng(2)
     for trial in range(200):
         s, y, lo, hi = random_instance(rng, int(rng.integers(5, 80)), ties=trial % 2 == 0)
@@ -134,7 +136,7 @@ def test_exact_never_worse_than_grid_and_equals_bruteforce():
 
 
 def test_exact_decision_objective():
-    """T13(b) for the decision objective and the placement of b inside the best piece."""
+    """Exact <= grid for the decision objective and the placement of b inside the best piece."""
     rng = np.random.default_rng(3)
     for _ in range(200):
         s, y, lo, hi = random_instance(rng, int(rng.integers(5, 60)))
@@ -153,7 +155,7 @@ def test_exact_decision_objective():
 
 
 def test_unbounded_is_never_worse():
-    """T13(e): the unbounded search is <= any interval on the same scores."""
+    """The unbounded search is <= any interval on the same scores."""
     rng = np.random.default_rng(4)
     for _ in range(100):
         s, y, lo, hi = random_instance(rng, 50)

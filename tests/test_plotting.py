@@ -48,8 +48,9 @@ def test_decision_surfaces_robust_and_given_axes(tmp_path, toy, assert_png):
 
 
 def test_shifted_levels_paper_and_corrected(toy, fitted):
-    """The printed S_A, S_B are the mirror images about gamma of the corrected ones (spec I1); the corrected S_A
-    passes through the class-A point with the largest xi, the corrected S_B through the B one."""
+    """The printed S_A, S_B are the mirror images about gamma of the corrected ones (the interval of paper 000's
+    (10)/(27) uses omega_B where omega_A belongs); the corrected S_A passes through the class-A point with the largest
+    xi, the corrected S_B through the B one."""
     X, y = toy
     g, b = fitted.gamma_[0], fitted.intercept_[0]
     wa, wb = fitted.omega_[0]

@@ -1,7 +1,5 @@
 """RobustSVC (paper 000): LP assembly parity, the bounds of Lemmas 1-3, the LP's KKT conditions, the
-estimator's equalities (eta = 0, p = 1 vs 2), line-search ordering, toy cases, split rule and check_estimator.
-
-Test ids follow spec 000 section 7 (T1 ... T23)."""
+estimator's equalities (eta = 0, p = 1 vs 2), line-search ordering, toy cases, split rule and check_estimator."""
 
 from __future__ import annotations
 
@@ -55,7 +53,8 @@ ALL_KERNELS = [
 
 # ------------------------------------------------------------------------------------- LP assembly (core)
 def ref_lp_matrix(K, y, delta):
-    """numpy reference of A = [DKD - delta r^T, -DKD - delta r^T, -y, I] (spec 1.13, Formulation A)."""
+    """numpy reference of A = [DKD - delta r^T, -DKD - delta r^T, -y, I]: the rows of (23) with u = u+ - u- and
+    |u_j| = u+_j + u-_j, variables [u+, u-, gamma, xi], A z >= e."""
     m = K.shape[0]
     r = np.sqrt(np.clip(np.diag(K), 0.0, None))
     DKD = y[:, None] * K * y[None, :]
@@ -71,7 +70,7 @@ def test_lp_matrix_matches_numpy_reference(robust):
     start, index, value = _core.robust_lp_matrix(K, y, delta if robust else None)
     m = 37
     assert start.dtype == np.int32 and start.shape == (3 * m + 2,)
-    assert value.shape == (2 * m * m + 2 * m,)  # T9: nnz = 2 m^2 + 2 m when robust
+    assert value.shape == (2 * m * m + 2 * m,)  # nnz = 2 m^2 + 2 m when robust (delta r^T fills both u-blocks)
     A = sp.csc_matrix((value, index, start), shape=(m, 3 * m + 1)).toarray()
     np.testing.assert_array_equal(A, ref_lp_matrix(K, y, delta))
     # F-ordered / strided K gives the same arrays
@@ -89,9 +88,9 @@ def test_lp_matrix_thread_invariance():
         np.testing.assert_array_equal(a, b)
 
 
-# ------------------------------------------------------------------------------------- Lemma 1-3 (T3-T7)
+# --------------------------------------------------------------------------------------- Lemma 1-3, (13)-(21)
 def test_lemma1_constant():
-    """T3."""
+    """Lemma 1, (16): C(n,p) = 1 for p <= 2, n^((p-2)/(2p)) for p > 2, sqrt(n) for p = inf."""
     assert lemma1_constant(7, 1) == 1.0 and lemma1_constant(7, 2) == 1.0
     assert lemma1_constant(4, 4) == pytest.approx(1.4142135623730951, abs=1e-15)
     assert lemma1_constant(10, 3) == pytest.approx(1.4677992676220695, abs=1e-15)
@@ -108,7 +107,7 @@ def _delta_one(kernel, r, e):
 
 
 def test_lemma2_homogeneous_values():
-    """T4: (20) = (r+e)^d - r^d."""
+    """Lemma 2, homogeneous: (20) = (r+e)^d - r^d."""
     assert _delta_one(Kernel("poly", degree=2), 1.0, 0.1) == pytest.approx(0.21, abs=1e-12)
     assert _delta_one(Kernel("poly", degree=3), 2.0, 0.1) == pytest.approx(1.261, abs=1e-12)
     assert _delta_one(Kernel("poly", degree=1), 2.0, 0.1) == pytest.approx(0.1, abs=1e-15)
@@ -116,7 +115,7 @@ def test_lemma2_homogeneous_values():
 
 
 def test_lemma2_inhomogeneous_values():
-    """T5: (19) closed form."""
+    """Lemma 2, inhomogeneous: (19) closed form; c = 0 gives (20), d = 1 gives e."""
     assert _delta_one(Kernel("inhom_poly", degree=2, c=1.0), 1.0, 0.1) == pytest.approx(0.25317977802344327,
                                                                                          abs=1e-12)
     assert _delta_one(Kernel("inhom_poly", degree=3, c=0.5), 2.0, 0.1) == pytest.approx(1.3600628661940597,
@@ -126,7 +125,7 @@ def test_lemma2_inhomogeneous_values():
 
 
 def test_lemma3_rbf_values():
-    """T6: (21)."""
+    """Lemma 3: (21) for the Gaussian RBF."""
     k1 = Kernel("rbf", alpha=1.0)
     assert _delta_one(k1, 0.3, 0.1) == pytest.approx(0.09987513011073057, abs=1e-12)
     assert _delta_one(k1, 0.3, 1.0) == pytest.approx(0.887095643419994, abs=1e-12)
@@ -154,7 +153,7 @@ def _sample_sigma(rng, n, p, eta, size):
 @pytest.mark.parametrize("kernel", ALL_KERNELS, ids=repr)
 @pytest.mark.parametrize("p", [1.0, 2.0, 3.0, np.inf])
 def test_delta_bounds_feature_space_perturbation(kernel, p):
-    """T7: ||phi(x + sigma) - phi(x)||_H computed by (17) <= delta for ||sigma||_p <= eta."""
+    """The bounds are valid: ||phi(x + sigma) - phi(x)||_H computed by (17) <= delta for ||sigma||_p <= eta."""
     rng = np.random.default_rng(7)
     n = 4
     for _ in range(6):
@@ -174,7 +173,7 @@ def test_delta_bounds_feature_space_perturbation(kernel, p):
 
 @pytest.mark.parametrize("kernel", ALL_KERNELS[:3] + ALL_KERNELS[-2:], ids=repr)
 def test_robust_counterpart_is_safe(kernel):
-    """T8: y_i f(x_i + sigma) >= y_i f_i - delta_i S for random u and sampled sigma in U_p(x_i)."""
+    """(23) is safe for (22): y_i f(x_i + sigma) >= y_i f_i - delta_i S for random u and sampled sigma in U_p(x_i)."""
     rng = np.random.default_rng(8)
     X, y = _blobs(25, 3, seed=3)
     u = rng.normal(size=25)
@@ -191,7 +190,7 @@ def test_robust_counterpart_is_safe(kernel):
 
 
 def test_eta_from_rho_rule():
-    """T18 (eta part): eta_class = rho * max_j std_{j,class}, ddof = 1."""
+    """Paper Section 6: eta_class = rho * max_j std_{j,class} (ddof = 1)."""
     X, y = _blobs(40, 3)
     eta = eta_from_rho(X, y, 1e-3)
     for lab in (1.0, -1.0):
@@ -204,12 +203,12 @@ def test_eta_from_rho_rule():
 
 
 def test_nu_grid_values():
-    """T18 (nu part)."""
+    """The nu grid: logspace(-3, 0, 5)."""
     np.testing.assert_allclose(NU_GRID, [1e-3, 0.005623413251903491, 0.03162277660168379, 0.1778279410038923, 1.0],
                                rtol=1e-15)
 
 
-# ------------------------------------------------------------------------------------- the LP (T9, T10, KKT)
+# -------------------------------------------------------------------------------- the LP (23): formulations, hinge, KKT
 def _solve_with_duals(K, y, delta, nu):
     """The LP of fit_binary, returning the HiGHS solution with duals and the dense A."""
     from svmopt.highs import HighsModel
@@ -229,7 +228,7 @@ def _solve_with_duals(K, y, delta, nu):
 @pytest.mark.parametrize("nu", [1e-3, 0.1778279410038923, 1.0])
 def test_lp_kkt_and_feasibility(robust, nu):
     """KKT of (23) to 1e-7: primal feasibility, dual feasibility, complementarity, strong duality, and
-    min(u+, u-) = 0 with objective = ||u||_1 + nu sum xi (T9)."""
+    min(u+, u-) = 0 with objective = ||u||_1 + nu sum xi."""
     X, y = _blobs(50, 3, seed=5, shift=0.6)
     kern = Kernel("inhom_poly", degree=2, c=1.0)
     K = kern.gram(X)
@@ -251,7 +250,7 @@ def test_lp_kkt_and_feasibility(robust, nu):
     assert np.all(np.minimum(up, um) <= 1e-8)
     u, xi = up - um, z[2 * m + 1 :]
     assert res.objective == pytest.approx(np.abs(u).sum() + nu * xi.sum(), rel=1e-9)
-    # T10: the solver's xi is the hinge of the robust scores
+    # the solver's xi is the hinge of the robust scores
     f = K @ (y * u)
     s = f if delta is None else f - y * delta * (np.sqrt(np.diag(K)) @ np.abs(u))
     hinge = np.maximum(0.0, 1.0 - y * (s - z[2 * m]))
@@ -259,7 +258,7 @@ def test_lp_kkt_and_feasibility(robust, nu):
 
 
 def test_lp_formulations_agree():
-    """T9: Formulation A (ours) and Formulation B (free u with epigraph s >= |u|) have the same optimum."""
+    """The split form u = u+ - u- (ours) and the epigraph form (free u with epigraph s >= |u|) have the same optimum."""
     X, y = _blobs(30, 2, seed=6, shift=0.5)
     kern = Kernel("rbf", alpha=1.0)
     K = kern.gram(X)
@@ -285,7 +284,7 @@ def test_lp_formulations_agree():
     assert res.objective == pytest.approx(ref.fun, rel=1e-7)
 
 
-# ------------------------------------------------------------------------------------- omega, interval (T11, T12)
+# --------------------------------------------------------------------------------- omega (9), the interval of (10)/(27)
 def test_omega_identities_and_mirror():
     X, y = _blobs(60, 2, seed=9, shift=0.4)
     kern = Kernel("rbf", alpha=1.0)
@@ -296,11 +295,11 @@ def test_omega_identities_and_mirror():
     oa, ob = fit.omega
     A, B = y > 0, y < 0
     assert oa == pytest.approx(max(y[i] * fit.xi[i] for i in range(60)))  # (9) == (2)
-    assert g + 1 - oa == pytest.approx(min(g + 1, s[A].min()), abs=1e-9)  # T11
+    assert g + 1 - oa == pytest.approx(min(g + 1, s[A].min()), abs=1e-9)  # lowest A score
     assert g - 1 + ob == pytest.approx(max(g - 1, s[B].max()), abs=1e-9)
     lo_p, hi_p = threshold_interval(g, oa, ob, "paper")
     lo_c, hi_c = g + 1 - oa, g - 1 + ob
-    assert lo_p == pytest.approx(2 * g - hi_c) and hi_p == pytest.approx(2 * g - lo_c)  # T12
+    assert lo_p == pytest.approx(2 * g - hi_c) and hi_p == pytest.approx(2 * g - lo_c)  # mirror about gamma
     lo_w, hi_w = threshold_interval(g, oa, ob, "corrected")
     assert min(lo_w, hi_w) < min(lo_c, hi_c) and max(lo_w, hi_w) > max(lo_c, hi_c)
     assert threshold_interval(g, oa, ob, "unbounded") == (-np.inf, np.inf)
@@ -319,7 +318,7 @@ def _assert_same_state(a, b):
 
 @pytest.mark.parametrize("kernel", ["rbf", "inhom_poly", "linear"])
 def test_eta_zero_equals_deterministic_exactly(kernel):
-    """T1: robust pipeline with eta = 0 (rho = 0, or eta = 0) == deterministic pipeline, bit for bit."""
+    """The robust pipeline with eta = 0 (rho = 0, or eta = 0) == deterministic pipeline, bit for bit."""
     X, y = _blobs(70, 3, seed=11, shift=0.7)
     det = RobustSVC(kernel=kernel, degree=2, nu="grid").fit(X, y)
     for kw in ({"p": 2, "rho": 0.0}, {"p": np.inf, "eta": 0.0}, {"p": 1}):
@@ -330,7 +329,7 @@ def test_eta_zero_equals_deterministic_exactly(kernel):
 
 
 def test_p1_equals_p2():
-    """T2: C(n,1) = C(n,2) = 1, so p = 1 and p = 2 give identical models."""
+    """C(n,1) = C(n,2) = 1 (Lemma 1), so p = 1 and p = 2 give identical models."""
     X, y = _blobs(70, 4, seed=12, shift=0.7)
     for kernel in ("rbf", "poly", "inhom_poly"):
         a = RobustSVC(kernel=kernel, degree=2, p=1, rho=1e-2, nu="grid").fit(X, y)
@@ -344,7 +343,7 @@ def test_p1_equals_p2():
 
 
 def test_exact_never_worse_than_grid_on_fits():
-    """T23 / T13: per fit, the exact search's training error <= the grid's, on random instances."""
+    """Per fit, the exact search's training error <= the grid's, on random instances."""
     for seed in range(6):
         X, y = _blobs(60, 2, seed=20 + seed, shift=0.3)
         for kw in ({}, {"p": 2, "rho": 1e-2}, {"kernel": "poly", "degree": 2}):
@@ -358,7 +357,7 @@ def test_exact_never_worse_than_grid_on_fits():
 
 
 def test_decision_consistent_training_error():
-    """T14: with line_search='exact_decision' the training error equals predict's error on the training set
+    """With line_search='exact_decision' the training error equals predict's error on the training set
     (deterministic model, where the line-search scores are the prediction scores)."""
     for seed in range(4):
         X, y = _blobs(80, 2, seed=30 + seed, shift=0.5)
@@ -368,7 +367,7 @@ def test_decision_consistent_training_error():
 
 
 def test_nu_selection_rule():
-    """T19: the nu with the smallest training count wins; the smallest nu on ties."""
+    """The nu with the smallest training count wins; the smallest nu on ties."""
     X, y = _blobs(60, 2, seed=40, shift=0.4)
     for kw in ({}, {"p": 2, "rho": 1e-2}):
         clf = RobustSVC(nu="grid", **kw).fit(X, y)
@@ -392,7 +391,7 @@ def test_toy_linearly_separable():
     for kernel in ("linear", "rbf"):
         clf = RobustSVC(kernel=kernel, nu="grid").fit(X, y)
         assert clf.score(X, y) == 1.0 and clf.training_error_[0] == 0.0
-    # T15: for the homogeneous linear kernel the decision is w^T x - b with w = sum_j y_j u_j x_j
+    # for the homogeneous linear kernel the decision is w^T x - b with w = sum_j y_j u_j x_j
     clf = RobustSVC(kernel="linear").fit(X, y)
     w = clf.dual_coef_[0] @ clf.support_vectors_
     np.testing.assert_allclose(clf.decision_function(X), X @ w - clf.intercept_[0], atol=1e-12)
@@ -427,7 +426,7 @@ def test_toy_robust_paper_setting():
 
 
 def test_collapse_gives_majority_class_predictor():
-    """T20: delta_i >= sqrt(K_ii) for all i -> u = 0, objective 2 nu min(m_A, m_B), majority prediction."""
+    """Collapse: delta_i >= sqrt(K_ii) for all i -> u = 0, objective 2 nu min(m_A, m_B), majority prediction."""
     X, y = _blobs(51, 3, seed=50, shift=0.8)
     m_a, m_b = int((y > 0).sum()), int((y < 0).sum())
     assert m_a != m_b
@@ -439,7 +438,8 @@ def test_collapse_gives_majority_class_predictor():
     Xt = np.random.default_rng(1).normal(size=(10, 3))
     assert np.all(clf.predict(Xt) == majority)
     assert np.all(clf.decision_function(Xt) == -clf.intercept_[0])
-    # corrected interval (widened) + decision-rule ties: the majority predictor too (spec 2.4, T20)
+    # corrected interval (widened) + decision-rule ties: the majority predictor too (the unwidened corrected
+    # interval would collapse to {0} and predict class B, the minority, for everything)
     for kw in ({"interval": "corrected"}, {"interval": "unbounded"}, {"line_search": "exact_decision"}):
         c = RobustSVC(kernel="rbf", p=2, rho=50.0, nu=0.3, **kw).fit(X, y)
         assert c.support_.size == 0 and np.all(c.predict(X) == majority)
@@ -457,9 +457,10 @@ def test_degenerate_small_nu_never_wins_with_corrected_interval():
         assert clf.score(X, y) > 0.8
 
 
-# ------------------------------------------------------------------------------------- split rule (T17, 4.8)
+# ------------------------------------------------------------------------------------- split rule (paper Section 6)
 def test_split_rule_counts():
-    """T17: per-class test counts of spec 4.3."""
+    """Per-class test counts of the stratified holdout (paper Section 6): n_test = floor(p n), floor(p n_c) per class,
+    leftover slots to random classes."""
     cases = [((147, 48), 0.25, (36, 12)), ((147, 48), 0.5, (73, 24)), ((147, 48), 0.75, (110, 36)),
              ((20, 48), 0.25, (5, 12)), ((212, 357), 0.25, (53, 89)), ((111, 247), 0.75, (83, 185))]
     for counts, ts, expect in cases:
@@ -484,7 +485,7 @@ def test_split_rule_counts():
     ("blood_transfusion", (178, 570), {75: 23.8, 50: 23.8, 25: 23.8}),
 ])
 def test_majority_class_error_rates(name, counts, expected):
-    """Spec 4.8: the collapsed (majority-class) error rates printed in the tables follow from the split rule."""
+    """The collapsed (majority-class) error rates printed in paper 000's Tables 6-14 follow from the split rule."""
     y = np.repeat([1, -1], counts)
     for holdout, target in expected.items():
         errs = [majority_class_error(y[tr], y[te]) for tr, te in
