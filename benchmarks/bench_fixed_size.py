@@ -99,7 +99,8 @@ class EntropySwaps:
 class FastVsSimpleCV:
     """One CV evaluation (Tables 3–4 setting: n = 1030, d = 8, gamma = 1, sigma^2 = d). "fast" picks its fold solve
     by the flop model (the holdout identity for many small folds), "fast_cholesky" forces v Cholesky solves, the
-    baseline "simple" recomputes everything per fold (spec A32)."""
+    baseline "simple" recomputes everything per fold (eig of Omega_mm, the features, the training Gram matrix and
+    the solve)."""
 
     params = ([50, 100, 400], [5, 10, 20, 50], ["fast", "fast_cholesky", "simple"])
     param_names = ("m", "v", "impl")

@@ -1,4 +1,5 @@
-"""Rényi-entropy prototype selection (spec 1.6, 2.3; tests T11–T16) and the plug-in bandwidth (1.7; T17–T23)."""
+"""Rényi-entropy prototype selection (paper 002 Section 4.1, Algorithm 1) and the solve-the-equation plug-in bandwidth
+(Sections 4.2–4.3, Algorithm 2)."""
 
 import itertools
 import math
@@ -49,7 +50,7 @@ def test_log_offdiag_and_rowsum_match_numpy(Z3):
 
 
 def test_normalization_1d_matches_numerical_integration():
-    """T11: int f^2 = S / (m^2 sqrt(4 pi) h) with S = m + exp(L) (Gaussian KDE, 7 points, h = 0.3)."""
+    """Normalization: int f^2 = S / (m^2 sqrt(4 pi) h) with S = m + exp(L) (Gaussian KDE, 7 points, h = 0.3)."""
     x = np.array([-1.3, -0.4, 0.0, 0.35, 1.1, 1.2, 2.5])
     h = 0.3
     grid = np.linspace(-6, 8, 200001)
@@ -62,7 +63,7 @@ def test_normalization_1d_matches_numerical_integration():
 
 
 def test_swap_updates_equal_recomputation(Z3):
-    """T12: the O(m d) log-domain swap rule makes the same decisions as recomputing L in O(m^2 d)."""
+    """The O(m d) log-domain swap rule makes the same decisions as recomputing L in O(m^2 d)."""
     kw = dict(max_proposals=3000, tol=-1.0, seed=3)
     fast = _core.entropy_select(Z3, 40, **kw)
     naive = _core.entropy_select(Z3, 40, recompute=True, **kw)
@@ -80,7 +81,8 @@ def test_entropy_never_decreases_along_the_run(Z3):
 
 
 def test_log_domain_works_where_every_kernel_value_underflows():
-    """T13: d = 60, h = 0.05: exp(-||.||^2) underflows to 0, the log-domain rule still spreads the PV."""
+    """Log-domain robustness, d = 60, h = 0.05:
+    exp(-||.||^2) underflows to 0, the log-domain rule still spreads the PV."""
     rng = np.random.default_rng(1)
     Z = np.ascontiguousarray(rng.normal(size=(500, 60)) / (2 * 0.05))
     P = Z[:40]
@@ -95,7 +97,7 @@ def test_log_domain_works_where_every_kernel_value_underflows():
 
 
 def test_selected_prototypes_spread_more_than_random():
-    """T14 on 1-D N(0, 4): larger range and smaller max gap than random subsets (median over seeds)."""
+    """Spreading on 1-D N(0, 4): larger range and smaller max gap than random subsets (median over seeds)."""
     rng = np.random.default_rng(2)
     x = rng.normal(0, 2, size=(2000, 1))
     h = plugin_bandwidth(x[:, 0])
@@ -112,7 +114,7 @@ def test_selected_prototypes_spread_more_than_random():
 
 
 def test_stratified_selection_keeps_the_allocation():
-    """T15: proportional allocation (largest remainder) is kept by class-preserving swaps."""
+    """Stratification: proportional allocation (largest remainder) is kept by class-preserving swaps."""
     rng = np.random.default_rng(3)
     X = rng.normal(size=(600, 2))
     labels = np.repeat([0, 1, 2], [400, 150, 50])
@@ -124,7 +126,7 @@ def test_stratified_selection_keeps_the_allocation():
 
 
 def test_reproducible_and_counts_kernel_evaluations(Z3):
-    """T16: same seed, same PV; kernel evaluations = init + 2 (m - 1) per proposal + recomputes."""
+    """Same seed, same PV; kernel evaluations = init + 2 (m - 1) per proposal + recomputes."""
     a = _core.entropy_select(Z3, 25, seed=5)
     b = _core.entropy_select(Z3, 25, seed=5)
     np.testing.assert_array_equal(a["idx"], b["idx"])
@@ -142,7 +144,8 @@ def test_m_equal_n_and_invalid_m(Z3):
 
 # ----------------------------------------------------------------------------- plug-in bandwidth
 def test_kernel_derivatives_and_constants():
-    """T17."""
+    """Gaussian kernel derivatives (finite differences; kappa^(4)(0) = 3/sqrt(2 pi), kappa^(6)(0) = -15/sqrt(2 pi))
+    and the constants of the pilot bandwidths h_1, h_2 and of the plug-in equation."""
     u = np.linspace(-3, 3, 13)
     eps = 1e-3
     d4 = kappa_derivative(u, 4)
@@ -167,7 +170,8 @@ def test_kernel_derivatives_and_constants():
     ],
 )
 def test_plugin_reference_values(n, h, h1, h2, p4, p6, C):
-    """T19: the spec's reference values on normal quantiles."""
+    """Reference values (computed independently, with exact sums) of Algorithm 2 on the normal quantiles
+    Phi^{-1}((i - 0.5)/n)."""
     x = stats.norm.ppf((np.arange(1, n + 1) - 0.5) / n)
     hh, info = plugin_bandwidth(x, return_info=True)
     assert hh == pytest.approx(h, abs=1e-9)
@@ -184,13 +188,13 @@ def test_psi_derivative_matches_finite_differences():
 
 @pytest.mark.parametrize("a, c", [(0.1, -3.0), (7.0, 100.0)])
 def test_plugin_equivariance(a, c):
-    """T20: h(a x + c) = |a| h(x)."""
+    """Equivariance: h(a x + c) = |a| h(x)."""
     x = np.random.default_rng(4).normal(size=400)
     assert plugin_bandwidth(a * x + c) == pytest.approx(abs(a) * plugin_bandwidth(x), rel=1e-9)
 
 
 def test_binned_equals_exact():
-    """T22: binned (grid >= 4096, bin width <= g/50) and exact agree to 1e-3 relative."""
+    """Binned (grid >= 4096, bin width <= g/50) and exact agree to 1e-3 relative."""
     rng = np.random.default_rng(5)
     for x in (rng.normal(size=3000), rng.lognormal(size=3000)):
         h_exact = plugin_bandwidth(x)
@@ -201,7 +205,7 @@ def test_binned_equals_exact():
 
 
 def test_fallbacks_for_degenerate_columns():
-    """T23: constant, binary and 3-valued columns return the normal reference without raising."""
+    """Fallbacks: constant, binary and 3-valued columns return the normal reference without raising."""
     rng = np.random.default_rng(6)
     X = np.column_stack([np.full(200, 2.0), rng.integers(0, 2, 200), rng.integers(0, 3, 200), rng.normal(size=200)])
     h, fallbacks = entropy_bandwidths(X)
@@ -212,7 +216,7 @@ def test_fallbacks_for_degenerate_columns():
 
 
 def test_consistency_on_normal_samples():
-    """T21 (light): h / h_AMISE within [0.85, 1.15] for N(0, 1) samples."""
+    """Consistency (light): h / h_AMISE within [0.85, 1.15] for N(0, 1) samples."""
     rng = np.random.default_rng(7)
     ok = 0
     for _ in range(5):

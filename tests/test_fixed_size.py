@@ -1,5 +1,5 @@
-"""FixedSizeLSSVC / FixedSizeLSSVR (paper 002): model identities (T1-T6), streaming, multiclass (T29), smoke runs
-(T30, T31) and the scikit-learn contract (T32)."""
+"""FixedSizeLSSVC / FixedSizeLSSVR (paper 002): model identities (FS-LSSVM with m = n is the LS-SVM, ridge form of (7),
+linear kernel, invariances), streaming, multiclass coding (Section 8.4), smoke runs and the scikit-learn contract."""
 
 import os
 
@@ -31,7 +31,7 @@ def fixed(cls=FixedSizeLSSVR, **kw):
 
 
 def test_m_equal_n_unpenalized_bias_equals_dual_lssvm(reg_data):
-    """T2(a): all points as PV and an unpenalized bias give the dual LS-SVM of Section 1.2."""
+    """All points as PV and an unpenalized bias give the dual LS-SVM of Section 2.2."""
     X, y, Xt = reg_data
     model = fixed(n_prototypes=40, regularize_bias=False).fit(X, y)
     assert model.n_prototypes_ == 40
@@ -43,7 +43,7 @@ def test_m_equal_n_unpenalized_bias_equals_dual_lssvm(reg_data):
 
 
 def test_m_equal_n_default_equals_no_bias_lssvm_with_k_plus_one(reg_data):
-    """T2(b): (7) as printed (bias penalized) equals the no-bias LS-SVM with kernel K + 1."""
+    """(7) as printed (bias penalized) equals the no-bias LS-SVM with kernel K + 1."""
     X, y, Xt = reg_data
     model = fixed(n_prototypes=40).fit(X, y)
     alpha = np.linalg.solve(k_rbf(X, X, 0.5) + 1 + np.eye(40) / 10.0, y)
@@ -51,7 +51,7 @@ def test_m_equal_n_default_equals_no_bias_lssvm_with_k_plus_one(reg_data):
 
 
 def test_ridge_solution_and_compact_predictor(reg_data):
-    """T3: theta of (7) equals lstsq([Phi_e; I/sqrt(gamma)], [Y; 0]); K(x, PV) beta + b = phi(x)^T w + b."""
+    """theta of (7) equals lstsq([Phi_e; I/sqrt(gamma)], [Y; 0]); K(x, PV) beta + b = phi(x)^T w + b."""
     X, y, Xt = reg_data
     model = fixed(n_prototypes=15).fit(X, y)
     PV = model.prototypes_
@@ -67,7 +67,8 @@ def test_ridge_solution_and_compact_predictor(reg_data):
 
 
 def test_linear_kernel_is_ridge_on_x(reg_data):
-    """T5/A33: linear FS-LSSVM = ridge regression on x with the bias penalized as in (7)."""
+    """Linear FS-LSSVM (Nyström features from PV spanning R^d keep inner products) = ridge regression on x with the
+    bias penalized as in (7)."""
     X, y, Xt = reg_data
     model = fixed(kernel="linear").fit(X, y)
     Xe = np.hstack([X, np.ones((40, 1))])
@@ -84,7 +85,7 @@ def test_kernel_object_rbf_alpha_maps_to_sigma2(reg_data):
 
 
 def test_invariances(reg_data):
-    """T6: scaling Y scales f (target standardized internally); swapping labels negates f."""
+    """Scaling Y scales f (target standardized internally); swapping labels negates f."""
     X, y, Xt = reg_data
     a = FixedSizeLSSVR(n_prototypes=20, gamma=5.0, sigma2=1.0, random_state=0).fit(X, y).predict(Xt)
     b = FixedSizeLSSVR(n_prototypes=20, gamma=5.0, sigma2=1.0, random_state=0).fit(X, 3 * y).predict(Xt)
@@ -126,7 +127,7 @@ def test_blocked_cv_path_equals_in_memory():
 
 @pytest.mark.parametrize("multiclass", ["ovo", "moc"])
 def test_multiclass_blobs(multiclass):
-    """T29: three well-separated blobs are classified perfectly by both codings; shared PV, per-problem tuning."""
+    """Three well-separated blobs are classified perfectly by both codings; shared PV, per-problem tuning."""
     X, y = make_blobs(240, centers=[[-6, 0], [0, 6], [6, 0]], cluster_std=0.8, random_state=0)
     labels = np.array(["a", "b", "c"])[y]
     c = FixedSizeLSSVC(n_prototypes=20, multiclass=multiclass, random_state=0, n_csa=15, n_simplex=5).fit(X, labels)
@@ -137,7 +138,7 @@ def test_multiclass_blobs(multiclass):
 
 
 def test_moc_and_ovo_decoding():
-    """T29: codewords are distinct (ceil(log2 M) bits); decoding returns the true class when outputs are right;
+    """MOC coding: codewords are distinct (ceil(log2 M) bits); decoding returns the true class when outputs are right;
     ties are resolved by the Euclidean distance (MOC) and the summed outputs (1vs1)."""
     X, y = make_blobs(100, centers=5, random_state=0)
     c = FixedSizeLSSVC(n_prototypes=10, multiclass="moc", gamma=1.0, sigma2=1.0, random_state=0).fit(X, y)
@@ -157,7 +158,7 @@ def test_moc_and_ovo_decoding():
 
 
 def test_sinc_regression_smoke():
-    """T30: y = sinc(x) + N(0, 0.05^2), tuned FS-LSSVM reaches test MSE < 0.0035."""
+    """Regression smoke: y = sinc(x) + N(0, 0.05^2), tuned FS-LSSVM reaches test MSE < 0.0035."""
     rng = np.random.default_rng(0)
     x = rng.normal(0, 2, (2000, 1))
     y = np.sinc(x[:, 0]) + rng.normal(0, 0.05, 2000)
@@ -168,7 +169,7 @@ def test_sinc_regression_smoke():
 
 
 def test_moons_classification_smoke():
-    """T31: within 2 points of a tuned RBF SVC, and # PV = m."""
+    """Classification smoke: within 2 points of a tuned RBF SVC, and # PV = m."""
     from sklearn.model_selection import GridSearchCV
     from sklearn.svm import SVC
 
@@ -206,7 +207,7 @@ def test_errors():
 @parametrize_with_checks([FixedSizeLSSVC(n_prototypes=20, n_csa=10, n_simplex=5, random_state=0),
                           FixedSizeLSSVR(n_prototypes=20, n_csa=10, n_simplex=5, random_state=0)])
 def test_sklearn_contract(estimator, check):
-    """T32: scikit-learn's estimator checks (small tuning budget to keep them fast)."""
+    """Scikit-learn's estimator checks (small tuning budget to keep them fast)."""
     import warnings
 
     with warnings.catch_warnings():
@@ -231,7 +232,8 @@ def test_magic_quick():
 
 
 def test_choose_n_prototypes_by_cv():
-    """Spec 2.8: the m with the smallest tuned CV cost is kept; default candidates."""
+    """Choosing m (paper 002 Section 5, k = 5 candidates) by the tuned CV cost instead of the test performance: the m
+    with the smallest tuned CV cost is kept; default candidates."""
     from svmopt.fixed_size import choose_n_prototypes, default_prototype_candidates
 
     assert default_prototype_candidates(3068) == [100, 200, 500, 1000, 1500]

@@ -1,4 +1,5 @@
-"""Nyström features (5) and the blockwise Phi^T Phi / Phi^T Y accumulation (spec 1.4, 1.8; tests T4, T8)."""
+"""Nyström features (5) (paper 002 Section 3.1) and the blockwise Phi^T Phi / Phi^T Y accumulation
+(Sections 6.1-6.2)."""
 
 import numpy as np
 import pytest
@@ -33,7 +34,7 @@ def features_ref(X, PV, sigma2):
 
 
 def test_features_match_numpy_and_nystrom_identities(data):
-    """T4: phi(PV) phi(PV)^T = Omega_mm; phi(x)^T phi(z) = k(x)^T Omega^{-1} k(z)."""
+    """Nyström identities: phi(PV) phi(PV)^T = Omega_mm; phi(x)^T phi(z) = k(x)^T Omega^{-1} k(z)."""
     X, _, PV = data
     P, _ = nystrom_projection(PV, rbf(3.0))
     F = _core.nystrom_features(np.ascontiguousarray(X), PV, rbf(3.0), P)
@@ -57,7 +58,7 @@ def test_truncation_with_duplicated_prototypes(data):
 @pytest.mark.parametrize("chunk", [1, 7, 64, 0])
 @pytest.mark.parametrize("split", [[211], [1, 3, 17, 190], [100, 111]])
 def test_blockwise_accumulation_equals_in_memory(data, chunk, split):
-    """T8: any row blocking (streamed blocks of unequal lengths, internal chunks of 1..n) gives Phi_e^T Phi_e."""
+    """Any row blocking (streamed blocks of unequal lengths, internal chunks of 1..n) gives Phi_e^T Phi_e."""
     X, Y, PV = data
     P, _ = nystrom_projection(PV, rbf(2.0))
     folds = np.random.default_rng(1).integers(0, 5, X.shape[0]).astype(np.int32)
@@ -143,7 +144,8 @@ def test_kept_explicit_linear_features():
 
 
 def test_explicit_linear_features_and_strided_input():
-    """Linear mode (spec A33): the features are the inputs plus the constant; F-ordered/strided views work."""
+    """Linear mode (linear FS-LSSVM: explicit features x, equivalent to Nyström-linear when the PV span R^d): the
+    features are the inputs plus the constant; F-ordered/strided views work."""
     rng = np.random.default_rng(2)
     X = np.asfortranarray(rng.normal(size=(300, 130)))
     Y = np.ascontiguousarray(rng.normal(size=(300, 1)))

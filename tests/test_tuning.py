@@ -1,4 +1,5 @@
-"""Fast v-fold CV (19)-(21), blocked CV (Algorithm 3B), CSA-MwVC and Nelder–Mead (spec 1.8-1.10; T7-T9, T24-T28)."""
+"""Fast v-fold CV (19)-(21) (paper 002 Section 6.1, Algorithm 3), blocked CV (Algorithm 3 with the features accumulated
+in blocks as in Algorithm 4), CSA-MwVC (Appendix, Algorithm 6) and Nelder–Mead (Section 6.3)."""
 
 import math
 
@@ -61,8 +62,9 @@ def naive_fold_thetas(X, y, PV, folds, v, gamma, sigma2, regularize_bias):
 @pytest.mark.parametrize("regularize_bias", [True, False])
 @pytest.mark.parametrize("holdout", [False, True])
 def test_fast_cv_equals_naive_refit(problem, v, gamma, regularize_bias, holdout):
-    """T7: per-fold theta, predictions and CV score equal the naive refit (unequal folds at n = 103, LOO), for the
-    v-Cholesky realization (20)-(21) and for the holdout identity (one factorization, ``fast_cv_holdout``)."""
+    """Fast CV (Algorithm 3): per-fold theta, predictions and CV score equal the naive refit (unequal folds at
+    n = 103, LOO), for the v-Cholesky realization (20)-(21) and for the holdout identity
+    (one factorization, ``fast_cv_holdout``)."""
     X, y, PV = problem
     folds = make_folds(103, v, np.random.default_rng(v))
     eng = engine_for(X, y, PV, folds, v, "regression", regularize_bias)
@@ -113,7 +115,7 @@ def test_fast_cv_equals_literal_A_minus_validation_block(problem):
 
 @pytest.mark.parametrize("task", ["regression", "classification"])
 def test_blocked_cv_equals_in_memory_and_simple_cv(problem, task):
-    """T8/T9: Algorithm 3B (features over the budget, streamed twice or SSE shortcut) and the paper's simple CV
+    """Blocked CV (features over the memory budget, streamed twice or SSE shortcut) and the paper's simple CV
     give the in-memory fast CV score."""
     X, y, PV = problem
     yy = y if task == "regression" else np.where(y > 0, 1.0, -1.0)
@@ -139,7 +141,8 @@ def test_fold_assignment():
 
 # ----------------------------------------------------------------------------- CSA
 def test_acceptance_function():
-    """T24."""
+    """CSA acceptance probabilities A_i = exp((E_i - max E)/T_ac) / sum_j, summing to 1, and their variance in
+    [0, (q-1)/q^2]."""
     E = np.array([1.0, 2.0, 3.0, 4.0, 10.0])
     A, var = _core.csa_acceptance(E, 2.0)
     ref = np.exp((E - 10) / 2) / np.exp((E - 10) / 2).sum()
@@ -150,7 +153,7 @@ def test_acceptance_function():
 
 
 def test_variance_control_direction():
-    """T25: equal energies -> variance 0 -> T_ac falls 5%; one energy far above -> rises 5%."""
+    """Variance control: equal energies -> variance 0 -> T_ac falls 5%; one energy far above -> rises 5%."""
     A, var = _core.csa_acceptance(np.full(5, 3.0), 1.0)
     np.testing.assert_allclose(A, 0.2)
     assert _core.csa_update_tac(1.0, var, 5) == pytest.approx(0.95)
@@ -169,7 +172,7 @@ def rosenbrock(x):
 
 
 def test_csa_budget_bookkeeping_and_determinism():
-    """T26: exactly 90 CSA evaluations (5 + 17 * 5), every probe in the box, best-ever returned, same seed same run."""
+    """Exactly 90 CSA evaluations (5 + 17 * 5), every probe in the box, best-ever returned, same seed same run."""
     calls = []
 
     def f(x):
@@ -193,7 +196,7 @@ def test_csa_budget_bookkeeping_and_determinism():
 
 @pytest.mark.parametrize("fun, lo, hi, target, need", [(six_hump, -3, 3, -1.0306, 45), (rosenbrock, -2, 2, 1e-3, 45)])
 def test_csa_simplex_global_behaviour(fun, lo, hi, target, need):
-    """T27: the paper's budget (CSA 90 with G = 5, then NM 70) solves six-hump camel and 2-D Rosenbrock."""
+    """The paper's budget (CSA 90 with G = 5, then NM 70) solves six-hump camel and 2-D Rosenbrock."""
     ok = 0
     for seed in range(50):
         x0 = np.random.default_rng(seed).uniform(lo, hi, (5, 2))
@@ -205,7 +208,7 @@ def test_csa_simplex_global_behaviour(fun, lo, hi, target, need):
 
 @pytest.mark.parametrize("name", ["rastrigin", "ackley"])
 def test_csa_rastrigin_ackley(name):
-    """T27: long runs (5000 CSA evaluations, G = 10, + NM 200)."""
+    """Global behaviour, long runs (5000 CSA evaluations, G = 10, + NM 200)."""
     def rastrigin(x):
         return 20 + sum(xi**2 - 10 * math.cos(2 * math.pi * xi) for xi in x)
 
@@ -224,7 +227,7 @@ def test_csa_rastrigin_ackley(name):
 
 
 def test_nelder_mead_converges():
-    """T28."""
+    """Nelder–Mead reaches (1, 1) on Rosenbrock from (-1.2, 1) and the minimizer of a convex quadratic."""
     r = nelder_mead(rosenbrock, [-1.2, 1.0], max_evals=1000, tol=1e-10)
     np.testing.assert_allclose(r.x, [1, 1], atol=1e-4)
     q = nelder_mead(lambda x: (x[0] - 1) ** 2 + 2 * (x[1] + 0.5) ** 2 + 0.5 * x[0] * x[1], [3, 3], max_evals=1000,
