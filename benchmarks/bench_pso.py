@@ -3,8 +3,8 @@
 ``impl`` puts the implementations side by side on the same closest-points problem (two 2-D ellipsoids):
 
 * ``core``   -- ``svmopt.pso_closest_points`` (C++ swarm of eq. (7), revert rule, coupled gbests);
-* ``numpy``  -- the same algorithm (spec 2.2) vectorized over particles in numpy, numpy's own generator;
-* ``exact``  -- ``svmopt.ellipsoid.ellipsoid_closest_points`` (support-function dual, spec 5.3 V1);
+* ``numpy``  -- the same algorithm (Table 1's two swarms) vectorized over particles in numpy, numpy's own generator;
+* ``exact``  -- ``svmopt.ellipsoid.ellipsoid_closest_points`` (support-function dual, exact);
 * ``pyswarms`` -- pyswarms' ``GlobalBestPSO`` (Clerc's constriction values) on the same QCQP as an exact-penalty
   objective over z = [x; y], k particles (only if installed: it is in ``asv.conf.json``'s matrix, not a package
   dependency; skipped otherwise).
@@ -35,7 +35,8 @@ def _problem():
 
 
 def numpy_two_swarm(mu1, P1, mu2, P2, k=10, T=200, w=0.05, c1=0.05, c2=0.05, c3=0.05, c4=0.2, s_init=0.1, seed=0):
-    """Spec 2.2 PSO_TWO_SWARM vectorized over particles (the prototype the spec's [CHECK] numbers came from)."""
+    """Table 1's two-swarm PSO (both swarms from the previous iterate) vectorized over particles (the throw-away
+    prototype that the reference accuracy figures were first measured with)."""
     rng = np.random.default_rng(seed)
     n = mu1.size
     mus, Ps = (mu1, mu2), (P1, P2)

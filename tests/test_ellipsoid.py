@@ -1,4 +1,5 @@
-"""EllipsoidPSOClassifier and the ellipsoid geometry of paper 003 (spec 003 tests T1-T6, T15-T18, T21, T24)."""
+"""EllipsoidPSOClassifier and the ellipsoid geometry of paper 003: class ellipsoids, exact closest points of (4)-(6),
+the hyperplane (13)-(16), one-vs-one voting, the synthetic data of Section 4.2 and the bundled data sets of Table 5."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def _rand_ellipsoid(rng, n=2, lo=0.5, hi=3.0):
 
 
 def _alt_projections(mu1, P1, mu2, P2, tol=1e-14, max_iter=200000):
-    """Spec 5.3 V3."""
+    """Alternating exact projections onto the two ellipsoids (converges to a closest pair of disjoint convex sets)."""
     y = mu2.copy()
     x = project_onto_ellipsoid(y, mu1, P1)
     for _ in range(max_iter):
@@ -45,7 +46,7 @@ def _alt_projections(mu1, P1, mu2, P2, tol=1e-14, max_iter=200000):
 
 # ------------------------------------------------------------------------------------------ geometry
 def test_golden_example():
-    """T1: the hand-made 2-D example of the spec, to 1e-9."""
+    """A hand-made 2-D example (reference values computed independently), to 1e-9."""
     E = class_ellipsoids(X1_GOLD, X2_GOLD)
     np.testing.assert_allclose(E["mu1"], [1.083333333333, 0.616666666667], atol=1e-9)
     np.testing.assert_allclose(E["mu2"], [5.9, 1.2], atol=1e-9)
@@ -82,7 +83,7 @@ def test_golden_example():
 
 
 def test_boundary_property_and_affine_equivariance():
-    """T2."""
+    """The facing point b_c lies on the boundary of its ellipsoid; P is affine-equivariant."""
     rng = np.random.default_rng(0)
     Q1 = rng.standard_normal((40, 2)) @ np.array([[2, 0.3], [0, 0.5]])
     Q2 = rng.standard_normal((30, 2)) + np.array([6.0, 1.0])
@@ -100,7 +101,8 @@ def test_boundary_property_and_affine_equivariance():
 
 
 def test_projection_onto_ellipsoid():
-    """T3: on the surface, inside points returned, brute-force distance, KKT parallelism."""
+    """Projection onto an ellipsoid (sub-problem (6)):
+    on the surface, inside points returned, brute-force distance, KKT parallelism."""
     rng = np.random.default_rng(1)
     mu, P = np.array([1.0, -1.0]), _rand_ellipsoid(rng)
     np.testing.assert_array_equal(project_onto_ellipsoid(mu + 0.01, mu, P), mu + 0.01)
@@ -120,7 +122,7 @@ def test_projection_onto_ellipsoid():
 
 
 def test_circles_closed_form():
-    """T4: V1, V3 and V4 reproduce the circle solution."""
+    """The support-function dual, alternating projections and SLSQP on the primal reproduce the circle solution."""
     c1, c2, r1, r2 = np.array([0.0, 0.0]), np.array([5.0, 2.0]), 1.5, 0.7
     P1, P2 = np.eye(2) / r1**2, np.eye(2) / r2**2
     e = (c2 - c1) / np.linalg.norm(c2 - c1)
@@ -136,7 +138,8 @@ def test_circles_closed_form():
 
 
 def test_exact_solvers_agree_and_satisfy_kkt():
-    """T5 (V1 vs V3 vs V4 on random disjoint pairs) and the KKT conditions of V5."""
+    """Dual, alternating projections and SLSQP agree on random disjoint pairs; the exact points satisfy the KKT
+    conditions."""
     rng = np.random.default_rng(3)
     count = 0
     while count < 25:
@@ -181,7 +184,7 @@ def test_pso_approaches_exact_on_golden_example():
 
 
 def test_intersection_and_shrink_fallback():
-    """T6: overlapping -> max phi <= 0, s* < 1; shrinking by 0.9 s* separates; bisection agrees; touching s* = 1."""
+    """Overlapping -> max phi <= 0, s* < 1; shrinking by 0.9 s* separates; bisection agrees; touching s* = 1."""
     rng = np.random.default_rng(6)
     for _ in range(10):
         mu1, P1 = rng.standard_normal(2), _rand_ellipsoid(rng)
@@ -211,7 +214,7 @@ def test_shrink_fallback_in_the_classifier_makes_ellipsoids_disjoint():
 
 # ------------------------------------------------------------------------------------------ hyperplane
 def test_bisector_identities():
-    """T15: z(x*) = +D^2/2, z(y*) = -D^2/2, z(mid) = 0, z(mu1) > 0 > z(mu2)."""
+    """z(x*) = +D^2/2, z(y*) = -D^2/2, z(mid) = 0, z(mu1) > 0 > z(mu2)."""
     X = np.vstack([X1_GOLD, X2_GOLD])
     y = np.array([0] * 6 + [1] * 5)
     for solver in ("exact", "pso"):
@@ -234,7 +237,7 @@ def test_bisector_identities():
 
 
 def test_input_space_form_and_preprocessing():
-    """T16, T17: decision via q = Pi^T W^T (v - m) equals w_in^T v + b_in; whitened covariance is I."""
+    """Decision via q = Pi^T W^T (v - m) equals w_in^T v + b_in; whitened covariance is I."""
     X, y = load_dataset("wine")
     clf = EllipsoidPSOClassifier(random_state=0).fit(X, y)
     for k, (a, b) in enumerate(clf.pairs_):
@@ -272,7 +275,7 @@ def test_whitening_and_projection_helpers():
 
 
 def test_ovo_blobs_votes_and_binary():
-    """T18: three separated blobs in 4-D -> 100%; vote ties by margin sum then smaller index; K = 2 one model."""
+    """Three separated blobs in 4-D -> 100%; vote ties by margin sum then smaller index; K = 2 one model."""
     rng = np.random.default_rng(0)
     centers = np.array([[0, 0, 0, 0], [8, 0, 0, 0], [0, 8, 0, 0]], dtype=float)
     X = np.vstack([c + rng.standard_normal((40, 4)) for c in centers])
@@ -295,7 +298,8 @@ def test_ovo_blobs_votes_and_binary():
 
 
 def test_synthetic_paper_data_against_hard_margin_svm():
-    """T21 (3 seeds): 100% training accuracy, normal close to (0.7071, -0.7071), no fallback used."""
+    """Synthetic data of Section 4.2 (3 seeds):
+    100% training accuracy, normal close to (0.7071, -0.7071), no fallback used."""
     from sklearn.svm import SVC
 
     for seed in range(3):
@@ -323,7 +327,7 @@ def test_determinism_and_exact_solver():
     e = EllipsoidPSOClassifier(solver="exact").fit(X, y)
     assert np.all(e.certificate_gaps_ < 1e-9)
     assert np.all(a.distances_ >= e.distances_ - 1e-12)
-    assert np.all(a.distances_ - e.distances_ < 2e-2)  # spec T12: absolute p95 < 2e-2
+    assert np.all(a.distances_ - e.distances_ < 2e-2)  # PSO distance within 2e-2 of the exact one
     assert e.score(X, y) > 0.95 and a.score(X, y) > 0.95
 
 
@@ -354,9 +358,9 @@ def test_too_few_samples_per_class():
 
 
 def test_loader_column_sums():
-    """T24 / spec Appendix C: shapes, class counts and column sums of the bundled sets. The bundled Iris is the
-    UCI file, whose two samples differ from scikit-learn's corrected ones (spec 3.3): its sums are
-    876.5, 458.1, 563.8, 179.8 against the spec's sklearn sums 876.5, 458.6, 563.7, 179.9."""
+    """Shapes and class counts of paper 003's Table 5 and column sums of the bundled sets. The bundled Iris is the
+    UCI file, whose two samples differ from scikit-learn's corrected ones: its sums are
+    876.5, 458.1, 563.8, 179.8 against scikit-learn's 876.5, 458.6, 563.7, 179.9."""
     expect = {
         "iris": ((150, 4), [876.5, 458.1, 563.8, 179.8]),
         "pima": ((768, 8), [2953.0, 92847.0, 53073.0, 15772.0, 61286.0, 24570.3, 362.401, 25529.0]),
@@ -420,7 +424,7 @@ def test_sklearn_compatible(estimator, check):
     ],
 )
 def test_ablation_switches_run(params):
-    """T23: every switch runs and gives a usable classifier on Iris (no accuracy gate for the literal readings)."""
+    """Every switch runs and gives a usable classifier on Iris (no accuracy gate for the literal readings)."""
     X, y = load_dataset("iris")
     clf = EllipsoidPSOClassifier(random_state=0, **params).fit(X, y)
     assert clf.predict(X).shape == (150,)

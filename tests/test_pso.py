@@ -1,6 +1,8 @@
-"""The modified PSO of paper 003 in the C++ core (spec 003 sections 1.6-1.8, 2.2; tests T7-T14).
+"""The modified PSO of paper 003 in the C++ core (Section 3.2: velocity update (7), Theorem 1, the revert rule and the
+two-swarm scheme of Table 1): the update, craziness, feasibility, monotone bests, accuracy and determinism.
 
-A plain numpy reference of the generator and of the two coupled swarms (spec 2.2 pseudocode) checks the core's
+A plain numpy reference of the generator and of the two coupled swarms (Table 1, both swarms updated from the previous
+iteration's positions) checks the core's
 trajectories iteration by iteration.
 """
 
@@ -68,7 +70,8 @@ def _quad(X, mu, P):
 
 
 def ref_two_swarm(mus, Ps, X0, seed, T, w=0.05, c1=0.05, c2=0.05, c3=0.05, c4=0.2, draws=ref_draws):
-    """Spec 2.2 PSO_TWO_SWARM (Jacobi) from given initial positions; returns positions (T+1, 2, k, n)."""
+    """The two-swarm PSO of Table 1 (Jacobi: both swarms from the previous iterate) from given initial positions;
+    returns positions (T+1, 2, k, n)."""
     X = [X0[0].copy(), X0[1].copy()]
     k, n = X[0].shape
     V = [np.zeros((k, n)), np.zeros((k, n))]
@@ -106,7 +109,7 @@ def ref_two_swarm(mus, Ps, X0, seed, T, w=0.05, c1=0.05, c2=0.05, c3=0.05, c4=0.
 
 
 def random_pair(rng, n=2, dist=(2.0, 9.0)):
-    """Spec T12 instance: semi-axes U[0.5, 3], random rotation, centre distance U[2, 9]."""
+    """A random disjoint instance: semi-axes U[0.5, 3], random rotation, centre distance U[2, 9]."""
     out = []
     for _ in range(2):
         Q, _r = np.linalg.qr(rng.standard_normal((n, n)))
@@ -141,7 +144,7 @@ def test_generator_matches_numpy_reference():
 
 
 def test_craziness_term_distribution():
-    """T8: 10^5 draws of r4 in 2-D: ||r4|| <= 1, ~U[0,1); mean ~ 0; uniform angle."""
+    """Craziness: 10^5 draws of r4 in 2-D: ||r4|| <= 1, ~U[0,1); mean ~ 0; uniform angle."""
     r4 = np.concatenate([_core.pso_draws(7, 0, j, 1000, 2)[:, 3:] for j in range(1, 101)])
     radius = np.linalg.norm(r4, axis=1)
     assert radius.max() <= 1.0
@@ -160,7 +163,7 @@ def test_iteration_scope_shares_scalars():
 
 # ------------------------------------------------------------------------------------------ one step
 def test_velocity_update_matches_hand_computation():
-    """T7: one update of (7) with injected r1..r4 is bitwise the hand computation."""
+    """One update of (7) with injected r1..r4 is bitwise the hand computation."""
     x, v = np.array([0.1, -0.2]), np.array([0.01, 0.03])
     pb, gb, a = np.array([0.2, -0.1]), np.array([0.3, 0.0]), np.array([5.0, 1.0])
     r1, r2, r3, r4 = 0.3, 0.6, 0.9, np.array([0.1, -0.05])
@@ -173,7 +176,7 @@ def test_velocity_update_matches_hand_computation():
 
 
 def test_revert_rule_keeps_position_and_velocity():
-    """T10: an infeasible tentative move (c4 = 100) leaves x unchanged and stores the computed v."""
+    """Revert rule: an infeasible tentative move (c4 = 100) leaves x unchanged and stores the computed v."""
     x, v = np.array([0.1, -0.2]), np.zeros(2)
     r4 = np.array([0.5, 0.5])
     xn, vn, ok = _core.pso_particle_step(
@@ -191,7 +194,7 @@ def _core_draws(seed, swarm, iteration, k, n):
 
 @pytest.mark.parametrize("seed", [0, 1, 99])
 def test_two_swarm_trajectories_match_numpy_reference(seed):
-    """The numpy reference of spec 2.2 reproduces the core's positions and velocities: bit for bit with the core's
+    """The numpy reference of Table 1 reproduces the core's positions and velocities: bit for bit with the core's
     draws, and to round-off with the numpy generator (whose log/cos may differ from libm in the last bit)."""
     mu1, P1, mu2, P2 = random_pair(np.random.default_rng(seed))
     T = 12
@@ -218,7 +221,8 @@ def test_initial_swarm_is_uniform_in_scaled_ellipsoid():
 
 
 def test_every_particle_feasible_at_every_iteration():
-    """T9: initial and every later position satisfies the constraint exactly (no tolerance), with many reverts."""
+    """Feasibility: the initial and every later position
+    satisfies the constraint exactly (no tolerance), with many reverts."""
     for seed, (mu1, P1, mu2, P2, _ex) in enumerate(_disjoint_pairs(5, 11)):
         r = _core.pso_two_swarm(mu1, P1, mu2, P2, max_iter=150, seed=seed, record=True, c4=1.0)
         for sw, mu, P in (("swarm1", mu1, P1), ("swarm2", mu2, P2)):
@@ -229,7 +233,7 @@ def test_every_particle_feasible_at_every_iteration():
 
 
 def test_fixed_target_bests_are_monotone():
-    """T11: with a fixed target, every pbest fitness and the gbest fitness never increase."""
+    """With a fixed target, every pbest fitness and the gbest fitness never increase."""
     a = np.array([3.0, 2.0])
     r = pso_single_swarm(
         a, np.zeros(2), np.diag([1.0, 4.0]), fitness="distance", max_iter=60, random_state=3, s_init=0.3, record=True
@@ -241,7 +245,8 @@ def test_fixed_target_bests_are_monotone():
 
 
 def test_lp_with_quadratic_constraint_converges():
-    """Spec 2.3 / T20 (short): max x1 + x2 on the unit disc; the error sqrt(2) - a^T gb shrinks."""
+    """The LP with a quadratic constraint of Section 4.1 (short): max x1 + x2 on the unit disc;
+    the error sqrt(2) - a^T gb shrinks."""
     errs = []
     for seed in range(10):
         r = pso_single_swarm(np.ones(2), fitness="linear", max_iter=50, random_state=seed)
@@ -252,7 +257,7 @@ def test_lp_with_quadratic_constraint_converges():
 
 
 def test_determinism_and_thread_independence():
-    """T14 and the thread-count rule: same seed, same bits; large swarms run threaded give the same result."""
+    """Determinism and the thread-count rule: same seed, same bits; large swarms run threaded give the same result."""
     mu1, P1, mu2, P2 = random_pair(np.random.default_rng(2))
     a = _core.pso_two_swarm(mu1, P1, mu2, P2, seed=4)
     b = _core.pso_two_swarm(mu1, P1, mu2, P2, seed=4)
@@ -267,7 +272,8 @@ def test_determinism_and_thread_independence():
 
 
 def test_two_swarm_accuracy_against_exact():
-    """T12/T13 on 100 random disjoint pairs (T = 200, k = 10, one seed per instance), and issue 4's default-budget
+    """Accuracy against the exact closest points and the sandwich certificate on 100 random disjoint pairs
+    (T = 200, k = 10, one seed per instance), and issue 4's default-budget
     criterion: the median relative distance error is below 1e-3 (measured 8.9e-4; absolute median 2.5e-3)."""
     rel = _accuracy_check(_disjoint_pairs(100, 2024), med_tol=5e-3, p95_tol=2e-2)
     assert np.median(rel) < 1e-3
@@ -279,7 +285,7 @@ def _accuracy_check(pairs, med_tol, p95_tol):
         cp = pso_closest_points(mu1, P1, mu2, P2, random_state=seed)
         assert cp.distance >= ex.distance - 1e-12
         lb = support_dual((cp.x - cp.y) / cp.distance, mu1, P1, mu2, P2)[0]
-        assert lb <= ex.distance + 1e-12  # sandwich certificate (T13)
+        assert lb <= ex.distance + 1e-12  # sandwich certificate: phi(u_PSO) <= D* <= D_PSO
         gaps.append(cp.distance - ex.distance)
         u_ex = (ex.x - ex.y) / ex.distance
         u_ps = (cp.x - cp.y) / cp.distance
@@ -342,7 +348,7 @@ def test_same_bits_in_both_core_variants():
 
 def test_projection_boundary_mode_reaches_1e6():
     """Issue 4's 1e-6: with ``boundary_mode="project"`` (an extension: an infeasible move is projected onto the
-    ellipsoid instead of reverted, spec 2.2) and a larger budget (k = 20, T = 1000) every instance is within 1e-6
+    ellipsoid instead of reverted as in Table 1) and a larger budget (k = 20, T = 1000) every instance is within 1e-6
     relative of the exact distance (measured median 8e-11, max 7e-9); particles stay feasible throughout."""
     for seed, (mu1, P1, mu2, P2, ex) in enumerate(_disjoint_pairs(12, 77, min_gap=0.5)):
         cp = pso_closest_points(
