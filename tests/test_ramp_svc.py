@@ -1,6 +1,6 @@
-"""Tests of RampLossSVC / L1SVC / FeatureBudgetSVC (paper 001): brute-force optimality of the MILP, the spec's hand
+"""Tests of RampLossSVC / L1SVC / FeatureBudgetSVC (paper 001): brute-force optimality of the MILP, hand-checkable
 examples, the ramp-loss identity, validity and ordering of Algorithm 1's big-Ms, DAKS rules and termination, the
-estimator contract. Test ids follow spec 001 section 10 (T1 ... T10)."""
+estimator contract."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def _instance(seed, n=6, d=3, flips=2):
 
 
 def _brute_force(X, y, C, B):
-    """T1: enumerate every support |S| <= B and every z; LP (SVM-l1-bar) on the rest; min + 2C|z|."""
+    """Enumerate every support |S| <= B and every z; LP (SVM-l1-bar) on the rest; min + 2C|z|."""
     n, d = X.shape
     best = np.inf
     for size in range(B + 1):
@@ -59,7 +59,7 @@ def _huge_m(X, y, C, B):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# T1: the MILP equals brute-force enumeration, with initial, Variant I and Variant II big-Ms
+# the MILP equals brute-force enumeration, with initial, Variant I and Variant II big-Ms
 # ---------------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(("seed", "C", "B"), [(0, 1.0, 1), (1, 10.0, 2), (2, 0.1, 2)])
 def test_milp_matches_brute_force(seed, C, B):
@@ -70,11 +70,11 @@ def test_milp_matches_brute_force(seed, C, B):
         res = rm.solve_rlfs_mip(X, y, C, B, bm, start=sol)
         assert res.status == "optimal"
         assert res.solution.objective == pytest.approx(ref, rel=1e-6, abs=1e-7), variant
-        assert sol.objective >= ref - 1e-7  # T6: UB >= optimum
+        assert sol.objective >= ref - 1e-7  # the initial solution's UB >= optimum
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# T2 / T3: hand-checkable examples
+# hand-checkable examples
 # ---------------------------------------------------------------------------------------------------------------
 def test_example_a_c1():
     est = RampLossSVC(C=1.0, budget=1, method="exact").fit(X_A, Y_A)
@@ -110,7 +110,7 @@ def test_example_b(B, opt):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# T4: the ramp identity evaluates every returned solution; outliers / features consistent with (w, b)
+# the ramp identity evaluates every returned solution; outliers / features consistent with (w, b)
 # ---------------------------------------------------------------------------------------------------------------
 def _check_consistent(est, X, y01, C, B):
     ys = np.where(y01 == est.classes_[1], 1.0, -1.0)
@@ -132,7 +132,7 @@ def test_ramp_identity_and_consistency(method):
     est = RampLossSVC(C=1.0, budget=2, method=method, big_m="variant2").fit(X, labels)
     assert est.classes_.tolist() == ["neg", "pos"]
     _check_consistent(est, X, labels, 1.0, 2)
-    # MILP objective >= ramp objective for the raw MILP solution (T4)
+    # MILP objective >= ramp objective for the raw MILP solution
     ys = np.where(labels == "pos", 1.0, -1.0)
     bm, _sol = rm.algorithm1(X, ys, 1.0, 2, variant="variant2")
     built = rm.build_rlfs(X, ys, 1.0, M=bm.M, U=bm.u, budget=2, ub_w=bm.ub_w, b_bounds=(bm.lb_b, bm.ub_b))
@@ -151,7 +151,7 @@ def test_ramp_loss_objective_function():
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# T5: big-Ms never cut off the optimum; Variant I <= Variant II; monotone
+# Algorithm 1's big-Ms never cut off the optimum; Variant I <= Variant II; monotone
 # ---------------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("seed", [4, 5])
 def test_big_m_valid_against_huge_m(seed):
@@ -201,7 +201,7 @@ def test_class_diameters():
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# T8: DAKS rules and termination
+# DAKS (Algorithm 2) rules and termination
 # ---------------------------------------------------------------------------------------------------------------
 def test_zh_rules():
     sol = rm.RLSolution(w=np.zeros(1), b=0.0, xi=np.array([0.0, 1.0, 1.5, 0.0]), z=np.array([0.0, 0, 0, 1]),
@@ -241,7 +241,8 @@ def test_reduced_cost_order():
 
 
 def test_subproblem_semantics():
-    """T7: zh = 2 everywhere is the full model; zh fixed to the optimal z keeps the optimum; zh = 1 costs 2C."""
+    """Sub-problem (RL-FS-M)(K)_zh: zh = 2 everywhere is the full model; zh fixed to the optimal z keeps the optimum;
+    zh = 1 costs 2C."""
     X, y = _instance(2, n=8, d=3, flips=2)
     C, B = 1.0, 2
     bm, sol = rm.algorithm1(X, y, C, B, variant="variant2")
@@ -336,7 +337,7 @@ def test_daks_terminates_on_cycle_and_never_worse():
     assert res2.n_phase2 == 1
     bm, sol = rm.algorithm1(X, y, 1.0, 2, variant="variant2")
     exact = rm.solve_rlfs_mip(X, y, 1.0, 2, bm, start=sol)
-    assert res.solution.objective >= exact.solution.objective - 1e-7  # T8: never below the proven optimum
+    assert res.solution.objective >= exact.solution.objective - 1e-7  # DAKS never below the proven optimum
 
 
 def test_daks_cycle_detection_fires():
@@ -347,7 +348,7 @@ def test_daks_cycle_detection_fires():
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# T10: comparison models
+# comparison models (RL-l1-M), (FS-SVM), (SVM-l1)
 # ---------------------------------------------------------------------------------------------------------------
 def test_comparison_models():
     X, y = _instance(9, n=14, d=3, flips=2)
@@ -479,7 +480,7 @@ def test_sklearn_contract_fast():
 
 
 def _hard_instance():
-    """Spec T9: a wdbc subset (n=150, C=10, B=4) with initial (loose) big-Ms, which HiGHS cannot close in seconds."""
+    """A wdbc subset (n=150, C=10, B=4) with initial (loose) big-Ms, which HiGHS cannot close in seconds."""
     from sklearn.datasets import load_breast_cancer
     from sklearn.preprocessing import StandardScaler
 
@@ -498,7 +499,7 @@ def _hard_instance():
 
 
 def test_t_inc_interrupts_after_last_improvement_with_incumbent():
-    """T9: with t_inc the sub-problem stops through HiGHS' interrupt callback (status "interrupted", not the
+    """With t_inc the sub-problem stops through HiGHS' interrupt callback (status "interrupted", not the
     30 s time limit) and the incumbent is retrievable and feasible."""
     built, opts = _hard_instance()
     out = rm.run_mip(built, options=opts, time_limit=30.0, t_inc=0.3)
@@ -508,7 +509,7 @@ def test_t_inc_interrupts_after_last_improvement_with_incumbent():
 
 
 def test_t_fea_interrupts_before_any_incumbent():
-    """T9: t_fea stops a sub-problem that has no feasible solution yet: no incumbent, no exception (DAKS moves on)."""
+    """t_fea stops a sub-problem that has no feasible solution yet: no incumbent, no exception (DAKS moves on)."""
     built, opts = _hard_instance()
     out = rm.run_mip(built, options=opts, time_limit=30.0, t_fea=1e-6)
     assert out.status == "no_incumbent" and out.x is None
