@@ -1007,7 +1007,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "mode": "quick" if args.quick else "full", "seed": args.seed}
         store_results(results, cv=cv, gaps=gaps, runs=[part])
         write_report(load_results(results), path)
-        print(path.read_text())
+        print(f"wrote {path} from {results}")
         return 0
     runs = args.lp_runs or (10 if args.quick else 50)
     n_syn = args.synthetic_seeds or (3 if args.quick else 10)
@@ -1044,7 +1044,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     res = load_results(results)
     figures = FIGURES_KEEP if args.no_figures else _figures(out_dir, lp_from_store(res["lp"]), args.seed, args.dpi)
     write_report(res, path, figures=figures)
-    print(path.read_text())
+    print(f"wrote {path} from {results}")
     return 0
 
 
