@@ -1,4 +1,4 @@
-"""Reproduction protocol of Baldomero-Naranjo, Martinez-Merino & Rodriguez-Chia (paper 001), spec 001 section 5.
+"""Reproduction protocol of Baldomero-Naranjo, Martinez-Merino & Rodriguez-Chia (paper 001).
 
 The paper proposes (RL-FS-M), a ramp-loss l1-SVM with a feature budget ``B`` solved exactly (Algorithm 1 big-M
 tightening + MIP) or by the kernel-search heuristic DAKS (:class:`svmopt.ramp_svc.RampLossSVC`). Two experiments:
@@ -11,20 +11,20 @@ tightening + MIP) or by the kernel-search heuristic DAKS (:class:`svmopt.ramp_sv
   every model and ``B`` the best ``C`` by mean test ACC (then the paper's "AUC", then time); Table 14 = relative
   improvement of (RL-FS-M) over each model (best configuration per data set, mean and max over data sets).
 
-Protocol decisions (spec 001 sections 5 and 8; each is a function below and is tested)
---------------------------------------------------------------------------------------
-* Data (section 5.2, D23): the loaders of :mod:`svmopt.datasets`; the versions that differ from the paper's are
-  listed in :data:`PAPER_DATASETS` (Leukemia 7129 genes instead of 5327, DLBCL 5469 instead of 7129, Lepiota
-  one-hot 116 columns instead of 109, Mfeat not available). Labels are coded +1 for the loader's first class.
+Protocol decisions (each is a function below and is tested)
+-----------------------------------------------------------
+* Data (Section 4.1, Table 2): the loaders of :mod:`svmopt.datasets`; where the data as loaded differ from Table 2
+  (Leukemia, DLBCL, Lepiota; Mfeat not available) the report's data table says so and why. Labels are coded +1
+  for the loader's first class.
 * Scaling: z-score with training-fold statistics after dropping the features that are constant in the training
   fold (``VarianceThreshold(0)`` then ``StandardScaler``, :func:`make_preprocessor`); Experiment 1 fits it on the
   full data set.
-* B rule (section 5.3): ``round_half_up(B_max * f)`` for ``f in {1, 2/3, 1/2, 1/3, 1/5}`` computed in exact
+* B rule (Table 3): ``round_half_up(B_max * f)`` for ``f in {1, 2/3, 1/2, 1/3, 1/5}`` computed in exact
   rational arithmetic, with the paper's replacements of the two largest values for Arrhythmia (16, 8) and Mfeat
   (30, 10) -- :func:`budget_values`, which reproduces Table 3.
-* Folds (D21): ``StratifiedKFold(n_splits, shuffle=True, random_state=seed)``, the same folds for every model,
+* Folds: ``StratifiedKFold(n_splits, shuffle=True, random_state=seed)``, the same folds for every model,
   ``B``, ``C`` and perturbation.
-* Perturbations (section 5.5, D20), training folds only, one perturbed training set per fold shared by all models:
+* Perturbations (Section 4.3), training folds only, one perturbed training set per fold shared by all models:
   label noise flips ``round_half_up(0.05 n_train)`` individuals drawn uniformly (not stratified) with
   ``numpy.random.default_rng([seed, fold])``; SVM outliers fit (SVM-l1) with ``C = 1`` on the training fold and
   flip, in each class, the ``round_half_up(0.05 n_class)`` individuals with the largest ``y_i f(x_i)`` (stable
@@ -33,7 +33,7 @@ Protocol decisions (spec 001 sections 5 and 8; each is a function below and is t
   accuracy of the hard classifier (not ROC-AUC), averaged over the folds. If a test fold lacks a class only the
   defined rate is used (scikit-learn's ``balanced_accuracy_score`` does exactly that, with a warning).
 * Best C: the highest mean ACC, then the higher mean AUC, then the smaller mean time (test-set selection, as in
-  the paper; no nested CV). Av. F counts ``|w_k| > 1e-7`` (D19), or the selector's support for the pipelines.
+  the paper; no nested CV). Av. F counts ``|w_k| > 1e-7``, or the selector's support for the pipelines.
 * Table 14: per data set and model the configuration with the best ACC over all ``(B, C)`` (AUC breaks ties), the
   relative improvement ``100 (m_RLFSM - m_model) / m_model``, mean and max over the data sets.
 
@@ -41,26 +41,33 @@ Usage::
 
     python -m reproductions baldomero-naranjo --quick            # subsets, CI scale (about a minute)
     python -m reproductions baldomero-naranjo --experiments 1 --datasets Wdbc SONAR --exact-time-limit 60
-    python -m reproductions baldomero-naranjo --report-only      # rebuild the report from the CSV files
+    python -m reproductions baldomero-naranjo --experiments 1 --no-dominated-fixing --datasets Wdbc --jobs 1
+    python -m reproductions baldomero-naranjo --report-only      # rebuild the report from the results store
 
-Raw results are merged into ``DIR/baldomero_naranjo_exp1.csv`` and ``DIR/baldomero_naranjo_exp2.csv`` (one row
-per run / per (data set, scenario, model, B, C) averaged over folds), so runs on different data sets or models
-accumulate and the report is always rebuilt from everything measured so far.
+Results go to the results store (:mod:`reproductions.store`; ``--results DIR``, by default the committed
+``reproductions/results``, ``OUT/results`` with ``--quick``): ``baldomero_naranjo_exp1.csv`` (one row per run,
+keyed by data set, C, method and ``dominated_fixing``), ``baldomero_naranjo_exp2.csv`` (one row per data set,
+scenario, model, B and C, averaged over the folds) and ``baldomero_naranjo_datasets.csv`` (the data as loaded).
+A run appends its rows (a rerun of the same key replaces its row) and then writes the report from the whole
+store; ``--report-only`` writes it from the store alone. The paper's published tables are
+``reproductions/tables/baldomero_naranjo_*.csv``, the report's prose ``reproductions/templates/baldomero_naranjo.md``.
+
+Not in the paper: Algorithm 1 as implemented in svmopt also fixes ``z_i = 0`` where a tightened ``M_i < 2``
+(:func:`dominated_fixing`); ``--no-dominated-fixing`` runs Experiment 1 without it, and the report shows both.
 """
 
 from __future__ import annotations
 
 import argparse
-import fcntl
-import hashlib
+import contextlib
+import functools
 import math
 import os
 import platform
-import tempfile
+import re
 import time
 import warnings
 from collections.abc import Iterable, Sequence
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from fractions import Fraction
 from pathlib import Path
@@ -75,16 +82,22 @@ from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 
+from reproductions import ROOT, TABLES
+from reproductions._cli import check_protocol_arguments, protocol_parser, results_dir
 from reproductions._parallel import parallel_map
+from reproductions.report import load_template, render
+from reproductions.store import open_table
 from svmopt.datasets import load_dataset
 from svmopt.feature_selection import make_fisher_svm, make_rfe_svm, n_selected_features, rfe_step
 
 __all__ = [
+    "ACC_MARGIN",
     "B_MAX",
     "B_REPLACEMENTS",
     "C_GRID",
     "MODELS",
     "PAPER_DATASETS",
+    "PAPER_SETUP",
     "SCENARIOS",
     "TABLE3",
     "TABLE4",
@@ -93,6 +106,7 @@ __all__ = [
     "Settings",
     "aggregate_folds",
     "budget_values",
+    "dominated_fixing",
     "experiment1",
     "experiment2",
     "flip_label_noise",
@@ -105,27 +119,30 @@ __all__ = [
     "paper_metrics",
     "published_best_frame",
     "ramp_objective",
+    "record_datasets",
     "rfe_path_supports",
     "round_half_up",
     "select_best_c",
+    "store_tables",
     "stratified_folds",
     "table4_frame",
     "write_report",
 ]
 
 # ----------------------------------------------------------------------------------------------------------
-# protocol constants and the published numbers (spec 001 sections 5.2, 5.3 and 6)
+# protocol constants and the published numbers (reproductions/tables)
 # ----------------------------------------------------------------------------------------------------------
 C_GRID = (0.01, 0.1, 1.0, 10.0, 100.0)
 SCENARIOS = ("LN", "SO")  # 5 % label noise, 5 % SVM outliers
 MODELS = ("RL-FS-M", "FS-SVM", "Fisher-SVM", "RFE-SVM", "RL-l1-M", "SVM-l1")
 BUDGET_MODELS = ("RL-FS-M", "FS-SVM", "Fisher-SVM", "RFE-SVM")
-FEATURE_TOL = 1e-7  # decision D19
+FEATURE_TOL = 1e-7  # |w_k| above this counts as a selected feature
 
 
 @dataclass(frozen=True)
 class PaperDataset:
-    """One row of the paper's Table 2 and how it is read here."""
+    """One row of the paper's Table 2 (``n``, ``d``, class split as printed, from the tables CSV) and how it is read
+    here (loader of :mod:`svmopt.datasets` and its arguments). Why ours differ is said in the report template."""
 
     label: str
     loader: str
@@ -133,320 +150,58 @@ class PaperDataset:
     n: int
     d: int
     split: str  # class split as printed (%)
-    note: str = ""
 
+
+_LOADERS: dict[str, tuple[str, tuple[tuple[str, Any], ...]]] = {
+    "Colon": ("colon", ()),
+    "Leukemia": ("leukemia", ()),
+    "DLBCL": ("dlbcl", ()),
+    "SONAR": ("sonar", ()),
+    "IONO": ("ionosphere", (("drop_constant", True),)),
+    "Arrhythmia": ("arrhythmia", (("variant", "001"), ("drop_constant", True))),
+    "Wdbc": ("wdbc", ()),
+    "Mfeat": ("mfeat", (("binary", 0),)),
+    "Lepiota": ("mushroom", (("drop_constant", True),)),
+}
 
 PAPER_DATASETS: dict[str, PaperDataset] = {
-    p.label: p
-    for p in (
-        PaperDataset("Colon", "colon", (), 62, 2000, "35/65", "Alon et al.; 40 tumour (+1) / 22 normal."),
-        PaperDataset("Leukemia", "leukemia", (), 72, 5327, "47/53",
-                     "7129 probes here: the paper's 5327-gene filter is unknown (its '47/53' split is a typo "
-                     "for 47 ALL / 25 AML)."),
-        PaperDataset("DLBCL", "dlbcl", (), 77, 7129, "75/25",
-                     "Only the filtered 5469-gene version exists in the collection (paper: 7129)."),
-        PaperDataset("SONAR", "sonar", (), 208, 60, "54/46"),
-        PaperDataset("IONO", "ionosphere", (("drop_constant", True),), 351, 33, "64/36",
-                     "Constant attribute 2 dropped (34 -> 33)."),
-        PaperDataset("Arrhythmia", "arrhythmia", (("variant", "001"), ("drop_constant", True)), 420, 258,
-                     "57/43", "Attribute J dropped, then incomplete rows; class 1 (normal) vs rest."),
-        PaperDataset("Wdbc", "wdbc", (), 569, 30, "63/37", "Malignant = +1."),
-        PaperDataset("Mfeat", "mfeat", (("binary", 0),), 2000, 649, "10/90",
-                     "Not available in the collection (no raw UCI mfeat files); skipped."),
-        PaperDataset("Lepiota", "mushroom", (("drop_constant", True),), 8124, 109, "52/48",
-                     "One-hot, '?' in stalk-root kept as a level, constant veil-type dropped: 116 columns "
-                     "(paper 109; its encoding is unknown)."),
-    )
+    r.dataset: PaperDataset(r.dataset, *_LOADERS[r.dataset], int(r.n), int(r.d), str(r.split))
+    for r in pd.read_csv(TABLES / "baldomero_naranjo_table2.csv").itertuples()
 }
 
-#: B_max of the paper's B-selection run (Section 4.1); Table 3 follows from it by :func:`budget_values`.
-B_MAX = {"Colon": 34, "Leukemia": 48, "DLBCL": 44, "SONAR": 57, "IONO": 33, "Arrhythmia": 161, "Wdbc": 29,
-         "Mfeat": 404, "Lepiota": 33}
-#: The paper replaced the two largest B values of these data sets by the listed ones.
-B_REPLACEMENTS = {"Arrhythmia": (16, 8), "Mfeat": (30, 10)}
+
+def _paper_table(name: str) -> pd.DataFrame:
+    """A published table of the paper, ``reproductions/tables/baldomero_naranjo_<name>.csv``."""
+    return pd.read_csv(TABLES / f"baldomero_naranjo_{name}.csv")
+
+
+def _load_published():
+    t3 = _paper_table("table3")
+    b_max = {r.dataset: int(r.B_max) for r in t3.itertuples()}
+    repl = {r.dataset: tuple(int(v) for v in str(r.replacements).split()) for r in t3.itertuples()
+            if isinstance(r.replacements, str) and r.replacements.strip()}
+    table3 = {r.dataset: tuple(int(getattr(r, f"B{k}")) for k in range(1, 6)) for r in t3.itertuples()}
+    table4 = tuple((r.dataset, float(r.C), float(r.t_e), float(r.gap), float(r.t_h), float(r.pct_BS))
+                   for r in _paper_table("table4").itertuples())
+    t513: dict[str, list] = {}
+    for r in _paper_table("tables5_13").itertuples(index=False):
+        rec = list(r)
+        rec[2] = None if pd.isna(rec[2]) else int(rec[2])  # B; empty for the models without a budget
+        t513.setdefault(rec[0], []).append(tuple(rec[1:]))
+    table14: dict[str, dict[str, tuple]] = {}
+    for r in _paper_table("table14").itertuples():
+        table14.setdefault(r.model, {})[r.scenario] = (r.acc_mean, r.acc_max, r.auc_mean, r.auc_max)
+    setup = dict(_paper_table("setup")[["name", "value"]].itertuples(index=False))
+    return b_max, repl, table3, table4, {k: tuple(v) for k, v in t513.items()}, table14, setup
+
+
+#: The paper's published tables (``reproductions/tables/baldomero_naranjo_*.csv``): B_max of its B-selection run
+#: (Section 4.1) and the two largest B it replaced (Arrhythmia, Mfeat); Table 3 (which follows from them by
+#: :func:`budget_values`); Table 4; Tables 5-13 per data set, rows (model, B, then LN and SO: C, time [s], Av. F,
+#: ACC [%], AUC [%]); Table 14, model -> scenario -> (Av. ACC impr., Max. ACC impr., Av. AUC impr., Max. AUC
+#: impr.) in %; and the paper's set-up (machine, solver, time limits, DAKS parameters; Sections 4, 4.2, 4.3).
+B_MAX, B_REPLACEMENTS, TABLE3, TABLE4, TABLES_5_13, TABLE14, PAPER_SETUP = _load_published()
 _B_FRACTIONS = (Fraction(1), Fraction(2, 3), Fraction(1, 2), Fraction(1, 3), Fraction(1, 5))
-
-#: Table 3 as printed.
-TABLE3 = {"Colon": (34, 23, 17, 11, 7), "Leukemia": (48, 32, 24, 16, 10), "DLBCL": (44, 29, 22, 15, 9),
-          "SONAR": (57, 38, 29, 19, 11), "IONO": (33, 22, 17, 11, 7), "Arrhythmia": (81, 54, 32, 16, 8),
-          "Wdbc": (29, 19, 15, 10, 6), "Mfeat": (202, 135, 81, 30, 10), "Lepiota": (33, 22, 17, 11, 7)}
-
-#: Table 4 as printed.
-TABLE4 = (  # dataset, C, t_e [s], GAP [%], t_h [s], %BS
-    ("Colon", 100.0, 7225.01, 23.59, 49.06, 0.00),
-    ("Colon", 10.0, 7219.15, 21.95, 34.66, 2.40),
-    ("Colon", 1.0, 7218.79, 5.35, 15.26, 1.54),
-    ("Colon", 0.1, 2856.23, 0.00, 6.69, 0.00),
-    ("Colon", 0.01, 1.25, 0.00, 1.24, 0.00),
-    ("Leukemia", 100.0, 7230.38, 11.45, 120.14, 3.23),
-    ("Leukemia", 10.0, 7241.98, 12.77, 101.67, 2.05),
-    ("Leukemia", 1.0, 7281.67, 14.82, 92.79, -1.90),
-    ("Leukemia", 0.1, 41.10, 0.00, 43.90, 0.00),
-    ("Leukemia", 0.01, 4.75, 0.00, 4.71, 0.00),
-    ("DLBCL", 100.0, 7250.71, 10.42, 73.15, 0.37),
-    ("DLBCL", 10.0, 7266.44, 10.76, 82.42, 0.37),
-    ("DLBCL", 1.0, 7326.72, 10.35, 113.93, 2.33),
-    ("DLBCL", 0.1, 2437.37, 0.00, 58.74, 0.00),
-    ("DLBCL", 0.01, 7.10, 0.00, 7.36, 0.00),
-    ("SONAR", 100.0, 7217.41, 94.46, 302.70, 4.83),
-    ("SONAR", 10.0, 7211.48, 90.50, 202.88, 1.91),
-    ("SONAR", 1.0, 7205.42, 59.18, 578.35, 0.56),
-    ("SONAR", 0.1, 7207.64, 55.09, 1487.38, 0.00),
-    ("SONAR", 0.01, 7207.57, 1.02, 2.76, 0.00),
-    ("IONO", 100.0, 7222.98, 84.66, 77.35, -8.55),
-    ("IONO", 10.0, 7226.58, 72.06, 173.36, 0.00),
-    ("IONO", 1.0, 7237.98, 63.71, 117.58, -3.07),
-    ("IONO", 0.1, 7221.80, 46.56, 305.99, -0.07),
-    ("IONO", 0.01, 7222.49, 12.13, 378.45, 0.00),
-    ("Arrhythmia", 100.0, 7244.87, 98.89, 1844.90, -10.00),
-    ("Arrhythmia", 10.0, 7268.66, 98.38, 1860.49, -8.91),
-    ("Arrhythmia", 1.0, 7246.76, 89.60, 1844.65, -1.91),
-    ("Arrhythmia", 0.1, 7255.37, 83.78, 1832.81, 0.19),
-    ("Arrhythmia", 0.01, 7258.67, 59.64, 537.19, 0.00),
-    ("Wdbc", 100.0, 1954.27, 0.00, 148.65, 1.92),
-    ("Wdbc", 10.0, 204.05, 0.00, 44.96, 0.00),
-    ("Wdbc", 1.0, 41.17, 0.00, 39.31, 0.00),
-    ("Wdbc", 0.1, 29.74, 0.00, 29.17, 0.00),
-    ("Wdbc", 0.01, 7221.52, 16.27, 378.81, 0.00),
-    ("Mfeat", 100.0, 7223.05, 9.31, 131.33, 2.21),
-    ("Mfeat", 10.0, 7218.46, 8.04, 96.09, 2.21),
-    ("Mfeat", 1.0, 7228.61, 7.75, 89.22, 0.80),
-    ("Mfeat", 0.1, 1060.93, 0.00, 70.27, 0.00),
-    ("Mfeat", 0.01, 7233.85, 57.84, 101.85, 0.00),
-    ("Lepiota", 100.0, 63.53, 0.00, 26.52, 0.00),
-    ("Lepiota", 10.0, 41.76, 0.00, 29.15, 0.00),
-    ("Lepiota", 1.0, 55.67, 0.00, 30.75, 0.00),
-    ("Lepiota", 0.1, 7249.02, 11.64, 58.62, 0.00),
-    ("Lepiota", 0.01, 7403.56, 1.75, 276.12, 0.00),
-)
-#: Tables 5-13 as printed (percentages as numbers; the stray ']' of Table 8 dropped).
-TABLES_5_13 = {  # dataset -> rows (model, B, then LN and SO: C, time [s], Av. F, ACC [%], AUC [%])
-    "Colon": (
-        ("RL-FS-M", 34, 1, 18.13, 32, 85.83, 83.75, 1, 16.92, 34, 84.58, 83.75),
-        ("RL-FS-M", 23, 1, 20.11, 23, 87.5, 85, 1, 18.93, 23, 83.75, 82.5),
-        ("RL-FS-M", 17, 1, 19.99, 17, 87.5, 86.25, 1, 18.86, 17, 87.08, 86.25),
-        ("RL-FS-M", 11, 1, 18.42, 11, 84.58, 82.5, 1, 14.08, 11, 87.08, 85),
-        ("RL-FS-M", 7, 1, 16.53, 7, 82.5, 81.25, 1, 14.7, 7, 83.75, 81.25),
-        ("FS-SVM", 34, 1, 0.8, 32.6, 85.83, 83.75, 10, 3.33, 34, 87.08, 86.25),
-        ("FS-SVM", 23, 1, 3, 23, 87.08, 85, 10, 184.12, 23, 85.42, 83.75),
-        ("FS-SVM", 17, 1, 33.63, 17, 87.5, 86.25, 100, 524.55, 17, 83.75, 82.5),
-        ("FS-SVM", 11, 10, 249.24, 11, 80.83, 78.75, 1, 180.45, 11, 85.42, 85),
-        ("FS-SVM", 7, 1, 20.11, 7, 85.83, 85, 10, 885.16, 7, 83.75, 82.5),
-        ("Fisher-SVM", 34, 0.1, 0.01, 34, 82.08, 81.25, 0.1, 0.01, 34, 85.42, 86.25),
-        ("Fisher-SVM", 23, 1, 0.01, 23, 82.08, 81.25, 0.1, 0.01, 23, 85.42, 86.25),
-        ("Fisher-SVM", 17, 1, 0.01, 17, 85.42, 85, 1, 0.01, 17, 86.25, 86.25),
-        ("Fisher-SVM", 11, 10, 0.01, 11, 85.83, 86.25, 0.1, 0.01, 11, 83.75, 81.25),
-        ("Fisher-SVM", 7, 1, 0.01, 7, 88.75, 88.75, 0.1, 0.01, 7, 82.5, 78.75),
-        ("RFE-SVM", 34, 0.1, 0.01, 34, 85.42, 84.17, 1, 0.01, 34, 83.75, 83.75),
-        ("RFE-SVM", 23, 0.1, 0.01, 23, 85.42, 82.92, 1, 0.01, 23, 82.08, 82.5),
-        ("RFE-SVM", 17, 10, 0.01, 17, 83.75, 82.92, 1, 0.01, 17, 82.08, 82.5),
-        ("RFE-SVM", 11, 0.1, 0.01, 11, 82.08, 78.75, 1, 0.01, 11, 82.08, 82.5),
-        ("RFE-SVM", 7, 1, 0.01, 7, 82.08, 80.83, 1, 0.01, 7, 85.42, 85),
-        ("RL-l1-M", None, 1, 23.29, 35.8, 87.08, 85, 1, 21.66, 38.2, 88.75, 87.5),
-        ("SVM-l1", None, 1, 0.67, 32.7, 85.83, 83.75, 1, 0.68, 36.7, 84.17, 83.75),
-    ),
-    "Leukemia": (
-        ("RL-FS-M", 48, 0.1, 29.26, 11.7, 92.86, 93.75, 0.1, 33.48, 13.7, 94.29, 95),
-        ("RL-FS-M", 32, 0.1, 29.31, 11.7, 92.86, 93.75, 100, 120.56, 32, 94.6, 95.54),
-        ("RL-FS-M", 24, 0.1, 29.75, 11.7, 92.86, 93.75, 0.1, 33.45, 12.6, 94.29, 95),
-        ("RL-FS-M", 16, 0.1, 29.5, 11.8, 92.86, 93.75, 0.1, 33.48, 12.6, 94.29, 95),
-        ("RL-FS-M", 10, 0.1, 38.63, 9.9, 92.86, 93.75, 0.1, 38.16, 9.9, 94.29, 95),
-        ("FS-SVM", 48, 0.1, 1.99, 22.8, 90, 90.83, 100, 6.85, 48, 92.86, 93.33),
-        ("FS-SVM", 32, 0.1, 2.07, 22.8, 90, 90.83, 10, 517.3, 32, 94.29, 94.58),
-        ("FS-SVM", 24, 0.1, 2.08, 18.8, 90, 90.83, 1, 1402.6, 24, 93.17, 93.87),
-        ("FS-SVM", 16, 100, 956.59, 16, 90.32, 90.95, 1, 1798.81, 16, 92.06, 93.15),
-        ("FS-SVM", 10, 0.1, 2.55, 10, 90, 90.83, 0.1, 4.38, 10, 88.57, 89.17),
-        ("Fisher-SVM", 48, 1, 0.02, 48, 82.06, 81.49, 0.1, 0.02, 48, 90.32, 90.54),
-        ("Fisher-SVM", 32, 0.1, 0.01, 32, 79.52, 79.94, 0.01, 0.02, 32, 91.43, 90.83),
-        ("Fisher-SVM", 24, 10, 0.01, 24, 79.52, 79.94, 1, 0.01, 24, 92.86, 92.92),
-        ("Fisher-SVM", 16, 0.1, 0.01, 16, 74.92, 74.82, 0.1, 0.01, 16, 91.75, 91.79),
-        ("Fisher-SVM", 10, 100, 0.02, 10, 78.1, 78.27, 0.1, 0.01, 10, 90.95, 91.61),
-        ("RFE-SVM", 48, 0.01, 0.01, 48, 87.46, 88.04, 0.01, 0.01, 48, 90, 90),
-        ("RFE-SVM", 32, 0.01, 0.01, 32, 86.03, 86.79, 0.01, 0.01, 32, 92.86, 92.92),
-        ("RFE-SVM", 24, 0.01, 0.01, 24, 87.46, 88.04, 0.01, 0.01, 24, 94.29, 94.58),
-        ("RFE-SVM", 16, 0.01, 0.01, 16, 86.03, 86.79, 0.01, 0.01, 16, 92.86, 92.92),
-        ("RFE-SVM", 10, 0.01, 0.01, 10, 87.46, 88.04, 0.01, 0.01, 10, 92.86, 93.33),
-        ("RL-l1-M", None, 0.1, 258.5, 11.8, 91.75, 93.04, 0.1, 632.51, 12, 94.29, 95),
-        ("SVM-l1", None, 0.1, 2.52, 11.4, 90, 90.83, 100, 1.96, 51.3, 92.86, 93.33),
-    ),
-    "DLBCL": (
-        ("RL-FS-M", 44, 100, 20.1, 43.3, 88.75, 82.5, 10, 42.63, 43.7, 92.5, 90),
-        ("RL-FS-M", 29, 100, 59.7, 29, 86.25, 79.17, 100, 85.01, 29, 91.25, 89.17),
-        ("RL-FS-M", 22, 10, 74.67, 22, 88.75, 84.17, 10, 96.91, 22, 90, 86.67),
-        ("RL-FS-M", 15, 10, 86.92, 15, 85.5, 76.67, 10, 126.05, 15, 95, 95),
-        ("RL-FS-M", 9, 100, 159.07, 9, 85.5, 78.33, 100, 425.14, 9, 92.5, 90),
-        ("FS-SVM", 44, 1, 4.72, 43.6, 88.75, 82.5, 1, 7.2, 43.8, 92.5, 90),
-        ("FS-SVM", 29, 1, 127.71, 29, 87.5, 81.67, 1, 339.38, 29, 91.25, 87.5),
-        ("FS-SVM", 22, 100, 599.93, 22, 88.75, 85.83, 1, 1137.2, 22, 92.5, 90),
-        ("FS-SVM", 15, 1, 1348.37, 15, 85.5, 83.33, 10, 1708.56, 15, 93.75, 92.5),
-        ("FS-SVM", 9, 10, 1494.8, 9, 86.75, 79.17, 1, 1678.26, 9, 91.25, 85.83),
-        ("Fisher-SVM", 44, 0.1, 0.01, 44, 81.75, 64.17, 0.1, 0.01, 44, 83, 85.42),
-        ("Fisher-SVM", 29, 0.1, 0.01, 29, 76.75, 52.5, 0.1, 0.01, 29, 78.5, 75.42),
-        ("Fisher-SVM", 22, 1, 0.01, 22, 85, 85, 0.1, 0.01, 22, 79.75, 74.58),
-        ("Fisher-SVM", 15, 1, 0.01, 15, 78, 67.08, 0.1, 0.01, 15, 81, 70.42),
-        ("Fisher-SVM", 9, 1, 0.02, 9, 80, 66.67, 0.1, 0.01, 9, 78, 58.33),
-        ("RFE-SVM", 44, 1, 0.02, 44, 83.75, 81.67, 0.1, 0.01, 44, 91.25, 90.83),
-        ("RFE-SVM", 29, 1, 0.02, 29, 81.25, 81.67, 0.1, 0.01, 29, 91.25, 90.83),
-        ("RFE-SVM", 22, 0.1, 0.01, 22, 82.5, 80.67, 0.1, 0.01, 22, 91.25, 89.17),
-        ("RFE-SVM", 15, 0.1, 0.01, 15, 82.5, 77.33, 0.1, 0.01, 15, 95, 93.33),
-        ("RFE-SVM", 9, 10, 0.01, 9, 80, 80.83, 0.1, 0.01, 9, 91.25, 87.5),
-        ("RL-l1-M", None, 1, 74.4, 51.1, 91.25, 85.83, 1, 74.99, 51.6, 92.5, 91.67),
-        ("SVM-l1", None, 1, 3.86, 43.8, 88.75, 82.5, 1, 3.59, 47.2, 92.5, 90),
-    ),
-    "SONAR": (
-        ("RL-FS-M", 57, 1, 47.4, 32.7, 76.42, 76.05, 1, 81.06, 33.1, 75.94, 75.59),
-        ("RL-FS-M", 38, 10, 12.16, 38, 77.52, 77.03, 0.1, 237.67, 7.5, 75.51, 75.01),
-        ("RL-FS-M", 29, 1, 63.37, 28.9, 76.47, 75.97, 10, 33.59, 29, 75.94, 75.48),
-        ("RL-FS-M", 19, 10, 148.01, 19, 75.94, 75.09, 10, 220.12, 19, 76.94, 76.9),
-        ("RL-FS-M", 11, 0.1, 268.6, 11, 76.89, 76.76, 0.1, 402.95, 8.1, 75.51, 75.01),
-        ("FS-SVM", 57, 0.1, 0.07, 14.4, 76.99, 76.73, 0.1, 0.08, 17.8, 72.61, 72.19),
-        ("FS-SVM", 38, 0.1, 0.06, 14.4, 76.99, 76.73, 0.1, 0.07, 17.8, 72.61, 72.19),
-        ("FS-SVM", 29, 0.1, 0.06, 14.4, 76.99, 76.73, 10, 678.46, 29, 73.61, 73.81),
-        ("FS-SVM", 19, 0.1, 0.07, 14.4, 76.99, 76.73, 10, 753.49, 19, 74.09, 74.08),
-        ("FS-SVM", 11, 0.1, 0.07, 8.2, 76.99, 76.73, 1, 137.99, 11, 73.18, 72.95),
-        ("Fisher-SVM", 57, 1, 0.03, 57, 75.94, 76.76, 0.1, 0.03, 57, 73.61, 74.17),
-        ("Fisher-SVM", 38, 1, 0.02, 38, 74.51, 75.21, 0.1, 0.02, 38, 72.61, 73.26),
-        ("Fisher-SVM", 29, 1, 0.02, 29, 76.52, 77, 1, 0.02, 29, 72.03, 72.42),
-        ("Fisher-SVM", 19, 1, 0.02, 19, 71.6, 72, 1, 0.02, 19, 70.45, 71.12),
-        ("Fisher-SVM", 11, 1, 0.03, 11, 73.03, 73.45, 1, 0.03, 11, 70.03, 70.54),
-        ("RFE-SVM", 57, 1, 0.03, 57, 75.94, 76.76, 0.1, 0.03, 57, 73.61, 74.26),
-        ("RFE-SVM", 38, 1, 0.02, 38, 71.18, 71.76, 0.01, 0.02, 38, 74.09, 74.49),
-        ("RFE-SVM", 29, 0.1, 0.02, 29, 72.13, 72.66, 10, 0.02, 29, 75.04, 75.44),
-        ("RFE-SVM", 19, 1, 0.02, 19, 73.61, 73.94, 0.1, 0.02, 19, 71.65, 72.26),
-        ("RFE-SVM", 11, 0.1, 0.03, 11, 72.13, 72.44, 0.1, 0.03, 11, 71.18, 71.66),
-        ("RL-l1-M", None, 1, 1806.6, 32.9, 76.94, 76.47, 1, 1805.03, 33.1, 76.37, 75.79),
-        ("SVM-l1", None, 0.1, 0.02, 7.2, 76.99, 76.73, 0.1, 0.02, 8.9, 72.61, 72.19),
-    ),
-    "IONO": (
-        ("RL-FS-M", 33, 1, 75.71, 25, 88.06, 84.34, 1, 108.15, 25.3, 86.57, 82.58),
-        ("RL-FS-M", 22, 1, 119.8, 21.9, 87.96, 84, 1, 111.09, 22, 85.19, 80.49),
-        ("RL-FS-M", 17, 10, 34.13, 17, 87.13, 83.35, 1, 134.82, 17, 86.02, 81.98),
-        ("RL-FS-M", 11, 10, 185.26, 11, 86.02, 81.64, 1, 206.58, 11, 86.57, 82.08),
-        ("RL-FS-M", 7, 10, 197.31, 7, 86.76, 83.74, 1, 367.34, 7, 85.37, 80.87),
-        ("FS-SVM", 33, 1, 0.07, 33, 87.04, 82.95, 100, 0.06, 33, 78.61, 71.63),
-        ("FS-SVM", 22, 100, 0.92, 22, 87.22, 84.13, 100, 3.05, 22, 72.59, 62.55),
-        ("FS-SVM", 17, 1, 1.89, 17, 87.41, 83.9, 100, 16.82, 17, 72.04, 62.28),
-        ("FS-SVM", 11, 1, 3.81, 11, 88.15, 84.66, 100, 40.39, 11, 73.7, 63.58),
-        ("FS-SVM", 7, 100, 20.2, 7, 87.69, 84.23, 100, 35.78, 7, 71.94, 61.06),
-        ("Fisher-SVM", 33, 0.1, 0.04, 33, 87.96, 84, 0.01, 0.04, 33, 86.85, 82.46),
-        ("Fisher-SVM", 22, 0.01, 0.04, 22, 85.19, 80.65, 0.1, 0.04, 22, 86.94, 82.13),
-        ("Fisher-SVM", 17, 0.01, 0.04, 17, 84.35, 79.83, 1, 0.04, 17, 86.11, 81.64),
-        ("Fisher-SVM", 11, 1, 0.06, 11, 84.35, 80.17, 100, 0.05, 11, 87.78, 83.45),
-        ("Fisher-SVM", 7, 0.01, 0.05, 7, 81.85, 76.37, 10, 0.05, 7, 87.5, 82.9),
-        ("RFE-SVM", 33, 0.1, 0.05, 33, 84.17, 80.36, 0.01, 0.04, 33, 86.85, 82.46),
-        ("RFE-SVM", 22, 0.1, 0.04, 22, 84.44, 80.61, 0.01, 0.03, 22, 86.85, 82.46),
-        ("RFE-SVM", 17, 1, 0.05, 17, 84.44, 80.24, 0.01, 0.04, 17, 86.94, 82.63),
-        ("RFE-SVM", 11, 1, 0.05, 11, 83.06, 78.57, 0.01, 0.05, 11, 86.57, 81.91),
-        ("RFE-SVM", 7, 1, 0.06, 7, 82.87, 78.42, 0.01, 0.04, 7, 85.37, 80.53),
-        ("RL-l1-M", None, 1, 1805, 25.6, 88.06, 84.34, 1, 1804.4, 24.6, 85.74, 81.59),
-        ("SVM-l1", None, 1, 0.01, 28, 87.04, 82.95, 1, 0.01, 26.4, 86.02, 81.81),
-    ),
-    "Arrhythmia": (
-        ("RL-FS-M", 81, 1, 1629.88, 79.6, 73.57, 72.08, 1, 1866.23, 77.3, 73.33, 71.62),
-        ("RL-FS-M", 54, 1, 1793.33, 54, 76.43, 75.17, 1, 1860.52, 54, 70.95, 69.24),
-        ("RL-FS-M", 32, 10, 1834.59, 32, 75.48, 74.68, 1, 1830.04, 32, 72.38, 71.48),
-        ("RL-FS-M", 16, 1, 1832.23, 16, 75.48, 74.01, 1, 1827.54, 16, 74.52, 72.63),
-        ("RL-FS-M", 8, 1, 1845.67, 8, 72.14, 70.31, 10, 1846.35, 8, 70.71, 68.76),
-        ("FS-SVM", 81, 1, 267.7, 81, 75, 73.71, 1, 615.29, 80.8, 70.95, 69.68),
-        ("FS-SVM", 54, 10, 919.43, 54, 73.57, 73.18, 1, 890.52, 54, 72.62, 70.49),
-        ("FS-SVM", 32, 10, 882.25, 32, 72.86, 72, 10, 755.65, 32, 73.33, 72.03),
-        ("FS-SVM", 16, 10, 862.04, 16, 76.19, 74.55, 10, 805.4, 16, 75.95, 74.13),
-        ("FS-SVM", 8, 10, 745.59, 8, 76.67, 74.74, 100, 875.68, 8, 73.57, 71.46),
-        ("Fisher-SVM", 81, 0.1, 0.05, 81, 72.38, 69, 10, 0.06, 81, 71.67, 67.99),
-        ("Fisher-SVM", 54, 1, 0.05, 54, 70.95, 67.39, 10, 0.06, 54, 70.95, 67.65),
-        ("Fisher-SVM", 32, 10, 0.02, 32, 68.81, 64.65, 10, 0.04, 32, 69.29, 65.35),
-        ("Fisher-SVM", 16, 100, 0.02, 16, 66.67, 62.52, 10, 0.04, 16, 67.62, 63.76),
-        ("Fisher-SVM", 8, 100, 0.02, 8, 62.38, 57.32, 10, 0.08, 8, 66.9, 63.76),
-        ("RFE-SVM", 81, 0.01, 0.06, 81, 70.24, 67.36, 1, 0.07, 81, 70.71, 67.81),
-        ("RFE-SVM", 54, 0.1, 0.06, 54, 69.76, 66.46, 0.01, 0.05, 54, 72.38, 69.34),
-        ("RFE-SVM", 32, 0.1, 0.04, 32, 70.71, 67.64, 1, 0.04, 32, 73.33, 70.63),
-        ("RFE-SVM", 16, 0.1, 0.03, 16, 70.48, 67.43, 0.1, 0.02, 16, 69.76, 65.86),
-        ("RFE-SVM", 8, 0.1, 0.04, 8, 68.33, 65, 0.1, 0.03, 8, 69.52, 65.36),
-        ("RL-l1-M", None, 1, 1802.37, 84.7, 73.57, 72.07, 1, 1801.78, 79.3, 75.95, 74.56),
-        ("SVM-l1", None, 1, 0.25, 97, 74.52, 73.15, 1, 0.27, 103.4, 71.9, 69.93),
-    ),
-    "Wdbc": (
-        ("RL-FS-M", 29, 10, 34.93, 16.4, 97.54, 97.06, 1, 39.05, 9.9, 97.54, 97.06),
-        ("RL-FS-M", 19, 10, 35.41, 16.4, 97.37, 96.83, 1, 39, 9.9, 97.54, 97.06),
-        ("RL-FS-M", 15, 10, 35.15, 14.9, 97.19, 96.69, 1, 39.17, 8.8, 97.54, 97.06),
-        ("RL-FS-M", 10, 1, 50.45, 9.8, 96.67, 95.97, 1, 39.93, 8.9, 97.54, 97.06),
-        ("RL-FS-M", 6, 1, 62.25, 6, 96.49, 95.63, 1, 44.39, 6, 97.19, 96.69),
-        ("FS-SVM", 29, 1, 0.1, 22.4, 96.49, 95.56, 1, 0.12, 22.3, 96.13, 95),
-        ("FS-SVM", 19, 1, 0.1, 13.8, 96.49, 95.56, 1, 0.12, 14.3, 96.13, 95),
-        ("FS-SVM", 15, 1, 0.11, 12.2, 96.49, 95.56, 1, 0.14, 13.9, 96.13, 95),
-        ("FS-SVM", 10, 1, 0.18, 10, 96.49, 95.56, 1, 0.36, 10, 95.96, 94.78),
-        ("FS-SVM", 6, 1, 0.25, 6, 96.66, 95.79, 10, 5.45, 6, 96.67, 95.97),
-        ("Fisher-SVM", 29, 0.1, 0.13, 29, 94.91, 95.35, 1, 0.27, 29, 95.6, 95.7),
-        ("Fisher-SVM", 19, 1, 0.19, 19, 93.14, 93.65, 0.1, 0.28, 19, 95.43, 95.7),
-        ("Fisher-SVM", 15, 10, 0.2, 15, 93.5, 93.85, 0.01, 0.17, 15, 93.85, 92.62),
-        ("Fisher-SVM", 10, 10, 0.2, 10, 94.19, 94.59, 1, 0.26, 10, 93.5, 93.4),
-        ("Fisher-SVM", 6, 0.1, 0.17, 6, 92.09, 92.18, 0.1, 0.18, 6, 92.44, 90.75),
-        ("RFE-SVM", 29, 10, 0.14, 29, 90.86, 90.71, 1, 0.45, 29, 95.78, 95.85),
-        ("RFE-SVM", 19, 10, 0.18, 19, 91.22, 90.92, 1, 0.39, 19, 95.78, 95.95),
-        ("RFE-SVM", 15, 10, 0.18, 15, 91.57, 91.2, 1, 0.34, 15, 95.43, 95.57),
-        ("RFE-SVM", 10, 10, 0.19, 10, 90.69, 90.15, 1, 0.23, 10, 95.61, 95.82),
-        ("RFE-SVM", 6, 0.1, 0.14, 6, 90.34, 90.03, 0.1, 0.22, 6, 95.61, 95.71),
-        ("RL-l1-M", None, 1, 1807.89, 9.4, 96.67, 95.97, 1, 1111.6, 8.7, 97.54, 97.06),
-        ("SVM-l1", None, 1, 0.02, 11.2, 96.49, 95.56, 1, 0.02, 13.3, 96.13, 95),
-    ),
-    "Mfeat": (
-        ("RL-FS-M", 202, 0.1, 516.33, 35.5, 99.9, 99.5, 0.1, 1080.72, 57.8, 99.85, 99.25),
-        ("RL-FS-M", 135, 0.1, 516.1, 35.5, 99.9, 99.5, 0.1, 1083.4, 45.6, 99.85, 99.25),
-        ("RL-FS-M", 81, 0.1, 483.46, 35.2, 99.9, 99.5, 0.1, 1092.25, 45, 99.9, 99.5),
-        ("RL-FS-M", 30, 0.1, 381.24, 29.8, 99.9, 99.5, 0.1, 581.82, 29.9, 99.9, 99.5),
-        ("RL-FS-M", 10, 0.1, 268.69, 10, 99.95, 99.75, 1, 350.67, 5.1, 99.85, 99.25),
-        ("FS-SVM", 202, 0.1, 9.69, 171.5, 99.9, 99.5, 0.1, 9.79, 183.4, 99.8, 99.22),
-        ("FS-SVM", 135, 0.1, 9.74, 91.7, 99.9, 99.5, 0.1, 9.79, 92.7, 99.8, 99.22),
-        ("FS-SVM", 81, 0.1, 154.87, 81, 99.9, 99.5, 0.1, 354.21, 81, 99.8, 99.22),
-        ("FS-SVM", 30, 1, 997.05, 30, 100, 100, 0.1, 832.68, 30, 99.75, 98.97),
-        ("FS-SVM", 10, 0.1, 750.47, 10, 99.9, 99.72, 0.1, 807.6, 10, 99.65, 98.69),
-        ("Fisher-SVM", 202, 0.1, 1.58, 202, 100, 100, 0.01, 1.57, 202, 99.8, 99.67),
-        ("Fisher-SVM", 135, 0.1, 1.37, 135, 99, 99.22, 0.01, 1.78, 135, 99.8, 99.5),
-        ("Fisher-SVM", 81, 0.01, 0.9, 81, 95.75, 97.64, 0.01, 1.97, 81, 99.85, 99.69),
-        ("Fisher-SVM", 30, 0.01, 0.61, 30, 94.05, 70.47, 0.1, 0.72, 30, 98.6, 99.22),
-        ("Fisher-SVM", 10, 0.1, 2.59, 10, 94.7, 88.17, 0.1, 2.91, 10, 95.65, 97.36),
-        ("RFE-SVM", 202, 0.1, 1.08, 202, 94.9, 83.43, 0.01, 2.32, 202, 97.3, 98.28),
-        ("RFE-SVM", 135, 0.01, 0.75, 135, 94.9, 83.58, 0.01, 1.23, 135, 98.05, 98.69),
-        ("RFE-SVM", 81, 0.01, 0.47, 81, 94.85, 83.4, 0.01, 0.93, 81, 98.15, 98.75),
-        ("RFE-SVM", 30, 0.01, 0.3, 30, 94.9, 83.58, 0.01, 0.32, 30, 99.4, 99.44),
-        ("RFE-SVM", 10, 0.01, 0.81, 10, 94.2, 83.32, 0.01, 1.49, 10, 98.6, 99),
-        ("RL-l1-M", None, 0.1, 1809.61, 47, 99.9, 99.5, 0.1, 1809.92, 70.3, 99.7, 99.39),
-        ("SVM-l1", None, 0.1, 15.49, 90.8, 99.9, 99.5, 0.1, 13.41, 91.7, 99.8, 99.22),
-    ),
-    "Lepiota": (
-        ("RL-FS-M", 33, 1, 496.16, 12.2, 100, 100, 10, 1741.94, 23.6, 96.75, 96.64),
-        ("RL-FS-M", 22, 1, 529.65, 10.7, 100, 100, 10, 1759.38, 21.8, 96.71, 96.6),
-        ("RL-FS-M", 17, 1, 508.8, 11.7, 99.99, 99.99, 10, 1730.3, 16.7, 96.86, 96.75),
-        ("RL-FS-M", 11, 1, 841.15, 11, 99.95, 99.95, 0.1, 370.89, 8.6, 97.51, 97.42),
-        ("RL-FS-M", 7, 10, 962.17, 7, 99.84, 99.83, 0.1, 414.28, 6.4, 99.73, 99.72),
-        ("FS-SVM", 33, 10, 11.21, 19.2, 99.95, 99.95, 0.01, 9.23, 7.5, 88.5, 63.81),
-        ("FS-SVM", 22, 10, 11.1, 17.6, 99.95, 99.95, 0.01, 9.23, 7.5, 88.5, 63.81),
-        ("FS-SVM", 17, 10, 11.81, 16.3, 99.95, 99.95, 0.01, 9.22, 7.5, 88.5, 63.81),
-        ("FS-SVM", 11, 10, 12.84, 11, 99.91, 99.91, 100, 10.77, 8.9, 90.98, 89.22),
-        ("FS-SVM", 7, 0.1, 10.69, 6, 99.7, 99.69, 100, 10.87, 6.4, 87.27, 86.77),
-        ("Fisher-SVM", 33, 100, 4.41, 33, 80.92, 81.44, 0.1, 4.66, 33, 95.88, 95.72),
-        ("Fisher-SVM", 22, 100, 4.43, 22, 61.1, 59.89, 0.1, 4.65, 22, 95.26, 95.08),
-        ("Fisher-SVM", 17, 1, 4.45, 17, 57.8, 56.55, 0.01, 4.59, 17, 95.37, 95.2),
-        ("Fisher-SVM", 11, 100, 4.46, 11, 52.83, 51.07, 0.01, 4.57, 11, 95.37, 95.2),
-        ("Fisher-SVM", 7, 10, 4.47, 7, 52.68, 50.92, 0.01, 4.7, 7, 92.59, 92.31),
-        ("RFE-SVM", 33, 10, 4.37, 33, 94.95, 94.94, 0.01, 4.5, 33, 96.75, 96.63),
-        ("RFE-SVM", 22, 10, 4.72, 22, 94.95, 94.94, 0.01, 4.66, 22, 96.63, 96.5),
-        ("RFE-SVM", 17, 100, 4.48, 17, 94.95, 94.94, 0.01, 4.61, 17, 96.59, 96.46),
-        ("RFE-SVM", 11, 0.1, 4.49, 11, 94.78, 94.76, 0.1, 4.6, 11, 96.98, 96.87),
-        ("RFE-SVM", 7, 0.1, 4.48, 7, 94.78, 94.76, 0.1, 4.83, 7, 98.09, 98.02),
-        ("RL-l1-M", None, 10, 1806.04, 15.8, 99.98, 99.97, 0.1, 1807.2, 10.78, 96.53, 96.4),
-        ("SVM-l1", None, 10, 3.8, 17.3, 99.95, 99.95, 0.1, 3.8, 11.4, 96.53, 96.41),
-    ),
-}
-
-#: Table 14 as printed: model -> scenario -> (Av. ACC impr., Max. ACC impr., Av. AUC impr., Max. AUC impr.) in %.
-TABLE14 = {
-    "FS-SVM": {"LN": (0.44, 2.81, 0.32, 3.08), "SO": (2.71, 10.13, 3.70, 14.58)},
-    "Fisher-SVM": {"LN": (5.50, 23.58, 5.00, 22.78), "SO": (3.39, 14.46, 3.15, 11.22)},
-    "RFE-SVM": {"LN": (5.49, 8.08, 7.01, 19.35), "SO": (1.11, 2.54, 1.26, 2.82)},
-    "RL-l1-M": {"LN": (0.51, 3.88, 0.75, 4.29), "SO": (0.50, 3.32, 0.64, 3.64)},
-    "SVM-l1": {"LN": (1.19, 3.17, 1.66, 3.21), "SO": (2.58, 5.97, 3.06, 6.53)},
-}
 
 _T513_COLS = ("model", "B", "C_LN", "time_LN", "F_LN", "acc_LN", "auc_LN", "C_SO", "time_SO", "F_SO", "acc_SO",
               "auc_SO")
@@ -494,7 +249,7 @@ def load_paper_dataset(label: str, data_home: str | os.PathLike | None = None):
     y = np.where(np.asarray(y) == 1, 1, -1).astype(np.int64)
     n_pos = int(np.sum(y == 1))
     record = {"dataset": label, "n": X.shape[0], "d": X.shape[1], "n_pos": n_pos, "n_neg": X.shape[0] - n_pos,
-              "paper_n": spec.n, "paper_d": spec.d, "paper_split": spec.split, "note": spec.note}
+              "paper_n": spec.n, "paper_d": spec.d, "paper_split": spec.split}
     return X, y, record
 
 
@@ -508,12 +263,12 @@ def subsample(X, y, n: int, seed: int):
 
 
 def make_preprocessor() -> Pipeline:
-    """Drop the features constant on the training data, then z-score with the training statistics (D23)."""
+    """Drop the features constant on the training data, then z-score with the training statistics."""
     return Pipeline([("drop_constant", VarianceThreshold(0.0)), ("zscore", StandardScaler())])
 
 
 def stratified_folds(y, n_splits: int = 10, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The ``(train, test)`` index pairs of stratified ``n_splits``-fold CV with a fixed seed (D21)."""
+    """The ``(train, test)`` index pairs of stratified ``n_splits``-fold CV with a fixed seed."""
     skf = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed)
     return list(skf.split(np.zeros((len(y), 1)), y))
 
@@ -526,7 +281,7 @@ def _check_pm1(y) -> np.ndarray:
 
 
 def flip_label_noise(y, frac: float = 0.05, rng=None) -> tuple[np.ndarray, np.ndarray]:
-    """5 % label noise (section 5.5): flip ``round_half_up(frac n)`` labels chosen uniformly without replacement.
+    """5 % label noise (Section 4.3): flip ``round_half_up(frac n)`` labels chosen uniformly without replacement.
 
     Returns the perturbed copy and the sorted flipped indices. ``rng`` is a seed or ``numpy.random.Generator``.
     """
@@ -542,7 +297,7 @@ def flip_label_noise(y, frac: float = 0.05, rng=None) -> tuple[np.ndarray, np.nd
 
 
 def flip_svm_outliers(X, y, frac: float = 0.05, estimator=None) -> tuple[np.ndarray, np.ndarray]:
-    """5 % SVM outliers (section 5.5, D20): flip the most confidently correct ``frac`` of each class.
+    """5 % SVM outliers (Section 4.3): flip the most confidently correct ``frac`` of each class.
 
     Fits ``estimator`` (default ``L1SVC(C=1)``, the (SVM-l1) LP) on ``(X, y)``, sorts each class by
     ``y_i f(x_i)`` in non-increasing order (stable: ties keep the smaller index first) and flips the first
@@ -582,7 +337,7 @@ def paper_metrics(y_true, y_pred) -> tuple[float, float]:
 def ramp_objective(coef, intercept, X, y, C: float) -> float:
     """``||w||_1 + C sum_i min(2, max(0, 1 - y_i (w.x_i + b)))``: the (RL-FS) objective of any ``(w, b)``.
 
-    Spec section 1.2 (ramp-loss equivalence): independent of the MIP variables, so exact and heuristic
+    The ramp-loss form of (RL-FS) (Section 2): independent of the MIP variables, so exact and heuristic
     solutions are compared on the same footing.
     """
     w = np.asarray(coef, dtype=float).ravel()
@@ -609,21 +364,25 @@ class Settings:
     exact_time_limit: float = 60.0  # Experiment 1, exact (paper 7200 s)
     heuristic_time_limit: float = 60.0  # Experiment 1, DAKS total (paper: unlimited, about 1800 s)
     fit_time_limit: float = 10.0  # Experiment 2, every MIP-based fit (paper 1800 s)
+    dominated_fixing: bool = True  # Experiment 1: Algorithm 1 fixes z_i = 0 where a tightened M_i < 2
+    series: str = "table4"  # Experiment 1: "table4", or "fixing" for the paired runs with the fixing on and off
     jobs: int = 1
     data_home: str | None = None
 
 
+_DAKS_FLOORS = {"t_limit": 2.0, "t_fea": 1.0, "t_inc": 1.0, "t_easy": 0.5}
+
+
 def _daks_limits(total: float) -> dict[str, float]:
-    """DAKS sub-problem limits scaled by ``total / 1800`` from the paper's (t_limit 400, t_fea 120, t_inc 160,
-    t_Easy 10 s at an overall limit of about 1800 s), with floors of 2, 1, 1 and 0.5 s."""
-    s = total / 1800.0
-    return {"t_limit": max(2.0, 400 * s), "t_fea": max(1.0, 120 * s), "t_inc": max(1.0, 160 * s),
-            "t_easy": max(0.5, 10 * s)}
+    """DAKS sub-problem limits scaled by ``total / 1800`` from the paper's (``t_limit``, ``t_fea``, ``t_inc``,
+    ``t_Easy`` of Section 4.2 at the overall limit of Section 4.3), with the floors :data:`_DAKS_FLOORS`."""
+    s = total / float(PAPER_SETUP["heuristic_time_limit"])
+    return {k: max(floor, float(PAPER_SETUP[k]) * s) for k, floor in _DAKS_FLOORS.items()}
 
 
 def make_model(model: str, C: float, budget: int | None, *, n_features: int, time_limit: float,
                seed: int = 0, method: str | None = None):
-    """The estimator of one row of Tables 5-13 (spec section 5.5).
+    """The estimator of one row of Tables 5-13 (Section 4.3).
 
     * ``"RL-FS-M"``: ``RampLossSVC(budget=B, method="heuristic")`` (DAKS; ``method="exact"`` in Experiment 1);
     * ``"FS-SVM"``: ``FeatureBudgetSVC(budget=B)`` (exact MIP, time limited);
@@ -666,12 +425,37 @@ def _fit_measure(est, X, y):
 # ----------------------------------------------------------------------------------------------------------
 # Experiment 1 (Table 4)
 # ----------------------------------------------------------------------------------------------------------
+@contextlib.contextmanager
+def dominated_fixing(on: bool = True):
+    """Switch Algorithm 1's fixing of ``z_i = 0`` where a tightened ``M_i < 2`` on (the library's default) or off.
+
+    The fixing is not in the paper: it is svmopt's extension of the big-M tightening (``fix_dominated`` of
+    :func:`svmopt._ramp_milp.algorithm1`), valid because ``z_i = 1`` with ``M_i < 2`` is dominated, but it changes
+    the MILP (and the DAKS sub-problems) whose times, gaps and objectives Table 4 reports. ``RampLossSVC`` does not
+    expose it, so ``on=False`` rebinds ``algorithm1`` with ``fix_dominated=False`` for the duration of the block
+    (the exact method and DAKS both call it through the module).
+    """
+    if on:
+        yield
+        return
+    from svmopt import _ramp_milp
+
+    original = _ramp_milp.algorithm1
+    _ramp_milp.algorithm1 = functools.partial(original, fix_dominated=False)
+    try:
+        yield
+    finally:
+        _ramp_milp.algorithm1 = original
+
+
 def _exp1_task(task):
-    label, method, C, B, X, y, time_limit, seed = task
-    row = {"dataset": label, "C": C, "B": B, "method": method, "time_limit": time_limit}
+    label, method, C, B, X, y, time_limit, seed, fixing, series = task
+    row = {"dataset": label, "C": C, "B": B, "method": method, "dominated_fixing": "on" if fixing else "off",
+           "series": series, "n": X.shape[0], "time_limit": time_limit}
     try:
         est = make_model("RL-FS-M", C, B, n_features=X.shape[1], time_limit=time_limit, seed=seed, method=method)
-        wall, cpu, status = _fit_measure(est, X, y)
+        with dominated_fixing(fixing):
+            wall, cpu, status = _fit_measure(est, X, y)
         row.update(time=wall, cpu=cpu, status=str(getattr(est, "status_", status)),
                    limit=status == "limit", objective=float(getattr(est, "objective_", np.nan)),
                    ramp_objective=ramp_objective(est.coef_, est.intercept_, X, y, C),
@@ -685,7 +469,7 @@ def _exp1_task(task):
 
 
 def experiment1(settings: Settings, *, progress: bool = False, checkpoint=None) -> pd.DataFrame:
-    """Exact vs DAKS on the full, unperturbed, z-scored data with the smallest B of Table 3 (spec section 5.4).
+    """Exact vs DAKS on the full, unperturbed, z-scored data with the smallest B of Table 3 (Section 4.2).
 
     ``checkpoint(df)`` is called with the rows of each data set as soon as they are done.
     """
@@ -701,8 +485,10 @@ def experiment1(settings: Settings, *, progress: bool = False, checkpoint=None) 
         B = min(min(TABLE3[label]), X.shape[1])
         tasks = []
         for C in sorted(settings.c_grid, reverse=True):
-            tasks.append((label, "exact", C, B, X, y, settings.exact_time_limit, settings.seed))
-            tasks.append((label, "heuristic", C, B, X, y, settings.heuristic_time_limit, settings.seed))
+            for method, limit in (("exact", settings.exact_time_limit),
+                                  ("heuristic", settings.heuristic_time_limit)):
+                tasks.append((label, method, C, B, X, y, limit, settings.seed, settings.dominated_fixing,
+                              settings.series))
         rows = parallel_map(_exp1_task, tasks, n_jobs=settings.jobs, desc=f"Table 4 {label}" if progress else None)
         all_rows.extend(rows)
         if checkpoint is not None:
@@ -713,7 +499,7 @@ def experiment1(settings: Settings, *, progress: bool = False, checkpoint=None) 
 def table4_frame(exp1: pd.DataFrame) -> pd.DataFrame:
     """Table 4 from Experiment-1 rows, beside the paper's numbers.
 
-    ``%BS = 100 (BS_h - BS_e) / BS_e`` on the recomputed ramp objective of each solution (spec section 1.2).
+    ``%BS = 100 (BS_h - BS_e) / BS_e`` on the recomputed ramp objective of each solution.
     ``ratio_te`` = paper t_e / our t_e, only where both runs proved optimality (exact status optimal, paper GAP 0).
     """
     paper = {(d, C): (te, gap, th, bs) for d, C, te, gap, th, bs in TABLE4}
@@ -728,6 +514,7 @@ def table4_frame(exp1: pd.DataFrame) -> pd.DataFrame:
              "paper_t_h": th, "paper_pct_BS": bs_p}
         if e is not None:
             r.update(t_e=e.time, gap=100 * e.gap if np.isfinite(e.gap) else np.nan, BS_e=e.ramp_objective,
+                     nf_e=getattr(e, "n_features", np.nan),
                      exact_optimal=not bool(e.limit) and str(e.status).lower().startswith("optimal"),
                      time_limit_e=e.time_limit, cpu_e=e.cpu)
         if h is not None:
@@ -821,7 +608,7 @@ def _rfe_path_task(task):
 
 
 def experiment2(settings: Settings, *, progress: bool = False, checkpoint=None) -> pd.DataFrame:
-    """Per-fold rows of the CV protocol (spec section 5.5); ``checkpoint(df)`` is called after each data set.
+    """Per-fold rows of the CV protocol (Section 4.3); ``checkpoint(df)`` is called after each data set.
 
     RFE-SVM with step 1 (``d <= 1000``) computes all budgets of a fold and C from one elimination path
     (:func:`rfe_path_supports`); its time column is then the whole path down to the smallest B plus the final fit.
@@ -931,38 +718,39 @@ def improvement_table(best: pd.DataFrame, *, reference: str = "RL-FS-M") -> pd.D
 
 
 # ----------------------------------------------------------------------------------------------------------
-# raw results (CSV, merged across runs) and the report
+# the results store (reproductions.store) and the report (templates/baldomero_naranjo.md)
 # ----------------------------------------------------------------------------------------------------------
-_EXP1_KEY = ["dataset", "C", "method"]
+_EXP1_KEY = ["dataset", "C", "method", "dominated_fixing", "series"]
+TEMPLATE = "baldomero_naranjo"
+ACC_MARGIN = 2.0  # ACC points below the paper from which a Tables 5-13 cell is listed under "Not reproduced"
+LARGE_GAP = 50.0  # a final GAP above this (%) counts as large
+ZERO_BS = 0.005  # |%BS| below this prints as 0.00 %: the two methods found the same objective
 
 
-@contextmanager
-def _locked(path: Path):
-    """An exclusive ``flock`` for concurrent runs merging into the same CSV (lock file in the temp directory)."""
-    digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:16]
-    lock = Path(tempfile.gettempdir()) / f"svmopt-baldomero-naranjo-{digest}.lock"
-    with open(lock, "w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+def store_tables(directory: str | os.PathLike) -> dict[str, Any]:
+    """The three tables of this protocol in the results store ``directory``.
+
+    ``exp1``: one row per Experiment-1 run, keyed by (data set, C, method, ``dominated_fixing``, ``series``: "table4"
+    for Table 4, "fixing" for the runs with the fixing on and off back to back); ``exp2``: one row
+    per (data set, scenario, model, B, C), averaged over the folds; ``datasets``: the data as loaded (n, d, classes).
+    """
+    return {"exp1": open_table(directory, "baldomero_naranjo_exp1", _EXP1_KEY, float_format="%.6g"),
+            "exp2": open_table(directory, "baldomero_naranjo_exp2", _KEY2, float_format="%.6g"),
+            "datasets": open_table(directory, "baldomero_naranjo_datasets", ["dataset"])}
 
 
-def merge_csv(path: str | os.PathLike, new: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
-    """Merge ``new`` into the CSV at ``path``: rows with the same ``keys`` are replaced; returns the merged frame."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with _locked(path):
-        old = pd.read_csv(path) if path.exists() else pd.DataFrame(columns=new.columns)
-        if not new.empty:
-            both = pd.concat([old, new], ignore_index=True)
-            kcols = both[list(keys)].astype(str)
-            both = both[~kcols.duplicated(keep="last")]
-        else:
-            both = old
-        both.to_csv(path, index=False, float_format="%.6g")
-    return both.reset_index(drop=True)
+def _run_columns(jobs: int) -> dict[str, Any]:
+    """Where a row was measured: solver version, machine, logical CPUs and worker processes of the run."""
+    import highspy
+
+    return {"highs": highspy.Highs().version(), "machine": platform.machine(), "cpus": os.cpu_count(),
+            "jobs": jobs}
+
+
+def _sections() -> dict[str, str]:
+    """The report template split at its ``<!-- section: NAME -->`` lines."""
+    parts = re.split(r"^<!-- section: ([A-Za-z0-9_:-]+) -->[ \t]*\n", load_template(TEMPLATE), flags=re.M)
+    return {parts[i]: parts[i + 1].strip("\n") for i in range(1, len(parts), 2)}
 
 
 def _pct(x, digits: int = 2) -> str:
@@ -980,164 +768,494 @@ def _c(x) -> str:
     return "–" if x is None or not np.isfinite(x) else f"{x:g}"
 
 
-def _dataset_lines(labels: Iterable[str], data_home) -> list[str]:
+def _signed(x, digits: int = 2) -> str:
+    return "–" if x is None or not np.isfinite(x) else f"{x:+.{digits}f}"
+
+
+def _and(items: Iterable[str]) -> str:
+    items = list(items)
+    if not items:
+        return "none"
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _cset(values: Iterable[float]) -> str:
+    return "{" + ", ".join(_c(v) for v in sorted(set(float(v) for v in values))) + "}"
+
+
+def _values(values: Iterable[float]) -> str:
+    """One value as itself (``8``), several as a set (``{8, 20}``)."""
+    v = sorted(set(float(x) for x in values))
+    return _c(v[0]) if len(v) == 1 else _cset(v)
+
+
+def _cases(rows: pd.DataFrame) -> str:
+    """``"Leukemia C = 0.1, 0.01 and Wdbc C = 10"``: the (data set, C) cases of ``rows`` grouped by data set."""
+    return _and(f"{d} C = {', '.join(_c(c) for c in g.C)}" for d, g in rows.groupby("dataset", sort=False))
+
+
+def _range(values: Iterable[float], fmt: str = "{:.2f}", unit: str = "") -> str:
+    v = [float(x) for x in values if x is not None and np.isfinite(x)]
+    if not v:
+        return "–"
+    lo, hi = fmt.format(min(v)), fmt.format(max(v))
+    return f"{lo}{unit}" if lo == hi else f"{lo}–{hi}{unit}"
+
+
+def _in_paper_order(labels: Iterable[str]) -> list[str]:
+    s = set(labels)
+    return [d for d in PAPER_DATASETS if d in s]
+
+
+def _cpu_share(df: pd.DataFrame | None) -> float:
+    if df is None or df.empty or not {"cpu", "time"} <= set(df.columns):
+        return np.nan
+    k = df["n_folds"] if "n_folds" in df else 1
+    w, c = np.nansum(df["time"] * k), np.nansum(df["cpu"] * k)
+    return 100 * c / w if w > 0 else np.nan
+
+
+def _versions(frames: dict[str, pd.DataFrame | None]) -> str:
+    """``"HiGHS 1.15.1 (Experiment 2, ...)"`` from the ``highs`` column of the stored rows."""
+    where: dict[str, list[str]] = {}
+    for name, df in frames.items():
+        if df is not None and not df.empty and "highs" in df:
+            for v in dict.fromkeys(df["highs"].dropna().astype(str)):
+                where.setdefault(v, []).append(name)
+    return "; ".join(f"HiGHS {v} ({'; '.join(names)})" for v, names in where.items()) or "HiGHS (version not stored)"
+
+
+def _split_exp1(exp1: pd.DataFrame | None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """``(Table 4 rows, fixing-on rows to compare, fixing-off rows)``.
+
+    Table 4 = series "table4" with the fixing on. The off rows are compared with the "fixing" series' on rows
+    (run back to back with them, under the same load) where there are any, else with the Table 4 rows.
+    """
+    if exp1 is None or exp1.empty:
+        return pd.DataFrame(), pd.DataFrame(), pd.DataFrame()
+    df = exp1.copy()
+    if "dominated_fixing" not in df:
+        df["dominated_fixing"] = "on"
+    if "series" not in df:
+        df["series"] = "table4"
+    on = df[df.dominated_fixing == "on"]
+    table4 = on[on.series == "table4"]
+    paired = on[on.series == "fixing"]
+    return table4, (paired if len(paired) else table4), df[df.dominated_fixing == "off"]
+
+
+def _ordered_t4(rows: pd.DataFrame) -> pd.DataFrame:
+    t4 = table4_frame(rows)
+    order = {d: i for i, d in enumerate(PAPER_DATASETS)}
+    return t4.assign(_o=t4["dataset"].map(order)).sort_values(["_o", "C"], ascending=[True, False])
+
+
+def _dataset_table(datasets: pd.DataFrame | None, notes: dict[str, str]) -> list[str]:
     lines = ["| Data | paper n | paper d | paper split | ours n | ours d | ours +1/-1 | note |",
              "|---|---|---|---|---|---|---|---|"]
-    for label in labels:
-        spec = PAPER_DATASETS[label]
-        try:
-            _, _, rec = load_paper_dataset(label, data_home)
-            ours = f"{rec['n']} | {rec['d']} | {rec['n_pos']}/{rec['n_neg']}"
-        except (FileNotFoundError, OSError):
-            ours = "not available | – | –"
-        lines.append(f"| {label} | {spec.n} | {spec.d} | {spec.split} | {ours} | {spec.note} |")
+    recs = {} if datasets is None or datasets.empty else {r.dataset: r for r in datasets.itertuples()}
+    for label, spec in PAPER_DATASETS.items():
+        r = recs.get(label)
+        ours = "not available | – | –" if r is None else f"{int(r.n)} | {int(r.d)} | {int(r.n_pos)}/{int(r.n_neg)}"
+        lines.append(f"| {label} | {spec.n} | {spec.d} | {spec.split} | {ours} | {notes.get(label, '')} |")
     return lines
 
 
-def write_report(out_dir: str | os.PathLike, exp1: pd.DataFrame | None, exp2: pd.DataFrame | None, *,
-                 data_home=None, quick: bool = False, discussion: str | None = None) -> Path:
-    """Write ``out_dir/baldomero_naranjo.md``: our numbers beside Tables 3, 4, 5-13 and 14 of the paper.
-
-    ``exp1`` holds Experiment-1 rows (one per run) and ``exp2`` the fold-averaged Experiment-2 rows (as written
-    to the CSV files); either may be ``None`` or empty.
-    """
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / "baldomero_naranjo.md"
-    import highspy
-
-    L = ["# Reproduction: Baldomero-Naranjo et al., ramp-loss SVM with a feature budget (paper 001)", ""]
-    if quick:
-        L += ["**QUICK MODE** (CI scale: stratified subsets, few folds, two C values, 2-5 s limits). These numbers",
-              "are a smoke test of the protocol, not a reproduction.", ""]
-    L += ["Generated by `python -m reproductions baldomero-naranjo` from the raw results "
-          "`baldomero_naranjo*_exp1.csv` / `baldomero_naranjo*_exp2.csv` beside this file (`--report-only` "
-          "rebuilds it). Protocol: spec 001 section 5; the decisions are listed in the module docstring.", "",
-          f"Machine: {platform.machine()}, {os.cpu_count()} logical CPUs (shared), "
-          f"HiGHS {highspy.Highs().version()} through highspy, scikit-learn for the l2-SVM baselines. "
-          "The paper: Xeon W-2135 3.7 GHz, 32 GB, CPLEX 12.9.", ""]
-    if discussion:
-        L += [discussion.strip(), ""]
-    shares = []
-    for name, df in (("Experiment 1", exp1), ("Experiment 2", exp2)):
-        if df is not None and not df.empty and {"cpu", "time"} <= set(df.columns):
-            w = df["time"] * (df["n_folds"] if "n_folds" in df else 1)
-            c = df["cpu"] * (df["n_folds"] if "n_folds" in df else 1)
-            if np.nansum(w) > 0:
-                shares.append(f"{name}: {100 * np.nansum(c) / np.nansum(w):.0f} %")
-    if shares:
-        L += ["CPU share actually obtained by our fits (process CPU seconds / wall seconds, summed over all fits): "
-              + ", ".join(shares) + ". Every time limit below is a wall-clock limit.", ""]
-    labels = list(dict.fromkeys(list(exp1["dataset"]) if exp1 is not None and not exp1.empty else [])
-                  ) + [d for d in (dict.fromkeys(exp2["dataset"]) if exp2 is not None and not exp2.empty else [])]
-    labels = [d for d in PAPER_DATASETS if d in set(labels)] or list(PAPER_DATASETS)
-    L += ["## Data sets (Table 2)", "", *_dataset_lines(PAPER_DATASETS, data_home), ""]
-    L += ["## Table 3: budgets", "",
-          "`round_half_up(B_max * f)`, f in {1, 2/3, 1/2, 1/3, 1/5}, with the paper's two replacements:", "",
-          "| Data | B_max | ours | paper | same |", "|---|---|---|---|---|"]
+def _table3_lines() -> list[str]:
+    lines = ["| Data | B_max | ours | paper | same |", "|---|---|---|---|---|"]
     for label, bmax in B_MAX.items():
         ours = budget_values(bmax, B_REPLACEMENTS.get(label, ()))
-        L.append(f"| {label} | {bmax} | {ours} | {TABLE3[label]} | {'yes' if ours == TABLE3[label] else 'NO'} |")
-    L.append("")
+        lines.append(f"| {label} | {bmax} | {ours} | {TABLE3[label]} | {'yes' if ours == TABLE3[label] else 'NO'} |")
+    return lines
 
-    if exp1 is not None and not exp1.empty:
-        t4 = table4_frame(exp1)
-        order = {d: i for i, d in enumerate(PAPER_DATASETS)}
-        t4 = t4.assign(_o=t4["dataset"].map(order)).sort_values(["_o", "C"], ascending=[True, False])
-        L += ["## Table 4: exact (Algorithm 1 + HiGHS MIP) vs heuristic (DAKS), smallest B, full data", "",
-              "t in seconds (wall); `cpu e/h` = CPU seconds our process actually got (the machine is shared). Our "
-              "wall limits are in the `limit e/h` column (paper: 7200 s exact, DAKS about 1800 s). GAP = final "
-              "relative MIP gap of the exact run; %BS = 100 (BS_h - BS_e) / BS_e on the recomputed ramp objective; "
-              "`ratio` = paper t_e / our t_e where both proved optimality.", "",
-              "| Data | C | B | limit e/h | t_e | cpu e/h | GAP | t_h | %BS | paper t_e | paper GAP | paper t_h "
-              "| paper %BS | ratio |", "|---" * 14 + "|"]
-        for _, r in t4.iterrows():
-            L.append(f"| {r.dataset} | {_c(r.C)} | {int(r.B)} | {_num(r.time_limit_e, '{:g}')}/"
+
+def _table4_lines(t4: pd.DataFrame) -> list[str]:
+    lines = ["| Data | C | B | limit e/h | t_e | cpu e/h | GAP | t_h | %BS | paper t_e | paper GAP | paper t_h "
+             "| paper %BS | ratio |", "|---" * 14 + "|"]
+    for _, r in t4.iterrows():
+        lines.append(f"| {r.dataset} | {_c(r.C)} | {int(r.B)} | {_num(r.time_limit_e, '{:g}')}/"
                      f"{_num(r.time_limit_h, '{:g}')} | {_num(r.t_e)}{'' if r.exact_optimal else '*'} | "
                      f"{_num(r.cpu_e, '{:.1f}')}/{_num(r.cpu_h, '{:.1f}')} | {_pct(r.gap)} | {_num(r.t_h)} | "
                      f"{_pct(r.pct_BS)} | {_num(r.paper_t_e)} | {_pct(r.paper_gap)} | {_num(r.paper_t_h)} | "
                      f"{_pct(r.paper_pct_BS)} | {_num(r.ratio_te, '{:.1f}x')} |")
-        ok = t4.dropna(subset=["pct_BS"])
-        paper_sub = t4.dropna(subset=["paper_pct_BS"])
-        L += ["", "`*` = the exact run stopped at our time limit (not proven optimal); GAP `–` = no MIP dual bound "
-              "yet (the limit struck during Algorithm 1 or before the first MIP node).", "",
-              f"Mean %BS over our {len(ok)} cases: {_pct(ok.pct_BS.mean())} (paper, same cases: "
-              f"{_pct(ok.paper_pct_BS.mean())}; paper over all 45: -0.17%). Exact runs proven optimal: "
-              f"{int(t4.exact_optimal.sum())} of {len(t4)} (paper, same cases: "
-              f"{int((paper_sub.paper_gap == 0).sum())} of {len(paper_sub)}).", ""]
-        fails = exp1[exp1["status"].astype(str).str.startswith("error")]
-        if not fails.empty:
-            L += ["Failed Experiment-1 runs:", ""] + [f"* {r.dataset} C={r.C:g} {r.method}: {r.status}"
-                                                       for r in fails.itertuples()] + [""]
+    return lines
 
-    if exp2 is not None and not exp2.empty:
-        best = select_best_c(exp2)
-        pub = published_best_frame()
-        L += ["## Tables 5-13: best mean ACC / AUC per model and B (best C by ACC, AUC, time)", "",
-              "Each cell: ours (paper). AUC = the paper's balanced accuracy. Time = mean wall seconds per fold. "
-              "`folds/C/limit` = CV folds, C values tried and the time limit of the MIP-based fits; `lim` = folds "
-              "whose fit stopped at that limit at the chosen C (their incumbent is used). Only the (model, B) rows "
-              "that were run are listed.", ""]
-        for label in [d for d in PAPER_DATASETS if d in set(best["dataset"])]:
-            b = best[best.dataset == label]
-            e2 = exp2[exp2.dataset == label]
-            spec = PAPER_DATASETS[label]
-            L += [f"### {label} (paper n={spec.n}, d={spec.d})", "",
+
+def _case(r) -> str:
+    return f"{r.dataset} C = {_c(r.C)}"
+
+
+def _table4_values(t4: pd.DataFrame, on: pd.DataFrame) -> dict[str, str]:
+    """The numbers the report states about Table 4, computed from our rows and the paper's."""
+    limits = t4["time_limit_e"].dropna()
+    main_limit = float(limits.mode().min()) if not limits.empty else np.nan
+    longer = t4[t4.time_limit_e > main_limit]
+    at_main = t4[t4.time_limit_e == main_limit]
+    ex = on[on.method == "exact"]
+    limited = ex[ex["limit"].astype(bool)]
+    gaps = 100 * limited["gap"].astype(float)
+    ok = t4.dropna(subset=["pct_BS"])
+    zero = at_main.dropna(subset=["pct_BS"])
+    neg = longer[longer.pct_BS < -ZERO_BS]
+    pos = t4[t4.pct_BS > ZERO_BS]
+    paper = pd.DataFrame(TABLE4, columns=["dataset", "C", "t_e", "gap", "t_h", "pct_BS"])
+    optima = t4[t4.exact_optimal]
+    same_paper = t4.dropna(subset=["paper_gap"])
+    return {
+        "t4_datasets": _and(_in_paper_order(t4.dataset)), "t4_c": _cset(t4.C),
+        "t4_limit": _c(main_limit), "t4_long_limit": _c(longer.time_limit_e.max()) if len(longer) else "–",
+        "t4_median_cpu": _num(at_main.cpu_e.median(), "{:.1f}"),
+        "t4_cpu_range": _range(ex.cpu, "{:.1f}"),
+        "t4_n_reruns": str(len(longer)),
+        "t4_reruns": _cases(longer),
+        "t4_reruns_paper_te": _range(longer.paper_t_e, "{:.0f}"),
+        "t4_reruns_paper_optimal": str(int((longer.paper_gap == 0).sum())),
+        "t4_reruns_optimal": str(int(longer.exact_optimal.sum())),
+        "t4_n_exact": str(len(ex)), "t4_n_limited": str(len(limited)),
+        "t4_gap_range": _range(gaps[np.isfinite(gaps)], "{:.0f}", " %"),
+        "t4_n_nobound": str(int((~np.isfinite(gaps)).sum())),
+        "t4_large_gap": _c(LARGE_GAP),
+        "t4_paper_large_gap": _and(_in_paper_order(paper[paper.gap > LARGE_GAP].dataset)),
+        "t4_optima": _and(f"{_case(r)} ({'w = 0' if r.nf_e == 0 else f'{int(r.nf_e)} features'})"
+                          for r in optima.itertuples()),
+        "t4_n_optimal": str(len(optima)), "t4_n_cases": str(len(t4)),
+        "t4_paper_n_optimal": str(int((same_paper.paper_gap == 0).sum())),
+        "t4_n_zero_bs": str(int((zero.pct_BS.abs() < ZERO_BS).sum())), "t4_n_main_pairs": str(len(zero)),
+        "t4_negative": _and(f"{_case(r)}: {_pct(r.pct_BS)}" for r in neg.itertuples()),
+        "t4_negative_paper_te": _range(neg.paper_t_e, "{:.0f}"),
+        "t4_positive": _and(f"{_case(r)} ({_pct(r.pct_BS)}: {r.BS_h:.6g} against {r.BS_e:.6g}, "
+                            f"{_c(r.time_limit_e)} s)" for r in pos.itertuples()),
+        "t4_mean_bs": _pct(ok.pct_BS.mean()), "t4_paper_mean_bs_same": _pct(ok.paper_pct_BS.mean()),
+        "t4_n_bs": str(len(ok)),
+        "paper_mean_bs": _pct(paper.pct_BS.mean()), "paper_n_cases": str(len(paper)),
+    }
+
+
+def _tightening_lines(on: pd.DataFrame, off: pd.DataFrame) -> tuple[list[str], dict[str, str]]:
+    """Experiment 1 with Algorithm 1's dominated-z fixing off beside the same cases with it on (same limits)."""
+    t_off = _ordered_t4(off)
+    t_on = table4_frame(on).set_index(["dataset", "C"]) if not on.empty else pd.DataFrame()
+    lines = ["| Data | C | B | limit | t_e on/off | cpu e on/off | GAP on/off | BS_e on/off | t_h on/off "
+             "| BS_h on/off | %BS on/off |", "|---" * 11 + "|"]
+    same_obj = same_bs = paired = opt_on = opt_off = zero_on = 0
+    d_gap = []
+    for r in t_off.itertuples():
+        o = None
+        if (r.dataset, r.C) in t_on.index:
+            cand = t_on.loc[(r.dataset, r.C)]
+            if cand.time_limit_e == r.time_limit_e and cand.time_limit_h == r.time_limit_h:
+                o = cand
+
+        def pair(col, fmt, o=o, r=r):
+            left = "–" if o is None else fmt(getattr(o, col))
+            return f"{left} / {fmt(getattr(r, col))}"
+
+        def g6(x):
+            return _num(x, "{:.6g}")
+
+        def f1(x):
+            return _num(x, "{:.1f}")
+
+        lines.append(f"| {r.dataset} | {_c(r.C)} | {int(r.B)} | {_c(r.time_limit_e)} | {pair('t_e', _num)} | "
+                     f"{pair('cpu_e', f1)} | {pair('gap', _pct)} | {pair('BS_e', g6)} | {pair('t_h', _num)} | "
+                     f"{pair('BS_h', g6)} | {pair('pct_BS', _pct)} |")
+        if o is not None:
+            paired += 1
+            same_obj += bool(abs(o.BS_e - r.BS_e) <= 1e-6 * max(1.0, abs(r.BS_e)))
+            same_bs += bool(abs(o.BS_h - r.BS_h) <= 1e-6 * max(1.0, abs(r.BS_h)))
+            opt_on += bool(o.exact_optimal)
+            zero_on += bool(abs(o.pct_BS) < ZERO_BS)
+            opt_off += bool(r.exact_optimal)
+            if np.isfinite(o.gap) and np.isfinite(r.gap):
+                d_gap.append(r.gap - o.gap)
+    jobs = off["jobs"].dropna() if "jobs" in off else pd.Series(dtype=float)
+    values = {
+        "off_datasets": _and(_in_paper_order(t_off.dataset)), "off_c": _cset(t_off.C),
+        "off_limit_e": _values(t_off.time_limit_e), "off_limit_h": _values(t_off.time_limit_h),
+        "off_b": _and(f"{d} {int(b)}" for d, b in t_off.groupby("dataset", sort=False).B.first().items()),
+        "off_jobs": _and(str(int(j)) for j in sorted(set(jobs))) if len(jobs) else "not stored",
+        "off_cpu": _range(off.cpu, "{:.1f}"),
+        "off_n": str(len(t_off)), "off_paired": str(paired), "off_same_exact": str(same_obj),
+        "off_same_daks": str(same_bs), "off_optimal_on": str(opt_on), "off_optimal_off": str(opt_off),
+        "off_gap_shift": _signed(np.mean(d_gap)) if d_gap else "–", "off_n_gap": str(len(d_gap)),
+        "off_n_zero_bs": str(int((t_off.pct_BS.abs() < ZERO_BS).sum())), "off_n_zero_bs_on": str(zero_on),
+    }
+    return lines, values
+
+
+def _tables5_13_lines(exp2: pd.DataFrame, best: pd.DataFrame, pub: pd.DataFrame) -> list[str]:
+    lines: list[str] = []
+    for label in [d for d in PAPER_DATASETS if d in set(best["dataset"])]:
+        b = best[best.dataset == label]
+        e2 = exp2[exp2.dataset == label]
+        spec = PAPER_DATASETS[label]
+        lines += [f"### {label} (paper n={spec.n}, d={spec.d})", "",
                   "| Model | B | folds/C/limit | LN C | LN time | LN Av.F | LN ACC | LN AUC | lim | SO C | SO time "
                   "| SO Av.F | SO ACC | SO AUC | lim |", "|---" * 15 + "|"]
-            keys = b[["model", "B"]].drop_duplicates()
-            keys["_m"] = keys["model"].map({m: i for i, m in enumerate(MODELS)})
-            keys = keys.sort_values(["_m", "B"], ascending=[True, False])
-            for _, k in keys.iterrows():
-                same_b = (b.B == k.B) | (b.B.isna() & pd.isna(k.B))
-                cells = []
-                e2k = e2[(e2.model == k.model) & ((e2.B == k.B) | (e2.B.isna() & pd.isna(k.B)))]
-                meta = (f"{int(e2k.n_folds.max())}/{e2k.C.nunique()}/"
-                        f"{_num(e2k.time_limit.iloc[0], '{:g}') if k.model not in ('Fisher-SVM', 'RFE-SVM') else '–'}")
-                for sc in SCENARIOS:
-                    r = b[(b.model == k.model) & same_b & (b.scenario == sc)]
-                    p = pub[(pub.dataset == label) & (pub.scenario == sc) & (pub.model == k.model)
-                            & ((pub.B == k.B) | (pub.B.isna() & pd.isna(k.B)))]
-                    pc = p.iloc[0] if not p.empty else None
-                    if r.empty:
-                        cells += ["–"] * 6
-                        continue
-                    r = r.iloc[0]
-                    nlim = f"{int(r.n_limit)}/{int(r.n_folds)}"
-                    def paper(col, fmt="{:.2f}", pc=pc):
-                        return "–" if pc is None else (_c(pc[col]) if col == "C" else _num(pc[col], fmt))
-
-                    cells += [f"{_c(r.C)} ({paper('C')})", f"{_num(r.time)} ({paper('time')})",
-                              f"{_num(r.n_features, '{:.1f}')} ({paper('n_features', '{:.1f}')})",
-                              f"{100 * r.acc:.2f} ({paper('acc')})", f"{100 * r.auc:.2f} ({paper('auc')})", nlim]
-                bcell = "–" if pd.isna(k.B) else str(int(k.B))
-                L.append(f"| {k.model} | {bcell} | {meta} | " + " | ".join(cells) + " |")
-            L.append("")
-        imp = improvement_table(best)
-        L += ["## Table 14: relative improvement of (RL-FS-M) over each model, ours [paper]", "",
-              "Mean (max) over the data sets where both models ran, of 100 (m_RLFSM - m_model) / m_model with the "
-              "best configuration of each model per data set. Ours uses only the data sets, B, C and folds run here.",
-              "", "| Model | data sets | LN ACC | LN AUC | SO ACC | SO AUC |", "|---|---|---|---|---|---|"]
-        for model in MODELS[1:]:
-            cells, nds = [], "–"
+        keys = b[["model", "B"]].drop_duplicates()
+        keys["_m"] = keys["model"].map({m: i for i, m in enumerate(MODELS)})
+        keys = keys.sort_values(["_m", "B"], ascending=[True, False])
+        for _, k in keys.iterrows():
+            same_b = (b.B == k.B) | (b.B.isna() & pd.isna(k.B))
+            cells = []
+            e2k = e2[(e2.model == k.model) & ((e2.B == k.B) | (e2.B.isna() & pd.isna(k.B)))]
+            limit = _num(e2k.time_limit.iloc[0], '{:g}') if k.model not in ('Fisher-SVM', 'RFE-SVM') else '–'
+            meta = f"{int(e2k.n_folds.max())}/{e2k.C.nunique()}/{limit}"
             for sc in SCENARIOS:
-                r = imp[(imp.model == model) & (imp.scenario == sc)] if not imp.empty else imp
-                p = TABLE14[model][sc]
+                r = b[(b.model == k.model) & same_b & (b.scenario == sc)]
+                p = pub[(pub.dataset == label) & (pub.scenario == sc) & (pub.model == k.model)
+                        & ((pub.B == k.B) | (pub.B.isna() & pd.isna(k.B)))]
+                pc = p.iloc[0] if not p.empty else None
                 if r.empty:
-                    cells += [f"– ({p[0]:.2f} ({p[1]:.2f}))", f"– ({p[2]:.2f} ({p[3]:.2f}))"]
-                else:
-                    r = r.iloc[0]
-                    nds = str(int(r.n_datasets))
-                    cells += [f"{r.acc_mean:.2f} ({r.acc_max:.2f}) [{p[0]:.2f} ({p[1]:.2f})]",
-                              f"{r.auc_mean:.2f} ({r.auc_max:.2f}) [{p[2]:.2f} ({p[3]:.2f})]"]
-            L.append(f"| {model} | {nds} | " + " | ".join(cells) + " |")
-        L += ["", "Paper values in square brackets.", ""]
+                    cells += ["–"] * 6
+                    continue
+                r = r.iloc[0]
+
+                def paper(col, fmt="{:.2f}", pc=pc):
+                    return "–" if pc is None else (_c(pc[col]) if col == "C" else _num(pc[col], fmt))
+
+                cells += [f"{_c(r.C)} ({paper('C')})", f"{_num(r.time)} ({paper('time')})",
+                          f"{_num(r.n_features, '{:.1f}')} ({paper('n_features', '{:.1f}')})",
+                          f"{100 * r.acc:.2f} ({paper('acc')})", f"{100 * r.auc:.2f} ({paper('auc')})",
+                          f"{int(r.n_limit)}/{int(r.n_folds)}"]
+            bcell = "–" if pd.isna(k.B) else str(int(k.B))
+            lines.append(f"| {k.model} | {bcell} | {meta} | " + " | ".join(cells) + " |")
+        lines.append("")
+    return lines
+
+
+def _table14_lines(imp: pd.DataFrame) -> list[str]:
+    lines = ["| Model | data sets | LN ACC | LN AUC | SO ACC | SO AUC |", "|---|---|---|---|---|---|"]
+    for model in MODELS[1:]:
+        cells, nds = [], "–"
+        for sc in SCENARIOS:
+            r = imp[(imp.model == model) & (imp.scenario == sc)] if not imp.empty else imp
+            p = TABLE14[model][sc]
+            if r.empty:
+                cells += [f"– [{p[0]:.2f} ({p[1]:.2f})]", f"– [{p[2]:.2f} ({p[3]:.2f})]"]
+            else:
+                r = r.iloc[0]
+                nds = str(int(r.n_datasets))
+                cells += [f"{r.acc_mean:.2f} ({r.acc_max:.2f}) [{p[0]:.2f} ({p[1]:.2f})]",
+                          f"{r.auc_mean:.2f} ({r.auc_max:.2f}) [{p[2]:.2f} ({p[3]:.2f})]"]
+        lines.append(f"| {model} | {nds} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _compare(best: pd.DataFrame, pub: pd.DataFrame) -> pd.DataFrame:
+    """Our best-C rows beside the paper's (same data set, scenario, model and B), in ACC / AUC points."""
+    ours = best.assign(acc=100 * best.acc, auc=100 * best.auc, _B=best.B.fillna(-1.0))
+    theirs = pub.assign(_B=pub.B.fillna(-1.0))
+    return ours.merge(theirs, on=["dataset", "scenario", "model", "_B"], suffixes=("", "_paper")).assign(
+        d_acc=lambda f: f.acc - f.acc_paper, d_auc=lambda f: f.auc - f.auc_paper)
+
+
+def _exp2_values(exp2: pd.DataFrame, best: pd.DataFrame, cmp: pd.DataFrame, imp: pd.DataFrame) -> dict[str, str]:
+    mip = exp2[exp2.model.isin(["RL-FS-M", "FS-SVM", "RL-l1-M"])]
+    smallest = {d: float(min(TABLE3[d])) for d in TABLE3}
+    rl = cmp[(cmp.model == "RL-FS-M") & (cmp.B == cmp.dataset.map(smallest))]
+    rl_lines = []
+    for d in _in_paper_order(rl.dataset):
+        g = rl[rl.dataset == d].set_index("scenario").d_acc
+        rl_lines.append(f"{d} {' / '.join(_signed(g.get(sc, np.nan), 1) for sc in SCENARIOS)}")
+    l1 = cmp[cmp.model == "RL-l1-M"]
+    l1_lines = [f"{r.dataset} {r.scenario} {r.n_features:.1f} ({r.n_features_paper:.1f})"
+                for r in l1.sort_values("n_features", ascending=False).head(3).itertuples()]
+
+    def mean_diff(model):
+        g = cmp[cmp.model == model].groupby("dataset").d_acc.mean()
+        return _and(f"{d} {_signed(g[d], 1)}" for d in _in_paper_order(g.index))
+
+    rfe_b = best[best.model == "RFE-SVM"]
+    rfe_min_c = exp2[exp2.model == "RFE-SVM"].groupby("dataset").C.min()
+    rfe_small = int((rfe_b.C == rfe_b.dataset.map(rfe_min_c)).sum())
+    pub = published_best_frame()
+    rfe_p = pub[(pub.model == "RFE-SVM") & pub.dataset.isin(set(rfe_b.dataset))]
+    agree, reversed_ = [], []
+    for r in imp.itertuples():
+        p = TABLE14[r.model][r.scenario][0]
+        text = f"{r.model} {r.scenario} {_signed(r.acc_mean)} % ({_signed(p)} %)"
+        (agree if np.sign(r.acc_mean) == np.sign(p) else reversed_).append(text)
+    return {
+        "e2_mip_limited": str(int(mip.n_limit.sum())), "e2_mip_fits": str(int(mip.n_folds.sum())),
+        "e2_mip_limit": _values(mip.time_limit.dropna()) if len(mip) else "–",
+        "e2_rlfsm_diffs": _and(rl_lines), "e2_rll1_features": _and(l1_lines),
+        "e2_fisher_diffs": mean_diff("Fisher-SVM"), "e2_rfe_diffs": mean_diff("RFE-SVM"),
+        "e2_rfe_smallest_c": str(rfe_small), "e2_rfe_cells": str(len(rfe_b)),
+        "e2_rfe_paper_smallest_c": str(int((rfe_p.C == min(C_GRID)).sum())), "e2_rfe_paper_cells": str(len(rfe_p)),
+        "e2_rfe_paper_time": _range(rfe_p.time, "{:.2f}"),
+        "e2_rfe_time": _range(rfe_b.time, "{:.2f}"),
+        "t14_agree": _and(agree), "t14_reversed": _and(reversed_),
+        "paper_fit_limit": str(PAPER_SETUP["heuristic_time_limit"]),
+    }
+
+
+def _scale_lines(exp2: pd.DataFrame) -> list[str]:
+    """Per model: the data sets run, the number of budgets, the C values and the fit limit, grouped."""
+    lines = []
+    for model in MODELS:
+        g = exp2[exp2.model == model]
+        if g.empty:
+            lines.append(f"* {model}: not run.")
+            continue
+        groups: dict[tuple, list[str]] = {}
+        for d in _in_paper_order(g.dataset):
+            gd = g[g.dataset == d]
+            nb = gd.B.dropna().nunique()
+            limit = ("" if model in ("Fisher-SVM", "RFE-SVM", "SVM-l1")
+                     else f", {_values(gd.time_limit.dropna())} s per fit")
+            what = f"{nb} of {len(_B_FRACTIONS)} B" if model in BUDGET_MODELS else "no B"
+            groups.setdefault((what, _cset(gd.C), limit, int(gd.n_folds.max())), []).append(d)
+        parts = [f"{_and(ds)}: {what}, C in {cs}, {nf} folds{limit}" for (what, cs, limit, nf), ds in groups.items()]
+        lines.append(f"* {model}: " + "; ".join(parts) + ".")
+    return lines
+
+
+def _below_items(sec: dict[str, str], t4: pd.DataFrame, v4: dict[str, str], cmp: pd.DataFrame,
+                 exp2: pd.DataFrame | None, datasets: pd.DataFrame | None, v2: dict[str, str] | None) -> list[str]:
+    """The "Not reproduced / below the paper" list: one item per finding, prose from the template."""
+    items = []
+    missing = [d for d in PAPER_DATASETS if datasets is None or d not in set(datasets.dataset)]
+    if missing:
+        items.append(render(sec["below:data"], {"missing": _and(missing), "n_missing": str(len(missing)),
+                                                "n_paper": str(len(PAPER_DATASETS))}))
+    if not t4.empty:
+        items.append(render(sec["below:table4"], {
+            "n_optimal": v4["t4_n_optimal"], "paper_n_optimal": v4["t4_paper_n_optimal"],
+            "n_cases": v4["t4_n_cases"], "limit": v4["t4_limit"], "long_limit": v4["t4_long_limit"],
+            "paper_limit": str(PAPER_SETUP["exact_time_limit"]), "n_reruns": v4["t4_n_reruns"],
+            "reruns_optimal": v4["t4_reruns_optimal"], "median_cpu": v4["t4_median_cpu"]}))
+    if cmp is not None and not cmp.empty:
+        for model in MODELS:
+            g = cmp[cmp.model == model]
+            low = g[g.d_acc < -ACC_MARGIN].sort_values("d_acc")
+            if low.empty:
+                continue
+            w = low.iloc[0]
+            bcell = "" if pd.isna(w.B) else f" B = {int(w.B)}"
+            e = exp2[exp2.model == model]
+            values = {"count": str(len(low)), "n": str(len(g)), "margin": _c(ACC_MARGIN),
+                      "datasets": _and(_in_paper_order(low.dataset)),
+                      "worst": f"{w.dataset} {w.scenario}{bcell}: {w.acc:.2f} against {w.acc_paper:.2f}",
+                      "c_values": _cset(e.C) if len(e) else "–"}
+            if model in ("RL-FS-M", "FS-SVM", "RL-l1-M"):  # the MIP-based fits: a time limit
+                values.update(limit=_values(e.time_limit.dropna()) if len(e) else "–",
+                              paper_limit=str(PAPER_SETUP["heuristic_time_limit"]))
+            items.append(render(sec[f"below:{model}"], values))
+    if exp2 is not None and not t4.empty:
+        ours = exp2[["dataset", "model", "B"]].astype(str).drop_duplicates()
+        pub = published_best_frame()[["dataset", "model", "B"]].astype(str).drop_duplicates()
+        folds = sorted(set(int(f) for f in exp2.n_folds))
+        items.append(render(sec["below:scale"], {
+            "n_rows": str(len(ours)), "paper_rows": str(len(pub)), "n_cases": v4["t4_n_cases"],
+            "paper_cases": v4["paper_n_cases"], "folds": _and(str(f) for f in folds),
+            "mip_limit": v2["e2_mip_limit"], "paper_limit": str(PAPER_SETUP["heuristic_time_limit"]),
+            "limit": v4["t4_limit"], "paper_exact_limit": str(PAPER_SETUP["exact_time_limit"])}))
+    if v2 is not None and v2["t14_reversed"] != "none":
+        items.append(render(sec["below:table14"], {"reversed": v2["t14_reversed"]}))
+    return items
+
+
+def write_report(out_dir: str | os.PathLike, exp1: pd.DataFrame | None, exp2: pd.DataFrame | None,
+                 datasets: pd.DataFrame | None = None, *, quick: bool = False,
+                 store: str | os.PathLike | None = None) -> Path:
+    """Write ``out_dir/baldomero_naranjo.md`` from the stored rows: our numbers beside Tables 2-4, 5-13 and 14.
+
+    ``exp1``: Experiment-1 rows (one per run, with ``dominated_fixing`` on or off), ``exp2``: fold-averaged
+    Experiment-2 rows, ``datasets``: the data as loaded; any may be ``None`` or empty. The prose is
+    ``templates/baldomero_naranjo.md``; every number in it is computed here from these tables and the paper's.
+    """
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "baldomero_naranjo.md"
+    sec = _sections()
+    exp1 = None if exp1 is None or exp1.empty else exp1
+    exp2 = None if exp2 is None or exp2.empty else exp2
+    on, on_paired, off = _split_exp1(exp1)
+    t4 = _ordered_t4(on) if not on.empty else pd.DataFrame()
+    store_text = "–" if store is None else str(store)
+    if store is not None:
+        with contextlib.suppress(ValueError):
+            store_text = str(Path(store).resolve().relative_to(ROOT.parent))
+    cpus = sorted({int(c) for df in (exp1, exp2) if df is not None and "cpus" in df for c in df.cpus.dropna()})
+    fixing_runs = None if exp1 is None or off.empty else exp1.drop(on.index, errors="ignore")
+    share = {"Table 4": _cpu_share(on), "fixing on and off": _cpu_share(fixing_runs), "Experiment 2": _cpu_share(exp2)}
+    out = [render(sec["header"], {
+        "command": "python -m reproductions baldomero-naranjo" + (" --quick" if quick else ""),
+        "store": store_text, "versions": _versions({
+            "Table 4": on if len(on) else None,
+            "fixing on and off": pd.concat([off, on_paired]) if len(off) and on_paired is not on else (
+                off if len(off) else None),
+            "Experiment 2": exp2}),
+        "cpus": _and(str(c) for c in cpus) if cpus else "–",
+        "share": _and(f"{k} {_num(v, '{:.0f}')} %" for k, v in share.items() if np.isfinite(v)),
+        "paper_machine": str(PAPER_SETUP["machine"]), "paper_solver": str(PAPER_SETUP["solver"])})]
+    if quick:
+        out.append(sec["quick"])
+    v4 = _table4_values(t4, on) if not t4.empty else None
+    best = select_best_c(exp2) if exp2 is not None else None
+    pub = published_best_frame()
+    cmp = _compare(best, pub) if best is not None else None
+    imp = improvement_table(best) if best is not None else pd.DataFrame()
+    v2 = _exp2_values(exp2, best, cmp, imp) if exp2 is not None else None
+    same3 = sum(budget_values(b, B_REPLACEMENTS.get(d, ())) == TABLE3[d] for d, b in B_MAX.items())
+    dims = [] if datasets is None or datasets.empty else [
+        f"{r.dataset} (ours {int(r.d)}, paper {PAPER_DATASETS[r.dataset].d})" for r in datasets.itertuples()
+        if r.dataset in PAPER_DATASETS and int(r.d) != PAPER_DATASETS[r.dataset].d]
+    n_data = 0 if datasets is None else len(datasets)
+    if v4 is not None and v2 is not None:
+        paper_daks = ", ".join(str(PAPER_SETUP[k]) for k in _DAKS_FLOORS)
+        out.append(render(sec["scale"], {
+            "n_data": str(n_data), "n_paper": str(len(PAPER_DATASETS)),
+            "missing": _and([d for d in PAPER_DATASETS if datasets is None or d not in set(datasets.dataset)]),
+            "dims": _and(dims), "t3_same": str(same3), "t3_n": str(len(B_MAX)),
+            "paper_exact_limit": str(PAPER_SETUP["exact_time_limit"]),
+            "paper_fit_limit": str(PAPER_SETUP["heuristic_time_limit"]),
+            "paper_daks": paper_daks, "daks_floors": ", ".join(_c(v) for v in _DAKS_FLOORS.values()),
+            "e2_scale": "\n".join(_scale_lines(exp2)),
+            "e2_folds": _and(str(int(f)) for f in sorted(set(exp2.n_folds))),
+            **{k: v4[k] for k in ("t4_datasets", "t4_c", "t4_limit", "t4_long_limit", "t4_median_cpu",
+                                  "t4_n_reruns", "t4_reruns", "t4_reruns_paper_te", "t4_reruns_paper_optimal")}}))
+        gaps4 = ("t4_cpu_range", "t4_n_limited", "t4_n_exact", "t4_gap_range", "t4_n_nobound", "t4_large_gap",
+                 "t4_paper_large_gap", "t4_optima", "t4_limit", "t4_n_zero_bs", "t4_n_main_pairs", "t4_long_limit",
+                 "t4_negative", "t4_negative_paper_te", "t4_n_bs", "t4_mean_bs", "t4_paper_mean_bs_same",
+                 "paper_n_cases", "paper_mean_bs", "t4_positive")
+        out.append(render(sec["gaps"], {**{k: v4[k] for k in gaps4},
+                                        **{k: v for k, v in v2.items() if k != "paper_fit_limit"},
+                                        "paper_exact_limit": str(PAPER_SETUP["exact_time_limit"])}))
+    items = _below_items(sec, t4, v4 or {}, cmp, exp2, datasets, v2) if (v4 or v2) else []
+    out.append(render(sec["below"], {"margin": _c(ACC_MARGIN), "items": "\n".join(items) or "* none"}))
+    notes = {k.split(":", 1)[1]: v.replace("\n", " ") for k, v in sec.items() if k.startswith("note:")}
+    out.append(render(sec["data"], {"table": "\n".join(_dataset_table(datasets, notes))}))
+    out.append(render(sec["table3"], {"table": "\n".join(_table3_lines())}))
+    if not t4.empty:
+        ok = t4.dropna(subset=["pct_BS"])
+        paper_sub = t4.dropna(subset=["paper_pct_BS"])
+        out.append(render(sec["table4"], {
+            "table": "\n".join(_table4_lines(t4)), "paper_exact_limit": str(PAPER_SETUP["exact_time_limit"]),
+            "paper_fit_limit": str(PAPER_SETUP["heuristic_time_limit"]), "n_bs": str(len(ok)),
+            "mean_bs": _pct(ok.pct_BS.mean()), "paper_mean_bs_same": _pct(ok.paper_pct_BS.mean()),
+            "paper_mean_bs": v4["paper_mean_bs"], "paper_n_cases": v4["paper_n_cases"],
+            "n_optimal": str(int(t4.exact_optimal.sum())), "n_cases": str(len(t4)),
+            "paper_n_optimal": str(int((paper_sub.paper_gap == 0).sum())), "paper_n_same": str(len(paper_sub)),
+            "off_note": sec["table4:off"] if len(off) else sec["table4:no-off"]}))
+        fails = on[on["status"].astype(str).str.startswith("error")]
+        if not fails.empty:
+            out.append("\n".join(["Failed Experiment-1 runs:", ""] + [
+                f"* {r.dataset} C={r.C:g} {r.method}: {r.status}" for r in fails.itertuples()]))
+    if len(off):
+        lines, values = _tightening_lines(on_paired, off)
+        source = sec["tightening:paired"] if on_paired is not on else sec["tightening:table4"]
+        out.append(render(sec["tightening"], {"table": "\n".join(lines), "on_source": source, **values}))
+    if exp2 is not None:
+        out.append(render(sec["tables5_13"], {"tables": "\n".join(_tables5_13_lines(exp2, best, pub)).rstrip()}))
+        out.append(render(sec["table14"], {"table": "\n".join(_table14_lines(imp))}))
         errs = exp2[exp2.n_error > 0] if "n_error" in exp2 else exp2.iloc[:0]
         if not errs.empty:
-            L += ["Fits that failed (counted as missing):", ""] + [
+            out.append("\n".join(["Fits that failed (counted as missing):", ""] + [
                 f"* {r.dataset} {r.scenario} {r.model} B={r.B} C={r.C:g}: {int(r.n_error)} of {int(r.n_folds)} folds"
-                for r in errs.itertuples()] + [""]
-    path.write_text("\n".join(L) + "\n")
+                for r in errs.itertuples()]))
+    path.write_text("\n\n".join(s.strip("\n") for s in out) + "\n")
     return path
 
 
@@ -1148,22 +1266,10 @@ QUICK = {"datasets": ("Wdbc", "SONAR"), "n_sub": 80, "n_folds": 3, "c_grid": (0.
          "exact_time_limit": 5.0, "heuristic_time_limit": 5.0, "fit_time_limit": 2.0}
 
 
-def _csv_paths(out_dir: Path, quick: bool) -> tuple[Path, Path]:
-    stem = "baldomero_naranjo_quick" if quick else "baldomero_naranjo"
-    return out_dir / f"{stem}_exp1.csv", out_dir / f"{stem}_exp2.csv"
-
-
-def _read(path: Path) -> pd.DataFrame | None:
-    return pd.read_csv(path) if path.exists() else None
-
-
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m reproductions baldomero-naranjo",
-                                 description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true", help="CI scale: Wdbc and SONAR subsets, 3 folds, C in {0.1, 1}")
-    ap.add_argument("--out", default="docs/reproductions", help="output directory (report + CSV)")
-    ap.add_argument("--jobs", type=int, default=1, help="parallel fits (svmopt.distributed.parallel_map)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap = protocol_parser("baldomero_naranjo", __doc__,
+                         quick_help="CI scale: Wdbc and SONAR subsets, 3 folds, C in {0.1, 1}, 2-5 s limits",
+                         seed_help="seed of the folds, the label noise and the subsets")
     ap.add_argument("--experiments", nargs="+", type=int, choices=(1, 2), default=[1, 2])
     ap.add_argument("--datasets", nargs="+", choices=list(PAPER_DATASETS), default=None)
     ap.add_argument("--models", nargs="+", choices=MODELS, default=None, help="Experiment-2 models")
@@ -1175,17 +1281,33 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--exact-time-limit", type=float, default=None, help="Experiment 1 exact, s (paper 7200)")
     ap.add_argument("--heuristic-time-limit", type=float, default=None, help="Experiment 1 DAKS, s")
     ap.add_argument("--fit-time-limit", type=float, default=None, help="Experiment 2 MIP fits, s (paper 1800)")
+    ap.add_argument("--no-dominated-fixing", action="store_true",
+                    help="Experiment 1 with Algorithm 1's fixing of z_i = 0 where a tightened M_i < 2 switched off")
+    ap.add_argument("--series", choices=("table4", "fixing"), default="table4",
+                    help="Experiment 1 rows for Table 4 (default) or for the comparison of the fixing on and off")
     ap.add_argument("--data-home", default=None, help="data directory (default: $SVMOPT_DATA)")
-    ap.add_argument("--report-only", action="store_true", help="rebuild the report from the CSV files")
     ap.add_argument("--progress", action="store_true")
     return ap
 
 
+def record_datasets(labels: Iterable[str], data_home=None) -> pd.DataFrame:
+    """The data as loaded (n, d, class counts) for the store's ``datasets`` table; unavailable ones are skipped."""
+    rows = []
+    for label in labels:
+        try:
+            _, _, rec = load_paper_dataset(label, data_home)
+        except FileNotFoundError:
+            continue
+        rows.append({k: rec[k] for k in ("dataset", "n", "d", "n_pos", "n_neg")})
+    return pd.DataFrame(rows)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.jobs < 1:
-        raise SystemExit("--jobs must be >= 1")
-    s = Settings(seed=args.seed, jobs=args.jobs, data_home=args.data_home)
+    ap = build_parser()
+    args = ap.parse_args(argv)
+    check_protocol_arguments(ap, args)
+    s = Settings(seed=args.seed, jobs=args.jobs, data_home=args.data_home,
+                 dominated_fixing=not args.no_dominated_fixing, series=args.series)
     if args.quick:
         s = replace(s, **QUICK)
     over = {"datasets": args.datasets and tuple(args.datasets), "models": args.models and tuple(args.models),
@@ -1194,94 +1316,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             "exact_time_limit": args.exact_time_limit, "heuristic_time_limit": args.heuristic_time_limit,
             "fit_time_limit": args.fit_time_limit}
     s = replace(s, **{k: v for k, v in over.items() if v is not None})
-    _budget_positions(s.budgets)
-    out_dir = Path(args.out)
-    p1, p2 = _csv_paths(out_dir, args.quick)
+    try:
+        _budget_positions(s.budgets)
+    except ValueError as exc:
+        ap.error(str(exc))
+    store = results_dir(args)
+    tables = store_tables(store)
     if not args.report_only:
         t0 = time.time()
+        run = _run_columns(args.jobs)
+        tables["datasets"].append(record_datasets(s.datasets, s.data_home))
         if 1 in args.experiments:
-            experiment1(s, progress=args.progress, checkpoint=lambda df: merge_csv(p1, df, _EXP1_KEY))
+            experiment1(s, progress=args.progress, checkpoint=lambda df: tables["exp1"].append(df.assign(**run)))
         if 2 in args.experiments:
-            def checkpoint(df):
-                merge_csv(p2, aggregate_folds(df), _KEY2)
-
-            experiment2(s, progress=args.progress, checkpoint=checkpoint)
+            experiment2(s, progress=args.progress,
+                        checkpoint=lambda df: tables["exp2"].append(aggregate_folds(df).assign(**run)))
         print(f"baldomero_naranjo: runs done in {time.time() - t0:.0f} s ({asdict(s)})")
-    path = write_report(out_dir, _read(p1), _read(p2), data_home=s.data_home, quick=args.quick,
-                        discussion=None if args.quick else DISCUSSION)
-    print(f"baldomero_naranjo: report written to {path}")
+    path = write_report(args.out, tables["exp1"].read(), tables["exp2"].read(), tables["datasets"].read(),
+                        quick=args.quick, store=store)
+    print(f"baldomero_naranjo: report written to {path} (results store {store})")
     return 0
-
-
-DISCUSSION = """## What was run, at what scale, and why the numbers differ
-
-**Machine.** 2 cores shared with several other jobs; the load average stayed between 6 and 18 during the whole
-run, so each of our processes got about 8-20 % of one core (the CPU-share line below is measured). All limits
-are wall-clock limits (HiGHS has no CPU-time limit), so a 20 s limit bought about 2 CPU seconds. The paper
-ran CPLEX 12.9 on a dedicated Xeon W-2135 with 7200 s (exact) and about 1800 s (DAKS, Experiment 2 MIPs).
-HiGHS 1.15 replaces CPLEX: no indicator constraints (the paper's big-M rows (13) are used), no
-BndStrenInd / MIPEmphasis=HiddenFeas / FPHeur, `mip_feasibility_tolerance = 1e-9` instead of 0 (spec section 9).
-
-**Data.** 8 of the 9 data sets; Mfeat is missing from the collection. Leukemia has 7129 genes (paper 5327, filter
-unknown), DLBCL 5469 (paper 7129), Lepiota 116 one-hot columns (paper 109). Table 3 is reproduced exactly by
-the half-up rule.
-
-**Experiment 1 (Table 4).** Full data, z-scored, smallest B, all five C, both methods on 8 data sets with a
-**20 s** wall limit each. DAKS's sub-problem limits t_limit/t_fea/t_inc/t_Easy are scaled by limit/1800, with
-floors of 2/1/1/0.5 s. Eight cases where CPLEX had proved optimality within 4-204 s were re-run with **180 s**
-(Leukemia and DLBCL C = 0.01; Leukemia C = 0.1; Wdbc C = 0.1, 1, 10; Lepiota C = 1, 10). The table shows the
-longer run for those. Algorithm 1 uses Variant I for n <= 600 and Variant II otherwise.
-
-**Experiment 2 (Tables 5-13).** The paper's 10 stratified folds (seed 0), one perturbed training set per fold
-and scenario shared by every model. Scale per model:
-
-* Fisher-SVM and SVM-l1: the full protocol (5 C x 5 B) on Wdbc, SONAR, IONO, Colon, Leukemia, DLBCL and
-  Arrhythmia. Lepiota did not fit in the time left.
-* RFE-SVM: the six data sets other than Arrhythmia, all five B, C in {0.01, 0.1, 1}, plus C = 10 on IONO,
-  SONAR and Wdbc. C = 100 was dropped because LIBSVM's linear SVC needs about 17 CPU s for one elimination path
-  of one SONAR fold at C = 100, and there are 20 fold-scenarios per data set. Arrhythmia (258 features, step 1)
-  needs 162 s per path at C = 100 even on an idle core. With step 1, all five B come from one elimination path
-  (identical supports, tested).
-* RL-FS-M (DAKS), FS-SVM and RL-l1-M: Wdbc, SONAR, IONO, Colon, Leukemia and DLBCL; **smallest B only**;
-  C in {0.1, 1, 10}; **8 s** wall per fit (about 1 CPU s) instead of 1800 s.
-
-## Gaps, explained
-
-* **Table 4 times and GAPs are not comparable with CPLEX's.** With 2-37 CPU seconds the exact runs end inside
-  Algorithm 1 (Variant I solves one LP per point and loop) or at the root of the MIP, so the GAP is 58-100 %.
-  The paper's 7200 s runs also end with large gaps on SONAR, IONO and Arrhythmia. The only proven optima are the
-  trivial w = 0 cases (Colon and DLBCL at C = 0.01); the ratios to CPLEX are in `docs/performance.md`.
-* **%BS is 0 in 30 of the 32 runs at 20 s**, because both methods return (about) Algorithm 1's initial
-  solution: the DAKS phases hardly get CPU. With 180 s DAKS beats the time-limited exact method where it had
-  room to work: Wdbc C = 0.1 / 1 / 10: -0.14 / -7.4 / -53.9 %; Leukemia C = 0.1: -2.3 %; Lepiota C = 1:
-  -71.5 %. These compare against exact runs that did not finish, whereas CPLEX proved the same instances
-  optimal in 30-204 s. This is the direction of the paper's average (-0.17 %), not a test of it.
-* **DAKS on Lepiota (checked).** At C = 10 and 100 the DAKS result is about 9 % worse than the *exact* run's
-  incumbent (1922.5 against 1764.1 at C = 10, 180 s), not worse than its own start: Algorithm 1's initial
-  solution on Lepiota at C = 10, B = 7 is itself 1922.53 (5 features; recomputed without any limit), and DAKS
-  returned exactly it, because its phase-2 MIP (96 free outlier binaries) used the few CPU seconds it got; the
-  exact MILP improved the same start within its limit. At C = 0.01 on the gene sets, DAKS and the exact method
-  both stop at once on an idle machine (Colon: 1.2 s, rule (i), w = 0); the long runs here were CPU starvation.
-* **Experiment 2, MIP models.** Almost every RL-FS-M, FS-SVM and RL-l1-M fit stopped at the 8 s limit (the `lim`
-  columns), so those rows measure time-limited incumbents, close to the Algorithm-1 / top-B SVM-l1 starts.
-  Even so, RL-FS-M at the smallest B lands within about 1.5 ACC points of the paper on Wdbc, SONAR, IONO and
-  Colon. It is 2-3 points lower on Leukemia (other gene set) and 5 points lower on DLBCL under SVM outliers.
-  RL-l1-M selects far more features than in the paper (e.g. Leukemia 39 against 12) because its incumbent is
-  still the dense SVM-l1 start.
-* **Fisher-SVM is much stronger here than in the paper** on the gene sets (Leukemia about 93 % against 75-82 %,
-  DLBCL 83-91 % against 77-85 %), and a few points stronger elsewhere. Our decisions differ from the paper's
-  unknown choices: training-fold z-scores, the population-variance Fisher score, LIBSVM's l2-SVM, and the
-  7129-probe Leukemia. The paper's folds are also unseeded. RFE-SVM is within a few points of the paper, and
-  RFE's chosen C is often the smallest one, as in the paper. The paper's RFE times (0.01-0.06 s) are far below
-  what one-feature-per-step RFE with an exact l2-SVM costs, so it probably used a coarser elimination.
-* **Table 14.** Ours is computed only over the data sets, B and C run for both models (RL-FS-M: smallest B,
-  three C, time-limited), so only its signs are comparable with the paper.
-  * Under SVM outliers, RL-FS-M is on average ahead of FS-SVM, RL-l1-M and SVM-l1 (+0.7 to +0.8 % ACC), the
-    paper's direction (+0.5 to +2.7 %).
-  * Under label noise it is slightly behind them (-0.7 to -2.2 %), where the paper has it ahead.
-  * Against Fisher-SVM the sign is reversed (-4.0 % LN, -3.7 % SO ACC against +5.5 / +3.4 %), because our
-    Fisher-SVM is much stronger (previous point).
-"""
 
 
 if __name__ == "__main__":  # pragma: no cover
