@@ -62,7 +62,8 @@ import pandas as pd
 from reproductions import TABLES
 from reproductions._cli import add_figure_arguments, check_protocol_arguments, protocol_parser, results_dir
 from reproductions._parallel import parallel_map
-from reproductions.report import load_template, render
+from reproductions.figures import figures_section
+from reproductions.report import join_words, load_items, load_template, render
 from reproductions.store import open_table
 from svmopt.fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
 from svmopt.tuning import CVEngine, csa_simplex, holdout_cheaper, make_folds, simple_cv_cost
@@ -1276,18 +1277,6 @@ def ftc_table(rows: Sequence[dict]) -> str:
 
 
 # ------------------------------------------------------------------------------ the report's prose values
-def _items() -> dict[str, str]:
-    """The item templates of ``templates/de_brabanter_items.md`` (``<!-- item: NAME -->`` then its text)."""
-    text = load_template(f"{MODULE_NAME}_items")
-    parts = re.split(r"^<!-- item: (\w+) -->\n", text, flags=re.M)
-    return {name: body.strip() for name, body in zip(parts[1::2], parts[2::2], strict=True)}
-
-
-def _join(xs: Sequence[str]) -> str:
-    xs = list(xs)
-    return "none" if not xs else xs[0] if len(xs) == 1 else ", ".join(xs[:-1]) + " and " + xs[-1]
-
-
 def _fs_cells(res: dict) -> list[dict]:
     """Every FS-LSSVM cell of Tables 8, 10, 12 at the paper's m on a real data set with a paper sd: ours, the
     paper's, and the distance in paper sds (positive: better than the paper; for regression lower is better)."""
@@ -1436,8 +1425,8 @@ def _summary(res: dict, it: dict, n_nr: int) -> list[str]:
     cap = [(d, m, min(r)) for d, m, r, _, c in s if c]
     if done:
         out.append(render(it["summary_svm"], dict(
-            sets=_join(f"{_short(d)} {m}" for d, m, _ in done), lo=f"{min(x[2] for x in done):.1f}",
-            hi=f"{max(x[2] for x in done):.1f}", capped=_join(f"{_short(d)} {m}" for d, m, _ in cap) or "none",
+            sets=join_words(f"{_short(d)} {m}" for d, m, _ in done), lo=f"{min(x[2] for x in done):.1f}",
+            hi=f"{max(x[2] for x in done):.1f}", capped=join_words(f"{_short(d)} {m}" for d, m, _ in cap) or "none",
             cap_lo=f"{min(x[2] for x in cap):.1f}" if cap else "–")))
     allrows = [r for r in res.get("ftc", []) if r["method"] == "RBF FS-LSSVM [tuned on all rows]"]
     if allrows:
@@ -1466,9 +1455,9 @@ def _discussion(res: dict, it: dict) -> list[str]:
     if cells:
         key = lambda c: (int(c["table"]), c["data"], c["method"])  # noqa: E731
         out.append(render(it["disc_accuracy"], dict(
-            within=_join(c["text"] for c in sorted(cells, key=key) if abs(c["z"]) <= 1),
-            better=_join(c["text"] for c in sorted(cells, key=key) if c["z"] > 1),
-            below=_join(c["text"] for c in sorted(cells, key=key) if c["z"] < -1))))
+            within=join_words(c["text"] for c in sorted(cells, key=key) if abs(c["z"]) <= 1),
+            better=join_words(c["text"] for c in sorted(cells, key=key) if c["z"] > 1),
+            below=join_words(c["text"] for c in sorted(cells, key=key) if c["z"] < -1))))
     g1 = _groups(res.get("table1", []))
     if g1.get(("boston_housing", "entropy")) and g1.get(("boston_housing", "random")):
         rs_e, rs_r = g1[("boston_housing", "entropy")], g1[("boston_housing", "random")]
@@ -1572,7 +1561,7 @@ def _run_notes(res: dict, it: dict) -> list[str]:
     if lin:
         out.append(render(it["note_lin_csvc"], dict(
             lin_sets=", ".join(_short(d) for d in lin), box_lin_c=f"[{BOX_LIN_C[0]}, {BOX_LIN_C[1]}]",
-            ovr=_join(f"{_short(d)} {a:.2f} % against {b:.2f} % with 1vs1" for d, a, b in ovr))))
+            ovr=join_words(f"{_short(d)} {a:.2f} % against {b:.2f} % with 1vs1" for d, a, b in ovr))))
     out.append(it["note_not_in_store"])
     return out
 
@@ -1645,7 +1634,7 @@ def what_was_run(res: dict) -> str:
 
 def report_values(res: dict, *, mode: str = "full", command: str | None = None) -> dict:
     """The template's values computed from the store's rows ``res`` (:func:`load_results`)."""
-    it = _items()
+    it = load_items(f"{MODULE_NAME}_items")
     nr = _not_reproduced(res, it)
     binary_rows = [r for r in res.get("binary", []) if r["data"] in paper().of_task("binary")]
     binary_rows += [dict(r) for r in res.get("ftc", []) if r["data"] == "ftc"]
@@ -1713,17 +1702,6 @@ def load_results(results: str | Path) -> dict[str, list[dict]]:
     return {group: read_group(results, group) for group in STORE}
 
 
-def _existing_section(path: Path, heading: str) -> str | None:
-    if not path.exists():
-        return None
-    lines = path.read_text().split("\n")
-    start = next((i for i, ln in enumerate(lines) if ln.strip() == heading), None)
-    if start is None:
-        return None
-    end = next((j for j in range(start + 1, len(lines)) if lines[j].startswith("## ")), len(lines))
-    return "\n".join(lines[start:end])
-
-
 FIGURES_KEEP = "keep"
 
 
@@ -1731,11 +1709,11 @@ def write_report(results: str | Path, out_dir: str | Path, *, figures=FIGURES_KE
                  mode: str = "full", command: str | None = None) -> Path:
     """Write ``out_dir/de_brabanter.md`` from the store ``results``. ``figures``: ``"keep"`` (the existing file's
     Figures section, none if there is none), ``None`` (no matplotlib: the one-line note) or ``[(file, caption)]``."""
-    from reproductions.figures import FIGURES_HEADING, figures_markdown
+    from reproductions.figures import figures_markdown
 
     path = Path(out_dir) / f"{MODULE_NAME}.md"
     if isinstance(figures, str) and figures == FIGURES_KEEP:
-        section = _existing_section(path, FIGURES_HEADING)
+        section = figures_section(path.read_text()) if path.exists() else None
     else:
         section = figures_markdown(figures, intro=intro)
     text = build_report(load_results(results), figures_section=section, mode=mode, command=command)

@@ -25,8 +25,8 @@ import numpy as np
 
 from svmopt.plotting import _new_axes, _set_labels
 
-__all__ = ["FIGURES_HEADING", "NO_FIGURES_NOTE", "figures_markdown", "have_matplotlib", "plot_cv_time_vs_folds",
-           "plot_error_vs_rho", "plot_performance_vs_prototypes", "write_figures_section"]
+__all__ = ["FIGURES_HEADING", "NO_FIGURES_NOTE", "figures_markdown", "figures_section", "have_matplotlib",
+           "plot_cv_time_vs_folds", "plot_error_vs_rho", "plot_performance_vs_prototypes", "write_figures_section"]
 
 NO_FIGURES_NOTE = "Figures not drawn: matplotlib is not installed (`pip install matplotlib`, then run again)."
 
@@ -182,6 +182,18 @@ def figures_markdown(figures: Sequence[tuple[str, str]] | None, *, heading: str 
         alt = caption.replace("[", "(").replace("]", ")")  # brackets would end the image's alt text
         lines += [f"![{alt}]({fname})", "", f"*{caption}*", ""]
     return "\n".join(lines)
+
+
+def figures_section(text: str, *, heading: str = FIGURES_HEADING) -> str | None:
+    """The ``heading`` section of a report's text (up to the next heading of its level), ending in one newline;
+    None when the report has none."""
+    level = heading.split(" ", 1)[0] + " "
+    lines = text.split("\n")
+    start = next((i for i, ln in enumerate(lines) if ln.strip() == heading), None)
+    if start is None:
+        return None
+    end = next((j for j in range(start + 1, len(lines)) if lines[j].startswith(level)), len(lines))
+    return "\n".join(lines[start:end]).rstrip("\n") + "\n"
 
 
 def write_figures_section(report: str | Path, section: str, *, heading: str = FIGURES_HEADING) -> Path:

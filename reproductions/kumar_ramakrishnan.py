@@ -78,7 +78,8 @@ from sklearn.svm import SVC
 from reproductions import TABLES
 from reproductions._cli import add_figure_arguments, check_protocol_arguments, protocol_parser, results_dir
 from reproductions._parallel import parallel_map
-from reproductions.report import load_template, render
+from reproductions.figures import figures_section
+from reproductions.report import join_words, load_items, load_template, render
 from reproductions.store import open_table
 from svmopt.datasets import load_dataset
 from svmopt.ellipsoid import EllipsoidPSOClassifier, ellipsoid_closest_points, pso_single_swarm
@@ -582,15 +583,6 @@ TAIL_QUANTILE = 0.99
 FIGURES_KEEP = "keep"
 
 
-def _items() -> dict[str, str]:
-    """The item templates of ``templates/kumar_ramakrishnan_items.md`` (``<!-- item: NAME -->`` then its text)."""
-    import re
-
-    text = load_template(f"{MODULE_NAME}_items")
-    parts = re.split(r"^<!-- item: (\w+) -->\n", text, flags=re.M)
-    return {name: body.strip() for name, body in zip(parts[1::2], parts[2::2], strict=True)}
-
-
 def _pipe_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + [
         "| " + " | ".join(str(c) for c in r) + " |" for r in rows])
@@ -603,13 +595,6 @@ def _e(x: float) -> str:
 
 def _f(x: float, digits: int = 2) -> str:
     return f"{x:.{digits}f}"
-
-
-def _join(items: Sequence[str]) -> str:
-    items = list(items)
-    if not items:
-        return "none"
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _ordered(values, order: Sequence[str]) -> list[str]:
@@ -686,16 +671,16 @@ def _lp_values(lp: dict, tail: pd.DataFrame, it: dict) -> dict:
         items.append(render(it["lp_max"], vals))
     kd = sorted(lp["karmarkar"])
     items.append(render(it["karmarkar"], {
-        "at": at, "deltas": _join([f"{d:.2f}" for d in kd]),
-        "ours": _join([_e(lp["karmarkar"][d][at]) for d in kd]),
-        "paper": _join([f"{TABLE2.get(f'karmarkar_{d:.2f}', np.nan)}" for d in kd])}))
+        "at": at, "deltas": join_words([f"{d:.2f}" for d in kd]),
+        "ours": join_words([_e(lp["karmarkar"][d][at]) for d in kd]),
+        "paper": join_words([f"{TABLE2.get(f'karmarkar_{d:.2f}', np.nan)}" for d in kd])}))
     values = {
         "lp_at": at, "lp_seed": seed, "lp_runs": runs, "lp_T": T,
         "table2": _pipe_table(["algorithm", "paper (Table 2)", "ours"], rows),
         "table3": _pipe_table(["c4", "paper min / mean / max / sd", "ours min / mean / max / sd",
                                f"ours mean at {T}"], t3),
-        "lp_means": _join([f"{means[c]:.4f} (c4 = {c:.2f})" for c in c4s]),
-        "paper_lp_means": _join([f"{TABLE3[round(c, 2)][1]:.4f}" for c in c4s]),
+        "lp_means": join_words([f"{means[c]:.4f} (c4 = {c:.2f})" for c in c4s]),
+        "paper_lp_means": join_words([f"{TABLE3[round(c, 2)][1]:.4f}" for c in c4s]),
         "lp_ordering": ("agrees with ours" if paper_better_hi == ours_better_hi else "is not ours"),
         "lp_mean_diff": f"{abs(means[hi] - means[lo]):.4f}",
         "lp_diff_se": f"{abs(means[hi] - means[lo]) / se:.1f}" if se > 0 else "-",
@@ -783,43 +768,43 @@ def _table6_values(cv: pd.DataFrame, gaps: pd.DataFrame, facts: pd.DataFrame, it
     pp_worse = [ds for ds in both if mean(ds, pp) > mean(ds, "ours_pso")]
     v["n_pp_compared"] = len(both)
     v["n_pp_worse"] = len(pp_worse)
-    v["pp_list"] = _join([f"{ds} {_f(mean(ds, pp))} % against {_f(mean(ds, 'ours_pso'))} %" for ds in both])
+    v["pp_list"] = join_words([f"{ds} {_f(mean(ds, pp))} % against {_f(mean(ds, 'ours_pso'))} %" for ds in both])
     # summary / discussion numbers
     pso = [ds for ds in datasets if has(ds, "ours_pso")]
     better = [ds for ds in pso if mean(ds, "ours_pso") < paper.loc[ds, "ours"]]
     worse = [ds for ds in pso if mean(ds, "ours_pso") > paper.loc[ds, "ours"]]
-    v.update({"n_pso": len(pso), "n_pso_better": len(better), "pso_better": _join(better),
-              "n_pso_worse": len(worse), "pso_worse": _join(worse)})
+    v.update({"n_pso": len(pso), "n_pso_better": len(better), "pso_better": join_words(better),
+              "n_pso_worse": len(worse), "pso_worse": join_words(worse)})
     ex = [ds for ds in pso if has(ds, "ours_exact")]
     ex_le = [ds for ds in ex if mean(ds, "ours_exact") <= mean(ds, "ours_pso")]
     v.update({"n_exact": len(ex), "n_exact_le": len(ex_le),
-              "exact_gain": _join([f"{ds} {_f(mean(ds, 'ours_pso') - mean(ds, 'ours_exact'))}" for ds in ex])})
+              "exact_gain": join_words([f"{ds} {_f(mean(ds, 'ours_pso') - mean(ds, 'ours_exact'))}" for ds in ex])})
     v["pso_max_abs_diff"] = _f(max((abs(mean(ds, "ours_pso") - paper.loc[ds, "ours"]) for ds in pso), default=np.nan))
     svm = [ds for ds in pso if has(ds, "svm_linear") and has(ds, "svm_rbf")]
-    v["pso_svm_gap"] = _join([f"{ds} {mean(ds, 'ours_pso') - min(mean(ds, 'svm_linear'), mean(ds, 'svm_rbf')):+.2f}"
-                              for ds in svm])
+    v["pso_svm_gap"] = join_words([
+        f"{ds} {mean(ds, 'ours_pso') - min(mean(ds, 'svm_linear'), mean(ds, 'svm_rbf')):+.2f}" for ds in svm])
     pr = [ds for ds in pso if has(ds, "perceptron_raw")]
     v["n_perc"] = len(pr)
     v["n_perc_worse"] = sum(mean(ds, "perceptron_raw") > mean(ds, "ours_pso") for ds in pr)
-    v["perc_list"] = _join([f"{ds} {_f(mean(ds, 'perceptron_raw'))} %" for ds in pr])
+    v["perc_list"] = join_words([f"{ds} {_f(mean(ds, 'perceptron_raw'))} %" for ds in pr])
     # the NN column
     mlp = [ds for ds in datasets if has(ds, "mlp")]
-    v["mlp_list"] = _join([f"{ds} {_f(mean(ds, 'mlp'))} % (SD {_f(sd(ds, 'mlp'))})" for ds in mlp])
-    v["paper_nn_list"] = _join([f"{_f(paper.loc[ds, 'nn'])} %" for ds in mlp])
+    v["mlp_list"] = join_words([f"{ds} {_f(mean(ds, 'mlp'))} % (SD {_f(sd(ds, 'mlp'))})" for ds in mlp])
+    v["paper_nn_list"] = join_words([f"{_f(paper.loc[ds, 'nn'])} %" for ds in mlp])
     nn_bad = [ds for ds in mlp if paper.loc[ds, "nn"] > mean(ds, "mlp") + NOT_REPRODUCED_SDS * sd(ds, "mlp")]
-    v["nn_bad"] = _join(nn_bad)
+    v["nn_bad"] = join_words(nn_bad)
     v["nn_bad_facts"] = "; ".join(
         f"{ds}: the paper's {_f(paper.loc[ds, 'nn'])} %, always answering the majority class "
         f"{_f(facts.loc[ds, 'majority_error_pct'])} %, our raw-input perceptron "
         + (f"{_f(mean(ds, 'perceptron_raw'))} %" if has(ds, "perceptron_raw") else "-")
         for ds in nn_bad) or "none"
-    v["nn_bad_attr"] = _join([f"{ds} up to {facts.loc[ds, 'max_abs_attribute']:g}" for ds in nn_bad])
+    v["nn_bad_attr"] = join_words([f"{ds} up to {facts.loc[ds, 'max_abs_attribute']:g}" for ds in nn_bad])
     vs = [ds for ds in mlp if has(ds, "ours_pso")]
     diff = {ds: mean(ds, "ours_pso") - mean(ds, "mlp") for ds in vs}
     tol = {ds: max(sd(ds, "ours_pso"), sd(ds, "mlp")) for ds in vs}
-    v["mlp_better"] = _join([ds for ds in vs if diff[ds] < -tol[ds]])
-    v["mlp_level"] = _join([ds for ds in vs if abs(diff[ds]) <= tol[ds]])
-    v["mlp_worse"] = _join([ds for ds in vs if diff[ds] > tol[ds]])
+    v["mlp_better"] = join_words([ds for ds in vs if diff[ds] < -tol[ds]])
+    v["mlp_level"] = join_words([ds for ds in vs if abs(diff[ds]) <= tol[ds]])
+    v["mlp_worse"] = join_words([ds for ds in vs if diff[ds] > tol[ds]])
     # gaps, shrink
     if gaps.empty:
         v["gap_table"] = "(The PSO was not run: no PSO-against-exact table.)"
@@ -837,10 +822,10 @@ def _table6_values(cv: pd.DataFrame, gaps: pd.DataFrame, facts: pd.DataFrame, it
                                       "abs. gap p95", "rel. gap median", "rel. gap p95", "rel. gap max",
                                       "certificate gap median"], grows)
         sh = gaps.groupby("dataset")["shrink"].apply(lambda s: 100.0 * float((s < 1).mean()))
-        v["shrunk_list"] = _join([f"{ds} {sh[ds]:.0f} %" for ds in _ordered(gaps["dataset"], DATASETS)])
+        v["shrunk_list"] = join_words([f"{ds} {sh[ds]:.0f} %" for ds in _ordered(gaps["dataset"], DATASETS)])
         v["abs_gap_median"] = f"{(gaps['D_pso'] - gaps['D_exact']).median():.1e}"
         dstar = gaps.groupby("dataset")["D_exact"].median()
-        v["dstar_list"] = _join([f"{ds} {dstar[ds]:.3f}" for ds in _ordered(gaps["dataset"], DATASETS)])
+        v["dstar_list"] = join_words([f"{ds} {dstar[ds]:.3f}" for ds in _ordered(gaps["dataset"], DATASETS)])
         v["cert_median"] = f"{gaps['certificate_gap'].median():.1e}"
     # time table
     secs = cv.groupby(["dataset", "method"])["seconds"].sum().unstack()
@@ -879,7 +864,7 @@ def _table6_values(cv: pd.DataFrame, gaps: pd.DataFrame, facts: pd.DataFrame, it
 
 
 def _report_values(res: dict[str, pd.DataFrame]) -> tuple[dict, list[str]]:
-    it = _items()
+    it = load_items(f"{MODULE_NAME}_items")
     lp = lp_from_store(res["lp"])
     lpv, lp_items = _lp_values(lp, res["lp_tail"], it)
     synv, syn_items = _synthetic_values(res["synthetic"], it)
@@ -911,17 +896,6 @@ def report_text(res: dict[str, pd.DataFrame]) -> str:
     return render(load_template(MODULE_NAME), _report_values(res)[0])
 
 
-def _figures_section(text: str) -> str | None:
-    from reproductions.figures import FIGURES_HEADING
-
-    lines = text.split("\n")
-    start = next((i for i, ln in enumerate(lines) if ln.strip() == FIGURES_HEADING), None)
-    if start is None:
-        return None
-    end = next((j for j in range(start + 1, len(lines)) if lines[j].startswith("## ")), len(lines))
-    return "\n".join(lines[start:end]).rstrip("\n") + "\n"
-
-
 def write_report(res: dict[str, pd.DataFrame], path: str | Path, *, figures=FIGURES_KEEP, intro: str = "") -> Path:
     """Write the report from the store's tables ``res`` to ``path``.
 
@@ -933,7 +907,7 @@ def write_report(res: dict[str, pd.DataFrame], path: str | Path, *, figures=FIGU
     path = Path(path)
     text = report_text(res).rstrip("\n") + "\n"
     if isinstance(figures, str) and figures == FIGURES_KEEP:
-        section = _figures_section(path.read_text()) if path.is_file() else None
+        section = figures_section(path.read_text()) if path.is_file() else None
     else:
         section = figures_markdown(figures, intro=intro)
     if section is not None:

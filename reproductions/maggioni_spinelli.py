@@ -80,7 +80,8 @@ import pandas as pd
 from reproductions import RESULTS, ROOT, TABLES, TEMPLATES
 from reproductions._cli import add_figure_arguments, check_protocol_arguments, protocol_parser, results_dir
 from reproductions._parallel import parallel_map
-from reproductions.report import bounds_text, load_template, render
+from reproductions.figures import figures_section
+from reproductions.report import bounds_text, join_words, load_items, load_template, render
 from reproductions.store import ResultsTable, open_table
 from svmopt.exceptions import SolverError
 from svmopt.kernels import Kernel
@@ -936,18 +937,6 @@ def _runs() -> int:
     return int(paper_setup()["runs"])
 
 
-def _items() -> dict[str, str]:
-    """The item templates of ``templates/maggioni_spinelli_items.md`` (``<!-- item: NAME -->`` then its text)."""
-    text = load_template(f"{MODULE_NAME}_items")
-    parts = re.split(r"^<!-- item: (\w+) -->\n", text, flags=re.M)
-    return {name: body.strip() for name, body in zip(parts[1::2], parts[2::2], strict=True)}
-
-
-def _join(xs: Sequence[str]) -> str:
-    xs = list(xs)
-    return "none" if not xs else xs[0] if len(xs) == 1 else ", ".join(xs[:-1]) + " and " + xs[-1]
-
-
 def _e(x: float) -> str:
     """Our error (a proportion) as a percentage in prose."""
     return f"{100 * x:.2f} %" if np.isfinite(x) else "-"
@@ -1016,7 +1005,7 @@ def _ablation_values(abl: pd.DataFrame, it: dict) -> dict | None:
     worst = max(changed, key=lambda t: abs(t[1])) if changed else None
     reps = int(a.groupby("dataset").rep.nunique().min())
     return {"reps": reps, "list": "; ".join(parts), "n_le": n_le, "n_pairs": len(both),
-            "n_test_le": len(names) - len(higher), "n": len(names), "higher": _join(higher),
+            "n_test_le": len(names) - len(higher), "n": len(names), "higher": join_words(higher),
             "n_flip": len(changed), "flip_max": f"{abs(worst[1]):.2f}" if worst else "0.00",
             "flip_where": f"{worst[0]}, {_pe(100 * mean(worst[0], 'grid', 'paper', True))} against "
                           f"{_pe(100 * mean(worst[0], 'grid', 'paper', False))}" if worst else "none"}
@@ -1114,7 +1103,7 @@ def _table3_items(df, t3, abl, it) -> list[str]:
             "n_gain": int((gain > 0).sum()), "n": n, "gain": _range(gain[gain > 0]),
             "pn_gain": int((pgain > 0).sum()), "pgain": _range(pgain[pgain > 0]),
             "rho_min": f"{rho0:.0e}", "n_same": same, "n_splits": total,
-            "diff_where": " (the others: " + _join(where) + ")" if where else "",
+            "diff_where": " (the others: " + join_words(where) + ")" if where else "",
             "p12_t3": f"{p12_t3:.2f}", "p12_max": f"{d12.max():.2f}",
             "p12_where": f"Table {int(i12[0])} {i12[1]}, rho = {i12[2]:.0e}",
             "det_rho_max": f"{worst[0]:.2f}", "det_rho_where": worst[1]}))
@@ -1123,8 +1112,8 @@ def _table3_items(df, t3, abl, it) -> list[str]:
             rhos = [f"{t3.Dataset.iloc[i]} {t3.p2_rho.iloc[i]:.0e} / {t3.pinf_rho.iloc[i]:.0e}" for i in no_gain]
             below = [f"{nm} ({_e(v[0])} against {_pe(min(TABLE3[nm]['error'][1:]))})" for nm, v in zip(t3.Dataset,
                      t3.det, strict=True) if _r2(100 * v[0]) < _r2(min(TABLE3[nm]["error"][1:]))]
-            out.append(render(it["f_no_gain"], {"names": _join([t3.Dataset.iloc[i] for i in no_gain]),
-                                                 "best_rhos": "; ".join(rhos), "below": _join(below)}))
+            out.append(render(it["f_no_gain"], {"names": join_words([t3.Dataset.iloc[i] for i in no_gain]),
+                                                 "best_rhos": "; ".join(rhos), "below": join_words(below)}))
     # honest variant, paired over the splits
     rows = []
     for name in t3.Dataset:
@@ -1136,8 +1125,8 @@ def _table3_items(df, t3, abl, it) -> list[str]:
         lower = [f"{r[0]} ({r[1]:+.2f} points)" for r in rows if r[1] < -2 * r[2]]
         higher = [f"{r[0]} ({r[1]:+.2f} points)" for r in rows if r[1] > 2 * r[2]]
         sel = [i for i in range(n) if "p2" in t3 and _r2(100 * _best_of(t3.p2.iloc[i])) < _r2(det[i])]
-        out.append(render(it["f_honest"], {"n_within": len(within), "n": len(rows), "lower": _join(lower),
-                                            "higher": _join(higher), "n_sel": len(sel)}))
+        out.append(render(it["f_honest"], {"n_within": len(within), "n": len(rows), "lower": join_words(lower),
+                                            "higher": join_words(higher), "n_sel": len(sel)}))
     av = _ablation_values(abl, it)
     if av is not None:
         out.append(render(it["f_ablation"], av))
@@ -1157,7 +1146,7 @@ def _mammographic_item(df, it) -> str | None:
     paper_vals = pd.concat([bad.paper_p1, bad.paper_p2, bad.paper_pinf])
     return render(it["f_mammographic"], {
         "config": f"{r['transform'].iloc[0]} / {r.kernel.iloc[0]}", "paper": _range(paper_vals) + " %",
-        "rhos": _join([f"{x:.0e}" for x in bad.rho]), "ours_p2": " / ".join(_e(x) for x in bad.p2),
+        "rhos": join_words([f"{x:.0e}" for x in bad.rho]), "ours_p2": " / ".join(_e(x) for x in bad.p2),
         "ours_pinf": " / ".join(_e(x) for x in bad.pinf)})
 
 
@@ -1180,8 +1169,8 @@ def _collapse_item(df, it) -> str | None:
     if not paper_worse and not ours_worse:
         return None
     return render(it["f_collapse"], {
-        "n_paper": sum(n for _, n in paper_worse), "paper_where": _join([f"{w} ({n})" for w, n in paper_worse]),
-        "n_ours": sum(n for _, n in ours_worse), "ours_where": _join([f"{w} ({n})" for w, n in ours_worse])})
+        "n_paper": sum(n for _, n in paper_worse), "paper_where": join_words([f"{w} ({n})" for w, n in paper_worse]),
+        "n_ours": sum(n for _, n in ours_worse), "ours_where": join_words([f"{w} ({n})" for w, n in ours_worse])})
 
 
 def _all_items(df, dt, best, it) -> list[str]:
@@ -1193,7 +1182,7 @@ def _all_items(df, dt, best, it) -> list[str]:
             per_h.append((h, b))
         w1 = [100 * b.within1.sum() / b.compared.sum() for _, b in per_h if b.compared.sum()]
         w2 = [100 * b.within2.sum() / b.compared.sum() for _, b in per_h if b.compared.sum()]
-        matches = _join([f"{int(b.match.sum())} of {len(b)} at {_holdout_name(h)}" for h, b in per_h])
+        matches = join_words([f"{int(b.match.sum())} of {len(b)} at {_holdout_name(h)}" for h, b in per_h])
         sp = [b.spearman.dropna().median() for _, b in per_h if b.spearman.notna().any()]
         paper = _paper_cached()
         pd_ = paper[paper.table.isin(list(DET_TABLES.values()))].dropna(subset=["error_pct"])
@@ -1216,7 +1205,8 @@ def _all_items(df, dt, best, it) -> list[str]:
             rob.append(f"{int((x <= 1).sum())} of {len(x)} at {_holdout_name(h)}")
         out.append(render(it["g_agreement"], {
             "w1": _range(w1, "{:.0f}") + " %", "w2": _range(w2, "{:.0f}") + " %", "matches": matches,
-            "n_close": close, "n_pairs": total, "spearman": _range(sp), "rob_w1": _join(rob) if rob else "none run"}))
+            "n_close": close, "n_pairs": total, "spearman": _range(sp),
+            "rob_w1": join_words(rob) if rob else "none run"}))
         both = dt[np.isfinite(dt.error) & dt.paper_error.notna()].copy()
         both["d"] = both.paper_error - 100 * both.error
         big = both[both.d.abs() > 2]
@@ -1246,14 +1236,14 @@ def _all_items(df, dt, best, it) -> list[str]:
             solver = failed[~failed.status.str.contains("Kernel overflow")]
 
             def kinds(g):
-                return _join([f"{t} / {k} ({len(x)})" for (t, k), x in _order(g).groupby(["transform", "kernel"],
+                return join_words([f"{t} / {k} ({len(x)})" for (t, k), x in _order(g).groupby(["transform", "kernel"],
                                                                                          sort=False)])
 
             statuses = sorted({s for st in solver.status for s in st.split("; ") if s != "Kernel overflow"})
             out.append(render(it["g_failed"], {
                 "max_k": f"{MAX_ABS_K:.0e}", "n_overflow": len(over), "overflow_where": kinds(over) if len(over)
                 else "none", "n_solver": len(solver), "solver_where": kinds(solver) if len(solver) else "none",
-                "statuses": _join([f'"{s}"' for s in statuses]), "n_failed": len(failed),
+                "statuses": join_words([f'"{s}"' for s in statuses]), "n_failed": len(failed),
                 "n_both": int(failed.paper_error.isna().sum()), "n_paper_num": int(failed.paper_error.notna().sum())}))
         cells = dt[dt.set_index(["holdout", "dataset"]).index.isin(list(zip(best.holdout, best.dataset, strict=True)))]
         cells = cells[np.isfinite(cells.paper_cpu) & (cells.cpu96 > 0) & (cells.failed == 0)]
@@ -1318,10 +1308,10 @@ def _not_reproduced(df, t3, dt, best, abl, it) -> list[str]:
         fail = [nm for nm, dv, bv in zip(t3.Dataset, det, best_r, strict=True) if not bv < dv]
         pgain = sum(1 for nm in t3.Dataset if _r2(min(TABLE3[nm]["error"][1:])) < _r2(TABLE3[nm]["error"][0]))
         if fail:
-            out.append(render(it["nr_robust_gain"], {"n_fail": len(fail), "n": len(t3), "names": _join(fail),
+            out.append(render(it["nr_robust_gain"], {"n_fail": len(fail), "n": len(t3), "names": join_words(fail),
                                                       "pn_gain": pgain}))
     if len(best):
-        matches = _join([f"{int(b.match.sum())} of {len(b)} at {_holdout_name(h)}"
+        matches = join_words([f"{int(b.match.sum())} of {len(b)} at {_holdout_name(h)}"
                          for h, b in best.groupby("holdout", sort=False)])
         if int(best.match.sum()) < len(best):
             out.append(render(it["nr_best_config"], {"matches": matches}))
@@ -1340,7 +1330,7 @@ def _summary(df, t3, dt, best, it, n_nr: int) -> list[str]:
                 dd = (100 * v - t3[col + "_paper"]).abs()
                 parts.append(f"{lab} {int((dd <= 1).sum())} of {int(dd.notna().sum())}")
         out.append(render(it["summary_table3"], {"n1": int((d <= 1).sum()), "n": len(t3), "n2": int((d <= 2).sum()),
-                                                  "robust": _join(parts) if parts else "not run"}))
+                                                  "robust": join_words(parts) if parts else "not run"}))
         cells = [(f"{r.Dataset} deterministic", r.det_cpu, r.det_cpu_paper) for r in t3.itertuples()]
         if "pinf_cpu" in t3:
             cells += [(f"{r.Dataset} p = inf", r.pinf_cpu, r.pinf_cpu_paper) for r in t3.itertuples()
@@ -1563,7 +1553,7 @@ def report_values(df: pd.DataFrame, abl: pd.DataFrame | None = None, *, command:
                   run_note: str = "") -> dict[str, str]:
     """Every value of the report template: computed from the results ``df`` (:func:`read_results`), the ablation
     ``abl`` (:func:`read_ablation`) and the paper's tables."""
-    it = _items()
+    it = load_items(f"{MODULE_NAME}_items")
     df = _prepare(df) if len(df) else _prepare(pd.DataFrame(columns=[*RESULT_KEY, "test_error"]))
     abl = abl if abl is not None else pd.DataFrame()
     setup = paper_setup()
@@ -1623,18 +1613,6 @@ def build_report(df: pd.DataFrame, abl: pd.DataFrame | None = None, *, command: 
     return text
 
 
-def _figures_section(text: str) -> str | None:
-    """The "## Figures" section of a report (up to the next level-2 heading), or None."""
-    from reproductions.figures import FIGURES_HEADING
-
-    lines = text.split("\n")
-    start = next((i for i, ln in enumerate(lines) if ln.strip() == FIGURES_HEADING), None)
-    if start is None:
-        return None
-    end = next((j for j in range(start + 1, len(lines)) if lines[j].startswith("## ")), len(lines))
-    return "\n".join(lines[start:end]).rstrip("\n") + "\n"
-
-
 FIGURES_KEEP = "keep"
 
 
@@ -1655,7 +1633,7 @@ def write_report(results: str | Path, out_dir: str | Path, *, figures: Any = FIG
 
     path = Path(out_dir) / f"{MODULE_NAME}.md"
     if isinstance(figures, str) and figures == FIGURES_KEEP:
-        section = _figures_section(path.read_text()) if path.exists() else None
+        section = figures_section(path.read_text()) if path.exists() else None
     else:
         section = figures_markdown(figures, intro=intro)
     text = build_report(read_results(results), read_ablation(results), command=command,

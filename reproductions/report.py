@@ -20,7 +20,7 @@ from typing import Any
 
 from reproductions import TEMPLATES
 
-__all__ = ["bounds_text", "load_template", "render", "typed_numbers"]
+__all__ = ["bounds_text", "join_words", "load_items", "load_template", "render", "typed_numbers"]
 
 
 def load_template(name: str, directory: str | Path | None = None) -> str:
@@ -29,6 +29,21 @@ def load_template(name: str, directory: str | Path | None = None) -> str:
     if not path.is_file():
         raise FileNotFoundError(f"no report template {path}")
     return path.read_text(encoding="utf-8")
+
+
+def load_items(name: str, directory: str | Path | None = None) -> dict[str, str]:
+    """The item templates of ``templates/<name>.md``: each ``<!-- item: NAME -->`` line starts the text of the item
+    NAME (one summary bullet, list entry or paragraph, rendered on its own and left out when its data are absent)."""
+    parts = re.split(r"^<!-- item: (\w+) -->\n", load_template(name, directory), flags=re.M)
+    return {key: body.strip() for key, body in zip(parts[1::2], parts[2::2], strict=True)}
+
+
+def join_words(items) -> str:
+    """``"a"``, ``"a and b"``, ``"a, b and c"``; ``"none"`` for no item."""
+    items = list(items)
+    if not items:
+        return "none"
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _placeholders(text: str) -> set[str]:

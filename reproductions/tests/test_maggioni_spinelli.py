@@ -18,7 +18,7 @@ import pytest
 from reproductions import RESULTS
 from reproductions import maggioni_spinelli as ms
 from reproductions.figures import figures_markdown
-from reproductions.report import bounds_text, load_template, typed_numbers
+from reproductions.report import bounds_text, join_words, load_items, load_template, typed_numbers
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = Path("/work/shared/specs/seed000_robust_nonlinear_svm.md")
@@ -348,7 +348,7 @@ def test_committed_findings_match_the_tables():
     fail = [r.Dataset for r in t3.itertuples()
             if not round(100 * min(r.p2[0], r.pinf[0]), 2) < round(100 * r.det[0], 2)]
     assert len(fail) == 3
-    assert f"fails on {len(fail)} of {len(t3)} datasets** ({ms._join(fail)})" in nr
+    assert f"fails on {len(fail)} of {len(t3)} datasets** ({join_words(fail)})" in nr
     # the ablation's figures come from the store
     g = ms._ablation_frame(abl)
     v = g[(g.dataset == "Parkinson") & (g.line_search == "exact") & (g["interval"] == "unbounded")]["mean"].iloc[0]
@@ -401,7 +401,7 @@ def test_ablation_rows_and_store(tmp_path):
     ms.store_results(rows, "ablation", tmp_path)
     back = ms.read_ablation(tmp_path)
     assert len(back) == 6
-    vals = ms._ablation_values(back, ms._items())
+    vals = ms._ablation_values(back, load_items("maggioni_spinelli_items"))
     assert vals["n"] == 1 and vals["reps"] == 2 and vals["n_pairs"] == 2
     assert vals["list"].startswith("Arrhythmia ") and " / - / - / " in vals["list"]
 
