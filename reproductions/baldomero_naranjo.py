@@ -85,7 +85,7 @@ from sklearn.preprocessing import StandardScaler
 from reproductions import ROOT, TABLES
 from reproductions._cli import check_protocol_arguments, protocol_parser, results_dir
 from reproductions._parallel import parallel_map
-from reproductions.report import load_template, render
+from reproductions.report import join_words, load_template, render
 from reproductions.store import open_table
 from svmopt.datasets import load_dataset
 from svmopt.feature_selection import make_fisher_svm, make_rfe_svm, n_selected_features, rfe_step
@@ -772,13 +772,6 @@ def _signed(x, digits: int = 2) -> str:
     return "–" if x is None or not np.isfinite(x) else f"{x:+.{digits}f}"
 
 
-def _and(items: Iterable[str]) -> str:
-    items = list(items)
-    if not items:
-        return "none"
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 def _cset(values: Iterable[float]) -> str:
     return "{" + ", ".join(_c(v) for v in sorted(set(float(v) for v in values))) + "}"
 
@@ -791,7 +784,7 @@ def _values(values: Iterable[float]) -> str:
 
 def _cases(rows: pd.DataFrame) -> str:
     """``"Leukemia C = 0.1, 0.01 and Wdbc C = 10"``: the (data set, C) cases of ``rows`` grouped by data set."""
-    return _and(f"{d} C = {', '.join(_c(c) for c in g.C)}" for d, g in rows.groupby("dataset", sort=False))
+    return join_words(f"{d} C = {', '.join(_c(c) for c in g.C)}" for d, g in rows.groupby("dataset", sort=False))
 
 
 def _range(values: Iterable[float], fmt: str = "{:.2f}", unit: str = "") -> str:
@@ -902,7 +895,7 @@ def _table4_values(t4: pd.DataFrame, on: pd.DataFrame) -> dict[str, str]:
     optima = t4[t4.exact_optimal]
     same_paper = t4.dropna(subset=["paper_gap"])
     return {
-        "t4_datasets": _and(_in_paper_order(t4.dataset)), "t4_c": _cset(t4.C),
+        "t4_datasets": join_words(_in_paper_order(t4.dataset)), "t4_c": _cset(t4.C),
         "t4_limit": _c(main_limit), "t4_long_limit": _c(longer.time_limit_e.max()) if len(longer) else "–",
         "t4_median_cpu": _num(at_main.cpu_e.median(), "{:.1f}"),
         "t4_cpu_range": _range(ex.cpu, "{:.1f}"),
@@ -915,15 +908,15 @@ def _table4_values(t4: pd.DataFrame, on: pd.DataFrame) -> dict[str, str]:
         "t4_gap_range": _range(gaps[np.isfinite(gaps)], "{:.0f}", " %"),
         "t4_n_nobound": str(int((~np.isfinite(gaps)).sum())),
         "t4_large_gap": _c(LARGE_GAP),
-        "t4_paper_large_gap": _and(_in_paper_order(paper[paper.gap > LARGE_GAP].dataset)),
-        "t4_optima": _and(f"{_case(r)} ({'w = 0' if r.nf_e == 0 else f'{int(r.nf_e)} features'})"
+        "t4_paper_large_gap": join_words(_in_paper_order(paper[paper.gap > LARGE_GAP].dataset)),
+        "t4_optima": join_words(f"{_case(r)} ({'w = 0' if r.nf_e == 0 else f'{int(r.nf_e)} features'})"
                           for r in optima.itertuples()),
         "t4_n_optimal": str(len(optima)), "t4_n_cases": str(len(t4)),
         "t4_paper_n_optimal": str(int((same_paper.paper_gap == 0).sum())),
         "t4_n_zero_bs": str(int((zero.pct_BS.abs() < ZERO_BS).sum())), "t4_n_main_pairs": str(len(zero)),
-        "t4_negative": _and(f"{_case(r)}: {_pct(r.pct_BS)}" for r in neg.itertuples()),
+        "t4_negative": join_words(f"{_case(r)}: {_pct(r.pct_BS)}" for r in neg.itertuples()),
         "t4_negative_paper_te": _range(neg.paper_t_e, "{:.0f}"),
-        "t4_positive": _and(f"{_case(r)} ({_pct(r.pct_BS)}: {r.BS_h:.6g} against {r.BS_e:.6g}, "
+        "t4_positive": join_words(f"{_case(r)} ({_pct(r.pct_BS)}: {r.BS_h:.6g} against {r.BS_e:.6g}, "
                             f"{_c(r.time_limit_e)} s)" for r in pos.itertuples()),
         "t4_mean_bs": _pct(ok.pct_BS.mean()), "t4_paper_mean_bs_same": _pct(ok.paper_pct_BS.mean()),
         "t4_n_bs": str(len(ok)),
@@ -970,10 +963,10 @@ def _tightening_lines(on: pd.DataFrame, off: pd.DataFrame) -> tuple[list[str], d
                 d_gap.append(r.gap - o.gap)
     jobs = off["jobs"].dropna() if "jobs" in off else pd.Series(dtype=float)
     values = {
-        "off_datasets": _and(_in_paper_order(t_off.dataset)), "off_c": _cset(t_off.C),
+        "off_datasets": join_words(_in_paper_order(t_off.dataset)), "off_c": _cset(t_off.C),
         "off_limit_e": _values(t_off.time_limit_e), "off_limit_h": _values(t_off.time_limit_h),
-        "off_b": _and(f"{d} {int(b)}" for d, b in t_off.groupby("dataset", sort=False).B.first().items()),
-        "off_jobs": _and(str(int(j)) for j in sorted(set(jobs))) if len(jobs) else "not stored",
+        "off_b": join_words(f"{d} {int(b)}" for d, b in t_off.groupby("dataset", sort=False).B.first().items()),
+        "off_jobs": join_words(str(int(j)) for j in sorted(set(jobs))) if len(jobs) else "not stored",
         "off_cpu": _range(off.cpu, "{:.1f}"),
         "off_n": str(len(t_off)), "off_paired": str(paired), "off_same_exact": str(same_obj),
         "off_same_daks": str(same_bs), "off_optimal_on": str(opt_on), "off_optimal_off": str(opt_off),
@@ -1064,7 +1057,7 @@ def _exp2_values(exp2: pd.DataFrame, best: pd.DataFrame, cmp: pd.DataFrame, imp:
 
     def mean_diff(model):
         g = cmp[cmp.model == model].groupby("dataset").d_acc.mean()
-        return _and(f"{d} {_signed(g[d], 1)}" for d in _in_paper_order(g.index))
+        return join_words(f"{d} {_signed(g[d], 1)}" for d in _in_paper_order(g.index))
 
     rfe_b = best[best.model == "RFE-SVM"]
     rfe_min_c = exp2[exp2.model == "RFE-SVM"].groupby("dataset").C.min()
@@ -1079,13 +1072,13 @@ def _exp2_values(exp2: pd.DataFrame, best: pd.DataFrame, cmp: pd.DataFrame, imp:
     return {
         "e2_mip_limited": str(int(mip.n_limit.sum())), "e2_mip_fits": str(int(mip.n_folds.sum())),
         "e2_mip_limit": _values(mip.time_limit.dropna()) if len(mip) else "–",
-        "e2_rlfsm_diffs": _and(rl_lines), "e2_rll1_features": _and(l1_lines),
+        "e2_rlfsm_diffs": join_words(rl_lines), "e2_rll1_features": join_words(l1_lines),
         "e2_fisher_diffs": mean_diff("Fisher-SVM"), "e2_rfe_diffs": mean_diff("RFE-SVM"),
         "e2_rfe_smallest_c": str(rfe_small), "e2_rfe_cells": str(len(rfe_b)),
         "e2_rfe_paper_smallest_c": str(int((rfe_p.C == min(C_GRID)).sum())), "e2_rfe_paper_cells": str(len(rfe_p)),
         "e2_rfe_paper_time": _range(rfe_p.time, "{:.2f}"),
         "e2_rfe_time": _range(rfe_b.time, "{:.2f}"),
-        "t14_agree": _and(agree), "t14_reversed": _and(reversed_),
+        "t14_agree": join_words(agree), "t14_reversed": join_words(reversed_),
         "paper_fit_limit": str(PAPER_SETUP["heuristic_time_limit"]),
     }
 
@@ -1106,7 +1099,8 @@ def _scale_lines(exp2: pd.DataFrame) -> list[str]:
                      else f", {_values(gd.time_limit.dropna())} s per fit")
             what = f"{nb} of {len(_B_FRACTIONS)} B" if model in BUDGET_MODELS else "no B"
             groups.setdefault((what, _cset(gd.C), limit, int(gd.n_folds.max())), []).append(d)
-        parts = [f"{_and(ds)}: {what}, C in {cs}, {nf} folds{limit}" for (what, cs, limit, nf), ds in groups.items()]
+        parts = [f"{join_words(ds)}: {what}, C in {cs}, {nf} folds{limit}"
+                 for (what, cs, limit, nf), ds in groups.items()]
         lines.append(f"* {model}: " + "; ".join(parts) + ".")
     return lines
 
@@ -1117,7 +1111,7 @@ def _below_items(sec: dict[str, str], t4: pd.DataFrame, v4: dict[str, str], cmp:
     items = []
     missing = [d for d in PAPER_DATASETS if datasets is None or d not in set(datasets.dataset)]
     if missing:
-        items.append(render(sec["below:data"], {"missing": _and(missing), "n_missing": str(len(missing)),
+        items.append(render(sec["below:data"], {"missing": join_words(missing), "n_missing": str(len(missing)),
                                                 "n_paper": str(len(PAPER_DATASETS))}))
     if not t4.empty:
         items.append(render(sec["below:table4"], {
@@ -1135,7 +1129,7 @@ def _below_items(sec: dict[str, str], t4: pd.DataFrame, v4: dict[str, str], cmp:
             bcell = "" if pd.isna(w.B) else f" B = {int(w.B)}"
             e = exp2[exp2.model == model]
             values = {"count": str(len(low)), "n": str(len(g)), "margin": _c(ACC_MARGIN),
-                      "datasets": _and(_in_paper_order(low.dataset)),
+                      "datasets": join_words(_in_paper_order(low.dataset)),
                       "worst": f"{w.dataset} {w.scenario}{bcell}: {w.acc:.2f} against {w.acc_paper:.2f}",
                       "c_values": _cset(e.C) if len(e) else "–"}
             if model in ("RL-FS-M", "FS-SVM", "RL-l1-M"):  # the MIP-based fits: a time limit
@@ -1148,7 +1142,7 @@ def _below_items(sec: dict[str, str], t4: pd.DataFrame, v4: dict[str, str], cmp:
         folds = sorted(set(int(f) for f in exp2.n_folds))
         items.append(render(sec["below:scale"], {
             "n_rows": str(len(ours)), "paper_rows": str(len(pub)), "n_cases": v4["t4_n_cases"],
-            "paper_cases": v4["paper_n_cases"], "folds": _and(str(f) for f in folds),
+            "paper_cases": v4["paper_n_cases"], "folds": join_words(str(f) for f in folds),
             "mip_limit": v2["e2_mip_limit"], "paper_limit": str(PAPER_SETUP["heuristic_time_limit"]),
             "limit": v4["t4_limit"], "paper_exact_limit": str(PAPER_SETUP["exact_time_limit"])}))
     if v2 is not None and v2["t14_reversed"] != "none":
@@ -1187,8 +1181,8 @@ def write_report(out_dir: str | os.PathLike, exp1: pd.DataFrame | None, exp2: pd
             "fixing on and off": pd.concat([off, on_paired]) if len(off) and on_paired is not on else (
                 off if len(off) else None),
             "Experiment 2": exp2}),
-        "cpus": _and(str(c) for c in cpus) if cpus else "–",
-        "share": _and(f"{k} {_num(v, '{:.0f}')} %" for k, v in share.items() if np.isfinite(v)),
+        "cpus": join_words(str(c) for c in cpus) if cpus else "–",
+        "share": join_words(f"{k} {_num(v, '{:.0f}')} %" for k, v in share.items() if np.isfinite(v)),
         "paper_machine": str(PAPER_SETUP["machine"]), "paper_solver": str(PAPER_SETUP["solver"])})]
     if quick:
         out.append(sec["quick"])
@@ -1207,13 +1201,13 @@ def write_report(out_dir: str | os.PathLike, exp1: pd.DataFrame | None, exp2: pd
         paper_daks = ", ".join(str(PAPER_SETUP[k]) for k in _DAKS_FLOORS)
         out.append(render(sec["scale"], {
             "n_data": str(n_data), "n_paper": str(len(PAPER_DATASETS)),
-            "missing": _and([d for d in PAPER_DATASETS if datasets is None or d not in set(datasets.dataset)]),
-            "dims": _and(dims), "t3_same": str(same3), "t3_n": str(len(B_MAX)),
+            "missing": join_words([d for d in PAPER_DATASETS if datasets is None or d not in set(datasets.dataset)]),
+            "dims": join_words(dims), "t3_same": str(same3), "t3_n": str(len(B_MAX)),
             "paper_exact_limit": str(PAPER_SETUP["exact_time_limit"]),
             "paper_fit_limit": str(PAPER_SETUP["heuristic_time_limit"]),
             "paper_daks": paper_daks, "daks_floors": ", ".join(_c(v) for v in _DAKS_FLOORS.values()),
             "e2_scale": "\n".join(_scale_lines(exp2)),
-            "e2_folds": _and(str(int(f)) for f in sorted(set(exp2.n_folds))),
+            "e2_folds": join_words(str(int(f)) for f in sorted(set(exp2.n_folds))),
             **{k: v4[k] for k in ("t4_datasets", "t4_c", "t4_limit", "t4_long_limit", "t4_median_cpu",
                                   "t4_n_reruns", "t4_reruns", "t4_reruns_paper_te", "t4_reruns_paper_optimal")}}))
         gaps4 = ("t4_cpu_range", "t4_n_limited", "t4_n_exact", "t4_gap_range", "t4_n_nobound", "t4_large_gap",
