@@ -53,14 +53,13 @@ store; ``--report-only`` writes it from the store alone. The paper's published t
 ``reproductions/tables/baldomero_naranjo_*.csv``, the report's prose ``reproductions/templates/baldomero_naranjo.md``.
 
 Not in the paper: Algorithm 1 as implemented in svmopt also fixes ``z_i = 0`` where a tightened ``M_i < 2``
-(:func:`dominated_fixing`); ``--no-dominated-fixing`` runs Experiment 1 without it, and the report shows both.
+(``RampLossSVC(fix_dominated=...)``); ``--no-dominated-fixing`` runs Experiment 1 without it, and the report shows both.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import math
 import os
 import platform
@@ -106,7 +105,6 @@ __all__ = [
     "Settings",
     "aggregate_folds",
     "budget_values",
-    "dominated_fixing",
     "experiment1",
     "experiment2",
     "flip_label_noise",
@@ -381,13 +379,17 @@ def _daks_limits(total: float) -> dict[str, float]:
 
 
 def make_model(model: str, C: float, budget: int | None, *, n_features: int, time_limit: float,
-               seed: int = 0, method: str | None = None):
+               seed: int = 0, method: str | None = None, fix_dominated: bool = True):
     """The estimator of one row of Tables 5-13 (Section 4.3).
 
     * ``"RL-FS-M"``: ``RampLossSVC(budget=B, method="heuristic")`` (DAKS; ``method="exact"`` in Experiment 1);
     * ``"FS-SVM"``: ``FeatureBudgetSVC(budget=B)`` (exact MIP, time limited);
     * ``"Fisher-SVM"`` / ``"RFE-SVM"``: :mod:`svmopt.feature_selection` pipelines (``k = min(B, d)``);
     * ``"RL-l1-M"``: ``RampLossSVC(budget=None, method="exact")``; ``"SVM-l1"``: ``L1SVC`` (an LP).
+
+    ``fix_dominated`` is RampLossSVC's switch of the ``z_i = 0`` fixing where a tightened ``M_i < 2``: svmopt's
+    extension of Algorithm 1, not the paper's; it changes the MILP (and the DAKS sub-problems) whose times, gaps
+    and objectives Table 4 reports, so Experiment 1 runs both.
     """
     if model == "Fisher-SVM":
         return make_fisher_svm(min(budget, n_features), C)
@@ -407,7 +409,7 @@ def make_model(model: str, C: float, budget: int | None, *, n_features: int, tim
         method = method or "heuristic"
         kw = _daks_limits(time_limit) if method == "heuristic" else {}
         return ramp_svc.RampLossSVC(C=C, budget=min(budget, n_features), method=method, time_limit=time_limit,
-                                    big_m="auto", random_state=seed, **kw)
+                                    big_m="auto", random_state=seed, fix_dominated=fix_dominated, **kw)
     raise ValueError(f"model: unknown model {model!r}; expected one of {MODELS}")
 
 
@@ -425,37 +427,14 @@ def _fit_measure(est, X, y):
 # ----------------------------------------------------------------------------------------------------------
 # Experiment 1 (Table 4)
 # ----------------------------------------------------------------------------------------------------------
-@contextlib.contextmanager
-def dominated_fixing(on: bool = True):
-    """Switch Algorithm 1's fixing of ``z_i = 0`` where a tightened ``M_i < 2`` on (the library's default) or off.
-
-    The fixing is not in the paper: it is svmopt's extension of the big-M tightening (``fix_dominated`` of
-    :func:`svmopt._ramp_milp.algorithm1`), valid because ``z_i = 1`` with ``M_i < 2`` is dominated, but it changes
-    the MILP (and the DAKS sub-problems) whose times, gaps and objectives Table 4 reports. ``RampLossSVC`` does not
-    expose it, so ``on=False`` rebinds ``algorithm1`` with ``fix_dominated=False`` for the duration of the block
-    (the exact method and DAKS both call it through the module).
-    """
-    if on:
-        yield
-        return
-    from svmopt import _ramp_milp
-
-    original = _ramp_milp.algorithm1
-    _ramp_milp.algorithm1 = functools.partial(original, fix_dominated=False)
-    try:
-        yield
-    finally:
-        _ramp_milp.algorithm1 = original
-
-
 def _exp1_task(task):
     label, method, C, B, X, y, time_limit, seed, fixing, series = task
     row = {"dataset": label, "C": C, "B": B, "method": method, "dominated_fixing": "on" if fixing else "off",
            "series": series, "n": X.shape[0], "time_limit": time_limit}
     try:
-        est = make_model("RL-FS-M", C, B, n_features=X.shape[1], time_limit=time_limit, seed=seed, method=method)
-        with dominated_fixing(fixing):
-            wall, cpu, status = _fit_measure(est, X, y)
+        est = make_model("RL-FS-M", C, B, n_features=X.shape[1], time_limit=time_limit, seed=seed, method=method,
+                         fix_dominated=fixing)
+        wall, cpu, status = _fit_measure(est, X, y)
         row.update(time=wall, cpu=cpu, status=str(getattr(est, "status_", status)),
                    limit=status == "limit", objective=float(getattr(est, "objective_", np.nan)),
                    ramp_objective=ramp_objective(est.coef_, est.intercept_, X, y, C),

@@ -811,6 +811,7 @@ class DAKSParams:
     a1_max_iter, a1_time_fraction : Algorithm 1 budget in phase 1 (D10; 5 loops, 10% of ``time_limit``).
     subproblem_bounds : add (21)/(22) to the sub-problems (D11; True).
     reorder_every : optional criterion (iii): back to phase 2 after this many phase-3 iterations (None).
+    fix_dominated : Algorithm 1 fixes ``z_i = 0`` where a tightened ``M_i < 2`` (True; see :func:`algorithm1`).
     """
 
     delta: float = 0.35
@@ -827,6 +828,7 @@ class DAKSParams:
     a1_time_fraction: float = 0.1
     subproblem_bounds: bool = True
     reorder_every: int | None = None
+    fix_dominated: bool = True
 
 
 _ZH_TOL = 1e-7
@@ -1006,7 +1008,7 @@ class _DAKS:
         variant = self.variant
         self.bm, init = algorithm1(X, y, self.C, self.B, variant=variant, max_iter=P.a1_max_iter,
                                    time_limit=P.a1_time_fraction * P.time_limit, options=self.lp_options,
-                                   verbose=self.verbose)
+                                   verbose=self.verbose, fix_dominated=P.fix_dominated)
         self.best = init
         ub = init.objective
         cur = init
