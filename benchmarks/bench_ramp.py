@@ -15,7 +15,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from svmopt import _ramp_milp as rm
+from svmopt import _ramp as rm
 
 
 def _problem(n, d=10, seed=0, flip=0.08):

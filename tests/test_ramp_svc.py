@@ -12,7 +12,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from svmopt import L1SVC, FeatureBudgetSVC, RampLossSVC
-from svmopt import _ramp_milp as rm
+from svmopt import _ramp as rm
 from svmopt.ramp_svc import ramp_loss_objective
 
 X_A = np.array([[-2.0], [-1.0], [1.0], [2.0], [10.0]])

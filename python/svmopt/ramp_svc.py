@@ -13,7 +13,7 @@ For fixed ``(w, b)`` the best ``(xi, z)`` give Brooks' ramp loss, so the model i
 ``min ||w||_1 + C sum_i ramp(y_i f(x_i))`` with ``ramp(t) = min(2, max(0, 1 - t))`` over ``||w||_0 <= B``
 (:func:`ramp_loss_objective` evaluates it for any ``(w, b)``). The big-Ms come from Algorithm 1 (Sec. 2): an
 initial feasible solution from (SVM-l1), then the bounding LPs (UB-w), (LB-b)/(UB-b) and the M LPs, one per point
-(Variant I) or per class (Variant II), all on one HiGHS model built once (see :mod:`svmopt._ramp_milp`).
+(Variant I) or per class (Variant II), all on one HiGHS model built once (see :mod:`svmopt._ramp`).
 
 * ``method="exact"`` (Sec. 4.2): Algorithm 1, then the MILP with the initial solution as MIP start.
 * ``method="heuristic"``: the Dynamic Adaptive Kernel Search (Algorithm 2, Sec. 3) with its three phases.
@@ -57,7 +57,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from svmopt import _ramp_milp as _rm
+from svmopt import _ramp as _rm
 from svmopt._config import warn
 from svmopt._validation import POSITIVE_INT, SECONDS, Interval, Real, StrOptions, fit_context
 from svmopt.highs import merge_options
