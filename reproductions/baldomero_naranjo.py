@@ -447,12 +447,9 @@ def _exp1_task(task):
     return row
 
 
-def experiment1(settings: Settings, *, progress: bool = False, checkpoint=None) -> pd.DataFrame:
-    """Exact vs DAKS on the full, unperturbed, z-scored data with the smallest B of Table 3 (Section 4.2).
-
-    ``checkpoint(df)`` is called with the rows of each data set as soon as they are done.
-    """
-    all_rows = []
+def _available_data(settings: Settings):
+    """``(label, X, y)`` of each data set of ``settings`` that is on disk (others skipped), subsampled to
+    ``settings.n_sub`` rows when given."""
     for label in settings.datasets:
         try:
             X, y, _ = load_paper_dataset(label, settings.data_home)
@@ -460,6 +457,16 @@ def experiment1(settings: Settings, *, progress: bool = False, checkpoint=None) 
             continue
         if settings.n_sub:
             X, y = subsample(X, y, settings.n_sub, settings.seed)
+        yield label, X, y
+
+
+def experiment1(settings: Settings, *, progress: bool = False, checkpoint=None) -> pd.DataFrame:
+    """Exact vs DAKS on the full, unperturbed, z-scored data with the smallest B of Table 3 (Section 4.2).
+
+    ``checkpoint(df)`` is called with the rows of each data set as soon as they are done.
+    """
+    all_rows = []
+    for label, X, y in _available_data(settings):
         X = make_preprocessor().fit_transform(X)
         B = min(min(TABLE3[label]), X.shape[1])
         tasks = []
@@ -594,13 +601,7 @@ def experiment2(settings: Settings, *, progress: bool = False, checkpoint=None) 
     """
     positions = _budget_positions(settings.budgets)
     all_rows = []
-    for label in settings.datasets:
-        try:
-            X, y, _ = load_paper_dataset(label, settings.data_home)
-        except FileNotFoundError:
-            continue
-        if settings.n_sub:
-            X, y = subsample(X, y, settings.n_sub, settings.seed)
+    for label, X, y in _available_data(settings):
         folds = stratified_folds(y, settings.n_folds, settings.seed)
         budgets = [TABLE3[label][p] for p in positions]
         tasks = []
