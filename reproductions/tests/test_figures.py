@@ -217,7 +217,8 @@ def test_de_brabanter_cli_smallest(tmp_path, assert_png):
 
 
 def test_de_brabanter_performance_vs_prototypes_baseline():
-    """The m = n model is the LS-SVM: with fixed hyperparameters it equals the dual LS-SVM solution (spec 1.2)."""
+    """The m = n model is the LS-SVM: with fixed hyperparameters it equals the dual LS-SVM solution (paper 002,
+    Section 2)."""
     from reproductions.de_brabanter import _split, performance_vs_prototypes
     from svmopt.fixed_size import FixedSizeLSSVC
 

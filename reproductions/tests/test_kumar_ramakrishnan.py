@@ -109,7 +109,8 @@ def test_merge_replaces_the_methods_rows_in_the_store_and_rewrites_the_report(tm
 
 
 def _numpy_lp(seed: int, c4: float, k: int = 10, T: int = 50) -> np.ndarray:
-    """Spec 2.2-2.3 LP swarm written independently in numpy (PCG64): e_j = sqrt(2) - a^T GB after j moves."""
+    """The LP swarm of eq. (7) (Section 4.1) written independently in numpy (PCG64): e_j = sqrt(2) - a^T GB
+    after j moves."""
     rng = np.random.default_rng(seed)
     a, w = np.ones(2), 0.05
     g = rng.standard_normal((k, 2))
@@ -138,8 +139,8 @@ def _numpy_lp(seed: int, c4: float, k: int = 10, T: int = 50) -> np.ndarray:
 
 
 def test_lp_error_distribution_matches_an_independent_numpy_swarm():
-    """Table 3's heavy tail (max e_25 above the spec's 0.2 in our 50 runs) is the algorithm's, not a bug: the C++
-    swarm and a numpy re-implementation of spec 2.2-2.3 have the same e_25 distribution over 400 runs."""
+    """Table 3's heavy tail (max e_25 above 0.2 in our 50 runs, where the paper's maximum is 0.1346) is the algorithm's,
+    not a bug: the C++ swarm and a numpy re-implementation of eq. (7) have the same e_25 distribution over 400 runs."""
     lp = kr.lp_experiment(runs=400, T=50, c4s=(0.05,))
     core = lp["pso"][0.05][:, 25]
     ref = np.array([_numpy_lp(s, 0.05)[25] for s in range(400)])
@@ -148,12 +149,12 @@ def test_lp_error_distribution_matches_an_independent_numpy_swarm():
     assert core.mean() == pytest.approx(ref.mean(), rel=0.2)
     for q in (0.5, 0.9, 0.99):
         assert np.quantile(core, q) == pytest.approx(np.quantile(ref, q), rel=0.3)
-    assert ref.max() > 0.2 and core.max() > 0.2  # both have runs above the spec's 0.2
+    assert ref.max() > 0.2 and core.max() > 0.2  # both have runs above 0.2
 
 
 # ------------------------------------------------------------------------------------------ reproduction protocol
 def test_lp_baselines_and_short_pso_runs():
-    """T20 (short): Khachiyan's method reaches e_25 < 5e-4; the Karmarkar stand-in gives the spec's numbers."""
+    """Short: Khachiyan's method reaches e_25 < 5e-4; the Karmarkar stand-in gives its known errors."""
     from reproductions.kumar_ramakrishnan import karmarkar_step, khachiyan_lp, lp_experiment
 
     assert khachiyan_lp(50)[25] < 5e-4
@@ -166,7 +167,8 @@ def test_lp_baselines_and_short_pso_runs():
 
 @pytest.mark.slow
 def test_lp_table3_ranges():
-    """T20: 50 runs, e_25 mean in [0.005, 0.05], e_50 mean < 0.015 (max at 25 reported, not gated: see report)."""
+    """Table 3 ranges: 50 runs, e_25 mean in [0.005, 0.05], e_50 mean < 0.015 (max at 25 reported, not gated:
+    see report)."""
     from reproductions.kumar_ramakrishnan import lp_experiment
 
     lp = lp_experiment(runs=50, T=50)
@@ -180,7 +182,7 @@ def test_lp_table3_ranges():
     ("name", "lo", "hi"), [("iris", 0.5, 5.0), ("wine", 0.0, 4.5), ("pima", 22.0, 28.0), ("new_thyroid", 1.0, 7.0)]
 )
 def test_table6_cv_ranges(name, lo, hi):
-    """T22 with R = 2 and each range widened by 1 point (spec 6.4)."""
+    """Table 6 ranges with R = 2, each widened by 1 point."""
     from reproductions.kumar_ramakrishnan import cv_protocol
 
     cv, gaps = cv_protocol([name], reps=2, methods=("ours_pso",))

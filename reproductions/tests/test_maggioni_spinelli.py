@@ -45,7 +45,7 @@ def test_paper_data_known_cells():
         (0.51, 0.01, "B,U", 50, "Inhom. quadratic", "-")
     c = _cell(paper, table=3, dataset="Heart Disease", model="rob", p=np.inf)
     assert (c.error_pct, c.cpu_s, c.marks) == (16.36, 11.417, "B,U") and np.isnan(c.rho)
-    # "-" cells are empty; typos of spec I16 repaired, the printed text kept
+    # "-" cells are empty; the printed text is kept beside the repaired values of the misprinted cells
     c = _cell(paper, table=6, dataset="Arrhythmia", transform="-", kernel="Hom. cubic")
     assert np.isnan(c.error_pct) and np.isnan(c["sd"]) and np.isnan(c.cpu_s) and c.marks == ""
     c = _cell(paper, table=6, dataset="Blood Transfusion", transform="-", kernel="Hom. quadratic")
@@ -90,7 +90,7 @@ def test_tables_derived_from_data():
         assert ms.ROBUST_CONFIGS[r.holdout][r.dataset] == (r.transform, r.kernel), (r.holdout, r.dataset)
 
 
-@pytest.mark.skipif(not SPEC.exists(), reason="spec 000 not available")
+@pytest.mark.skipif(not SPEC.exists(), reason="the transcription the tool reads is not on this machine")
 def test_extractor_reproduces_package_data(tmp_path):
     spec = importlib.util.spec_from_file_location("extract_maggioni_tables", ROOT / "tools/extract_maggioni_tables.py")
     mod = importlib.util.module_from_spec(spec)
@@ -407,7 +407,7 @@ def test_ablation_rows_and_store(tmp_path):
 
 # ------------------------------------------------------------------------------------- protocol pieces
 def test_protocol_transformations():
-    """T16: (28)/(29) fitted on the training split; after standardisation c = alpha = 1; constant -> no NaN."""
+    """(28)/(29) fitted on the training split; after standardisation c = alpha = 1; constant -> no NaN."""
     from reproductions.maggioni_spinelli import _kernel, transform
 
     rng = np.random.default_rng(0)
