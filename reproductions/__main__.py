@@ -15,7 +15,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from reproductions import DOCS, PROTOCOLS
+from reproductions import PROTOCOLS
+from reproductions._cli import QUICK_OUT, default_out
 
 
 class _UsageError(Exception):
@@ -123,7 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
         "(python -m reproductions NAME --help lists them).", add_help=True)
     ap.add_argument("name", choices=[*PROTOCOLS, "all"], help="which paper's protocol ('all' runs the four)")
     ap.add_argument("--quick", action="store_true", help="the module's quick mode (a subset, minutes)")
-    ap.add_argument("--out", default=str(DOCS), help="directory for the reports (default: docs/reproductions)")
+    ap.add_argument("--out", default=None, help="directory for the reports (default: docs/reproductions; with --quick "
+                    f"a scratch folder, {QUICK_OUT}, so that a quick run never overwrites a committed report)")
     ap.add_argument("--jobs", type=int, default=None, help="parallel workers, -1 = all cores (default: the module's)")
     ap.add_argument("--seed", type=int, default=None, help="random seed (default: the module's)")
     return ap
@@ -139,6 +141,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, extra = ap.parse_known_args(argv)
     if args.jobs is not None and (args.jobs == 0 or args.jobs < -1):
         ap.error("--jobs must be >= 1, or -1 for all cores")
+    if args.out is None:
+        args.out = str(default_out(args.quick))
     try:
         return run(args, extra)
     except _UsageError as exc:

@@ -10,11 +10,15 @@ nothing), ``--jobs N`` (``parallel_map``; -1 = all cores) and ``--seed S``; modu
 from __future__ import annotations
 
 import argparse
+import tempfile
 from pathlib import Path
 
 from reproductions import DOCS, RESULTS
 
-__all__ = ["add_figure_arguments", "check_protocol_arguments", "protocol_parser", "results_dir"]
+QUICK_OUT = Path(tempfile.gettempdir()) / "svmopt-reproductions"
+
+__all__ = ["QUICK_OUT", "add_figure_arguments", "check_protocol_arguments", "default_out", "protocol_parser",
+           "results_dir"]
 
 
 def protocol_parser(module_name: str, doc: str, *, quick_help: str, seed_help: str,
@@ -24,8 +28,9 @@ def protocol_parser(module_name: str, doc: str, *, quick_help: str, seed_help: s
     ap = argparse.ArgumentParser(prog=f"python -m reproductions {module_name.replace('_', '-')}",
                                  description=doc.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help=quick_help)
-    ap.add_argument("--out", default=str(DOCS), metavar="DIR",
-                    help=f"write DIR/{module_name}.md and its PNG figures (default: docs/reproductions)")
+    ap.add_argument("--out", default=None, metavar="DIR",
+                    help=f"write DIR/{module_name}.md and its PNG figures (default: docs/reproductions, the "
+                         f"committed reports; with --quick a scratch folder, {QUICK_OUT})")
     ap.add_argument("--results", default=None, metavar="DIR",
                     help="the results store to append to and report from (default: reproductions/results for a "
                          "full run, OUT/results with --quick)")
@@ -34,6 +39,12 @@ def protocol_parser(module_name: str, doc: str, *, quick_help: str, seed_help: s
     ap.add_argument("--jobs", type=int, default=1, help=jobs_help)
     ap.add_argument("--seed", type=int, default=0, help=seed_help)
     return ap
+
+
+def default_out(quick: bool) -> Path:
+    """Where a report goes without ``--out``: the committed reports, or for a quick run a scratch folder (a quick
+    run never overwrites a committed report)."""
+    return QUICK_OUT if quick else DOCS
 
 
 def results_dir(args: argparse.Namespace) -> Path:
@@ -53,7 +64,10 @@ def add_figure_arguments(ap: argparse.ArgumentParser) -> None:
 
 
 def check_protocol_arguments(ap: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """``ap.error`` (exit status 2) for a bad ``--jobs``, ``--dpi`` or both figure switches at once."""
+    """``ap.error`` (exit status 2) for a bad ``--jobs``, ``--dpi`` or both figure switches at once; fills in the
+    default ``--out`` (:func:`default_out`)."""
+    if getattr(args, "out", "") is None:
+        args.out = str(default_out(bool(getattr(args, "quick", False))))
     if args.jobs == 0 or args.jobs < -1:
         ap.error("--jobs must be >= 1, or -1 for all cores")
     if getattr(args, "dpi", 1) < 1:

@@ -1822,13 +1822,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = build_parser()
     a = ap.parse_args(argv)
+    check_protocol_arguments(ap, a)
     out_dir = Path(a.out)
     results = results_dir(a)
     if a.report_only:
         path = write_report(results, out_dir)
         print(f"wrote {path} from {results}")
         return 0
-    check_protocol_arguments(ap, a)
     for opt in ("timing_m", "fig2_m", "fig2_budget"):
         vals = getattr(a, opt)
         if vals is not None and min(vals) < (0 if opt == "fig2_budget" else 1):

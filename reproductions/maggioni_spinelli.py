@@ -1668,6 +1668,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     ap = build_parser()
     args = ap.parse_args(argv)
+    check_protocol_arguments(ap, args)
     out_dir = Path(args.out)
     results = results_dir(args)
     if args.report_only:
@@ -1676,7 +1677,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         path = write_report(results, out_dir)
         print(f"wrote {path} from {results}")
         return 0
-    check_protocol_arguments(ap, args)
     for name in ("reps", "fig_reps"):
         v = getattr(args, name)
         if v is not None and v < 1:

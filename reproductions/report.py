@@ -76,11 +76,15 @@ def render(template: str, values: Mapping[str, Any]) -> str:
 
 # Numerals that name a thing rather than state a result: table / figure / equation / section / algorithm numbers,
 # the paper numbers, the norms and p of the uncertainty sets, l1 / l2 / l0, k-fold, and the like.
+_NUM = r"\(?[0-9][0-9a-z.]*\)?"
 _NAMES = re.compile(
-    r"(?:Tables?|Figures?|Fig\.|eqs?\.|equations?|Sections?|§|Algorithms?|Lemma|Theorem|Pseudocode|Appendix|"
-    r"Steps?|papers?|Experiments?|Exp\.|Pass|Phase|[Cc]olumns?)\s*\(?[0-9][0-9a-z.]*\)?"
-    r"(?:\s*(?:[-–,]|and|to)\s*\(?[0-9][0-9a-z.]*\)?)*"
-    r"|\(\d+[a-z]?\)"                      # equation references such as (23)
+    # a plural names a list or range of things: "Tables 5-13", "eqs. (11)-(21)", "Sections 2 and 3"
+    r"(?:Tables|Figures|eqs\.|equations|Sections|Algorithms|Steps|papers|Experiments|[Cc]olumns)\s*" + _NUM
+    + r"(?:\s*(?:[-–,]|and|to)\s*" + _NUM + r")*"
+    # a singular names one thing: "Table 3", "eq. (23)", "Algorithm 1"
+    r"|(?:Table|Figure|Fig\.|eq\.|equation|Section|§|Algorithm|Lemma|Theorem|Pseudocode|Appendix|Step|paper|"
+    r"Experiment|Exp\.|Pass|Phase|[Cc]olumn)\s*" + _NUM
+    + r"|\(\d{1,2}[a-z]?\)"                # equation references such as (23)
     r"|\b[lL][0-9∞]\b|ℓ[0-9₀₁₂∞]|\bL[0-9]-"  # norms
     r"|\bp\s*=\s*(?:1|2|inf|∞)\b"           # the uncertainty sets of paper 000
     r"|\b[0-9]+-fold\b|\b[0-9]+vs[0-9]+\b|\b1vs1\b|\bC-SVC\b"
@@ -97,12 +101,12 @@ def typed_numbers(text: str) -> list[tuple[int, str]]:
 
     Heading lines and HTML comments are skipped: headings name sections (``## Table 6 ...``).
     """
+    text = re.sub(r"<!--.*?-->", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)  # keeps line numbers
     out = []
     for k, line in enumerate(text.split("\n"), 1):
         if line.lstrip().startswith("#"):
             continue
-        stripped = re.sub(r"<!--.*?-->", "", line)
-        stripped = _NAMES.sub(" ", stripped)
+        stripped = _NAMES.sub(" ", line)
         out += [(k, m.group(0)) for m in _NUMERAL.finditer(stripped)]
     return out
 

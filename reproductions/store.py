@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import io
 import os
+import stat
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -93,10 +95,13 @@ class ResultsTable:
             missing = [k for k in self.key if k not in new.columns]
             if missing:
                 raise ValueError(f"rows for {self.path.name} lack the key column(s) {missing}")
+        # The new rows as the table will hold them (floats through float_format), so that their keys compare
+        # equal to the stored ones and a first write looks like every later one.
+        new = pd.read_csv(io.StringIO(new.to_csv(index=False, float_format=self.float_format))) if len(new) else new
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with _exclusive(self._lock):
             old = self.read()
-            both = new if old.empty and not len(old.columns) else pd.concat([old, new], ignore_index=True, sort=False)
+            both = new if len(old) == 0 else pd.concat([old, new], ignore_index=True, sort=False)
             if self.key is not None and len(both):
                 both = both[~both[self.key].astype(str).duplicated(keep="last")]
             both = both.reset_index(drop=True)
@@ -114,10 +119,12 @@ class ResultsTable:
         data = frame.to_csv(index=False, float_format=self.float_format, lineterminator="\n").encode("utf-8")
         if self.path.name.endswith(".gz"):
             data = gzip.compress(data, mtime=0)  # no time stamp and no file name in the header: same rows, same bytes
+        mode = stat.S_IMODE(self.path.stat().st_mode) if self.exists() else 0o644  # mkstemp's file is 0600
         fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
+            os.chmod(tmp, mode)
             os.replace(tmp, self.path)
         except BaseException:
             with contextlib.suppress(FileNotFoundError):

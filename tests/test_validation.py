@@ -95,3 +95,9 @@ def test_one_version_string():
 
     text = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
     assert svmopt.__version__ == re.search(r'^version = "([^"]+)"', text, re.M).group(1)
+
+
+@pytest.mark.parametrize("n_jobs", [0, -2, True])
+def test_n_jobs_is_a_thread_count_or_all(n_jobs):
+    with pytest.raises(InvalidParameterError, match="'n_jobs' parameter"):
+        svmopt.FixedSizeLSSVR(n_jobs=n_jobs).fit(np.zeros((10, 2)), np.zeros(10))

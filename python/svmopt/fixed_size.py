@@ -52,6 +52,7 @@ from svmopt._validation import (
     POSITIVE_INT,
     Integral,
     Interval,
+    Options,
     StrOptions,
     fit_context,
 )
@@ -125,7 +126,7 @@ class _FixedSizeLSSVM(BaseEstimator):
         "n_simplex": [NONNEGATIVE_INT],
         "max_candidates": [POSITIVE_INT],
         "feature_memory": [str, POSITIVE_INT],  # "1G", "512M", or bytes
-        "n_jobs": [Integral, None],  # threads; -1 = all
+        "n_jobs": [POSITIVE_INT, Options(Integral, {-1}), None],  # threads; None or -1 = all
         "prototype_selection": [StrOptions({"entropy", "random"})],
     }
 

@@ -65,16 +65,21 @@ def _new_highs() -> highspy.Highs:
     global _banner_done
     with _banner_lock:
         if not _banner_done:
-            sys.stdout.flush()
-            saved = os.dup(1)
-            try:
-                with open(os.devnull, "wb") as null:
-                    os.dup2(null.fileno(), 1)
-                    highspy.Highs()
-            finally:
-                os.dup2(saved, 1)
-                os.close(saved)
             _banner_done = True
+            if sys.stdout is not None:
+                sys.stdout.flush()
+            try:
+                saved = os.dup(1)
+            except OSError:  # no standard output at all: nothing to silence
+                saved = None
+            if saved is not None:
+                try:
+                    with open(os.devnull, "wb") as null:
+                        os.dup2(null.fileno(), 1)
+                        highspy.Highs()
+                finally:
+                    os.dup2(saved, 1)
+                    os.close(saved)
     h = highspy.Highs()
     h.silent()
     return h

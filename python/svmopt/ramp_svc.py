@@ -48,6 +48,7 @@ Decisions (where the paper is silent or inconsistent; each is tested in ``tests/
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -201,7 +202,7 @@ class L1SVC(_BinaryLinearClassifier):
     True
     """
 
-    _parameter_constraints: ClassVar[dict] = {"C": _C, "solver_options": [dict, None]}
+    _parameter_constraints: ClassVar[dict] = {"C": _C, "solver_options": [Mapping, None]}
 
     def __init__(self, *, C: float = 1.0, solver_options: dict | None = None):
         self.C = C
@@ -434,7 +435,7 @@ class RampLossSVC(_BinaryLinearClassifier):
         "t_easy": [SECONDS], "t_fea": [SECONDS], "t_inc": [SECONDS], "t_limit": [SECONDS],
         "tau": [Interval(Real, 0, 2, closed="both")],  # a threshold on xi, which lies in [0, 2] (2)
         "mip_gap": _MIP_GAP, "fix_dominated": ["boolean"], "max_iter_bigm": [POSITIVE_INT],
-        "solver_options": [dict, None],
+        "solver_options": [Mapping, None],
     }
 
     def __init__(self, *, C: float = 1.0, budget: int | None = None, method: str = "heuristic",

@@ -156,3 +156,13 @@ def test_python_dash_m_from_the_checkout(tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "--quick" in r.stdout and "--out" in r.stdout
+
+
+def test_a_quick_run_never_writes_into_the_committed_reports(fake_experiments):
+    from reproductions import DOCS
+    from reproductions._cli import QUICK_OUT
+
+    calls, _ = fake_experiments
+    assert main(["kumar-ramakrishnan", "--quick"]) == 0
+    argv = calls["kumar_ramakrishnan"]
+    assert argv[argv.index("--out") + 1] == str(QUICK_OUT) != str(DOCS)

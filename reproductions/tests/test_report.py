@@ -38,6 +38,13 @@ def test_load_template_names_the_missing_file(tmp_path):
         ("the l1-SVM and ℓ1 penalty, 10-fold CV, 1vs1, an M1 and a Q6600", []),
         ("${n_within} of ${n_sets} data sets, `run(reps=96)`, [link](a_1.md)", []),
         ("## Table 6 (heading)\n<!-- 12 in a comment -->", []),
+        ("<!-- a comment\nover 12 lines -->", []),
+        ("Tables 5-13 and eqs. (11)-(21); Sections 2 and 3", []),
+        ("Table 2 and 40 runs", ["40"]),
+        ("In Table 3, 12 of 14 data sets", ["12", "14"]),
+        ("Figure 5 to 7 seconds", ["7"]),
+        ("Pass 3, 5 sub-problems", ["5"]),
+        ("in (2024) and (23)", ["2024"]),
     ],
 )
 def test_typed_numbers(text, found):

@@ -91,3 +91,23 @@ def test_concurrent_writers_lose_nothing(tmp_path):
     df = open_table(tmp_path, "shared", key=["worker", "i"]).read()
     assert len(df) == 45
     assert sorted(df["v"].tolist()) == sorted(w * 100 + i for w in range(3) for i in range(15))
+
+
+def test_rounded_keys_are_recognised_and_the_first_write_is_formatted(tmp_path):
+    """With float_format a float key is stored rounded: appending the same fit again replaces its row, and the
+    first write already holds the rounded value (same rows, same bytes, whatever the order of the writes)."""
+    t = open_table(tmp_path, "rounded", key=["param"], float_format="%.6g")
+    t.append([{"param": 1 / 3, "score": 0.5}])
+    first = t.path.read_bytes()
+    assert b"0.333333," in first and b"0.3333333333" not in first
+    t.append([{"param": 1 / 3, "score": 0.5}])
+    assert len(t.read()) == 1
+    assert t.path.read_bytes() == first
+
+
+def test_tables_keep_a_readable_mode(tmp_path):
+    import stat
+
+    t = open_table(tmp_path, "mode")
+    t.append([{"x": 1}])
+    assert stat.S_IMODE(t.path.stat().st_mode) == 0o644
