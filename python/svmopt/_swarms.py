@@ -41,8 +41,12 @@ _SWARM_CONSTRAINTS: dict = {
 }
 
 
-def _check_swarm_params(caller: str, **params) -> None:
+def _swarm_args(caller: str, random_state, **params) -> dict:
+    """The swarm parameters of eq. (7), validated against ``_SWARM_CONSTRAINTS`` and typed as the core takes them,
+    with the core's ``seed`` drawn from ``random_state``."""
     validate_parameter_constraints({k: _SWARM_CONSTRAINTS[k] for k in params}, params, caller_name=caller)
+    args = {k: int(v) if k in ("n_particles", "max_iter") else float(v) for k, v in params.items()}
+    return {**args, "seed": _seed_from(random_state)}
 
 
 def pso_closest_points(
@@ -81,22 +85,14 @@ def pso_closest_points(
     mu2, P2 = _as_ellipsoid(mu2, P2, "ellipsoid 2")
     if mu1.size != mu2.size:
         raise ValueError("mu1 and mu2 must have the same dimension")
-    _check_swarm_params("pso_closest_points", n_particles=n_particles, max_iter=max_iter, w=w, c1=c1, c2=c2, c3=c3,
-                        c4=c4, s_init=s_init)
+    swarm = _swarm_args("pso_closest_points", random_state, n_particles=n_particles, max_iter=max_iter, w=w, c1=c1,
+                        c2=c2, c3=c3, c4=c4, s_init=s_init)
     r = _core.pso_two_swarm(
         mu1,
         P1,
         mu2,
         P2,
-        n_particles=int(n_particles),
-        max_iter=int(max_iter),
-        w=float(w),
-        c1=float(c1),
-        c2=float(c2),
-        c3=float(c3),
-        c4=float(c4),
-        s_init=float(s_init),
-        seed=_seed_from(random_state),
+        **swarm,
         rand_scope=rand_scope,
         sync=sync,
         final_eval=bool(final_eval),
@@ -147,22 +143,14 @@ def pso_single_swarm(
     mu = np.zeros_like(a) if mu is None else mu
     P = np.eye(a.size) if P is None else P
     mu, P = _as_ellipsoid(mu, P, "ellipsoid")
-    _check_swarm_params("pso_single_swarm", n_particles=n_particles, max_iter=max_iter, w=w, c1=c1, c2=c2, c3=c3,
-                        c4=c4, s_init=s_init)
+    swarm = _swarm_args("pso_single_swarm", random_state, n_particles=n_particles, max_iter=max_iter, w=w, c1=c1,
+                        c2=c2, c3=c3, c4=c4, s_init=s_init)
     return _core.pso_single_swarm(
         mu,
         P,
         a,
         fitness=fitness,
-        n_particles=int(n_particles),
-        max_iter=int(max_iter),
-        w=float(w),
-        c1=float(c1),
-        c2=float(c2),
-        c3=float(c3),
-        c4=float(c4),
-        s_init=float(s_init),
-        seed=_seed_from(random_state),
+        **swarm,
         rand_scope=rand_scope,
         record=bool(record),
         boundary_mode=boundary_mode,

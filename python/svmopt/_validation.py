@@ -44,8 +44,11 @@ __all__ = [
     "Real",
     "StrOptions",
     "fit_context",
+    "is_finite_real",
+    "validate_parameter_constraints",
     "validate_params",
 ]
+
 
 class Interval(_SklearnInterval):
     """scikit-learn's ``Interval``, except that a bool is not a number here (``True`` for a count or a weight is

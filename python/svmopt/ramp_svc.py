@@ -60,7 +60,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from svmopt import _ramp as _rm
 from svmopt._config import warn
-from svmopt._validation import POSITIVE_INT, SECONDS, Interval, Real, StrOptions, fit_context
+from svmopt._validation import POSITIVE, POSITIVE_INT, SECONDS, Interval, Real, StrOptions, fit_context
 from svmopt.highs import merge_options
 
 __all__ = ["L1SVC", "BigMBounds", "FeatureBudgetSVC", "RampLossSVC", "ramp_loss_objective"]
@@ -102,7 +102,7 @@ def _seed_options(random_state: Any) -> dict:
     return {"random_seed": int(check_random_state(random_state).randint(0, 2**31 - 1))}
 
 
-_C = [Interval(Real, 0, None, closed="neither")]  # Prop. 2.1 needs C > 0
+_C = [POSITIVE]  # Prop. 2.1 needs C > 0
 _MIP_GAP = [Interval(Real, 0, 1, closed="left")]
 _BUDGET = [POSITIVE_INT, None]
 
