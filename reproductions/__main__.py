@@ -17,19 +17,7 @@ from pathlib import Path
 
 from reproductions import PROTOCOLS
 from reproductions._cli import QUICK_OUT, default_out
-
-
-class _UsageError(Exception):
-    pass
-
-
-def _print_table(rows: list[dict], columns: Sequence[tuple[str, str, str]], out) -> None:
-    cells = [[fmt.format(r[key]) for key, _, fmt in columns] for r in rows]
-    heads = [head for _, head, _ in columns]
-    widths = [max(len(h), *(len(c[j]) for c in cells)) if cells else len(h) for j, h in enumerate(heads)]
-    print("  ".join(h.ljust(w) for h, w in zip(heads, widths, strict=True)), file=out)
-    for c in cells:
-        print("  ".join(x.ljust(w) for x, w in zip(c, widths, strict=True)), file=out)
+from svmopt.cli import CLIError, _print_table  # `svmopt run`'s usage error and table printer
 
 
 def reproduction_argv(args: argparse.Namespace, extra: Sequence[str] = ()) -> list[str]:
@@ -82,14 +70,14 @@ def run(args: argparse.Namespace, extra: Sequence[str] = (), out=None) -> int:
     out = sys.stdout if out is None else out
     names = list(PROTOCOLS) if args.name == "all" else [args.name]
     if extra and len(names) > 1:
-        raise _UsageError(f"options {' '.join(extra)} are for a single reproduction, not 'all'")
+        raise CLIError(f"options {' '.join(extra)} are for a single reproduction, not 'all'")
     outdir = Path(args.out)
     if outdir.exists() and not outdir.is_dir():
-        raise _UsageError(f"--out {outdir}: exists and is not a directory")
+        raise CLIError(f"--out {outdir}: exists and is not a directory")
     try:
         outdir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise _UsageError(f"--out {outdir}: cannot create it: {exc}") from exc
+        raise CLIError(f"--out {outdir}: cannot create it: {exc}") from exc
     results = []
     for k, name in enumerate(names, 1):
         module, what = PROTOCOLS[name]
@@ -145,7 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.out = str(default_out(args.quick))
     try:
         return run(args, extra)
-    except _UsageError as exc:
+    except CLIError as exc:
         print(f"reproductions: error: {exc}", file=sys.stderr)
         return 2
 

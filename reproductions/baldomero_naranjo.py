@@ -84,7 +84,7 @@ from sklearn.preprocessing import StandardScaler
 from reproductions import ROOT, TABLES
 from reproductions._cli import check_protocol_arguments, protocol_parser, results_dir
 from reproductions._parallel import parallel_map
-from reproductions.report import join_words, load_template, render
+from reproductions.report import join_words, load_template, render, value_range
 from reproductions.store import open_table
 from svmopt.datasets import load_dataset
 from svmopt.feature_selection import make_fisher_svm, make_rfe_svm, n_selected_features, rfe_step
@@ -767,14 +767,6 @@ def _cases(rows: pd.DataFrame) -> str:
     return join_words(f"{d} C = {', '.join(_c(c) for c in g.C)}" for d, g in rows.groupby("dataset", sort=False))
 
 
-def _range(values: Iterable[float], fmt: str = "{:.2f}", unit: str = "") -> str:
-    v = [float(x) for x in values if x is not None and np.isfinite(x)]
-    if not v:
-        return "–"
-    lo, hi = fmt.format(min(v)), fmt.format(max(v))
-    return f"{lo}{unit}" if lo == hi else f"{lo}–{hi}{unit}"
-
-
 def _in_paper_order(labels: Iterable[str]) -> list[str]:
     s = set(labels)
     return [d for d in PAPER_DATASETS if d in s]
@@ -878,14 +870,14 @@ def _table4_values(t4: pd.DataFrame, on: pd.DataFrame) -> dict[str, str]:
         "t4_datasets": join_words(_in_paper_order(t4.dataset)), "t4_c": _cset(t4.C),
         "t4_limit": _c(main_limit), "t4_long_limit": _c(longer.time_limit_e.max()) if len(longer) else "–",
         "t4_median_cpu": _num(at_main.cpu_e.median(), "{:.1f}"),
-        "t4_cpu_range": _range(ex.cpu, "{:.1f}"),
+        "t4_cpu_range": value_range(ex.cpu, "{:.1f}"),
         "t4_n_reruns": str(len(longer)),
         "t4_reruns": _cases(longer),
-        "t4_reruns_paper_te": _range(longer.paper_t_e, "{:.0f}"),
+        "t4_reruns_paper_te": value_range(longer.paper_t_e, "{:.0f}"),
         "t4_reruns_paper_optimal": str(int((longer.paper_gap == 0).sum())),
         "t4_reruns_optimal": str(int(longer.exact_optimal.sum())),
         "t4_n_exact": str(len(ex)), "t4_n_limited": str(len(limited)),
-        "t4_gap_range": _range(gaps[np.isfinite(gaps)], "{:.0f}", " %"),
+        "t4_gap_range": value_range(gaps[np.isfinite(gaps)], "{:.0f}", " %"),
         "t4_n_nobound": str(int((~np.isfinite(gaps)).sum())),
         "t4_large_gap": _c(LARGE_GAP),
         "t4_paper_large_gap": join_words(_in_paper_order(paper[paper.gap > LARGE_GAP].dataset)),
@@ -895,7 +887,7 @@ def _table4_values(t4: pd.DataFrame, on: pd.DataFrame) -> dict[str, str]:
         "t4_paper_n_optimal": str(int((same_paper.paper_gap == 0).sum())),
         "t4_n_zero_bs": str(int((zero.pct_BS.abs() < ZERO_BS).sum())), "t4_n_main_pairs": str(len(zero)),
         "t4_negative": join_words(f"{_case(r)}: {_pct(r.pct_BS)}" for r in neg.itertuples()),
-        "t4_negative_paper_te": _range(neg.paper_t_e, "{:.0f}"),
+        "t4_negative_paper_te": value_range(neg.paper_t_e, "{:.0f}"),
         "t4_positive": join_words(f"{_case(r)} ({_pct(r.pct_BS)}: {r.BS_h:.6g} against {r.BS_e:.6g}, "
                             f"{_c(r.time_limit_e)} s)" for r in pos.itertuples()),
         "t4_mean_bs": _pct(ok.pct_BS.mean()), "t4_paper_mean_bs_same": _pct(ok.paper_pct_BS.mean()),
@@ -947,7 +939,7 @@ def _tightening_lines(on: pd.DataFrame, off: pd.DataFrame) -> tuple[list[str], d
         "off_limit_e": _values(t_off.time_limit_e), "off_limit_h": _values(t_off.time_limit_h),
         "off_b": join_words(f"{d} {int(b)}" for d, b in t_off.groupby("dataset", sort=False).B.first().items()),
         "off_jobs": join_words(str(int(j)) for j in sorted(set(jobs))) if len(jobs) else "not stored",
-        "off_cpu": _range(off.cpu, "{:.1f}"),
+        "off_cpu": value_range(off.cpu, "{:.1f}"),
         "off_n": str(len(t_off)), "off_paired": str(paired), "off_same_exact": str(same_obj),
         "off_same_daks": str(same_bs), "off_optimal_on": str(opt_on), "off_optimal_off": str(opt_off),
         "off_gap_shift": _signed(np.mean(d_gap)) if d_gap else "–", "off_n_gap": str(len(d_gap)),
@@ -1056,8 +1048,8 @@ def _exp2_values(exp2: pd.DataFrame, best: pd.DataFrame, cmp: pd.DataFrame, imp:
         "e2_fisher_diffs": mean_diff("Fisher-SVM"), "e2_rfe_diffs": mean_diff("RFE-SVM"),
         "e2_rfe_smallest_c": str(rfe_small), "e2_rfe_cells": str(len(rfe_b)),
         "e2_rfe_paper_smallest_c": str(int((rfe_p.C == min(C_GRID)).sum())), "e2_rfe_paper_cells": str(len(rfe_p)),
-        "e2_rfe_paper_time": _range(rfe_p.time, "{:.2f}"),
-        "e2_rfe_time": _range(rfe_b.time, "{:.2f}"),
+        "e2_rfe_paper_time": value_range(rfe_p.time, "{:.2f}"),
+        "e2_rfe_time": value_range(rfe_b.time, "{:.2f}"),
         "t14_agree": join_words(agree), "t14_reversed": join_words(reversed_),
         "paper_fit_limit": str(PAPER_SETUP["heuristic_time_limit"]),
     }

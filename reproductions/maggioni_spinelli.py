@@ -81,7 +81,7 @@ from reproductions import RESULTS, ROOT, TABLES, TEMPLATES
 from reproductions._cli import add_figure_arguments, check_protocol_arguments, protocol_parser, results_dir
 from reproductions._parallel import parallel_map
 from reproductions.figures import figures_section
-from reproductions.report import bounds_text, join_words, load_items, load_template, render
+from reproductions.report import bounds_text, join_words, load_items, load_template, render, value_range
 from reproductions.store import ResultsTable, open_table
 from svmopt.exceptions import SolverError
 from svmopt.kernels import Kernel
@@ -947,12 +947,7 @@ def _pe(x: float) -> str:
     return f"{x:.2f} %" if x is not None and np.isfinite(x) else "-"
 
 
-def _range(xs, fmt="{:.2f}") -> str:
-    xs = [x for x in xs if np.isfinite(x)]
-    if not xs:
-        return "-"
-    lo, hi = min(xs), max(xs)
-    return fmt.format(lo) if fmt.format(lo) == fmt.format(hi) else f"{fmt.format(lo)}–{fmt.format(hi)}"
+_range = functools.partial(value_range, empty="-")  # this report prints "-" for an empty range
 
 
 def _r2(x: float) -> float:

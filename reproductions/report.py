@@ -18,9 +18,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from reproductions import TEMPLATES
 
-__all__ = ["bounds_text", "join_words", "load_items", "load_template", "render", "typed_numbers"]
+__all__ = ["bounds_text", "join_words", "load_items", "load_template", "render", "typed_numbers", "value_range"]
 
 
 def load_template(name: str, directory: str | Path | None = None) -> str:
@@ -36,6 +38,16 @@ def load_items(name: str, directory: str | Path | None = None) -> dict[str, str]
     NAME (one summary bullet, list entry or paragraph, rendered on its own and left out when its data are absent)."""
     parts = re.split(r"^<!-- item: (\w+) -->\n", load_template(name, directory), flags=re.M)
     return {key: body.strip() for key, body in zip(parts[1::2], parts[2::2], strict=True)}
+
+
+def value_range(values, fmt: str = "{:.2f}", unit: str = "", *, empty: str = "–") -> str:
+    """``"lo–hi"`` of the finite values in ``fmt`` (one value when both print alike), ``unit`` after it;
+    ``empty`` when there is none."""
+    v = [float(x) for x in values if x is not None and np.isfinite(x)]
+    if not v:
+        return empty
+    lo, hi = fmt.format(min(v)), fmt.format(max(v))
+    return f"{lo}{unit}" if lo == hi else f"{lo}–{hi}{unit}"
 
 
 def join_words(items) -> str:

@@ -98,8 +98,7 @@ class ResultsTable:
         # The new rows as the table will hold them (floats through float_format), so that their keys compare
         # equal to the stored ones and a first write looks like every later one.
         new = pd.read_csv(io.StringIO(new.to_csv(index=False, float_format=self.float_format))) if len(new) else new
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with _exclusive(self._lock):
+        with _exclusive(self._lock):  # creates the table's folder
             old = self.read()
             both = new if len(old) == 0 else pd.concat([old, new], ignore_index=True, sort=False)
             if self.key is not None and len(both):
@@ -110,7 +109,6 @@ class ResultsTable:
 
     def replace(self, frame: pd.DataFrame) -> pd.DataFrame:
         """Store ``frame`` as the whole table (under the lock, atomically)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         with _exclusive(self._lock):
             self._write(frame.reset_index(drop=True))
         return frame
