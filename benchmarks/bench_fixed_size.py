@@ -25,7 +25,7 @@ from svmopt.tuning import CVEngine, linear_accumulator, make_folds, nystrom_proj
 
 
 def _rbf(sigma2):
-    return _core.KernelParams(_core.KernelKind.rbf, alpha=float(np.sqrt(sigma2 / 2.0)))
+    return _core.kernels.KernelParams(_core.kernels.KernelKind.rbf, alpha=float(np.sqrt(sigma2 / 2.0)))
 
 
 class PhiTPhiAccumulation:
@@ -79,8 +79,8 @@ class EntropySwaps:
         self.proposals = 1000 if impl == "swap" else 20
 
     def time_proposals(self, m, impl):
-        _core.entropy_select(self.Z, m, max_proposals=self.proposals, tol=-1.0, seed=0,
-                             recompute=impl == "recompute", window=10**9)
+        _core.fixed_size.entropy_select(self.Z, m, max_proposals=self.proposals, tol=-1.0, seed=0,
+                                        recompute=impl == "recompute", window=10**9)
 
     def track_seconds_per_proposal(self, m, impl):
         import time
@@ -90,7 +90,7 @@ class EntropySwaps:
         dt = time.perf_counter() - t
         # subtract the shared O(m^2 d) initialisation
         t = time.perf_counter()
-        _core.entropy_select(self.Z, m, max_proposals=1, tol=-1.0, seed=0, window=10**9)
+        _core.fixed_size.entropy_select(self.Z, m, max_proposals=1, tol=-1.0, seed=0, window=10**9)
         return (dt - (time.perf_counter() - t)) / self.proposals
 
     track_seconds_per_proposal.unit = "s"
@@ -153,7 +153,7 @@ class FoldSolves:
             return self.acc.fold_solve(1.0, True)
         G, t, _, _ = self.acc.results()
         if impl == "fast_cv_solve":
-            return _core.fast_cv_solve(G, t, 1.0, True, 1)
+            return _core.fixed_size.fast_cv_solve(G, t, 1.0, True, 1)
         from scipy.linalg import cho_factor, cho_solve
 
         S, c, eye = G.sum(0), t.sum(0), np.eye(p)
@@ -179,17 +179,17 @@ class KeptFeatures:
         self.X = rng.standard_normal((n, d))
         self.Y = np.where(rng.random((n, 1)) < 0.5, -1.0, 1.0)
         self.PV = np.ascontiguousarray(self.X[rng.choice(n, m, replace=False)])
-        self.params = _core.KernelParams(_core.KernelKind.rbf, alpha=np.sqrt(d / 2))
+        self.params = _core.kernels.KernelParams(_core.kernels.KernelKind.rbf, alpha=np.sqrt(d / 2))
         self.P, _ = nystrom_projection(self.PV, self.params, 1)
         self.folds = make_folds(n, v, rng)
         self.theta = rng.standard_normal((v, self.P.shape[1] + 1, 1))
 
     def time_accumulate_predict(self, m, v, impl):
         kept = impl == "kept"
-        acc = _core.FoldAccumulator(self.PV, self.params, self.P, n_folds=v, n_threads=1, keep_features=kept)
+        acc = _core.fixed_size.FoldAccumulator(self.PV, self.params, self.P, n_folds=v, n_threads=1, keep_features=kept)
         if kept:
             acc.add(self.X, self.Y, self.folds)
             return acc.predict_kept(self.theta)
         Phi = np.empty((self.X.shape[0], acc.dim))
         acc.add(self.X, self.Y, self.folds, out=Phi)
-        return _core.fold_predict(Phi, self.folds, self.theta, 1)
+        return _core.fixed_size.fold_predict(Phi, self.folds, self.theta, 1)

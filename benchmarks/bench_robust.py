@@ -30,7 +30,7 @@ def _problem(m, n=8, seed=0):
 
 
 def numpy_lp_matrix(K, y, delta):
-    """Vectorised numpy build of the same CSC arrays as _core.robust_lp_matrix (the baseline)."""
+    """Vectorised numpy build of the same CSC arrays as _core.robust.lp_matrix (the baseline)."""
     m = K.shape[0]
     r = np.sqrt(np.clip(np.diag(K), 0.0, None))
     DKD = y[:, None] * K * y[None, :]
@@ -44,7 +44,7 @@ def numpy_lp_matrix(K, y, delta):
 
 def _model(K, y, delta, nu, options):
     m = K.shape[0]
-    start, index, value = _core.robust_lp_matrix(K, y, delta)
+    start, index, value = _core.robust.lp_matrix(K, y, delta)
     cost = np.concatenate([np.ones(2 * m), [0.0], np.full(m, nu)])
     lower = np.zeros(3 * m + 1)
     lower[2 * m] = -np.inf
@@ -63,18 +63,18 @@ class LineSearch:
         self.lo, self.hi = -1.5, 1.5
 
     def time_exact(self, m):
-        _core.line_search_exact(self.s, self.y, self.lo, self.hi, 0.0)
+        _core.robust.line_search_exact(self.s, self.y, self.lo, self.hi, 0.0)
 
     def time_grid_1e4(self, m):
         """The paper's grid, counted by one sweep over the sorted class scores (what RobustSVC runs)."""
-        _core.line_search_grid(self.s, self.y, self.lo, self.hi, 10_000, 0.0)
+        _core.robust.line_search_grid(self.s, self.y, self.lo, self.hi, 10_000, 0.0)
 
     def time_grid_1e4_naive(self, m):
         """Baseline: the paper code's O(N m) scan of the 10^4 grid points (parallel over grid points)."""
-        _core.line_search_grid_naive(self.s, self.y, self.lo, self.hi, 10_000, 0.0)
+        _core.robust.line_search_grid_naive(self.s, self.y, self.lo, self.hi, 10_000, 0.0)
 
     def time_grid_1e4_naive_one_thread(self, m):
-        _core.line_search_grid_naive(self.s, self.y, self.lo, self.hi, 10_000, 0.0, n_threads=1)
+        _core.robust.line_search_grid_naive(self.s, self.y, self.lo, self.hi, 10_000, 0.0, n_threads=1)
 
 
 class LPAssembly:
@@ -85,7 +85,7 @@ class LPAssembly:
         _, self.y, self.K, self.delta = _problem(m)
 
     def time_core(self, m):
-        _core.robust_lp_matrix(self.K, self.y, self.delta)
+        _core.robust.lp_matrix(self.K, self.y, self.delta)
 
     def time_numpy(self, m):
         numpy_lp_matrix(self.K, self.y, self.delta)

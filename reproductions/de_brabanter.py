@@ -187,7 +187,7 @@ def _load(name):
 def _rbf(sigma2):
     from svmopt import _core
 
-    return _core.KernelParams(_core.KernelKind.rbf, alpha=math.sqrt(sigma2 / 2))
+    return _core.kernels.KernelParams(_core.kernels.KernelKind.rbf, alpha=math.sqrt(sigma2 / 2))
 
 
 def _cv_problem(X, y):

@@ -1,6 +1,7 @@
-"""The core's dense primal simplex for LP (23) (``_core.GsvmDenseLP``) against HiGHS, and its use in fit_binary."""
+"""The core's dense primal simplex for LP (23) (``_core.robust.DenseLP``) against HiGHS, and its use in fit_binary."""
 
 import zlib
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -8,6 +9,8 @@ import pytest
 from svmopt import RobustSVC, _core
 from svmopt.kernels import Kernel
 from svmopt.robust_svc import NU_GRID, eta_from_rho, fit_binary, robust_delta
+
+OPTIMAL = _core.robust.DenseLPStatus.optimal
 
 
 def _highs_objective(K, y, delta, nu):
@@ -28,7 +31,7 @@ def _instance(rng, m, kernel, robust):
 
 def _check_feasible(K, y, delta, x, tol=1e-7):
     m = K.shape[0]
-    start, index, value = _core.robust_lp_matrix(K, y, delta)
+    start, index, value = _core.robust.lp_matrix(K, y, delta)
     import scipy.sparse as sp
 
     A = sp.csc_matrix((value, index, start), shape=(m, 3 * m + 1))
@@ -48,15 +51,15 @@ def test_dense_simplex_matches_highs(kernel, robust):
     for _ in range(6):
         m = int(rng.integers(3, 70))
         K, y, delta = _instance(rng, m, kernel, robust)
-        lp = _core.GsvmDenseLP(K, y, delta)
+        lp = _core.robust.DenseLP(K, y, delta)
         for nu in NU_GRID:
             out = lp.solve(nu)
-            assert out["status"] == "optimal", out["status"]
+            assert out.status == OPTIMAL, out.status
             ref = _highs_objective(K, y, delta, nu)
-            assert out["objective"] == pytest.approx(ref, rel=1e-7, abs=1e-9)
-            assert out["dual_objective"] == pytest.approx(ref, rel=1e-7, abs=1e-9)
-            _check_feasible(K, y, delta, out["x"])
-            pi = out["dual"]
+            assert out.objective == pytest.approx(ref, rel=1e-7, abs=1e-9)
+            assert out.dual_objective == pytest.approx(ref, rel=1e-7, abs=1e-9)
+            _check_feasible(K, y, delta, out.x)
+            pi = out.dual
             assert np.all(pi >= -1e-9) and np.all(pi <= nu + 1e-9)
             assert abs(y @ pi) <= 1e-7 * (1 + pi.sum())
 
@@ -64,52 +67,52 @@ def test_dense_simplex_matches_highs(kernel, robust):
 def test_warm_start_equals_cold():
     rng = np.random.default_rng(3)
     K, y, delta = _instance(rng, 40, "rbf", False)
-    warm = _core.GsvmDenseLP(K, y, delta)
+    warm = _core.robust.DenseLP(K, y, delta)
     for nu in NU_GRID[::-1]:
         w = warm.solve(nu)
-        c = _core.GsvmDenseLP(K, y, delta).solve(nu)
-        assert w["objective"] == pytest.approx(c["objective"], rel=1e-9)
-        assert w["iterations"] <= c["iterations"] + 5 * K.shape[0]
+        c = _core.robust.DenseLP(K, y, delta).solve(nu)
+        assert w.objective == pytest.approx(c.objective, rel=1e-9)
+        assert w.iterations <= c.iterations + 5 * K.shape[0]
 
 
 def test_degenerate_problems():
     """All-zero Gram (u = 0 is optimal: objective nu * (sum of hinge at the best gamma)), duplicated points with
     opposite labels, and a one-point-per-class problem."""
     y = np.array([1.0, 1.0, -1.0, -1.0, -1.0])
-    out = _core.GsvmDenseLP(np.zeros((5, 5)), y, None).solve(0.5)
-    assert out["status"] == "optimal"
+    out = _core.robust.DenseLP(np.zeros((5, 5)), y, None).solve(0.5)
+    assert out.status == OPTIMAL
     # u = 0 and every gamma in [-1, 1] is optimal; the free gamma is made basic (gamma = 1 here, as HiGHS),
     # never left at 0 where the paper's tie rule would count every training point as correct
-    assert out["x"][10] == pytest.approx(1.0)
-    assert out["objective"] == pytest.approx(_highs_objective(np.zeros((5, 5)), y, None, 0.5), rel=1e-9)
+    assert out.x[10] == pytest.approx(1.0)
+    assert out.objective == pytest.approx(_highs_objective(np.zeros((5, 5)), y, None, 0.5), rel=1e-9)
     X = np.array([[0.0], [0.0], [1.0], [1.0]])
     yy = np.array([1.0, -1.0, 1.0, -1.0])
     K = Kernel("rbf", alpha=1.0).gram(X)
-    out = _core.GsvmDenseLP(K, yy, None).solve(1.0)
-    assert out["status"] == "optimal"
-    assert out["objective"] == pytest.approx(_highs_objective(K, yy, None, 1.0), rel=1e-9)
+    out = _core.robust.DenseLP(K, yy, None).solve(1.0)
+    assert out.status == OPTIMAL
+    assert out.objective == pytest.approx(_highs_objective(K, yy, None, 1.0), rel=1e-9)
     K2 = np.array([[1.0, 0.2], [0.2, 1.0]])
-    out = _core.GsvmDenseLP(K2, np.array([1.0, -1.0]), None).solve(1.0)
-    assert out["status"] == "optimal"
-    assert out["objective"] == pytest.approx(_highs_objective(K2, np.array([1.0, -1.0]), None, 1.0), rel=1e-9)
+    out = _core.robust.DenseLP(K2, np.array([1.0, -1.0]), None).solve(1.0)
+    assert out.status == OPTIMAL
+    assert out.objective == pytest.approx(_highs_objective(K2, np.array([1.0, -1.0]), None, 1.0), rel=1e-9)
 
 
 def test_iteration_limit_is_reported_not_hidden():
     rng = np.random.default_rng(5)
     K, y, delta = _instance(rng, 50, "rbf", False)
-    out = _core.GsvmDenseLP(K, y, delta).solve(1.0, max_iter=1)
-    assert out["status"] == "iteration_limit"
+    out = _core.robust.DenseLP(K, y, delta).solve(1.0, max_iter=1)
+    assert out.status == _core.robust.DenseLPStatus.iteration_limit
 
 
 def test_bad_input():
     with pytest.raises(ValueError, match="y"):
-        _core.GsvmDenseLP(np.eye(3), np.array([1.0, 0.0, -1.0]), None)
+        _core.robust.DenseLP(np.eye(3), np.array([1.0, 0.0, -1.0]), None)
     with pytest.raises(ValueError, match="delta"):
-        _core.GsvmDenseLP(np.eye(3), np.array([1.0, 1.0, -1.0]), np.array([0.0, -1.0, 0.0]))
+        _core.robust.DenseLP(np.eye(3), np.array([1.0, 1.0, -1.0]), np.array([0.0, -1.0, 0.0]))
     with pytest.raises(ValueError, match="finite"):
-        _core.GsvmDenseLP(np.array([[np.nan, 0], [0, 1.0]]), np.array([1.0, -1.0]), None)
+        _core.robust.DenseLP(np.array([[np.nan, 0], [0, 1.0]]), np.array([1.0, -1.0]), None)
     with pytest.raises(ValueError, match="nu"):
-        _core.GsvmDenseLP(np.eye(2), np.array([1.0, -1.0]), None).solve(0.0)
+        _core.robust.DenseLP(np.eye(2), np.array([1.0, -1.0]), None).solve(0.0)
 
 
 @pytest.mark.parametrize("robust", [False, True])
@@ -130,21 +133,24 @@ def test_fit_binary_dense_equals_highs_objective(robust):
 
 def test_fit_binary_falls_back_to_highs(monkeypatch):
     """A failed certificate hands that nu and the rest of the grid to HiGHS, with the same results as HiGHS."""
-    real = _core.GsvmDenseLP
+    real = _core.robust.DenseLP
+    fields = ("x", "dual", "objective", "dual_objective", "iterations", "primal_infeasibility", "dual_infeasibility")
 
     class Failing:
         def __init__(self, K, y, delta):
             self.lp = real(K, y, delta)
             self.calls = 0
 
-        def solve(self, nu):
+        def solve(self, nu, *args, **kwargs):
             self.calls += 1
-            out = self.lp.solve(nu)
-            if self.calls >= 2:
-                out["status"] = "certificate_failed"
-            return out
+            out = self.lp.solve(nu, *args, **kwargs)
+            if self.calls < 2:
+                return out
+            # DenseLPResult is read-only: the same numbers with the status of a failed certificate
+            return SimpleNamespace(status=_core.robust.DenseLPStatus.certificate_failed,
+                                   **{f: getattr(out, f) for f in fields})
 
-    monkeypatch.setattr(_core, "GsvmDenseLP", Failing)
+    monkeypatch.setattr(_core.robust, "DenseLP", Failing)
     rng = np.random.default_rng(2)
     K, y, _ = _instance(rng, 30, "rbf", False)
     fit = fit_binary(K, y, nus=NU_GRID, lp_solver="dense")

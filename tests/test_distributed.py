@@ -152,7 +152,7 @@ def test_fold_sums_match_core_accumulator(dask_client, data):
     P, _ = nystrom_projection(PV, params)
     folds = (np.arange(X.shape[0]) % 3).astype(np.int32)
     mask = yr > -0.2
-    acc = _core.FoldAccumulator(PV, params, P, n_folds=3, n_targets=1)
+    acc = _core.fixed_size.FoldAccumulator(PV, params, P, n_folds=3, n_targets=1)
     acc.add(np.ascontiguousarray(X[mask]), np.ascontiguousarray(yr[mask].reshape(-1, 1)),
             np.ascontiguousarray(folds[:mask.sum()]))
     ref = acc.results()

@@ -110,9 +110,9 @@ def test_core_tile_edges(kernel, block):
     Z = rng.normal(size=(29, 4)) * 0.5
     V = rng.normal(size=(29, 3))
     p = kernel.core_params
-    assert_close(_core.kernel_gram(X, p, block=block), ref_kernel(kernel, X, X))
-    assert_close(_core.kernel_cross(X, Z, p, block=block), ref_kernel(kernel, X, Z))
-    assert_close(_core.kernel_matvec(X, Z, V, p, block=block), ref_kernel(kernel, X, Z) @ V, scale=29)
+    assert_close(_core.kernels.gram(X, p, block=block), ref_kernel(kernel, X, X))
+    assert_close(_core.kernels.cross(X, Z, p, block=block), ref_kernel(kernel, X, Z))
+    assert_close(_core.kernels.matvec(X, Z, V, p, block=block), ref_kernel(kernel, X, Z) @ V, scale=29)
 
 
 def test_gram_is_exactly_symmetric_and_rbf_diagonal_is_one():
@@ -294,9 +294,9 @@ def test_bad_parameters_name_the_argument(kwargs, exc, match):
 
 def test_core_params_are_validated_in_cpp_too():
     with pytest.raises(ValueError, match="alpha"):
-        _core.KernelParams(_core.KernelKind.rbf, alpha=-1.0)
+        _core.kernels.KernelParams(_core.kernels.KernelKind.rbf, alpha=-1.0)
     with pytest.raises(ValueError, match="degree"):
-        _core.KernelParams(_core.KernelKind.poly, degree=0)
+        _core.kernels.KernelParams(_core.kernels.KernelKind.poly, degree=0)
 
 
 BAD_X = [
@@ -347,11 +347,11 @@ def test_polynomial_overflow_is_refused():
 def test_core_refuses_wrong_dtype_instead_of_copying():
     p = Kernel("linear").core_params
     with pytest.raises(TypeError):
-        _core.kernel_gram(np.ones((3, 2), dtype=np.float32), p)
+        _core.kernels.gram(np.ones((3, 2), dtype=np.float32), p)
     with pytest.raises(TypeError):
-        _core.kernel_gram(np.ones((3, 2), dtype=np.int64), p)
+        _core.kernels.gram(np.ones((3, 2), dtype=np.int64), p)
     with pytest.raises(ValueError, match="2-D"):
-        _core.kernel_gram(np.ones(3), p)
+        _core.kernels.gram(np.ones(3), p)
 
 
 def test_integer_and_float32_inputs_are_converted_exactly():
@@ -438,10 +438,10 @@ def test_isa_variants_agree():
         for mod in variants:
             if mod.__name__.endswith("avx2") and not variants[0].cpu_supports_avx2_fma():
                 continue
-            p = mod.KernelParams(getattr(mod.KernelKind, k.name), degree=k.degree,
-                                 c=0.0 if k.c == "auto" else k.c, alpha=1.0 if k.alpha == "auto" else k.alpha,
-                                 a=k.a, b=k.b)
-            assert_close(mod.kernel_gram(X, p), want, scale=10)
+            p = mod.kernels.KernelParams(getattr(mod.kernels.KernelKind, k.name), degree=k.degree,
+                                         c=0.0 if k.c == "auto" else k.c, alpha=1.0 if k.alpha == "auto" else k.alpha,
+                                         a=k.a, b=k.b)
+            assert_close(mod.kernels.gram(X, p), want, scale=10)
 
 
 def test_isa_can_be_forced_by_environment():

@@ -9,15 +9,17 @@ import pytest
 
 from svmopt import _core
 
+PAPER, DECISION = _core.robust.Objective.paper, _core.robust.Objective.decision
+
 
 # ---------------------------------------------------------------------------------------- numpy references
-def ref_count(s, y, b, objective="paper"):
+def ref_count(s, y, b, objective=PAPER):
     b = np.asarray(b, dtype=np.float64)[..., None]
-    a_err = (s < b) if objective == "paper" else (s <= b)
+    a_err = (s < b) if objective == PAPER else (s <= b)
     return np.sum(np.where(y > 0, a_err, s > b), axis=-1)
 
 
-def ref_grid(s, y, lo, hi, n, b0, objective="paper"):
+def ref_grid(s, y, lo, hi, n, b0, objective=PAPER):
     """MATLAB semantics: linspace(lo, hi, n), initial best = m at b0, first strict improvement."""
     grid = np.linspace(lo, hi, n)
     counts = ref_count(s, y, grid, objective)
@@ -51,11 +53,11 @@ def test_count_matches_reference():
     rng = np.random.default_rng(0)
     for _ in range(50):
         s, y, lo, _ = random_instance(rng, 40)
-        for obj in ("paper", "decision"):
-            assert _core.line_search_count(s, y, lo, obj) == ref_count(s, y, lo, obj)
+        for obj in (PAPER, DECISION):
+            assert _core.robust.line_search_count(s, y, lo, obj) == ref_count(s, y, lo, obj)
         b = float(s[3])  # a tie: an A point at s = b counts correct in (10), wrong in the decision rule
-        assert _core.line_search_count(s, y, b, "paper") == ref_count(s, y, b, "paper")
-        assert _core.line_search_count(s, y, b, "decision") == ref_count(s, y, b, "decision")
+        assert _core.robust.line_search_count(s, y, b, PAPER) == ref_count(s, y, b, PAPER)
+        assert _core.robust.line_search_count(s, y, b, DECISION) == ref_count(s, y, b, DECISION)
 
 
 @pytest.mark.parametrize("reverse", [False, True])
@@ -67,13 +69,13 @@ def test_grid_matlab_semantics(reverse):
         if reverse and lo < hi:
             lo, hi = hi, lo
         b0 = 0.5 * (lo + hi)
-        b, cnt = _core.line_search_grid(s, y, lo, hi, 1000, b0)
+        b, cnt = _core.robust.line_search_grid(s, y, lo, hi, 1000, b0)
         rb, rc, _ = ref_grid(s, y, lo, hi, 1000, b0)
         assert b == rb and cnt == rc
-        assert _core.line_search_grid_naive(s, y, lo, hi, 1000, b0) == (b, cnt)
+        assert _core.robust.line_search_grid_naive(s, y, lo, hi, 1000, b0) == (b, cnt)
 
 
-@pytest.mark.parametrize("objective", ["paper", "decision"])
+@pytest.mark.parametrize("objective", [PAPER, DECISION], ids=["paper", "decision"])
 def test_sorted_grid_equals_naive_scan_with_ties(objective):
     """The sorted-sweep grid gives the naive scan's (b, count) exactly, also with scores on grid points,
     repeated scores, one class only and reversed intervals."""
@@ -88,8 +90,8 @@ def test_sorted_grid_equals_naive_scan_with_ties(objective):
         if trial % 3 == 0:
             lo, hi = hi, lo
         n = int(rng.integers(2, 50))
-        got = _core.line_search_grid(s, y, lo, hi, n, 0.25, objective)
-        assert got == _core.line_search_grid_naive(s, y, lo, hi, n, 0.25, objective)
+        got = _core.robust.line_search_grid(s, y, lo, hi, n, 0.25, objective)
+        assert got == _core.robust.line_search_grid_naive(s, y, lo, hi, n, 0.25, objective)
         rb, rc, _ = ref_grid(s, y, lo, hi, n, 0.25, objective)
         assert got == (rb, rc)
 
@@ -98,17 +100,17 @@ def test_grid_first_hit_and_initial_b():
     s = np.array([0.0, 1.0, 2.0, 3.0])
     y = np.array([-1.0, -1.0, 1.0, 1.0])
     # every b in [1, 2] gives 0 errors; going up from -1, the first grid point >= 1 wins
-    b, cnt = _core.line_search_grid(s, y, -1.0, 4.0, 6, 99.0)
+    b, cnt = _core.robust.line_search_grid(s, y, -1.0, 4.0, 6, 99.0)
     assert cnt == 0 and b == 1.0
-    b, cnt = _core.line_search_grid(s, y, 4.0, -1.0, 6, 99.0)  # downwards: first point <= 2
+    b, cnt = _core.robust.line_search_grid(s, y, 4.0, -1.0, 6, 99.0)  # downwards: first point <= 2
     assert cnt == 0 and b == 2.0
     # no grid point beats m errors -> b stays at the initial value
     # (A points far below, B points far above: every b in [-1, 1] misclassifies all four)
     y_all_wrong = np.array([1.0, 1.0, -1.0, -1.0])
     s2 = np.array([-10.0, -10.0, 10.0, 10.0])
-    b, cnt = _core.line_search_grid(s2, y_all_wrong, -1.0, 1.0, 5, 7.0)
-    assert b == 7.0 and cnt == _core.line_search_count(s2, y_all_wrong, 7.0, "paper")
-    assert _core.line_search_exact(s2, y_all_wrong, -1.0, 1.0, 7.0)[0] == 7.0
+    b, cnt = _core.robust.line_search_grid(s2, y_all_wrong, -1.0, 1.0, 5, 7.0)
+    assert b == 7.0 and cnt == _core.robust.line_search_count(s2, y_all_wrong, 7.0, PAPER)
+    assert _core.robust.line_search_exact(s2, y_all_wrong, -1.0, 1.0, 7.0)[0] == 7.0
 
 
 def test_exact_never_worse_than_grid_and_equals_bruteforce():
@@ -117,8 +119,8 @@ def test_exact_never_worse_than_grid_and_equals_bruteforce():
     for trial in range(200):
         s, y, lo, hi = random_instance(rng, int(rng.integers(5, 80)), ties=trial % 2 == 0)
         b0 = float(rng.normal())
-        b_ex, c_ex = _core.line_search_exact(s, y, lo, hi, b0)
-        b_gr, c_gr = _core.line_search_grid(s, y, lo, hi, 500, b0)
+        b_ex, c_ex = _core.robust.line_search_exact(s, y, lo, hi, b0)
+        b_gr, c_gr = _core.robust.line_search_grid(s, y, lo, hi, 500, b0)
         _, _, grid_min = ref_grid(s, y, lo, hi, 500, b0)
         brute = ref_exact_paper(s, y, lo, hi)
         m = len(s)
@@ -141,15 +143,15 @@ def test_exact_decision_objective():
     for _ in range(200):
         s, y, lo, hi = random_instance(rng, int(rng.integers(5, 60)))
         b0 = float(rng.normal())
-        b, c = _core.line_search_exact(s, y, lo, hi, b0, "decision")
-        assert c == ref_count(s, y, b, "decision")
+        b, c = _core.robust.line_search_exact(s, y, lo, hi, b0, DECISION)
+        assert c == ref_count(s, y, b, DECISION)
         if c < len(s):
             assert min(lo, hi) <= b <= max(lo, hi)
             fine = np.linspace(min(lo, hi), max(lo, hi), 1001)
             pts = np.concatenate([fine, s[(s >= min(lo, hi)) & (s <= max(lo, hi))]])
-            assert c <= ref_count(s, y, pts, "decision").min()
-            _, c_grid = _core.line_search_grid(s, y, lo, hi, 300, b0, "decision")
-            grid_min = ref_count(s, y, np.linspace(lo, hi, 300), "decision").min()
+            assert c <= ref_count(s, y, pts, DECISION).min()
+            _, c_grid = _core.robust.line_search_grid(s, y, lo, hi, 300, b0, DECISION)
+            grid_min = ref_count(s, y, np.linspace(lo, hi, 300), DECISION).min()
             assert c <= grid_min
             del c_grid
 
@@ -159,30 +161,30 @@ def test_unbounded_is_never_worse():
     rng = np.random.default_rng(4)
     for _ in range(100):
         s, y, lo, hi = random_instance(rng, 50)
-        _, cu = _core.line_search_exact(s, y, -np.inf, np.inf, 0.0)
-        _, ci = _core.line_search_exact(s, y, lo, hi, 0.0)
+        _, cu = _core.robust.line_search_exact(s, y, -np.inf, np.inf, 0.0)
+        _, ci = _core.robust.line_search_exact(s, y, lo, hi, 0.0)
         assert cu <= ci
         assert cu == ref_count(s, y, s).min() or cu == min(ref_count(s, y, s).min(), len(s))
-        bd, cd = _core.line_search_exact(s, y, -np.inf, np.inf, 0.0, "decision")
-        assert np.isfinite(bd) and cd == ref_count(s, y, bd, "decision")
+        bd, cd = _core.robust.line_search_exact(s, y, -np.inf, np.inf, 0.0, DECISION)
+        assert np.isfinite(bd) and cd == ref_count(s, y, bd, DECISION)
 
 
 def test_exact_tie_rule_nearest_to_lo():
     s = np.array([0.0, 1.0, 2.0, 3.0])
     y = np.array([-1.0, -1.0, 1.0, 1.0])
     # paper objective: minimisers {1} u (1, 2) u {2}; the open piece is preferred (no training tie), midpoint
-    assert _core.line_search_exact(s, y, -1.0, 4.0, 0.0) == (1.5, 0)
-    assert _core.line_search_exact(s, y, 4.0, -1.0, 0.0) == (1.5, 0)
+    assert _core.robust.line_search_exact(s, y, -1.0, 4.0, 0.0) == (1.5, 0)
+    assert _core.robust.line_search_exact(s, y, 4.0, -1.0, 0.0) == (1.5, 0)
     # only a breakpoint attains the minimum: b sits on it (A tie counted correct by (10))
     s3 = np.array([0.0, 1.0, 1.0, 2.0])
     y3 = np.array([-1.0, -1.0, 1.0, 1.0])
-    assert _core.line_search_exact(s3, y3, -1.0, 3.0, 0.0) == (1.0, 0)
+    assert _core.robust.line_search_exact(s3, y3, -1.0, 3.0, 0.0) == (1.0, 0)
     # among equal open pieces the one nearest to lo
     s4 = np.array([0.0, 1.0, 2.0, 3.0])
     y4 = np.array([-1.0, 1.0, -1.0, 1.0])
-    assert _core.line_search_exact(s4, y4, -1.0, 4.0, 0.0) == (0.5, 1)
-    assert _core.line_search_exact(s4, y4, 4.0, -1.0, 0.0) == (2.5, 1)
-    b, c = _core.line_search_exact(s, y, -1.0, 4.0, 0.0, "decision")
+    assert _core.robust.line_search_exact(s4, y4, -1.0, 4.0, 0.0) == (0.5, 1)
+    assert _core.robust.line_search_exact(s4, y4, 4.0, -1.0, 0.0) == (2.5, 1)
+    b, c = _core.robust.line_search_exact(s, y, -1.0, 4.0, 0.0, DECISION)
     assert c == 0 and b == 1.5  # midpoint of the piece [1, 2)
 
 
@@ -190,10 +192,10 @@ def test_grid_rejects_bad_input():
     s = np.zeros(3)
     y = np.array([1.0, -1.0, 1.0])
     with pytest.raises(ValueError):
-        _core.line_search_grid(s, y, 0.0, 1.0, 1, 0.0)
+        _core.robust.line_search_grid(s, y, 0.0, 1.0, 1, 0.0)
     with pytest.raises(ValueError):
-        _core.line_search_grid(s, y, -np.inf, 1.0, 10, 0.0)
+        _core.robust.line_search_grid(s, y, -np.inf, 1.0, 10, 0.0)
     with pytest.raises(ValueError):
-        _core.line_search_exact(s, y[:2], 0.0, 1.0, 0.0)
-    with pytest.raises(ValueError):
-        _core.line_search_exact(s, y, 0.0, 1.0, 0.0, "bogus")
+        _core.robust.line_search_exact(s, y[:2], 0.0, 1.0, 0.0)
+    with pytest.raises(TypeError):  # the objective is the enum, not its name
+        _core.robust.line_search_exact(s, y, 0.0, 1.0, 0.0, "paper")

@@ -7,9 +7,11 @@ import pytest
 from svmopt import _core
 from svmopt.tuning import nystrom_projection
 
+LINEAR = _core.kernels.KernelParams(_core.kernels.KernelKind.linear)
+
 
 def rbf(sigma2):
-    return _core.KernelParams(_core.KernelKind.rbf, alpha=np.sqrt(sigma2 / 2))
+    return _core.kernels.KernelParams(_core.kernels.KernelKind.rbf, alpha=np.sqrt(sigma2 / 2))
 
 
 def k_rbf(A, B, sigma2):
@@ -37,10 +39,10 @@ def test_features_match_numpy_and_nystrom_identities(data):
     """Nyström identities: phi(PV) phi(PV)^T = Omega_mm; phi(x)^T phi(z) = k(x)^T Omega^{-1} k(z)."""
     X, _, PV = data
     P, _ = nystrom_projection(PV, rbf(3.0))
-    F = _core.nystrom_features(np.ascontiguousarray(X), PV, rbf(3.0), P)
+    F = _core.fixed_size.nystrom_features(np.ascontiguousarray(X), PV, rbf(3.0), P)
     Fr = features_ref(X, PV, 3.0)
     np.testing.assert_allclose(np.abs(F), np.abs(Fr), atol=1e-10)  # eigenvector signs may differ
-    Fpv = _core.nystrom_features(PV, PV, rbf(3.0), P)
+    Fpv = _core.fixed_size.nystrom_features(PV, PV, rbf(3.0), P)
     np.testing.assert_allclose(Fpv @ Fpv.T, k_rbf(PV, PV, 3.0), atol=1e-10)
     Kx = k_rbf(X[:20], PV, 3.0)
     np.testing.assert_allclose(F[:20] @ F[:20].T, Kx @ np.linalg.solve(k_rbf(PV, PV, 3.0), Kx.T), atol=1e-8)
@@ -51,7 +53,7 @@ def test_truncation_with_duplicated_prototypes(data):
     PVd = np.ascontiguousarray(np.vstack([PV, PV[:5]]))
     P, _ = nystrom_projection(PVd, rbf(3.0))
     assert P.shape[1] < PVd.shape[0]
-    F = _core.nystrom_features(np.ascontiguousarray(X), PVd, rbf(3.0), P)
+    F = _core.fixed_size.nystrom_features(np.ascontiguousarray(X), PVd, rbf(3.0), P)
     assert np.all(np.isfinite(F))
 
 
@@ -62,19 +64,21 @@ def test_blockwise_accumulation_equals_in_memory(data, chunk, split):
     X, Y, PV = data
     P, _ = nystrom_projection(PV, rbf(2.0))
     folds = np.random.default_rng(1).integers(0, 5, X.shape[0]).astype(np.int32)
-    acc = _core.FoldAccumulator(PV, rbf(2.0), P, n_folds=5, n_targets=2, chunk=chunk, n_threads=1)
+    acc = _core.fixed_size.FoldAccumulator(PV, rbf(2.0), P, n_folds=5, n_targets=2, chunk=chunk, n_threads=1)
     r0 = 0
     feats = np.full((211, P.shape[1] + 1), np.nan)
     for i, length in enumerate(split):
         Xb, Yb, fb = np.ascontiguousarray(X[r0:r0 + length]), np.ascontiguousarray(Y[r0:r0 + length]), \
             folds[r0:r0 + length]
-        if i % 2:  # the features in stream order: into the caller's buffer, or returned
-            assert acc.add(Xb, Yb, fb, out=feats[r0:r0 + length]) is not None
+        if i % 2:  # the features in stream order: straight into a row block of the caller's buffer, or a new one
+            assert acc.add(Xb, Yb, fb, out=feats[r0:r0 + length]) is None
         else:
-            feats[r0:r0 + length] = acc.add(Xb, Yb, fb, return_features=True)
+            block = np.empty((length, acc.dim))
+            acc.add(Xb, Yb, fb, out=block)
+            feats[r0:r0 + length] = block
         r0 += length
     G, t, yy, counts = acc.results()
-    Fe = np.hstack([_core.nystrom_features(np.ascontiguousarray(X), PV, rbf(2.0), P), np.ones((211, 1))])
+    Fe = np.hstack([_core.fixed_size.nystrom_features(np.ascontiguousarray(X), PV, rbf(2.0), P), np.ones((211, 1))])
     np.testing.assert_allclose(feats, Fe, rtol=0, atol=1e-12)
     for u in range(5):
         r = folds == u
@@ -95,9 +99,9 @@ def test_kept_features_predict_like_fold_predict(data, chunk, v, split):
     X, Y, PV = data
     P, _ = nystrom_projection(PV, rbf(2.0))
     folds = np.random.default_rng(3).integers(0, v, X.shape[0]).astype(np.int32)
-    kept = _core.FoldAccumulator(PV, rbf(2.0), P, n_folds=v, n_targets=2, chunk=chunk, n_threads=1,
-                                 keep_features=True)
-    plain = _core.FoldAccumulator(PV, rbf(2.0), P, n_folds=v, n_targets=2, chunk=chunk, n_threads=1)
+    kept = _core.fixed_size.FoldAccumulator(PV, rbf(2.0), P, n_folds=v, n_targets=2, chunk=chunk, n_threads=1,
+                                            keep_features=True)
+    plain = _core.fixed_size.FoldAccumulator(PV, rbf(2.0), P, n_folds=v, n_targets=2, chunk=chunk, n_threads=1)
     assert kept.keeps_features and not plain.keeps_features
     r0 = 0
     for length in split:
@@ -110,7 +114,7 @@ def test_kept_features_predict_like_fold_predict(data, chunk, v, split):
     for a, b in zip(kept.results(), plain.results(), strict=True):
         np.testing.assert_array_equal(a, b)
     theta = np.random.default_rng(4).normal(size=(v, P.shape[1] + 1, 2))
-    Fe = np.hstack([_core.nystrom_features(np.ascontiguousarray(X), PV, rbf(2.0), P), np.ones((211, 1))])
+    Fe = np.hstack([_core.fixed_size.nystrom_features(np.ascontiguousarray(X), PV, rbf(2.0), P), np.ones((211, 1))])
     ref = np.einsum("ip,ipk->ik", Fe, theta[folds if v > 1 else np.zeros(211, int)])
     np.testing.assert_allclose(kept.predict_kept(theta), ref, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(kept.kept_features(), Fe, rtol=0, atol=1e-12)
@@ -130,14 +134,14 @@ def test_kept_explicit_linear_features():
     X = rng.normal(size=(400, 130))
     Y = rng.normal(size=(400, 1))
     folds = (np.arange(400) * 5 % 3).astype(np.int32)
-    acc = _core.FoldAccumulator(np.zeros((0, 130)), _core.KernelParams(_core.KernelKind.linear), np.zeros((0, 0)),
-                                n_folds=3, n_features_linear=130, chunk=90, keep_features=True)
+    acc = _core.fixed_size.FoldAccumulator(np.zeros((0, 130)), LINEAR, np.zeros((0, 0)),
+                                           n_folds=3, n_features_linear=130, chunk=90, keep_features=True)
     acc.add(X, Y, folds)
     theta = rng.normal(size=(3, 131, 1))
     Xe = np.hstack([X, np.ones((400, 1))])
     np.testing.assert_allclose(acc.predict_kept(theta), np.einsum("ip,ipk->ik", Xe, theta[folds]), atol=1e-11)
-    one = _core.FoldAccumulator(np.zeros((0, 130)), _core.KernelParams(_core.KernelKind.linear), np.zeros((0, 0)),
-                                n_features_linear=130, keep_features=True)
+    one = _core.fixed_size.FoldAccumulator(np.zeros((0, 130)), LINEAR, np.zeros((0, 0)),
+                                           n_features_linear=130, keep_features=True)
     one.add(X, Y)
     np.testing.assert_allclose(one.results()[0][0], Xe.T @ Xe, atol=1e-10)
     np.testing.assert_allclose(one.predict_kept(theta[:1]), Xe @ theta[0], atol=1e-11)
@@ -149,8 +153,8 @@ def test_explicit_linear_features_and_strided_input():
     rng = np.random.default_rng(2)
     X = np.asfortranarray(rng.normal(size=(300, 130)))
     Y = np.ascontiguousarray(rng.normal(size=(300, 1)))
-    acc = _core.FoldAccumulator(np.zeros((0, 130)), _core.KernelParams(_core.KernelKind.linear), np.zeros((0, 0)),
-                                n_features_linear=130, chunk=50)
+    acc = _core.fixed_size.FoldAccumulator(np.zeros((0, 130)), LINEAR, np.zeros((0, 0)),
+                                           n_features_linear=130, chunk=50)
     acc.add(X, Y)
     G, t, _, _ = acc.results()
     Xe = np.hstack([X, np.ones((300, 1))])
@@ -159,9 +163,11 @@ def test_explicit_linear_features_and_strided_input():
     np.testing.assert_allclose(acc.features(X[::2]), Xe[::2], atol=0)
     # with folds: the strided rows are gathered per fold; the returned features stay in stream order
     folds = (np.arange(300) * 7 % 3).astype(np.int32)
-    acc3 = _core.FoldAccumulator(np.zeros((0, 130)), _core.KernelParams(_core.KernelKind.linear), np.zeros((0, 0)),
-                                 n_folds=3, n_features_linear=130, chunk=64)
-    np.testing.assert_array_equal(acc3.add(X, Y, folds, return_features=True), Xe)
+    acc3 = _core.fixed_size.FoldAccumulator(np.zeros((0, 130)), LINEAR, np.zeros((0, 0)),
+                                            n_folds=3, n_features_linear=130, chunk=64)
+    F3 = np.empty((300, acc3.dim))
+    acc3.add(X, Y, folds, out=F3)
+    np.testing.assert_array_equal(F3, Xe)
     G3, t3, _, _ = acc3.results()
     for u in range(3):
         np.testing.assert_allclose(G3[u], Xe[folds == u].T @ Xe[folds == u], atol=1e-10)
@@ -173,7 +179,7 @@ def test_thread_count_does_not_change_the_result(data):
     P, _ = nystrom_projection(PV, rbf(2.0))
     out = []
     for nt in (1, 2):
-        acc = _core.FoldAccumulator(PV, rbf(2.0), P, n_folds=1, n_targets=2, n_threads=nt, chunk=50)
+        acc = _core.fixed_size.FoldAccumulator(PV, rbf(2.0), P, n_folds=1, n_targets=2, n_threads=nt, chunk=50)
         acc.add(np.ascontiguousarray(X), np.ascontiguousarray(Y))
         out.append(acc.results()[0])
     np.testing.assert_array_equal(out[0], out[1])
@@ -182,7 +188,7 @@ def test_thread_count_does_not_change_the_result(data):
 def test_accumulator_rejects_bad_input(data):
     X, Y, PV = data
     P, _ = nystrom_projection(PV, rbf(2.0))
-    acc = _core.FoldAccumulator(PV, rbf(2.0), P, n_folds=3)
+    acc = _core.fixed_size.FoldAccumulator(PV, rbf(2.0), P, n_folds=3)
     with pytest.raises(ValueError):
         acc.add(np.ascontiguousarray(X), np.ascontiguousarray(Y[:, :1]), np.full(211, 3, np.int32))
     with pytest.raises(ValueError):
@@ -204,20 +210,25 @@ def blas_mode(request):
     on = _core.use_blas(request.param)
     assert on == bool(request.param)
     assert _core.blas_provider() == (request.param or None)
-    assert _core.lapack_potrf_available() == bool(request.param)
+    assert _core.blas.potrf_available() == bool(request.param)
     yield request.param
     _core.use_blas(prev or False)
 
 
-def test_blas_is_installed_at_import():
-    """A BLAS is installed at import in every supported environment (SciPy is a dependency): NumPy's bundled
-    OpenBLAS where it has one, else SciPy's."""
-    assert _core.blas_available() and _core.lapack_potrf_available()
+def test_blas_is_found_and_can_be_chosen():
+    """A BLAS is found on the first call that needs one in every supported environment (SciPy is a dependency):
+    NumPy's bundled OpenBLAS where it has one, else SciPy's; use_blas switches providers or back to Eigen, and the
+    capsules installed by hand are checked against the Fortran signatures."""
+    _core.blas_provider()  # the first use, where nothing chose before (tests/test_core_api.py: in a fresh process)
+    assert _core.blas.configured()
+    if not _core.blas.available():  # an earlier test left the core on Eigen: choose as the first use does
+        _core.use_blas(True)
+    assert _core.blas.available() and _core.blas.potrf_available()
     assert _core.blas_provider() == ("numpy" if _numpy_bundles_openblas64() else "scipy")
-    assert _core.blas_interface() == {"numpy": "ilp64", "scipy": "lp64"}[_core.blas_provider()]
-    assert not _core.use_blas(False) and not _core.blas_available() and _core.blas_provider() is None
-    assert _core.blas_interface() == "" and not _core.lapack_potrf_available()
-    assert _core.use_blas("scipy") and _core.blas_provider() == "scipy" and _core.blas_interface() == "lp64"
+    assert _core.blas.interface() == {"numpy": "ilp64", "scipy": "lp64"}[_core.blas_provider()]
+    assert not _core.use_blas(False) and not _core.blas.available() and _core.blas_provider() is None
+    assert _core.blas.configured() and _core.blas.interface() == "" and not _core.blas.potrf_available()
+    assert _core.use_blas("scipy") and _core.blas_provider() == "scipy" and _core.blas.interface() == "lp64"
     assert _core.use_blas(True)
     for bad in ("yes", 1, None):
         with pytest.raises(TypeError, match="enabled"):
@@ -226,18 +237,20 @@ def test_blas_is_installed_at_import():
 
     capi = cython_blas.__pyx_capi__
     with pytest.raises(ValueError, match="not the LP64 Fortran signature"):  # swapped: refused, BLAS kept
-        _core._set_blas(capi["dgemm"], capi["dsyrk"])
+        _core.blas.set_lp64(capi["dgemm"], capi["dsyrk"])
     with pytest.raises(ValueError, match="not the LP64 Fortran signature of dpotrf"):
-        _core._set_blas(capi["dsyrk"], capi["dgemm"], capi["dgemm"])
+        _core.blas.set_lp64(capi["dsyrk"], capi["dgemm"], capi["dgemm"])
     with pytest.raises(TypeError, match="PyCapsule"):
-        _core._set_blas(1, 2)
+        _core.blas.set_lp64(1, 2)
     with pytest.raises(ValueError, match="non-null"):
-        _core._set_blas_ilp64(0, 0, 0)
-    assert _core.blas_available()
-    _core._set_blas(capi["dsyrk"], capi["dgemm"], cython_lapack.__pyx_capi__["dpotrf"])
-    assert _core.blas_interface() == "lp64" and _core.lapack_potrf_available()
-    _core._set_blas(capi["dsyrk"], capi["dgemm"])  # without dpotrf: the factorizations stay on Eigen
-    assert _core.blas_available() and not _core.lapack_potrf_available()
+        _core.blas.set_ilp64(0, 0, 0)
+    assert _core.blas.available()
+    _core.blas.set_lp64(capi["dsyrk"], capi["dgemm"], cython_lapack.__pyx_capi__["dpotrf"])
+    assert _core.blas.interface() == "lp64" and _core.blas.potrf_available()
+    _core.blas.set_lp64(capi["dsyrk"], capi["dgemm"])  # without dpotrf: the factorizations stay on Eigen
+    assert _core.blas.available() and not _core.blas.potrf_available()
+    _core.blas.clear()
+    assert _core.blas.configured() and not _core.blas.available() and _core.blas.interface() == ""
     _core.use_blas(True)
 
 
@@ -255,14 +268,14 @@ def test_ridge_factorizations_on_lapack_and_eigen_equal_numpy(blas_mode, p):
     G = np.stack([Phi[folds == u].T @ Phi[folds == u] for u in range(v)])
     t = np.stack([Phi[folds == u].T @ Y[folds == u] for u in range(v)])
     R = np.diag(np.r_[np.ones(p - 1), 0.0])  # bias (last feature) not penalized
-    theta = _core.fast_cv_solve(G, t, gamma, False)
+    theta = _core.fixed_size.fast_cv_solve(G, t, gamma, False)
     for u in range(v):
         ref = np.linalg.solve(G.sum(0) - G[u] + R / gamma, t.sum(0) - t[u])
         np.testing.assert_allclose(theta[u], ref, rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(_core.ridge_solve(G.sum(0), t.sum(0), gamma, True),
+    np.testing.assert_allclose(_core.fixed_size.ridge_solve(G.sum(0), t.sum(0), gamma, True),
                                np.linalg.solve(G.sum(0) + np.eye(p) / gamma, t.sum(0)), rtol=1e-9, atol=1e-12)
-    acc = _core.FoldAccumulator(np.zeros((0, p - 1)), _core.KernelParams(_core.KernelKind.linear), np.zeros((0, 0)),
-                                n_folds=v, n_targets=k, n_features_linear=p - 1)
+    acc = _core.fixed_size.FoldAccumulator(np.zeros((0, p - 1)), LINEAR, np.zeros((0, 0)),
+                                           n_folds=v, n_targets=k, n_features_linear=p - 1)
     acc.add(np.ascontiguousarray(Phi[:, :-1]), Y, folds)
     for _ in range(2):  # the fold sums are kept between calls
         np.testing.assert_allclose(acc.fold_solve(gamma, False), theta, rtol=1e-9, atol=1e-12)
@@ -272,14 +285,14 @@ def test_ridge_factorizations_on_lapack_and_eigen_equal_numpy(blas_mode, p):
     wide = np.zeros((n, 2 * p))
     wide[:, ::2] = Phi
     for layout in (Phi, np.asfortranarray(Phi), wide[:, ::2]):  # the row-contiguous fast path and strided views
-        np.testing.assert_allclose(_core.fold_predict(layout, folds, theta), ref_f, rtol=1e-12, atol=1e-12)
-    out = _core.fast_cv_holdout(Phi, Y, folds, v, G.sum(0), t.sum(0), gamma, False)
+        np.testing.assert_allclose(_core.fixed_size.fold_predict(layout, folds, theta), ref_f, rtol=1e-12, atol=1e-12)
+    out = _core.fixed_size.fast_cv_holdout(Phi, Y, folds, v, G.sum(0), t.sum(0), gamma, False)
     ref = np.vstack([Phi[folds == u] @ theta[u] for u in range(v)])
     np.testing.assert_allclose(out[np.argsort(folds, kind="stable")], ref, rtol=1e-9, atol=1e-10)
     with pytest.raises(RuntimeError, match="not positive definite"):
-        _core.fast_cv_solve(-G, t, gamma, True)
+        _core.fixed_size.fast_cv_solve(-G, t, gamma, True)
     with pytest.raises(RuntimeError, match="not positive definite"):
-        _core.ridge_solve(-G[0], t[0], gamma, True)
+        _core.fixed_size.ridge_solve(-G[0], t[0], gamma, True)
 
 
 @pytest.mark.parametrize("v", [1, 3])
@@ -294,15 +307,17 @@ def test_wide_features_on_blas_and_eigen_equal_numpy(blas_mode, v, chunk):
     P, _ = nystrom_projection(PV, rbf(8.0))
     assert P.shape[1] >= 128
     folds = (np.arange(400) * 11 % v).astype(np.int32)
-    acc = _core.FoldAccumulator(PV, rbf(8.0), P, n_folds=v, n_targets=2, chunk=chunk, n_threads=1)
-    F = acc.add(np.ascontiguousarray(X[:250]), np.ascontiguousarray(Y[:250]), folds[:250], return_features=True)
+    acc = _core.fixed_size.FoldAccumulator(PV, rbf(8.0), P, n_folds=v, n_targets=2, chunk=chunk, n_threads=1)
+    F = np.empty((250, acc.dim))
+    acc.add(np.ascontiguousarray(X[:250]), np.ascontiguousarray(Y[:250]), folds[:250], out=F)
     acc.add(np.ascontiguousarray(X[250:]), np.ascontiguousarray(Y[250:]), folds[250:])
     G, t, _, counts = acc.results()
     Kp = k_rbf(X, PV, 8.0) @ P
     Fe = np.hstack([Kp, np.ones((400, 1))])
     scale = np.abs(Fe).max() ** 2 * 400
     np.testing.assert_allclose(F, Fe[:250], rtol=0, atol=1e-10 * np.abs(Fe).max())
-    Fp = _core.nystrom_features(np.ascontiguousarray(X), PV, rbf(8.0), P, n_threads=1, chunk=chunk)  # prediction
+    Fp = _core.fixed_size.nystrom_features(np.ascontiguousarray(X), PV, rbf(8.0), P, n_threads=1,
+                                           chunk=chunk)  # prediction
     np.testing.assert_allclose(Fp, Kp, rtol=0, atol=1e-10 * np.abs(Fe).max())
     for u in range(v):
         r = folds == u
@@ -319,8 +334,8 @@ def test_wide_linear_features_on_blas_and_eigen(blas_mode, order, n, chunk, spli
     rng = np.random.default_rng(6)
     X = np.asarray(rng.normal(size=(n, 200)), order=order)
     Y = np.ascontiguousarray(rng.normal(size=(n, 3)))
-    acc = _core.FoldAccumulator(np.zeros((0, 200)), _core.KernelParams(_core.KernelKind.linear), np.zeros((0, 0)),
-                                n_targets=3, n_features_linear=200, chunk=chunk)
+    acc = _core.fixed_size.FoldAccumulator(np.zeros((0, 200)), LINEAR, np.zeros((0, 0)),
+                                           n_targets=3, n_features_linear=200, chunk=chunk)
     acc.add(X[:split], Y[:split])
     acc.add(X[split:], Y[split:])
     G, t, yy, counts = acc.results()

@@ -67,14 +67,14 @@ def test_lp_matrix_matches_numpy_reference(robust):
     X, y = _blobs(37)
     K = Kernel("rbf", alpha=1.1).gram(X)
     delta = np.random.default_rng(1).random(37) * 0.3 if robust else np.zeros(37)
-    start, index, value = _core.robust_lp_matrix(K, y, delta if robust else None)
+    start, index, value = _core.robust.lp_matrix(K, y, delta if robust else None)
     m = 37
     assert start.dtype == np.int32 and start.shape == (3 * m + 2,)
     assert value.shape == (2 * m * m + 2 * m,)  # nnz = 2 m^2 + 2 m when robust (delta r^T fills both u-blocks)
     A = sp.csc_matrix((value, index, start), shape=(m, 3 * m + 1)).toarray()
     np.testing.assert_array_equal(A, ref_lp_matrix(K, y, delta))
     # F-ordered / strided K gives the same arrays
-    _, _, value_f = _core.robust_lp_matrix(np.asfortranarray(K), y, delta if robust else None)
+    _, _, value_f = _core.robust.lp_matrix(np.asfortranarray(K), y, delta if robust else None)
     np.testing.assert_array_equal(value, value_f)
 
 
@@ -82,8 +82,8 @@ def test_lp_matrix_thread_invariance():
     X, y = _blobs(64)
     K = Kernel("poly", degree=2).gram(X)
     d = np.full(64, 0.01)
-    out1 = _core.robust_lp_matrix(K, y, d, n_threads=1)
-    out2 = _core.robust_lp_matrix(K, y, d, n_threads=2)
+    out1 = _core.robust.lp_matrix(K, y, d, n_threads=1)
+    out2 = _core.robust.lp_matrix(K, y, d, n_threads=2)
     for a, b in zip(out1, out2, strict=True):
         np.testing.assert_array_equal(a, b)
 
@@ -214,7 +214,7 @@ def _solve_with_duals(K, y, delta, nu):
     from svmopt.highs import HighsModel
 
     m = K.shape[0]
-    start, index, value = _core.robust_lp_matrix(K, y, delta)
+    start, index, value = _core.robust.lp_matrix(K, y, delta)
     cost = np.concatenate([np.ones(2 * m), [0.0], np.full(m, nu)])
     lower = np.zeros(3 * m + 1)
     lower[2 * m] = -np.inf

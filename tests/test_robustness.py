@@ -1,10 +1,11 @@
 """Bad input, tried systematically (issue 6 §1).
 
-Every public estimator and every ``svmopt._core`` entry point is driven with NaN and ±inf, empty arrays, one
-sample, one class, one feature, constant features, duplicated rows, huge (1e300) and tiny values, int / bool /
-float32 / object dtypes, F-ordered and non-contiguous arrays, pandas DataFrames with string columns, string labels,
-mismatched lengths, and wrong parameter types and ranges. Each case must end in a ``ValueError`` / ``TypeError``
-that names the argument, or in a correct result: never a crash, a hang, a NaN prediction or a silent coercion.
+Every public estimator and every entry point of ``svmopt._core`` and its submodules is driven with NaN and ±inf,
+empty arrays, one sample, one class, one feature, constant features, duplicated rows, huge (1e300) and tiny values,
+int / bool / float32 / object dtypes, F-ordered and non-contiguous arrays, pandas DataFrames with string columns,
+string labels, mismatched lengths, and wrong parameter types and ranges. Each case must end in a ``ValueError`` /
+``TypeError`` that names the argument (the core's dtype refusals excepted: a plain TypeError), or in a correct
+result: never a crash, a hang, a NaN prediction or a silent coercion.
 
 The core entry points also get hypothesis-generated shapes and values (derandomized "ci" profile of
 ``conftest.py``, no example database: CI sees the same examples every run). A core crash takes the whole pytest
@@ -14,8 +15,10 @@ process down, which fails the run as surely as an assertion.
 from __future__ import annotations
 
 import math
+import operator
 import re
 import warnings
+from types import ModuleType
 
 import numpy as np
 import pandas as pd
@@ -411,114 +414,157 @@ def test_init_stores_parameters_untouched(name):
 
 
 # ----------------------------------------------------------------------------------------------- the core
-KP = _core.KernelParams(_core.KernelKind.rbf, alpha=1.0)
+kernels, robust, fixed_size, pso, blas = _core.kernels, _core.robust, _core.fixed_size, _core.pso, _core.blas
+SUBMODULES = ("kernels", "robust", "fixed_size", "pso", "blas")
+OBJECTIVES = [robust.Objective.paper, robust.Objective.decision]
+KP = kernels.KernelParams(kernels.KernelKind.rbf, alpha=1.0)
 _RNG = np.random.default_rng(0)
 Z = _RNG.standard_normal((10, 2))
 ZN = Z.copy()
 ZN[3, 1] = np.nan
 I32 = np.int32
+Y2 = np.array([1.0, -1.0])
 
 
 def _acc(**kw):
-    return _core.FoldAccumulator(Z[:3], KP, np.eye(3), **kw)
+    return fixed_size.FoldAccumulator(Z[:3], KP, np.eye(3), **kw)
 
 
-# One row per bad call of every entry point: (entry point, case id, call, exception, text the message names).
-CORE_BAD_CALLS = [
-    ("kernel_gram", "1d", lambda: _core.kernel_gram(Z[:, 0], KP), ValueError, "X"),
-    ("kernel_gram", "float32", lambda: _core.kernel_gram(Z.astype(np.float32), KP), TypeError, ""),
-    ("kernel_gram", "int", lambda: _core.kernel_gram(Z.astype(int), KP), TypeError, ""),
-    ("kernel_gram", "object", lambda: _core.kernel_gram(Z.astype(object), KP), TypeError, ""),
-    ("kernel_gram", "list", lambda: _core.kernel_gram(Z.tolist(), KP), TypeError, ""),
-    ("kernel_gram", "params", lambda: _core.kernel_gram(Z, "rbf"), TypeError, ""),
-    ("kernel_cross", "columns", lambda: _core.kernel_cross(Z, Z[:, :1], KP), ValueError, "columns"),
-    ("kernel_diag", "3d", lambda: _core.kernel_diag(Z[None], KP), ValueError, "X"),
-    ("kernel_matvec", "V rows", lambda: _core.kernel_matvec(Z, Z, np.ones((3, 1)), KP), ValueError, "V"),
-    ("kernel_matvec", "V 1d", lambda: _core.kernel_matvec(Z, Z, np.ones(10), KP), ValueError, "V"),
-    ("KernelParams", "alpha<0", lambda: _core.KernelParams(_core.KernelKind.rbf, alpha=-1.0), ValueError, "alpha"),
-    ("KernelParams", "alpha nan", lambda: _core.KernelParams(_core.KernelKind.rbf, alpha=math.nan), ValueError,
+def _holdout(Phi=None, Y=None, folds=None, n_folds=1, G=None, t=None, gamma=1.0):
+    """fast_cv_holdout on a well-formed 4 x 3 problem, one argument replaced."""
+    return fixed_size.fast_cv_holdout(np.ones((4, 3)) if Phi is None else Phi, np.ones((4, 1)) if Y is None else Y,
+                                      np.zeros(4, I32) if folds is None else folds, n_folds,
+                                      np.eye(3) if G is None else G, np.ones((3, 1)) if t is None else t, gamma)
+
+
+def _csa(x0=None, lower=None, upper=None, cost=lambda x: 0.0, **kw):
+    """csa_minimize on a well-formed 2-D box, one argument replaced."""
+    return fixed_size.csa_minimize(cost, np.zeros((3, 2)) if x0 is None else x0,
+                                   -np.ones(2) if lower is None else lower,
+                                   np.ones(2) if upper is None else upper, **kw)
+
+
+def _two_swarm(mu1=None, P1=None, mu2=None, P2=None, **kw):
+    """pso.two_swarm on two disjoint discs, one argument replaced."""
+    return pso.two_swarm(np.zeros(2) if mu1 is None else mu1, np.eye(2) if P1 is None else P1,
+                         np.full(2, 3.0) if mu2 is None else mu2, np.eye(2) if P2 is None else P2, **kw)
+
+
+def _rows(sub, rows):
+    """The rows of one submodule, each entry point prefixed with the submodule's name."""
+    return [(f"{sub}.{entry}", *rest) for entry, *rest in rows]
+
+
+# One row per bad call of every entry point: (entry point "submodule.name[.method]", case id, call, exception, text
+# the message names). A dtype other than the core's (float64; int32 fold ids; int64 indices and labels) or a string
+# where an option enum belongs is a TypeError: the core converts nothing.
+_KERNELS = [
+    ("gram", "1d", lambda: kernels.gram(Z[:, 0], KP), ValueError, "X"),
+    ("gram", "float32", lambda: kernels.gram(Z.astype(np.float32), KP), TypeError, ""),
+    ("gram", "int", lambda: kernels.gram(Z.astype(int), KP), TypeError, ""),
+    ("gram", "object", lambda: kernels.gram(Z.astype(object), KP), TypeError, ""),
+    ("gram", "list", lambda: kernels.gram(Z.tolist(), KP), TypeError, ""),
+    ("gram", "params", lambda: kernels.gram(Z, "rbf"), TypeError, ""),
+    ("cross", "columns", lambda: kernels.cross(Z, Z[:, :1], KP), ValueError, "columns"),
+    ("diag", "3d", lambda: kernels.diag(Z[None], KP), ValueError, "X"),
+    ("matvec", "V rows", lambda: kernels.matvec(Z, Z, np.ones((3, 1)), KP), ValueError, "V"),
+    ("matvec", "V 1d", lambda: kernels.matvec(Z, Z, np.ones(10), KP), ValueError, "V"),
+    ("KernelParams", "alpha<0", lambda: kernels.KernelParams(kernels.KernelKind.rbf, alpha=-1.0), ValueError, "alpha"),
+    ("KernelParams", "alpha nan", lambda: kernels.KernelParams(kernels.KernelKind.rbf, alpha=math.nan), ValueError,
      "alpha"),
-    ("KernelParams", "degree 0", lambda: _core.KernelParams(_core.KernelKind.poly, degree=0), ValueError, "degree"),
-    ("KernelParams", "c<0", lambda: _core.KernelParams(_core.KernelKind.inhom_poly, degree=2, c=-1.0), ValueError,
+    ("KernelParams", "degree 0", lambda: kernels.KernelParams(kernels.KernelKind.poly, degree=0), ValueError, "degree"),
+    ("KernelParams", "c<0", lambda: kernels.KernelParams(kernels.KernelKind.inhom_poly, degree=2, c=-1.0), ValueError,
      "c "),
-    ("KernelParams", "sigmoid inf", lambda: _core.KernelParams(_core.KernelKind.sigmoid, a=math.inf), ValueError,
+    ("KernelParams", "sigmoid inf", lambda: kernels.KernelParams(kernels.KernelKind.sigmoid, a=math.inf), ValueError,
      "a and b"),
-    ("KernelParams", "kind", lambda: _core.KernelParams("rbf"), TypeError, ""),
-    ("robust_lp_matrix", "not square", lambda: _core.robust_lp_matrix(np.ones((3, 2)), np.ones(3)), ValueError,
-     "square"),
-    ("robust_lp_matrix", "y length", lambda: _core.robust_lp_matrix(np.eye(3), np.ones(2)), ValueError, "y"),
-    ("robust_lp_matrix", "y not ±1", lambda: _core.robust_lp_matrix(np.eye(2), np.array([1.0, 3.0])), ValueError,
-     "y"),
-    ("robust_lp_matrix", "K nan", lambda: _core.robust_lp_matrix(np.full((2, 2), np.nan), np.array([1.0, -1.0])),
-     ValueError, "K"),
-    ("robust_lp_matrix", "delta<0", lambda: _core.robust_lp_matrix(np.eye(2), np.array([1.0, -1.0]),
-                                                                   np.array([-1.0, 0.0])), ValueError, "delta"),
-    ("robust_lp_matrix", "delta length", lambda: _core.robust_lp_matrix(np.eye(2), np.array([1.0, -1.0]),
-                                                                        np.ones(3)), ValueError, "delta"),
-    ("line_search_count", "lengths", lambda: _core.line_search_count(np.zeros(3), np.ones(2), 0.0), ValueError, "y"),
-    ("line_search_count", "nan", lambda: _core.line_search_count(np.array([np.nan]), np.ones(1), 0.0), ValueError,
+    ("KernelParams", "kind", lambda: kernels.KernelParams("rbf"), TypeError, ""),
+]
+_ROBUST = [
+    ("lp_matrix", "not square", lambda: robust.lp_matrix(np.ones((3, 2)), np.ones(3)), ValueError, "square"),
+    ("lp_matrix", "y length", lambda: robust.lp_matrix(np.eye(3), np.ones(2)), ValueError, "y"),
+    ("lp_matrix", "y not ±1", lambda: robust.lp_matrix(np.eye(2), np.array([1.0, 3.0])), ValueError, "y"),
+    ("lp_matrix", "y int", lambda: robust.lp_matrix(np.eye(2), np.array([1, -1])), TypeError, ""),
+    ("lp_matrix", "K nan", lambda: robust.lp_matrix(np.full((2, 2), np.nan), Y2), ValueError, "K"),
+    ("lp_matrix", "delta<0", lambda: robust.lp_matrix(np.eye(2), Y2, np.array([-1.0, 0.0])), ValueError, "delta"),
+    ("lp_matrix", "delta length", lambda: robust.lp_matrix(np.eye(2), Y2, np.ones(3)), ValueError, "delta"),
+    ("line_search_count", "lengths", lambda: robust.line_search_count(np.zeros(3), np.ones(2), 0.0), ValueError, "y"),
+    ("line_search_count", "nan", lambda: robust.line_search_count(np.array([np.nan]), np.ones(1), 0.0), ValueError,
      "s"),
-    ("line_search_count", "objective", lambda: _core.line_search_count(np.zeros(1), np.ones(1), 0.0, "x"),
-     ValueError, "objective"),
-    ("line_search_exact", "2d", lambda: _core.line_search_exact(np.zeros((3, 1)), np.ones(3), -1, 1), ValueError,
+    ("line_search_count", "objective name", lambda: robust.line_search_count(np.zeros(1), np.ones(1), 0.0, "paper"),
+     TypeError, ""),
+    ("line_search_exact", "2d", lambda: robust.line_search_exact(np.zeros((3, 1)), np.ones(3), -1, 1), ValueError,
      "s"),
-    ("line_search_exact", "nan scores", lambda: _core.line_search_exact(np.array([np.nan, 1.0, 0.5] * 50),
-                                                                        np.array([1.0, -1.0, 1.0] * 50), -1, 1),
+    ("line_search_exact", "nan scores", lambda: robust.line_search_exact(np.array([np.nan, 1.0, 0.5] * 50),
+                                                                         np.array([1.0, -1.0, 1.0] * 50), -1, 1),
      ValueError, "s"),
-    ("line_search_exact", "labels 0/1", lambda: _core.line_search_exact(np.zeros(2), np.array([0.0, 1.0]), -1, 1),
+    ("line_search_exact", "labels 0/1", lambda: robust.line_search_exact(np.zeros(2), np.array([0.0, 1.0]), -1, 1),
      ValueError, "y"),
-    ("line_search_exact", "nan end", lambda: _core.line_search_exact(np.zeros(2), np.ones(2), np.nan, 1),
+    ("line_search_exact", "nan end", lambda: robust.line_search_exact(np.zeros(2), np.ones(2), np.nan, 1),
      ValueError, "NaN"),
-    ("line_search_grid", "n_grid", lambda: _core.line_search_grid(np.zeros(2), np.ones(2), -1, 1, 1), ValueError,
+    ("line_search_exact", "int scores", lambda: robust.line_search_exact(np.zeros(2, int), np.ones(2), -1, 1),
+     TypeError, ""),
+    ("line_search_grid", "n_grid", lambda: robust.line_search_grid(np.zeros(2), np.ones(2), -1, 1, 1), ValueError,
      "n_grid"),
-    ("line_search_grid", "inf end", lambda: _core.line_search_grid(np.zeros(2), np.ones(2), -np.inf, 1), ValueError,
+    ("line_search_grid", "inf end", lambda: robust.line_search_grid(np.zeros(2), np.ones(2), -np.inf, 1), ValueError,
      "finite"),
-    ("line_search_grid", "nan scores", lambda: _core.line_search_grid(np.array([np.nan, 1.0]), np.ones(2), -1, 1),
+    ("line_search_grid", "nan scores", lambda: robust.line_search_grid(np.array([np.nan, 1.0]), np.ones(2), -1, 1),
      ValueError, "s"),
-    ("line_search_grid_naive", "n_grid", lambda: _core.line_search_grid_naive(np.zeros(2), np.ones(2), -1, 1, 1),
+    ("line_search_grid", "objective name", lambda: robust.line_search_grid(np.zeros(2), np.ones(2), -1, 1,
+                                                                           objective="decision"), TypeError, ""),
+    ("line_search_grid_naive", "n_grid", lambda: robust.line_search_grid_naive(np.zeros(2), np.ones(2), -1, 1, 1),
      ValueError, "n_grid"),
     ("line_search_grid_naive", "nan scores",
-     lambda: _core.line_search_grid_naive(np.array([np.nan, 1.0]), np.ones(2), -1, 1), ValueError, "s"),
-    ("GsvmDenseLP", "non-square K", lambda: _core.GsvmDenseLP(np.zeros((2, 3)), np.ones(2), None), ValueError,
-     "square"),
-    ("GsvmDenseLP", "bad labels", lambda: _core.GsvmDenseLP(np.eye(2), np.array([1.0, 2.0]), None), ValueError,
-     "y"),
-    ("GsvmDenseLP", "inf in K", lambda: _core.GsvmDenseLP(np.array([[1.0, np.inf], [np.inf, 1.0]]),
-                                                         np.array([1.0, -1.0]), None), ValueError, "finite"),
-    ("GsvmDenseLP", "negative delta", lambda: _core.GsvmDenseLP(np.eye(2), np.array([1.0, -1.0]),
-                                                               np.array([0.1, -0.1])), ValueError, "delta"),
-    ("GsvmDenseLP", "wrong delta length", lambda: _core.GsvmDenseLP(np.eye(2), np.array([1.0, -1.0]),
-                                                                   np.zeros(3)), ValueError, "delta"),
-    ("GsvmDenseLP.solve", "nu = 0", lambda: _core.GsvmDenseLP(np.eye(2), np.array([1.0, -1.0]), None).solve(0.0),
-     ValueError, "nu"),
-    ("GsvmDenseLP.solve", "nan nu", lambda: _core.GsvmDenseLP(np.eye(2), np.array([1.0, -1.0]), None).solve(np.nan),
-     ValueError, "nu"),
-    ("entropy_log_offdiag", "idx out of range", lambda: _core.entropy_log_offdiag(Z, np.array([0, 1, 1000])),
+     lambda: robust.line_search_grid_naive(np.array([np.nan, 1.0]), np.ones(2), -1, 1), ValueError, "s"),
+    ("DenseLP", "non-square K", lambda: robust.DenseLP(np.zeros((2, 3)), np.ones(2), None), ValueError, "square"),
+    ("DenseLP", "bad labels", lambda: robust.DenseLP(np.eye(2), np.array([1.0, 2.0]), None), ValueError, "y"),
+    ("DenseLP", "inf in K", lambda: robust.DenseLP(np.array([[1.0, np.inf], [np.inf, 1.0]]), Y2, None), ValueError,
+     "finite"),
+    ("DenseLP", "negative delta", lambda: robust.DenseLP(np.eye(2), Y2, np.array([0.1, -0.1])), ValueError, "delta"),
+    ("DenseLP", "wrong delta length", lambda: robust.DenseLP(np.eye(2), Y2, np.zeros(3)), ValueError, "delta"),
+    ("DenseLP", "float32 K", lambda: robust.DenseLP(np.eye(2, dtype=np.float32), Y2, None), TypeError, ""),
+    ("DenseLP.solve", "nu = 0", lambda: robust.DenseLP(np.eye(2), Y2, None).solve(0.0), ValueError, "nu"),
+    ("DenseLP.solve", "nan nu", lambda: robust.DenseLP(np.eye(2), Y2, None).solve(np.nan), ValueError, "nu"),
+]
+_FIXED_SIZE = [
+    ("entropy_log_offdiag", "idx out of range", lambda: fixed_size.entropy_log_offdiag(Z, np.array([0, 1, 1000])),
      ValueError, "idx"),
-    ("entropy_log_offdiag", "negative idx", lambda: _core.entropy_log_offdiag(Z, np.array([0, -5])), ValueError,
+    ("entropy_log_offdiag", "negative idx", lambda: fixed_size.entropy_log_offdiag(Z, np.array([0, -5])), ValueError,
      "idx"),
-    ("entropy_log_offdiag", "2d idx", lambda: _core.entropy_log_offdiag(Z, np.zeros((2, 2), int)), ValueError,
+    ("entropy_log_offdiag", "2d idx", lambda: fixed_size.entropy_log_offdiag(Z, np.zeros((2, 2), int)), ValueError,
      "1-D"),
-    ("entropy_log_rowsum", "point", lambda: _core.entropy_log_rowsum(Z, np.array([0, 1]), 1000, 0), ValueError,
+    ("entropy_log_offdiag", "int32 idx", lambda: fixed_size.entropy_log_offdiag(Z, np.array([0, 1], I32)), TypeError,
+     ""),
+    ("entropy_log_rowsum", "point", lambda: fixed_size.entropy_log_rowsum(Z, np.array([0, 1]), 1000, 0), ValueError,
      "point"),
-    ("entropy_log_rowsum", "idx", lambda: _core.entropy_log_rowsum(Z, np.array([0, 2000]), 0, 0), ValueError, "idx"),
-    ("entropy_select", "m=0", lambda: _core.entropy_select(Z, 0), ValueError, "m "),
-    ("entropy_select", "m>n", lambda: _core.entropy_select(Z, 11), ValueError, "m "),
-    ("entropy_select", "labels", lambda: _core.entropy_select(Z, 3, labels=np.array([0, 1])), ValueError, "labels"),
-    ("entropy_select", "negative labels", lambda: _core.entropy_select(Z, 3, labels=-np.ones(10, int)), ValueError,
+    ("entropy_log_rowsum", "idx", lambda: fixed_size.entropy_log_rowsum(Z, np.array([0, 2000]), 0, 0), ValueError,
+     "idx"),
+    ("entropy_select", "m=0", lambda: fixed_size.entropy_select(Z, 0), ValueError, "m "),
+    ("entropy_select", "m>n", lambda: fixed_size.entropy_select(Z, 11), ValueError, "m "),
+    ("entropy_select", "labels", lambda: fixed_size.entropy_select(Z, 3, labels=np.array([0, 1])), ValueError,
      "labels"),
-    ("entropy_select", "init", lambda: _core.entropy_select(Z, 2, init=np.array([0, 0])), ValueError, "initial"),
-    ("entropy_select", "init length", lambda: _core.entropy_select(Z, 2, init=np.array([0])), ValueError, "init"),
-    ("kde_psi", "empty", lambda: _core.kde_psi(np.zeros(0), 1.0, 4), ValueError, "n >= 1"),
-    ("kde_psi", "r", lambda: _core.kde_psi(np.arange(3.0), 1.0, 5), ValueError, "r must"),
-    ("kde_psi", "g", lambda: _core.kde_psi(np.arange(3.0), -1.0, 4), ValueError, "g > 0"),
-    ("kde_psi", "2d", lambda: _core.kde_psi(np.zeros((2, 2)), 1.0, 4), ValueError, "x must"),
-    ("nystrom_features", "P rows", lambda: _core.nystrom_features(Z, Z[:3], KP, np.eye(4)), ValueError, "P "),
-    ("nystrom_features", "PV columns", lambda: _core.nystrom_features(Z, Z[:3, :1], KP, np.eye(3)), ValueError,
+    ("entropy_select", "negative labels", lambda: fixed_size.entropy_select(Z, 3, labels=-np.ones(10, int)),
+     ValueError, "labels"),
+    ("entropy_select", "int32 labels", lambda: fixed_size.entropy_select(Z, 3, labels=np.zeros(10, I32)), TypeError,
+     ""),
+    ("entropy_select", "init", lambda: fixed_size.entropy_select(Z, 2, init=np.array([0, 0])), ValueError, "initial"),
+    ("entropy_select", "init length", lambda: fixed_size.entropy_select(Z, 2, init=np.array([0])), ValueError, "init"),
+    ("kde_psi", "empty", lambda: fixed_size.kde_psi(np.zeros(0), 1.0, 4), ValueError, "n >= 1"),
+    ("kde_psi", "r", lambda: fixed_size.kde_psi(np.arange(3.0), 1.0, 5), ValueError, "r must"),
+    ("kde_psi", "g", lambda: fixed_size.kde_psi(np.arange(3.0), -1.0, 4), ValueError, "g > 0"),
+    ("kde_psi", "2d", lambda: fixed_size.kde_psi(np.zeros((2, 2)), 1.0, 4), ValueError, "x_sorted must"),
+    ("kde_psi", "int", lambda: fixed_size.kde_psi(np.arange(3), 1.0, 4), TypeError, ""),
+    ("kde_psi_with_derivative", "empty", lambda: fixed_size.kde_psi_with_derivative(np.zeros(0), 1.0), ValueError,
+     "n >= 1"),
+    ("kde_psi_with_derivative", "g", lambda: fixed_size.kde_psi_with_derivative(np.arange(3.0), 0.0), ValueError,
+     "g > 0"),
+    ("kde_psi_with_derivative", "2d", lambda: fixed_size.kde_psi_with_derivative(np.zeros((2, 2)), 1.0), ValueError,
+     "x_sorted must"),
+    ("nystrom_features", "P rows", lambda: fixed_size.nystrom_features(Z, Z[:3], KP, np.eye(4)), ValueError, "P "),
+    ("nystrom_features", "PV columns", lambda: fixed_size.nystrom_features(Z, Z[:3, :1], KP, np.eye(3)), ValueError,
      "PV"),
-    ("FoldAccumulator", "no prototypes", lambda: _core.FoldAccumulator(Z[:0], KP, np.zeros((0, 0))), ValueError,
+    ("FoldAccumulator", "no prototypes", lambda: fixed_size.FoldAccumulator(Z[:0], KP, np.zeros((0, 0))), ValueError,
      "prototype"),
-    ("FoldAccumulator", "P rows", lambda: _core.FoldAccumulator(Z[:3], KP, np.eye(5)), ValueError, "P "),
+    ("FoldAccumulator", "P rows", lambda: fixed_size.FoldAccumulator(Z[:3], KP, np.eye(5)), ValueError, "P "),
     ("FoldAccumulator", "n_folds", lambda: _acc(n_folds=0), ValueError, "n_folds"),
     ("FoldAccumulator", "n_targets", lambda: _acc(n_targets=0), ValueError, "n_targets"),
     ("FoldAccumulator.add", "columns", lambda: _acc().add(np.zeros((4, 7)), np.zeros((4, 1))), ValueError,
@@ -528,8 +574,10 @@ CORE_BAD_CALLS = [
     ("FoldAccumulator.predict_kept", "theta shape", lambda: _acc(keep_features=True).predict_kept(np.zeros((1, 3, 1))),
      ValueError, "theta"),
     ("FoldAccumulator.add", "Y rows", lambda: _acc().add(Z[:4], np.zeros((3, 1))), ValueError, "Y"),
-    ("FoldAccumulator.add", "fold ids", lambda: _acc(n_folds=2).add(Z[:4], np.zeros((4, 1)), np.arange(4)),
+    ("FoldAccumulator.add", "fold ids", lambda: _acc(n_folds=2).add(Z[:4], np.zeros((4, 1)), np.arange(4, dtype=I32)),
      ValueError, "fold"),
+    ("FoldAccumulator.add", "int64 folds", lambda: _acc(n_folds=2).add(Z[:4], np.zeros((4, 1)), np.zeros(4, int)),
+     TypeError, ""),
     ("FoldAccumulator.add", "folds length", lambda: _acc(n_folds=2).add(Z[:4], np.zeros((4, 1)), np.zeros(3, I32)),
      ValueError, "folds"),
     ("FoldAccumulator.add", "out shape", lambda: _acc().add(Z[:4], np.zeros((4, 1)), out=np.zeros((4, 3))),
@@ -537,125 +585,132 @@ CORE_BAD_CALLS = [
     ("FoldAccumulator.add", "out order", lambda: _acc().add(Z[:4], np.zeros((4, 1)), out=np.zeros((4, 4), order="F")),
      ValueError, "out"),
     ("FoldAccumulator.add", "out dtype", lambda: _acc().add(Z[:4], np.zeros((4, 1)), out=np.zeros((4, 4), np.float32)),
-     TypeError, "out"),
-    ("use_blas", "not a bool", lambda: _core.use_blas(1), TypeError, "enabled"),
+     TypeError, ""),
     ("FoldAccumulator.features", "columns", lambda: _acc().features(np.zeros((4, 9))), ValueError, "columns"),
-    ("fast_cv_solve", "t rows", lambda: _core.fast_cv_solve(np.ones((2, 3, 3)), np.ones((2, 5, 1)), 1.0), ValueError,
-     "t "),
-    ("fast_cv_solve", "G not square", lambda: _core.fast_cv_solve(np.ones((2, 3, 4)), np.ones((2, 3, 1)), 1.0),
+    ("fast_cv_solve", "t rows", lambda: fixed_size.fast_cv_solve(np.ones((2, 3, 3)), np.ones((2, 5, 1)), 1.0),
+     ValueError, "t "),
+    ("fast_cv_solve", "G not square", lambda: fixed_size.fast_cv_solve(np.ones((2, 3, 4)), np.ones((2, 3, 1)), 1.0),
      ValueError, "G "),
-    ("fast_cv_solve", "folds", lambda: _core.fast_cv_solve(np.ones((2, 3, 3)), np.ones((3, 3, 1)), 1.0), ValueError,
-     "fold"),
-    ("fast_cv_solve", "gamma", lambda: _core.fast_cv_solve(np.ones((2, 3, 3)), np.ones((2, 3, 1)), 0.0), ValueError,
-     "gamma"),
-    ("fast_cv_solve", "2d", lambda: _core.fast_cv_solve(np.ones((3, 3)), np.ones((3, 1)), 1.0), ValueError, "G "),
+    ("fast_cv_solve", "folds", lambda: fixed_size.fast_cv_solve(np.ones((2, 3, 3)), np.ones((3, 3, 1)), 1.0),
+     ValueError, "fold"),
+    ("fast_cv_solve", "gamma", lambda: fixed_size.fast_cv_solve(np.ones((2, 3, 3)), np.ones((2, 3, 1)), 0.0),
+     ValueError, "gamma"),
+    ("fast_cv_solve", "2d", lambda: fixed_size.fast_cv_solve(np.ones((3, 3)), np.ones((3, 1)), 1.0), ValueError, "G "),
     # a numerical failure of the data, not a malformed argument: RuntimeError (the Python layer maps it)
-    ("fast_cv_solve", "not SPD", lambda: _core.fast_cv_solve(-np.ones((2, 3, 3)) * 1e3, np.ones((2, 3, 1)), 1.0),
+    ("fast_cv_solve", "not SPD", lambda: fixed_size.fast_cv_solve(-np.ones((2, 3, 3)) * 1e3, np.ones((2, 3, 1)), 1.0),
      RuntimeError, "positive definite"),
-    ("fast_cv_holdout", "G size", lambda: _core.fast_cv_holdout(np.ones((4, 3)), np.ones((4, 1)), np.zeros(4, I32), 1,
-                                                                np.eye(2), np.ones((2, 1)), 1.0), ValueError, "G "),
-    ("fast_cv_holdout", "Y rows", lambda: _core.fast_cv_holdout(np.ones((4, 3)), np.ones((3, 1)), np.zeros(4, I32), 1,
-                                                                np.eye(3), np.ones((3, 1)), 1.0), ValueError, "Y "),
-    ("fast_cv_holdout", "t cols", lambda: _core.fast_cv_holdout(np.ones((4, 3)), np.ones((4, 1)), np.zeros(4, I32), 1,
-                                                                np.eye(3), np.ones((3, 2)), 1.0), ValueError, "t "),
-    ("fast_cv_holdout", "fold ids", lambda: _core.fast_cv_holdout(np.ones((4, 3)), np.ones((4, 1)),
-                                                                  np.array([0, 1, 2, 5], I32), 3, np.eye(3),
-                                                                  np.ones((3, 1)), 1.0), ValueError, "fold"),
-    ("fast_cv_holdout", "folds length", lambda: _core.fast_cv_holdout(np.ones((4, 3)), np.ones((4, 1)),
-                                                                      np.zeros(3, I32), 1, np.eye(3), np.ones((3, 1)),
-                                                                      1.0), ValueError, "folds"),
-    ("fast_cv_holdout", "gamma", lambda: _core.fast_cv_holdout(np.ones((4, 3)), np.ones((4, 1)), np.zeros(4, I32), 1,
-                                                               np.eye(3), np.ones((3, 1)), 0.0), ValueError, "gamma"),
-    ("fast_cv_holdout", "n_folds", lambda: _core.fast_cv_holdout(np.ones((4, 3)), np.ones((4, 1)), np.zeros(4, I32), 0,
-                                                                 np.eye(3), np.ones((3, 1)), 1.0), ValueError,
-     "n_folds"),
-    ("fast_cv_holdout", "not SPD", lambda: _core.fast_cv_holdout(np.ones((4, 3)), np.ones((4, 1)), np.zeros(4, I32), 1,
-                                                                 -np.eye(3) * 1e3, np.ones((3, 1)), 1.0), RuntimeError,
-     "positive definite"),
-    ("ridge_solve", "not square", lambda: _core.ridge_solve(np.ones((3, 4)), np.ones((3, 1)), 1.0), ValueError,
+    ("fast_cv_holdout", "G size", lambda: _holdout(G=np.eye(2), t=np.ones((2, 1))), ValueError, "G "),
+    ("fast_cv_holdout", "Y rows", lambda: _holdout(Y=np.ones((3, 1))), ValueError, "Y "),
+    ("fast_cv_holdout", "t cols", lambda: _holdout(t=np.ones((3, 2))), ValueError, "t "),
+    ("fast_cv_holdout", "fold ids", lambda: _holdout(folds=np.array([0, 1, 2, 5], I32), n_folds=3), ValueError,
+     "fold"),
+    ("fast_cv_holdout", "folds length", lambda: _holdout(folds=np.zeros(3, I32)), ValueError, "folds"),
+    ("fast_cv_holdout", "int64 folds", lambda: _holdout(folds=np.zeros(4, int)), TypeError, ""),
+    ("fast_cv_holdout", "gamma", lambda: _holdout(gamma=0.0), ValueError, "gamma"),
+    ("fast_cv_holdout", "n_folds", lambda: _holdout(n_folds=0), ValueError, "n_folds"),
+    ("fast_cv_holdout", "not SPD", lambda: _holdout(G=-np.eye(3) * 1e3), RuntimeError, "positive definite"),
+    ("ridge_solve", "not square", lambda: fixed_size.ridge_solve(np.ones((3, 4)), np.ones((3, 1)), 1.0), ValueError,
      "G "),
-    ("ridge_solve", "t rows", lambda: _core.ridge_solve(np.eye(3), np.ones((5, 1)), 1.0), ValueError, "t "),
-    ("ridge_solve", "gamma nan", lambda: _core.ridge_solve(np.eye(3), np.ones((3, 1)), np.nan), ValueError, "gamma"),
-    ("fold_predict", "fold ids", lambda: _core.fold_predict(np.ones((4, 3)), np.array([0, 1, 2, 5], I32),
-                                                            np.ones((2, 3, 1))), ValueError, "fold"),
-    ("fold_predict", "theta rows", lambda: _core.fold_predict(np.ones((4, 3)), np.zeros(4, I32), np.ones((2, 5, 1))),
-     ValueError, "theta"),
-    ("fold_predict", "theta empty", lambda: _core.fold_predict(np.ones((4, 3)), np.zeros(4, I32), np.ones((0, 3, 1))),
-     ValueError, "theta"),
-    ("fold_predict", "folds length", lambda: _core.fold_predict(np.ones((4, 3)), np.zeros(3, I32),
-                                                                np.ones((2, 3, 1))), ValueError, "folds"),
-    ("csa_acceptance", "empty", lambda: _core.csa_acceptance(np.zeros(0), 1.0), ValueError, "energy"),
-    ("csa_acceptance", "Tac", lambda: _core.csa_acceptance(np.zeros(3), 0.0), ValueError, "Tac"),
-    ("csa_acceptance", "nan", lambda: _core.csa_acceptance(np.array([np.nan, 1.0]), 1.0), ValueError, "energies"),
-    ("csa_update_tac", "q", lambda: _core.csa_update_tac(1.0, 0.1, 0), ValueError, "q "),
-    ("csa_update_tac", "Tac", lambda: _core.csa_update_tac(-1.0, 0.1, 3), ValueError, "Tac"),
-    ("csa_update_tac", "variance", lambda: _core.csa_update_tac(1.0, np.nan, 3), ValueError, "variance"),
-    ("csa_minimize", "empty x0", lambda: _core.csa_minimize(lambda x: 0.0, np.zeros((0, 2)), -np.ones(2), np.ones(2)),
-     ValueError, "x0"),
-    ("csa_minimize", "bounds", lambda: _core.csa_minimize(lambda x: 0.0, np.zeros((3, 2)), np.array([np.nan, -1.0]),
-                                                          np.ones(2)), ValueError, "lower < upper"),
-    ("csa_minimize", "bound length", lambda: _core.csa_minimize(lambda x: 0.0, np.zeros((3, 2)), -np.ones(3),
-                                                                np.ones(3)), ValueError, "bounds"),
-    ("csa_minimize", "max_evals", lambda: _core.csa_minimize(lambda x: 0.0, np.zeros((3, 2)), -np.ones(2), np.ones(2),
-                                                             max_evals=2), ValueError, "max_evals"),
-    ("csa_minimize", "cost raises", lambda: _core.csa_minimize(lambda x: 1 / 0, np.zeros((3, 2)), -np.ones(2),
-                                                               np.ones(2)), ZeroDivisionError, "division"),
-    ("csa_minimize", "cost type", lambda: _core.csa_minimize(lambda x: "cheap", np.zeros((3, 2)), -np.ones(2),
-                                                             np.ones(2)), TypeError, "cost must return"),
-    ("pso_two_swarm", "nan", lambda: _core.pso_two_swarm(np.array([np.nan, 0.0]), np.eye(2), np.ones(2), np.eye(2)),
-     ValueError, "non-finite"),
-    ("pso_two_swarm", "not PD", lambda: _core.pso_two_swarm(np.zeros(2), -np.eye(2), np.full(2, 3.0), np.eye(2)),
-     ValueError, "positive definite"),
-    ("pso_two_swarm", "empty", lambda: _core.pso_two_swarm(np.zeros(0), np.eye(0), np.zeros(0), np.eye(0)),
-     ValueError, "coordinate"),
-    ("pso_two_swarm", "dimensions", lambda: _core.pso_two_swarm(np.zeros(2), np.eye(2), np.zeros(3), np.eye(3)),
-     ValueError, "dimension"),
-    ("pso_two_swarm", "P shape", lambda: _core.pso_two_swarm(np.zeros(2), np.eye(3), np.zeros(2), np.eye(2)),
-     ValueError, "P1"),
-    ("pso_two_swarm", "n_particles", lambda: _core.pso_two_swarm(np.zeros(2), np.eye(2), np.full(2, 3.0), np.eye(2),
-                                                                 n_particles=0), ValueError, "n_particles"),
-    ("pso_two_swarm", "max_iter", lambda: _core.pso_two_swarm(np.zeros(2), np.eye(2), np.full(2, 3.0), np.eye(2),
-                                                              max_iter=-1), ValueError, "max_iter"),
-    ("pso_two_swarm", "s_init", lambda: _core.pso_two_swarm(np.zeros(2), np.eye(2), np.full(2, 3.0), np.eye(2),
-                                                            s_init=0.0), ValueError, "s_init"),
-    ("pso_two_swarm", "sync", lambda: _core.pso_two_swarm(np.zeros(2), np.eye(2), np.full(2, 3.0), np.eye(2),
-                                                          sync="x"), ValueError, "sync"),
-    ("pso_two_swarm", "rand_scope", lambda: _core.pso_two_swarm(np.zeros(2), np.eye(2), np.full(2, 3.0), np.eye(2),
-                                                                rand_scope="x"), ValueError, "rand_scope"),
-    ("pso_two_swarm", "boundary_mode", lambda: _core.pso_two_swarm(np.zeros(2), np.eye(2), np.full(2, 3.0),
-                                                                   np.eye(2), boundary_mode="x"), ValueError,
-     "boundary_mode"),
-    ("pso_single_swarm", "a length", lambda: _core.pso_single_swarm(np.zeros(2), np.eye(2), np.zeros(3)), ValueError,
-     "target a"),
-    ("pso_single_swarm", "fitness", lambda: _core.pso_single_swarm(np.zeros(2), np.eye(2), np.zeros(2), "x"),
-     ValueError, "fitness"),
-    ("pso_single_swarm", "a nan", lambda: _core.pso_single_swarm(np.zeros(2), np.eye(2), np.array([np.nan, 0.0])),
+    ("ridge_solve", "t rows", lambda: fixed_size.ridge_solve(np.eye(3), np.ones((5, 1)), 1.0), ValueError, "t "),
+    ("ridge_solve", "gamma nan", lambda: fixed_size.ridge_solve(np.eye(3), np.ones((3, 1)), np.nan), ValueError,
+     "gamma"),
+    ("fold_predict", "fold ids", lambda: fixed_size.fold_predict(np.ones((4, 3)), np.array([0, 1, 2, 5], I32),
+                                                                 np.ones((2, 3, 1))), ValueError, "fold"),
+    ("fold_predict", "theta rows", lambda: fixed_size.fold_predict(np.ones((4, 3)), np.zeros(4, I32),
+                                                                   np.ones((2, 5, 1))), ValueError, "theta"),
+    ("fold_predict", "theta empty", lambda: fixed_size.fold_predict(np.ones((4, 3)), np.zeros(4, I32),
+                                                                    np.ones((0, 3, 1))), ValueError, "theta"),
+    ("fold_predict", "folds length", lambda: fixed_size.fold_predict(np.ones((4, 3)), np.zeros(3, I32),
+                                                                     np.ones((2, 3, 1))), ValueError, "folds"),
+    ("fold_predict", "int64 folds", lambda: fixed_size.fold_predict(np.ones((4, 3)), np.zeros(4, int),
+                                                                    np.ones((2, 3, 1))), TypeError, ""),
+    ("csa_acceptance", "empty", lambda: fixed_size.csa_acceptance(np.zeros(0), 1.0), ValueError, "energy"),
+    ("csa_acceptance", "Tac", lambda: fixed_size.csa_acceptance(np.zeros(3), 0.0), ValueError, "Tac"),
+    ("csa_acceptance", "nan", lambda: fixed_size.csa_acceptance(np.array([np.nan, 1.0]), 1.0), ValueError, "energies"),
+    ("csa_update_tac", "q", lambda: fixed_size.csa_update_tac(1.0, 0.1, 0), ValueError, "q "),
+    ("csa_update_tac", "Tac", lambda: fixed_size.csa_update_tac(-1.0, 0.1, 3), ValueError, "Tac"),
+    ("csa_update_tac", "variance", lambda: fixed_size.csa_update_tac(1.0, np.nan, 3), ValueError, "variance"),
+    ("csa_minimize", "empty x0", lambda: _csa(x0=np.zeros((0, 2))), ValueError, "x0"),
+    ("csa_minimize", "bounds", lambda: _csa(lower=np.array([np.nan, -1.0])), ValueError, "lower < upper"),
+    ("csa_minimize", "bound length", lambda: _csa(lower=-np.ones(3), upper=np.ones(3)), ValueError, "lower"),
+    ("csa_minimize", "max_evals", lambda: _csa(max_evals=2), ValueError, "max_evals"),
+    ("csa_minimize", "int x0", lambda: _csa(x0=np.zeros((3, 2), int)), TypeError, ""),
+    ("csa_minimize", "cost raises", lambda: _csa(cost=lambda x: 1 / 0), ZeroDivisionError, "division"),
+    ("csa_minimize", "cost type", lambda: _csa(cost=lambda x: "cheap"), TypeError, "cost must return"),
+]
+_PSO = [
+    ("two_swarm", "nan", lambda: _two_swarm(mu1=np.array([np.nan, 0.0])), ValueError, "non-finite"),
+    ("two_swarm", "not PD", lambda: _two_swarm(P1=-np.eye(2)), ValueError, "positive definite"),
+    ("two_swarm", "empty", lambda: _two_swarm(np.zeros(0), np.eye(0), np.zeros(0), np.eye(0)), ValueError,
+     "coordinate"),
+    ("two_swarm", "dimensions", lambda: _two_swarm(mu2=np.zeros(3), P2=np.eye(3)), ValueError, "mu2"),
+    ("two_swarm", "P shape", lambda: _two_swarm(P1=np.eye(3)), ValueError, "P1"),
+    ("two_swarm", "int mu", lambda: _two_swarm(mu2=np.full(2, 3)), TypeError, ""),
+    ("two_swarm", "n_particles", lambda: _two_swarm(n_particles=0), ValueError, "n_particles"),
+    ("two_swarm", "max_iter", lambda: _two_swarm(max_iter=-1), ValueError, "max_iter"),
+    ("two_swarm", "s_init", lambda: _two_swarm(s_init=0.0), ValueError, "s_init"),
+    ("two_swarm", "sync name", lambda: _two_swarm(sync="jacobi"), TypeError, ""),
+    ("two_swarm", "rand_scope name", lambda: _two_swarm(rand_scope="particle"), TypeError, ""),
+    ("two_swarm", "boundary name", lambda: _two_swarm(boundary="project"), TypeError, ""),
+    ("two_swarm", "boundary_mode keyword", lambda: _two_swarm(boundary_mode=pso.Boundary.project), TypeError, ""),
+    ("single_swarm", "a length", lambda: pso.single_swarm(np.zeros(2), np.eye(2), np.zeros(3)), ValueError,
+     "a must have length 2"),
+    ("single_swarm", "fitness name", lambda: pso.single_swarm(np.zeros(2), np.eye(2), np.zeros(2), "linear"),
+     TypeError, ""),
+    ("single_swarm", "a nan", lambda: pso.single_swarm(np.zeros(2), np.eye(2), np.array([np.nan, 0.0])),
      ValueError, "target a must be finite"),
-    ("pso_draws", "n_particles", lambda: _core.pso_draws(0, 0, 0, -3, 2), ValueError, "n_particles"),
-    ("pso_draws", "n", lambda: _core.pso_draws(0, 0, 0, 3, -2), ValueError, "n "),
-    ("pso_draws", "rand_scope", lambda: _core.pso_draws(0, 0, 0, 3, 2, "x"), ValueError, "rand_scope"),
-    ("pso_uniform", "negative seed", lambda: _core.pso_uniform(-1, 0, 0, 0, 0), TypeError, ""),
-    ("pso_particle_step", "lengths", lambda: _core.pso_particle_step(
+    ("draws", "n_particles", lambda: pso.draws(0, 0, 0, -3, 2), ValueError, "n_particles"),
+    ("draws", "n", lambda: pso.draws(0, 0, 0, 3, -2), ValueError, "n "),
+    ("draws", "rand_scope name", lambda: pso.draws(0, 0, 0, 3, 2, "iteration"), TypeError, ""),
+    ("uniform", "negative seed", lambda: pso.uniform(-1, 0, 0, 0, 0), TypeError, ""),
+    ("particle_step", "lengths", lambda: pso.particle_step(
         np.zeros(2), np.zeros(2), np.zeros(2), np.zeros(2), np.zeros(3), 0.1, 0.1, 0.1, np.zeros(2), np.zeros(2),
-        np.eye(2)), ValueError, "same length"),
-    ("pso_particle_step", "P shape", lambda: _core.pso_particle_step(
+        np.eye(2)), ValueError, "a must have length 2"),
+    ("particle_step", "P shape", lambda: pso.particle_step(
         np.zeros(2), np.zeros(2), np.zeros(2), np.zeros(2), np.zeros(2), 0.1, 0.1, 0.1, np.zeros(2), np.zeros(2),
         np.eye(3)), ValueError, "P"),
 ]
+# refused installs leave the BLAS in use as it was
+_BLAS = [
+    ("set_lp64", "not capsules", lambda: blas.set_lp64(1, 2), TypeError, "PyCapsule"),
+    ("set_ilp64", "null", lambda: blas.set_ilp64(0, 0, 0), ValueError, "non-null"),
+]
+CORE_BAD_CALLS = [
+    *_rows("kernels", _KERNELS), *_rows("robust", _ROBUST), *_rows("fixed_size", _FIXED_SIZE), *_rows("pso", _PSO),
+    *_rows("blas", _BLAS),
+    ("use_blas", "not a bool", lambda: _core.use_blas(1), TypeError, "enabled"),
+]
 
-# Entry points that take no array input (build information) and are exercised by calling them.
-CORE_INFO = {"cpu_supports_avx2_fma", "openmp_enabled", "max_threads", "simd_instruction_sets", "blas_available",
-             "blas_interface", "blas_provider", "lapack_potrf_available"}
-CORE_NON_CALLABLE = {"KernelKind", "eigen_version", "isa"}
+# Entry points that take no array input (build information, the BLAS in use) and are exercised by calling them.
+CORE_INFO = {"cpu_supports_avx2_fma", "openmp_enabled", "max_threads", "simd_instruction_sets", "blas_provider",
+             "blas.available", "blas.configured", "blas.interface", "blas.potrf_available"}
+# Values, option enums, result classes (built by the core only) and blas.clear (no argument; it changes the BLAS).
+CORE_NO_INPUT = {"eigen_version", "isa", "kernels.KernelKind", "robust.Objective", "robust.DenseLPStatus",
+                 "robust.DenseLPResult", "fixed_size.EntropySelectResult", "fixed_size.CSAResult", "pso.RandScope",
+                 "pso.Sync", "pso.Boundary", "pso.Fitness", "pso.SwarmTrace", "pso.TwoSwarmResult", "blas.clear"}
+
+
+def _core_entry_points() -> set[str]:
+    """Public names of svmopt._core (its own imports and the submodules aside) and of every submodule."""
+    top = {n for n in dir(_core) if not n.startswith("_") and n not in ("annotations", "ModuleType")
+           and not isinstance(getattr(_core, n), ModuleType)}
+    return top | {f"{s}.{n}" for s in SUBMODULES for n in dir(getattr(_core, s)) if not n.startswith("_")}
+
+
+def _entry_key(entry: str) -> str:
+    """'fixed_size.FoldAccumulator.add' -> 'fixed_size.FoldAccumulator'; 'use_blas' -> 'use_blas'."""
+    parts = entry.split(".")
+    return ".".join(parts[:2]) if parts[0] in SUBMODULES else parts[0]
 
 
 def test_every_core_entry_point_is_covered():
-    """A new binding must get bad-input rows here before it lands."""
-    public = {n for n in dir(_core) if not n.startswith("_") and n not in ("annotations", "os", "ModuleType")}
-    covered = {row[0].split(".")[0] for row in CORE_BAD_CALLS} | CORE_INFO | CORE_NON_CALLABLE
+    """A new binding must get bad-input rows here before it lands; a row must name a binding that exists."""
+    public = _core_entry_points()
+    covered = {_entry_key(row[0]) for row in CORE_BAD_CALLS} | CORE_INFO | CORE_NO_INPUT
     assert public - covered == set(), f"core entry points without bad-input cases: {sorted(public - covered)}"
-    for fn in CORE_INFO:
-        getattr(_core, fn)()
+    assert covered - public == set(), f"rows for entry points the core does not have: {sorted(covered - public)}"
+    for name in CORE_INFO:
+        operator.attrgetter(name)(_core)()
 
 
 @pytest.mark.parametrize(("entry", "case", "call", "exc", "match"), CORE_BAD_CALLS,
@@ -668,34 +723,34 @@ def test_core_rejects_bad_input(entry, case, call, exc, match):
 
 def test_core_huge_thread_count_is_clamped():
     """n_threads far beyond the machine used to abort in libgomp (thread creation failed); now it is clamped."""
-    ref = _core.kernel_gram(Z, KP, n_threads=1)
-    np.testing.assert_array_equal(_core.kernel_gram(Z, KP, n_threads=100_000), ref)
-    b = _core.line_search_grid(np.linspace(-1, 1, 50), np.where(np.arange(50) < 25, -1.0, 1.0), -1, 1, 200,
-                               n_threads=100_000)
+    ref = kernels.gram(Z, KP, n_threads=1)
+    np.testing.assert_array_equal(kernels.gram(Z, KP, n_threads=100_000), ref)
+    b = robust.line_search_grid(np.linspace(-1, 1, 50), np.where(np.arange(50) < 25, -1.0, 1.0), -1, 1, 200,
+                                n_threads=100_000)
     assert b[1] == 0
 
 
 def test_core_degenerate_shapes_give_correct_results():
     """Empty and featureless inputs are legal where the result is well defined (empty sums, k(x, x) = 1)."""
-    assert _core.kernel_gram(np.zeros((0, 3)), KP).shape == (0, 0)
-    np.testing.assert_array_equal(_core.kernel_gram(np.zeros((3, 0)), KP), np.ones((3, 3)))
-    assert _core.kernel_diag(np.zeros((0, 2)), KP).shape == (0,)
-    assert _core.kernel_matvec(Z, Z, np.zeros((10, 0)), KP).shape == (10, 0)
-    np.testing.assert_array_equal(_core.nystrom_features(Z, Z[:0], KP, np.zeros((0, 2))), np.zeros((10, 2)))
-    start, index, value = _core.robust_lp_matrix(np.zeros((0, 0)), np.zeros(0))
+    assert kernels.gram(np.zeros((0, 3)), KP).shape == (0, 0)
+    np.testing.assert_array_equal(kernels.gram(np.zeros((3, 0)), KP), np.ones((3, 3)))
+    assert kernels.diag(np.zeros((0, 2)), KP).shape == (0,)
+    assert kernels.matvec(Z, Z, np.zeros((10, 0)), KP).shape == (10, 0)
+    np.testing.assert_array_equal(fixed_size.nystrom_features(Z, Z[:0], KP, np.zeros((0, 2))), np.zeros((10, 2)))
+    start, index, value = robust.lp_matrix(np.zeros((0, 0)), np.zeros(0))
     assert start.tolist() == [0, 0] and index.size == 0 and value.size == 0
-    assert _core.line_search_exact(np.zeros(0), np.zeros(0), -1.0, 1.0) == (0.0, 0)
-    assert _core.entropy_log_offdiag(Z, np.array([], dtype=int)) == -np.inf
-    assert _core.entropy_log_offdiag(Z, np.array([4])) == -np.inf
+    assert robust.line_search_exact(np.zeros(0), np.zeros(0), -1.0, 1.0) == (0.0, 0)
+    assert fixed_size.entropy_log_offdiag(Z, np.array([], dtype=int)) == -np.inf
+    assert fixed_size.entropy_log_offdiag(Z, np.array([4])) == -np.inf
     # block sizes <= 0 mean the default; they must not divide by zero or loop forever
     for block in (0, -5, 1):
-        np.testing.assert_array_equal(_core.kernel_gram(Z, KP, block=block), _core.kernel_gram(Z, KP))
+        np.testing.assert_array_equal(kernels.gram(Z, KP, block=block), kernels.gram(Z, KP))
 
 
 def test_core_infinite_scores_are_legal_in_line_search():
     s = np.array([np.inf, -np.inf, 0.0, 1.0])
     y = np.array([1.0, -1.0, -1.0, 1.0])
-    b, count = _core.line_search_exact(s, y, -np.inf, np.inf, 0.0, "decision")
+    b, count = robust.line_search_exact(s, y, -np.inf, np.inf, 0.0, robust.Objective.decision)
     assert count == 0 and 0.0 <= b < 1.0
 
 
@@ -710,15 +765,15 @@ def test_core_kernels_reject_non_finite_rows(entry, bad):
     max(d2, 0) turns NaN into 0): a silent wrong kernel. Every kernel entry point now refuses them, naming the
     argument, before any work."""
     good = np.ones((bad.shape[0], bad.shape[1]))
-    acc = _core.FoldAccumulator(good[:1], KP, np.eye(1))
+    acc = fixed_size.FoldAccumulator(good[:1], KP, np.eye(1))
     calls = {
-        "gram": (lambda: _core.kernel_gram(bad, KP), "X"),
-        "cross X": (lambda: _core.kernel_cross(bad, good, KP), "X"),
-        "cross Z": (lambda: _core.kernel_cross(good, bad, KP), "Z"),
-        "diag": (lambda: _core.kernel_diag(bad, KP), "X"),
-        "matvec": (lambda: _core.kernel_matvec(good, bad, np.ones((bad.shape[0], 1)), KP), "Z"),
-        "nystrom X": (lambda: _core.nystrom_features(bad, good[:1], KP, np.eye(1)), "X"),
-        "nystrom PV": (lambda: _core.nystrom_features(good, bad, KP, np.eye(bad.shape[0])), "PV"),
+        "gram": (lambda: kernels.gram(bad, KP), "X"),
+        "cross X": (lambda: kernels.cross(bad, good, KP), "X"),
+        "cross Z": (lambda: kernels.cross(good, bad, KP), "Z"),
+        "diag": (lambda: kernels.diag(bad, KP), "X"),
+        "matvec": (lambda: kernels.matvec(good, bad, np.ones((bad.shape[0], 1)), KP), "Z"),
+        "nystrom X": (lambda: fixed_size.nystrom_features(bad, good[:1], KP, np.eye(1)), "X"),
+        "nystrom PV": (lambda: fixed_size.nystrom_features(good, bad, KP, np.eye(bad.shape[0])), "PV"),
         "accumulator add": (lambda: acc.add(bad, np.ones((bad.shape[0], 1))), "X"),
         "accumulator features": (lambda: acc.features(bad), "X"),
     }
@@ -764,36 +819,36 @@ def test_hyp_kernel_gram_matches_numpy(X, order, alpha):
     elif order == "strided":
         wide = np.repeat(X, 2, axis=1)
         X = wide[:, ::2]
-    kp = _core.KernelParams(_core.KernelKind.rbf, alpha=alpha)
-    K = _core.kernel_gram(X, kp, n_threads=2, block=3)
+    kp = kernels.KernelParams(kernels.KernelKind.rbf, alpha=alpha)
+    K = kernels.gram(X, kp, n_threads=2, block=3)
     np.testing.assert_allclose(K, _kernel_ref(X, X, alpha), rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(_core.kernel_diag(X, kp), np.ones(X.shape[0]))
+    np.testing.assert_allclose(kernels.diag(X, kp), np.ones(X.shape[0]))
     v = np.arange(X.shape[0], dtype=np.float64)[:, None]
     # The matvec evaluates ||x||^2 + ||z||^2 - 2 x.z in tiles (no exact diagonal as the Gram has): near-duplicate
     # rows of large norm lose up to ~eps (||x||^2 + ||z||^2) in the squared distance, i.e. a relative error of
     # about eps max||x||^2 / alpha^2 in the kernel value (1.9e-9 for rows of 590.5s at alpha = 0.5).
     sq = float(np.max(np.einsum("ij,ij->i", X, X), initial=0.0))
     tol = 1e-9 + 8 * np.finfo(np.float64).eps * sq / alpha**2
-    np.testing.assert_allclose(_core.kernel_matvec(X, X, v, kp, block=5), K @ v, rtol=tol,
+    np.testing.assert_allclose(kernels.matvec(X, X, v, kp, block=5), K @ v, rtol=tol,
                                atol=tol * max(1.0, float(v.sum())))
 
 
 @_HYP
 @given(X=hnp.arrays(np.float64, st.tuples(st.integers(1, 6), st.integers(1, 3)), elements=_any_float),
-       kind=st.sampled_from(list(_core.KernelKind.__members__)))
+       kind=st.sampled_from(list(kernels.KernelKind.__members__)))
 def test_hyp_kernels_on_any_floats(X, kind):
     """Any float64 values: a ValueError naming X exactly when a row is non-finite or its squared norm exceeds
     1e300; otherwise a symmetric Gram that agrees with the cross kernel. No crash, no hang."""
-    kp = _core.KernelParams(_core.KernelKind.__members__[kind], degree=2)
+    kp = kernels.KernelParams(kernels.KernelKind.__members__[kind], degree=2)
     with np.errstate(all="ignore"):
         sq = np.einsum("ij,ij->i", X, X)
     if not np.all(sq <= 1e300):
         with pytest.raises(ValueError, match="^X must be finite"):
-            _core.kernel_gram(X, kp)
+            kernels.gram(X, kp)
         return
     with np.errstate(all="ignore"):
-        K = _core.kernel_gram(X, kp)
-        C = _core.kernel_cross(X, X, kp)
+        K = kernels.gram(X, kp)
+        C = kernels.cross(X, X, kp)
     assert K.shape == (X.shape[0], X.shape[0]) and C.shape == K.shape
     both = ~np.isnan(K) & ~np.isnan(K.T)
     np.testing.assert_array_equal(K[both], K.T[both])
@@ -804,18 +859,18 @@ def test_hyp_kernels_on_any_floats(X, kind):
 @_HYP
 @given(s=hnp.arrays(np.float64, st.integers(0, 40), elements=st.floats(-1e6, 1e6) | st.sampled_from([np.inf,
                                                                                                       -np.inf])),
-       seed=st.integers(0, 2**16), lo=_finite, hi=_finite, objective=st.sampled_from(["paper", "decision"]))
+       seed=st.integers(0, 2**16), lo=_finite, hi=_finite, objective=st.sampled_from(OBJECTIVES))
 def test_hyp_line_searches_agree_with_brute_force(s, seed, lo, hi, objective):
     y = np.where(np.random.default_rng(seed).random(s.shape[0]) < 0.5, -1.0, 1.0)
-    b, count = _core.line_search_exact(s, y, lo, hi, 0.0, objective)
-    assert count == _core.line_search_count(s, y, b, objective)
+    b, count = robust.line_search_exact(s, y, lo, hi, 0.0, objective)
+    assert count == robust.line_search_count(s, y, b, objective)
     L, R = min(lo, hi), max(lo, hi)
     grid = np.linspace(L, R, 201)
-    brute = min(_core.line_search_count(s, y, t, objective) for t in grid)
+    brute = min(robust.line_search_count(s, y, t, objective) for t in grid)
     assert count <= brute
-    assert L <= b <= R or count == _core.line_search_count(s, y, 0.0, objective)
-    bg, cg = _core.line_search_grid(s, y, lo, hi, 50, 0.0, objective)
-    assert cg >= count and cg == _core.line_search_count(s, y, bg, objective)
+    assert L <= b <= R or count == robust.line_search_count(s, y, 0.0, objective)
+    bg, cg = robust.line_search_grid(s, y, lo, hi, 50, 0.0, objective)
+    assert cg >= count and cg == robust.line_search_count(s, y, bg, objective)
 
 
 @_HYP
@@ -823,24 +878,24 @@ def test_hyp_line_searches_agree_with_brute_force(s, seed, lo, hi, objective):
 def test_hyp_line_search_nan_is_an_error(s, seed):
     y = np.where(np.random.default_rng(seed).random(s.shape[0]) < 0.5, -1.0, 1.0)
     if np.isnan(s).any():
-        for call in (lambda: _core.line_search_exact(s, y, -1.0, 1.0),
-                     lambda: _core.line_search_grid(s, y, -1.0, 1.0, 20),
-                     lambda: _core.line_search_count(s, y, 0.0)):
+        for call in (lambda: robust.line_search_exact(s, y, -1.0, 1.0),
+                     lambda: robust.line_search_grid(s, y, -1.0, 1.0, 20),
+                     lambda: robust.line_search_count(s, y, 0.0)):
             with pytest.raises(ValueError, match="NaN"):
                 call()
     else:
-        _core.line_search_exact(s, y, -1.0, 1.0)
+        robust.line_search_exact(s, y, -1.0, 1.0)
 
 
 @_HYP
-@given(m=st.integers(0, 8), seed=st.integers(0, 2**16), robust=st.booleans(), order=st.sampled_from(["C", "F"]))
-def test_hyp_robust_lp_matrix_matches_dense(m, seed, robust, order):
+@given(m=st.integers(0, 8), seed=st.integers(0, 2**16), with_delta=st.booleans(), order=st.sampled_from(["C", "F"]))
+def test_hyp_robust_lp_matrix_matches_dense(m, seed, with_delta, order):
     rng = np.random.default_rng(seed)
     A = rng.standard_normal((m, 2))
     K = np.asarray(_kernel_ref(A, A, 1.0), order=order)
     y = np.where(rng.random(m) < 0.5, -1.0, 1.0)
-    delta = rng.random(m) if robust else None
-    start, index, value = _core.robust_lp_matrix(K, y, delta)
+    delta = rng.random(m) if with_delta else None
+    start, index, value = robust.lp_matrix(K, y, delta)
     assert start.shape == (3 * m + 2,) and start[-1] == index.size == value.size
     dense = np.zeros((m, 3 * m + 1))
     for j in range(3 * m + 1):
@@ -862,18 +917,18 @@ def test_hyp_entropy_indices_are_checked(n, d, m, seed, idx_shift):
     idx = np.arange(min(m, n)) + idx_shift
     if idx.min() < 0 or idx.max() >= n:
         with pytest.raises(ValueError, match="idx"):
-            _core.entropy_log_offdiag(Zr, idx)
+            fixed_size.entropy_log_offdiag(Zr, idx)
         return
-    L = _core.entropy_log_offdiag(Zr, idx)
+    L = fixed_size.entropy_log_offdiag(Zr, idx)
     P = Zr[idx]
     d2 = ((P[:, None] - P[None]) ** 2).sum(-1)
     off = d2[~np.eye(len(idx), dtype=bool)]
     ref = np.log(np.exp(-off).sum()) if off.size else -np.inf
     assert L == pytest.approx(ref, rel=1e-9, abs=1e-12)
     if m <= n:
-        r = _core.entropy_select(Zr, m, seed=seed)
-        assert sorted(set(r["idx"].tolist())) == sorted(r["idx"].tolist()) and len(r["idx"]) == m
-        assert r["idx"].min() >= 0 and r["idx"].max() < n
+        r = fixed_size.entropy_select(Zr, m, seed=seed)
+        assert sorted(set(r.idx.tolist())) == sorted(r.idx.tolist()) and len(r.idx) == m
+        assert r.idx.min() >= 0 and r.idx.max() < n
 
 
 @_HYP
@@ -884,12 +939,12 @@ def test_hyp_fast_cv_matches_numpy(v, p, k, seed, gamma):
     Phi = [rng.standard_normal((6, p)) for _ in range(v)]
     G = np.stack([F.T @ F for F in Phi])
     t = np.stack([F.T @ rng.standard_normal((6, k)) for F in Phi])
-    theta = _core.fast_cv_solve(G, t, gamma, True)
+    theta = fixed_size.fast_cv_solve(G, t, gamma, True)
     for u in range(v):
         ref = np.linalg.solve(G.sum(0) - G[u] + np.eye(p) / gamma, t.sum(0) - t[u])
         np.testing.assert_allclose(theta[u], ref, rtol=1e-6, atol=1e-8)
-    np.testing.assert_allclose(_core.ridge_solve(G[0], t[0], gamma), np.linalg.solve(G[0] + np.eye(p) / gamma, t[0]),
-                               rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(fixed_size.ridge_solve(G[0], t[0], gamma),
+                               np.linalg.solve(G[0] + np.eye(p) / gamma, t[0]), rtol=1e-6, atol=1e-8)
 
 
 @_HYP
@@ -899,8 +954,8 @@ def test_hyp_pso_two_swarm_finite_and_feasible(n, seed, shift, scale):
     A = rng.standard_normal((n, n))
     P = A @ A.T + n * np.eye(n)
     mu2 = np.full(n, shift)
-    r = _core.pso_two_swarm(np.zeros(n), P * scale, mu2, P, n_particles=4, max_iter=10, seed=seed)
-    assert np.isfinite(r["distance"]) and r["x"].shape == (n,) and r["y"].shape == (n,)
+    r = pso.two_swarm(np.zeros(n), P * scale, mu2, P, n_particles=4, max_iter=10, seed=seed)
+    assert np.isfinite(r.distance) and r.x.shape == (n,) and r.y.shape == (n,)
     # both points lie in their ellipsoids: (x - mu)^T P (x - mu) <= 1 (with rounding slack)
-    assert r["x"] @ (P * scale) @ r["x"] <= 1 + 1e-9
-    assert (r["y"] - mu2) @ P @ (r["y"] - mu2) <= 1 + 1e-9
+    assert r.x @ (P * scale) @ r.x <= 1 + 1e-9
+    assert (r.y - mu2) @ P @ (r.y - mu2) <= 1 + 1e-9

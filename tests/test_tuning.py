@@ -20,7 +20,7 @@ from svmopt.tuning import (
 
 
 def rbf(sigma2):
-    return _core.KernelParams(_core.KernelKind.rbf, alpha=np.sqrt(sigma2 / 2))
+    return _core.kernels.KernelParams(_core.kernels.KernelKind.rbf, alpha=np.sqrt(sigma2 / 2))
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +46,8 @@ def engine_for(X, Y, PV, folds, v, task, regularize_bias=True, budget=1 << 30, b
 def naive_fold_thetas(X, y, PV, folds, v, gamma, sigma2, regularize_bias):
     """Literal (19)-(21): refit the ridge (7) on the training rows of every fold with numpy."""
     P, _ = nystrom_projection(PV, rbf(sigma2))
-    F = np.hstack([_core.nystrom_features(np.ascontiguousarray(X), PV, rbf(sigma2), P), np.ones((X.shape[0], 1))])
+    F = _core.fixed_size.nystrom_features(np.ascontiguousarray(X), PV, rbf(sigma2), P)
+    F = np.hstack([F, np.ones((X.shape[0], 1))])
     R = np.eye(F.shape[1])
     if not regularize_bias:
         R[-1, -1] = 0
@@ -74,7 +75,7 @@ def test_fast_cv_equals_naive_refit(problem, v, gamma, regularize_bias, holdout)
     F, ref = naive_fold_thetas(X, y, PV, folds, v, gamma, 2.0, regularize_bias)
     scale = max(1.0, max(np.abs(r).max() for r in ref))
     if not holdout:
-        theta = _core.fast_cv_solve(s["G"], s["t"], gamma, regularize_bias)
+        theta = _core.fixed_size.fast_cv_solve(s["G"], s["t"], gamma, regularize_bias)
         for u in range(v):
             np.testing.assert_allclose(theta[u][:, 0], ref[u], rtol=0, atol=1e-9 * scale)
     pred_ref = np.array([F[i] @ ref[folds[i]] for i in range(103)])
@@ -103,7 +104,7 @@ def test_fast_cv_equals_literal_A_minus_validation_block(problem):
     eng = engine_for(X, y, PV, folds, 10, "regression")
     eng.holdout = False
     s = eng.stats(1.5)
-    theta = _core.fast_cv_solve(s["G"], s["t"], 3.0, True)
+    theta = _core.fixed_size.fast_cv_solve(s["G"], s["t"], 3.0, True)
     F = s["Phi"]
     A = F.T @ F + np.eye(F.shape[1]) / 3.0
     c = F.T @ y
@@ -144,7 +145,7 @@ def test_acceptance_function():
     """CSA acceptance probabilities A_i = exp((E_i - max E)/T_ac) / sum_j, summing to 1, and their variance in
     [0, (q-1)/q^2]."""
     E = np.array([1.0, 2.0, 3.0, 4.0, 10.0])
-    A, var = _core.csa_acceptance(E, 2.0)
+    A, var = _core.fixed_size.csa_acceptance(E, 2.0)
     ref = np.exp((E - 10) / 2) / np.exp((E - 10) / 2).sum()
     np.testing.assert_allclose(A, ref, rtol=1e-14)
     assert A.sum() == pytest.approx(1.0)
@@ -154,12 +155,12 @@ def test_acceptance_function():
 
 def test_variance_control_direction():
     """Variance control: equal energies -> variance 0 -> T_ac falls 5%; one energy far above -> rises 5%."""
-    A, var = _core.csa_acceptance(np.full(5, 3.0), 1.0)
+    A, var = _core.fixed_size.csa_acceptance(np.full(5, 3.0), 1.0)
     np.testing.assert_allclose(A, 0.2)
-    assert _core.csa_update_tac(1.0, var, 5) == pytest.approx(0.95)
-    _, var = _core.csa_acceptance(np.array([0, 0, 0, 0, 100.0]), 1.0)
+    assert _core.fixed_size.csa_update_tac(1.0, var, 5) == pytest.approx(0.95)
+    _, var = _core.fixed_size.csa_acceptance(np.array([0, 0, 0, 0, 100.0]), 1.0)
     assert var == pytest.approx(4 / 25)
-    assert _core.csa_update_tac(1.0, var, 5) == pytest.approx(1.05)
+    assert _core.fixed_size.csa_update_tac(1.0, var, 5) == pytest.approx(1.05)
 
 
 def six_hump(x):

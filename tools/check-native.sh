@@ -20,8 +20,8 @@ py=$("$py" -c 'import sys; print(sys.executable)')  # the real binary, not a shi
 step=${1:-all}
 mkdir -p "$work"
 
-asan_tests=${ASAN_TESTS:-"tests/test_kernels.py tests/test_line_search.py tests/test_pso.py tests/test_entropy.py
-  tests/test_nystrom.py tests/test_tuning.py tests/test_robustness.py tests/test_threads.py"}
+asan_tests=${ASAN_TESTS:-"tests/test_core_api.py tests/test_kernels.py tests/test_line_search.py tests/test_pso.py
+  tests/test_entropy.py tests/test_nystrom.py tests/test_tuning.py tests/test_robustness.py tests/test_threads.py"}
 valgrind_tests=${VALGRIND_TESTS:-"tests/test_kernels.py tests/test_line_search.py"}
 
 # make_env NAME CMAKE_ARGS...: a virtual environment $work/NAME whose svmopt is a wheel built with the given
@@ -133,22 +133,23 @@ for n, d in ((0, 3), (1, 1), (7, 3), (70, 5), (300, 4)):
     Z = rng.standard_normal((max(n // 2, 1), d))
     V = rng.standard_normal((Z.shape[0], 2))
     for kind, kw in kinds.items():
-        p = c.KernelParams(getattr(c.KernelKind, kind), **kw)
+        p = c.kernels.KernelParams(getattr(c.kernels.KernelKind, kind), **kw)
         for Xl in layouts(X):
             for t, block in ((1, 256), (2, 16), (2, 5)):
-                np.testing.assert_allclose(c.kernel_gram(Xl, p, n_threads=t, block=block), ref(X, X, kind),
+                np.testing.assert_allclose(c.kernels.gram(Xl, p, n_threads=t, block=block), ref(X, X, kind),
                                            rtol=1e-9, atol=1e-9)
-                np.testing.assert_allclose(c.kernel_cross(Xl, Z, p, n_threads=t, block=block), ref(X, Z, kind),
+                np.testing.assert_allclose(c.kernels.cross(Xl, Z, p, n_threads=t, block=block), ref(X, Z, kind),
                                            rtol=1e-9, atol=1e-9)
-                np.testing.assert_allclose(c.kernel_matvec(Xl, Z, V, p, n_threads=t, block=block),
+                np.testing.assert_allclose(c.kernels.matvec(Xl, Z, V, p, n_threads=t, block=block),
                                            ref(X, Z, kind) @ V, rtol=1e-8, atol=1e-8)
                 n_checks += 3
-            np.testing.assert_allclose(c.kernel_diag(Xl, p), np.diag(ref(X, X, kind)), rtol=1e-9, atol=1e-9)
-p = c.KernelParams(c.KernelKind.rbf, alpha=1.0)
-bad = [lambda: c.kernel_gram(np.array([[np.nan, 0.0]]), p), lambda: c.kernel_cross(np.ones((2, 2)), np.ones((2, 3)), p),
-       lambda: c.kernel_matvec(np.ones((2, 2)), np.ones((3, 2)), np.ones((2, 1)), p),
-       lambda: c.line_search_exact(np.array([np.nan, 1.0]), np.ones(2), -1, 1),
-       lambda: c.line_search_grid(np.zeros(2), np.array([0.0, 1.0]), -1, 1, 10)]
+            np.testing.assert_allclose(c.kernels.diag(Xl, p), np.diag(ref(X, X, kind)), rtol=1e-9, atol=1e-9)
+p = c.kernels.KernelParams(c.kernels.KernelKind.rbf, alpha=1.0)
+bad = [lambda: c.kernels.gram(np.array([[np.nan, 0.0]]), p),
+       lambda: c.kernels.cross(np.ones((2, 2)), np.ones((2, 3)), p),
+       lambda: c.kernels.matvec(np.ones((2, 2)), np.ones((3, 2)), np.ones((2, 1)), p),
+       lambda: c.robust.line_search_exact(np.array([np.nan, 1.0]), np.ones(2), -1, 1),
+       lambda: c.robust.line_search_grid(np.zeros(2), np.array([0.0, 1.0]), -1, 1, 10)]
 for f in bad:
     try:
         f()
@@ -158,7 +159,7 @@ for f in bad:
         raise AssertionError("bad input accepted")
 def count(s, y, b, obj):
     pos = y > 0
-    err_a = (s < b) if obj == "paper" else (s <= b)
+    err_a = (s < b) if obj == c.robust.Objective.paper else (s <= b)
     return int(np.sum(np.where(pos, err_a, s > b)))
 for m in (0, 1, 2, 9, 200, 3000):
     for ties in (False, True):
@@ -168,12 +169,12 @@ for m in (0, 1, 2, 9, 200, 3000):
         if m > 3:
             s[:2] = (np.inf, -np.inf)
         y = np.where(rng.random(m) < 0.5, -1.0, 1.0)
-        for obj in ("paper", "decision"):
-            b, cnt = c.line_search_exact(s, y, -2.0, 2.0, 0.0, obj)
-            assert cnt == count(s, y, b, obj) == c.line_search_count(s, y, b, obj)
-            bg, cg = c.line_search_grid(s, y, 2.0, -2.0, 500, 0.0, obj, n_threads=2)
+        for obj in (c.robust.Objective.paper, c.robust.Objective.decision):
+            b, cnt = c.robust.line_search_exact(s, y, -2.0, 2.0, 0.0, obj)
+            assert cnt == count(s, y, b, obj) == c.robust.line_search_count(s, y, b, obj)
+            bg, cg = c.robust.line_search_grid(s, y, 2.0, -2.0, 500, 0.0, obj, n_threads=2)
             assert cg == count(s, y, bg, obj) and cg >= cnt
-            bu, cu = c.line_search_exact(s, y, -np.inf, np.inf, 0.0, obj)
+            bu, cu = c.robust.line_search_exact(s, y, -np.inf, np.inf, 0.0, obj)
             assert cu <= cnt
             n_checks += 3
 print("checks passed:", n_checks)

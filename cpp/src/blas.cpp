@@ -27,6 +27,7 @@ struct Api {
 };
 
 std::atomic<const Api*> g_api{nullptr};
+std::atomic<bool> g_configured{false};
 std::mutex g_mutex;
 std::deque<Api> g_store;
 
@@ -96,6 +97,7 @@ bool gemm_cm(char ta, char tb, Index M, Index N, Index K, const double* A, Index
 }  // namespace
 
 void set(void* syrk, void* gemm, void* potrf, bool ilp64) {
+  g_configured.store(true);
   if (!syrk || !gemm) {
     g_api.store(nullptr);
     return;
@@ -104,6 +106,8 @@ void set(void* syrk, void* gemm, void* potrf, bool ilp64) {
   g_store.push_back(Api{syrk, gemm, potrf, ilp64});
   g_api.store(&g_store.back());
 }
+
+bool configured() { return g_configured.load(); }
 
 bool available() { return g_api.load() != nullptr; }
 

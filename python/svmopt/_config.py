@@ -8,7 +8,8 @@ import re
 import sys
 import warnings
 from collections.abc import Callable
-from typing import Any, TypeVar
+from types import FrameType
+from typing import Any, TypeVar, cast
 
 __all__ = ["atomic_fit", "check_dense_allocation", "get_memory_budget", "parse_bytes", "set_memory_budget"]
 
@@ -86,7 +87,7 @@ def atomic_fit(fit: _F) -> _F:
     """
 
     @functools.wraps(fit)
-    def wrapper(self, *args, **kwargs):
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
         saved = dict(self.__dict__)
         try:
             return fit(self, *args, **kwargs)
@@ -95,7 +96,7 @@ def atomic_fit(fit: _F) -> _F:
             self.__dict__.update(saved)
             raise
 
-    return wrapper  # type: ignore[return-value]
+    return cast(_F, wrapper)  # the same signature as fit
 
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -103,7 +104,7 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 def warn(message: str, category: type[Warning] = UserWarning) -> None:
     """``warnings.warn`` attributed to the first caller outside svmopt (the user's line, not the library's)."""
-    frame = sys._getframe(1)  # the caller of warn, at stacklevel 2
+    frame: FrameType | None = sys._getframe(1)  # the caller of warn, at stacklevel 2
     level = 2
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR + os.sep):
         frame = frame.f_back

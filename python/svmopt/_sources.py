@@ -4,7 +4,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import functools
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 from sklearn.utils import column_or_1d
@@ -17,32 +19,34 @@ __all__ = ["DEFAULT_BLOCK", "Source", "check_block", "load_source"]
 DEFAULT_BLOCK = 65536
 
 
+Blocks = Callable[[], Iterable[tuple[Any, Any]]]
+
+
 class Source:
     """A re-iterable stream of standardized row blocks ``(X_block, y_block)``."""
 
-    def __init__(self, X, y, block_size: int):
+    def __init__(self, X: Any, y: Any, block_size: int):
         self.block_size = block_size
-        self.array = None
-        self.factory = None
+        self.array: np.ndarray | None = None  # X itself when it is an array (or np.memmap)
+        self.y: np.ndarray | None = None
+        self.factory: Blocks
         if isinstance(X, np.ndarray):
             self.array, self.y = X, y
+            self.factory = functools.partial(self._array_blocks, X, y)
         elif callable(X):
             self.factory = X
-            self.y = None
         else:
             blocks = [(np.asarray(xb), np.asarray(yb)) for xb, yb in X]
             self.factory = lambda: iter(blocks)
-            self.y = None
-        self.mean = None
-        self.scale = None
+        self.mean: np.ndarray | None = None
+        self.scale: np.ndarray | None = None
+
+    def _array_blocks(self, X: np.ndarray, y: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        for s in range(0, X.shape[0], self.block_size):
+            yield X[s:s + self.block_size], y[s:s + self.block_size]
 
     def raw(self) -> Iterable[tuple[np.ndarray, np.ndarray]]:
-        if self.array is not None:
-            n = self.array.shape[0]
-            for s in range(0, n, self.block_size):
-                yield self.array[s:s + self.block_size], self.y[s:s + self.block_size]
-        else:
-            yield from self.factory()
+        yield from self.factory()
 
     def blocks(self) -> Iterable[tuple[np.ndarray, np.ndarray]]:
         for xb, yb in self.raw():

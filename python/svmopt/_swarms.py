@@ -5,6 +5,7 @@ swarms, and the single-swarm optimizer of a linear objective over one ellipsoid 
 from __future__ import annotations
 
 import numbers
+from typing import Any, TypedDict, TypeVar
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -23,8 +24,8 @@ from svmopt._validation import (
 __all__ = ["pso_closest_points", "pso_single_swarm"]
 
 
-def _seed_from(random_state) -> int:
-    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) and random_state >= 0:
+def _seed_from(random_state: Any) -> int:
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) and int(random_state) >= 0:
         return int(random_state)
     try:
         rs = check_random_state(random_state)
@@ -34,19 +35,60 @@ def _seed_from(random_state) -> int:
     return int(rs.randint(0, 2**31 - 1))
 
 
-_SWARM_CONSTRAINTS: dict = {
+_SWARM_CONSTRAINTS: dict[str, list[Any]] = {
     "n_particles": [POSITIVE_INT], "max_iter": [NONNEGATIVE_INT],
     "w": [NONNEGATIVE], "c1": [NONNEGATIVE], "c2": [NONNEGATIVE], "c3": [NONNEGATIVE], "c4": [NONNEGATIVE],
     "s_init": [Interval(Real, 0, 1, closed="right")],
 }
 
 
-def _swarm_args(caller: str, random_state, **params) -> dict:
+class _SwarmArgs(TypedDict):
+    """The keyword arguments of eq. (7) that ``_core.pso.two_swarm`` and ``_core.pso.single_swarm`` share."""
+
+    n_particles: int
+    max_iter: int
+    w: float
+    c1: float
+    c2: float
+    c3: float
+    c4: float
+    s_init: float
+    seed: int
+
+
+def _swarm_args(caller: str, random_state: Any, *, n_particles: Any, max_iter: Any, w: Any, c1: Any, c2: Any,
+                c3: Any, c4: Any, s_init: Any) -> _SwarmArgs:
     """The swarm parameters of eq. (7), validated against ``_SWARM_CONSTRAINTS`` and typed as the core takes them,
     with the core's ``seed`` drawn from ``random_state``."""
-    validate_parameter_constraints({k: _SWARM_CONSTRAINTS[k] for k in params}, params, caller_name=caller)
-    args = {k: int(v) if k in ("n_particles", "max_iter") else float(v) for k, v in params.items()}
-    return {**args, "seed": _seed_from(random_state)}
+    params = {"n_particles": n_particles, "max_iter": max_iter, "w": w, "c1": c1, "c2": c2, "c3": c3, "c4": c4,
+              "s_init": s_init}
+    validate_parameter_constraints(_SWARM_CONSTRAINTS, params, caller_name=caller)
+    return _SwarmArgs(n_particles=int(n_particles), max_iter=int(max_iter), w=float(w), c1=float(c1), c2=float(c2),
+                      c3=float(c3), c4=float(c4), s_init=float(s_init), seed=_seed_from(random_state))
+
+
+_E = TypeVar("_E", _core.pso.RandScope, _core.pso.Sync, _core.pso.Boundary, _core.pso.Fitness)
+
+
+def _option(kind: type[_E], name: str, value: Any) -> _E:
+    """The member of the core's option enum ``kind`` named ``value``; ValueError naming the parameter otherwise."""
+    members = kind.__members__
+    if not isinstance(value, str) or value not in members:
+        raise ValueError(f"{name} must be {' or '.join(map(repr, members))}, got {value!r}")
+    return members[value]
+
+
+def _trace_dict(trace: _core.pso.SwarmTrace) -> dict[str, Any]:
+    """A swarm's trace as a dict: ``gbest``, ``gbest_fitness``, ``fitness_history`` (max_iter + 1),
+    ``gbest_history``, ``n_reverted``, and with ``record=True`` ``positions``, ``velocities``, ``pbests`` of shape
+    (max_iter + 1, n_particles, n)."""
+    out: dict[str, Any] = {"gbest": trace.gbest, "gbest_fitness": trace.gbest_fitness,
+                           "fitness_history": trace.fitness_history, "gbest_history": trace.gbest_history,
+                           "n_reverted": trace.n_reverted}
+    for key, value in (("positions", trace.positions), ("velocities", trace.velocities), ("pbests", trace.pbests)):
+        if value is not None:
+            out[key] = value
+    return out
 
 
 def pso_closest_points(
@@ -87,20 +129,20 @@ def pso_closest_points(
         raise ValueError("mu1 and mu2 must have the same dimension")
     swarm = _swarm_args("pso_closest_points", random_state, n_particles=n_particles, max_iter=max_iter, w=w, c1=c1,
                         c2=c2, c3=c3, c4=c4, s_init=s_init)
-    r = _core.pso_two_swarm(
+    r = _core.pso.two_swarm(
         mu1,
         P1,
         mu2,
         P2,
         **swarm,
-        rand_scope=rand_scope,
-        sync=sync,
+        rand_scope=_option(_core.pso.RandScope, "rand_scope", rand_scope),
+        sync=_option(_core.pso.Sync, "sync", sync),
         final_eval=bool(final_eval),
         record=bool(record),
         n_threads=int(n_threads),
-        boundary_mode=boundary_mode,
+        boundary=_option(_core.pso.Boundary, "boundary_mode", boundary_mode),
     )
-    x, y = r["x"], r["y"]
+    x, y = r.x, r.y
     D, lb = _certificate(x, y, mu1, P1, mu2, P2)
     return ClosestPoints(
         x,
@@ -109,8 +151,8 @@ def pso_closest_points(
         lb,
         D - lb if np.isfinite(lb) else np.inf,
         intersect=lb <= 0,
-        distance_history=r["distance_history"],
-        info={"swarm1": r["swarm1"], "swarm2": r["swarm2"]},
+        distance_history=r.distance_history,
+        info={"swarm1": _trace_dict(r.swarm1), "swarm2": _trace_dict(r.swarm2)},
     )
 
 
@@ -132,12 +174,14 @@ def pso_single_swarm(
     rand_scope: str = "particle",
     record: bool = False,
     boundary_mode: str = "revert",
-) -> dict:
+) -> dict[str, Any]:
     """One swarm of eq. (7) in E(mu, P) with a fixed target ``a`` (single-swarm variants of Section 3).
 
     ``fitness="linear"``: the LP with a quadratic constraint, ``max a^T x s.t. (x - mu)^T P (x - mu) <= 1``
     (paper eqs. (11)-(12); defaults: the unit disc). ``fitness="distance"``: problem (6), the point of the ellipsoid
-    nearest to ``a``. Returns the core's trace dict (``gbest``, ``fitness_history`` of length max_iter + 1, ...).
+    nearest to ``a``. Returns the swarm's trace as a dict (``gbest``, ``gbest_fitness``, ``fitness_history`` of length
+    max_iter + 1, ``gbest_history``, ``n_reverted``; with ``record=True`` also ``positions``, ``velocities``,
+    ``pbests``).
     """
     a = np.asarray(a, dtype=np.float64)
     mu = np.zeros_like(a) if mu is None else mu
@@ -145,13 +189,14 @@ def pso_single_swarm(
     mu, P = _as_ellipsoid(mu, P, "ellipsoid")
     swarm = _swarm_args("pso_single_swarm", random_state, n_particles=n_particles, max_iter=max_iter, w=w, c1=c1,
                         c2=c2, c3=c3, c4=c4, s_init=s_init)
-    return _core.pso_single_swarm(
+    trace = _core.pso.single_swarm(
         mu,
         P,
         a,
-        fitness=fitness,
+        fitness=_option(_core.pso.Fitness, "fitness", fitness),
         **swarm,
-        rand_scope=rand_scope,
+        rand_scope=_option(_core.pso.RandScope, "rand_scope", rand_scope),
         record=bool(record),
-        boundary_mode=boundary_mode,
+        boundary=_option(_core.pso.Boundary, "boundary_mode", boundary_mode),
     )
+    return _trace_dict(trace)

@@ -15,8 +15,10 @@ parameters (``eta`` needs ``p``) and constraints against the data (``budget <= n
 from __future__ import annotations
 
 import functools
+import math
+from collections.abc import Callable
 from numbers import Integral, Real
-from typing import Any, TypeVar
+from typing import Any, TypeGuard, TypeVar, cast
 
 import numpy as np
 from sklearn.utils._param_validation import (
@@ -69,7 +71,7 @@ NONNEGATIVE_INT = Interval(Integral, 0, None, closed="left")
 SECONDS = POSITIVE
 """A time limit in seconds: finite and > 0."""
 
-_F = TypeVar("_F")
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def validate_params(estimator: Any) -> None:
@@ -86,14 +88,14 @@ def fit_context(fit: _F) -> _F:
     """Decorator for every estimator's ``fit``: parameters validated first, then the fit runs atomically."""
     atomic = atomic_fit(fit)
 
-    @functools.wraps(fit)  # type: ignore[arg-type]
-    def wrapper(self, *args, **kwargs):
+    @functools.wraps(fit)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
         validate_params(self)
         return atomic(self, *args, **kwargs)
 
-    return wrapper  # type: ignore[return-value]
+    return cast(_F, wrapper)  # the same signature as fit
 
 
-def is_finite_real(value: Any) -> bool:
+def is_finite_real(value: Any) -> TypeGuard[Real]:
     """A real number (not a bool) that is finite."""
-    return isinstance(value, Real) and not isinstance(value, bool) and bool(np.isfinite(value))
+    return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)

@@ -3,7 +3,7 @@
 Per input dimension, ``h`` solves (15) ``h = (R(kappa) / (mu_2^2 psi_4(g(h))))^{1/5} n^{-1/5}`` with the pilot
 ``g(h) = C h^{5/7}``; ``psi_4`` and ``psi_6`` are the kernel estimates (14) ("diagonals in") with the
 AMSE-optimal pilots (16) from the normal reference (17). Exact O(n^2) sums in the C++ core
-(``_core.kde_psi``) for ``n <= exact_max_n`` (default 2,000 rather than 10^4: spiky count columns such as
+(``_core.fixed_size.kde_psi``) for ``n <= exact_max_n`` (default 2,000 rather than 10^4: spiky count columns such as
 spambase's make the exact sums slow well below 10^4, see docs/performance.md; binning agrees to < 1e-3), linear
 binning on a grid (``>= 4096`` points, bin width ``<= g/50``) with an FFT convolution above. Newton-Raphson
 from the normal-reference bandwidth, with a Brent fallback; degenerate columns (constant, fewer than 5
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import math
+from typing import Literal, overload
 
 import numpy as np
 
@@ -48,9 +49,20 @@ def kappa_derivative(u: np.ndarray, r: int) -> np.ndarray:
     return poly * ph
 
 
-def psi_exact(x_sorted: np.ndarray, g: float, r: int, derivative: bool = False):
-    """Estimate (14) of psi_r (exact pair sums in the core); with ``derivative`` also d psi_4/dg."""
-    return _core.kde_psi(np.ascontiguousarray(x_sorted, dtype=np.float64), float(g), int(r), derivative)
+@overload
+def psi_exact(x_sorted: np.ndarray, g: float, r: int, derivative: Literal[False] = False) -> float: ...
+@overload
+def psi_exact(x_sorted: np.ndarray, g: float, r: int, derivative: Literal[True]) -> tuple[float, float]: ...
+@overload
+def psi_exact(x_sorted: np.ndarray, g: float, r: int, derivative: bool) -> float | tuple[float, float]: ...
+def psi_exact(x_sorted: np.ndarray, g: float, r: int, derivative: bool = False) -> float | tuple[float, float]:
+    """Estimate (14) of psi_r (exact pair sums in the core); with ``derivative`` (r = 4 only) also d psi_4/dg."""
+    x = np.asarray(x_sorted, dtype=np.float64)
+    if not derivative:
+        return _core.fixed_size.kde_psi(x, float(g), int(r))
+    if int(r) != 4:
+        raise ValueError("kde_psi: the derivative is available for r = 4 only")
+    return _core.fixed_size.kde_psi_with_derivative(x, float(g))
 
 
 class _Binned:

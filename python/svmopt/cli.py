@@ -13,11 +13,13 @@ repository (``python -m reproductions NAME``).
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -105,7 +107,7 @@ def gram_timings(X: np.ndarray, repeat: int = 3, n_threads: int | None = None) -
         ours = kernel.gram(X, n_threads=n_threads)
         theirs = sk()
         scale = max(1.0, float(np.abs(theirs).max()))
-        t_ours = best_time(lambda k=kernel: k.gram(X, n_threads=n_threads), repeat)
+        t_ours = best_time(functools.partial(kernel.gram, X, n_threads=n_threads), repeat)
         t_sk = best_time(sk, repeat)
         rows.append(
             {
@@ -182,7 +184,7 @@ def model_zoo(
     if hasattr(svmopt, "RampLossSVC"):
         budget = 10 if n_features is None or n_features > 10 else None
         params = svmopt.RampLossSVC().get_params()
-        kwargs = {"C": 1.0, "budget": budget, "method": "heuristic", "time_limit": 10.0}
+        kwargs: dict[str, Any] = {"C": 1.0, "budget": budget, "method": "heuristic", "time_limit": 10.0}
         if "random_state" in params:
             kwargs["random_state"] = seed
         zoo.append((

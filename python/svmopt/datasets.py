@@ -63,7 +63,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 import pandas as pd
@@ -729,6 +729,42 @@ def _binarize(y: np.ndarray, positive: Any, name: str) -> np.ndarray:
     return np.where(y == positive, 1, -1).astype(np.int64)
 
 
+@overload
+def load_dataset(
+    name: str,
+    *,
+    data_home: str | os.PathLike[str] | None = None,
+    variant: str | None = None,
+    binary: Any = None,
+    drop_missing: bool = True,
+    categorical: str = "auto",
+    drop_constant: bool = False,
+    return_X_y: Literal[True] = True,
+) -> tuple[np.ndarray, np.ndarray]: ...
+@overload
+def load_dataset(
+    name: str,
+    *,
+    data_home: str | os.PathLike[str] | None = None,
+    variant: str | None = None,
+    binary: Any = None,
+    drop_missing: bool = True,
+    categorical: str = "auto",
+    drop_constant: bool = False,
+    return_X_y: Literal[False],
+) -> Dataset: ...
+@overload
+def load_dataset(
+    name: str,
+    *,
+    data_home: str | os.PathLike[str] | None = None,
+    variant: str | None = None,
+    binary: Any = None,
+    drop_missing: bool = True,
+    categorical: str = "auto",
+    drop_constant: bool = False,
+    return_X_y: bool,
+) -> tuple[np.ndarray, np.ndarray] | Dataset: ...
 def load_dataset(
     name: str,
     *,

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from svmopt import _core
-from svmopt.tuning import CVEngine, linear_accumulator, nystrom_projection
+from svmopt.tuning import CVEngine, ParamsFactory, linear_accumulator, nystrom_projection
 
 __all__ = ["DaskCVEngine", "DaskSource", "check_dask_array", "fold_sums", "is_dask_array"]
 
@@ -57,17 +57,21 @@ def check_dask_array(X: Any, name: str = "X", *, ndim: int = 2) -> Any:
     return X
 
 
-def _params_recipe(params) -> tuple | None:
+_ParamsRecipe = tuple[str, int, float, float, float, float]
+
+
+def _params_recipe(params: _core.kernels.KernelParams | None) -> _ParamsRecipe | None:
     """A picklable description of a core ``KernelParams`` (the pybind object itself does not pickle)."""
     if params is None:
         return None
-    return (int(params.kind), int(params.degree), float(params.c), float(params.alpha), float(params.a),
+    return (params.kind.name, int(params.degree), float(params.c), float(params.alpha), float(params.a),
             float(params.b))
 
 
-def _params_from_recipe(recipe: tuple):
+def _params_from_recipe(recipe: _ParamsRecipe) -> _core.kernels.KernelParams:
     kind, degree, c, alpha, a, b = recipe
-    return _core.KernelParams(_core.KernelKind(kind), degree=degree, c=c, alpha=alpha, a=a, b=b)
+    return _core.kernels.KernelParams(_core.kernels.KernelKind.__members__[kind], degree=degree, c=c, alpha=alpha,
+                                      a=a, b=b)
 
 
 class _Box:
@@ -83,15 +87,15 @@ class _Box:
         return _Box, (self.value,)
 
 
-def _make_accumulator(recipe: dict | _Box):
+def _make_accumulator(recipe: dict[str, Any] | _Box) -> _core.fixed_size.FoldAccumulator:
     """The core's FoldAccumulator described by ``recipe`` (built on the worker)."""
     recipe = recipe.value if isinstance(recipe, _Box) else recipe
     if recipe["PV"] is None:
         return linear_accumulator(recipe["n_features"], n_folds=recipe["n_folds"], n_targets=recipe["n_targets"],
                                   n_threads=recipe["n_threads"])
-    return _core.FoldAccumulator(recipe["PV"], _params_from_recipe(recipe["params"]), recipe["P"],
-                                 n_folds=recipe["n_folds"], n_targets=recipe["n_targets"],
-                                 n_threads=recipe["n_threads"])
+    return _core.fixed_size.FoldAccumulator(recipe["PV"], _params_from_recipe(recipe["params"]), recipe["P"],
+                                            n_folds=recipe["n_folds"], n_targets=recipe["n_targets"],
+                                            n_threads=recipe["n_threads"])
 
 
 def _prepare_chunk(xb, mean, scale, mask) -> np.ndarray:
@@ -127,8 +131,9 @@ def _chunk_sums(xb, rows: _ChunkRows, mean, scale, recipe: dict, keep_features: 
     """Worker task: features of one chunk and its per-fold partial sums (G_u, t_u, y_u^T y_u, counts)."""
     xb = _prepare_chunk(xb, mean, scale, rows.mask)
     acc = _make_accumulator(recipe)
-    phi = acc.add(xb, rows.Y, rows.folds, return_features=keep_features)
-    return acc.results(), (phi if keep_features else None)
+    phi = np.empty((xb.shape[0], acc.dim)) if keep_features else None
+    acc.add(xb, rows.Y, rows.folds, out=phi)
+    return acc.results(), phi
 
 
 def _chunk_features(data, is_features: bool, rows: _ChunkRows, mean, scale, recipe: dict) -> np.ndarray:
@@ -141,7 +146,7 @@ def _chunk_errors(data, is_features: bool, rows: _ChunkRows, mean, scale, recipe
     """Worker task: summed CV error of one chunk's rows under their own fold models (squared errors for
     regression, misclassifications of sign(f), sign(0) = +1, for classification); eq. (19)-(21) before pooling."""
     phi = _chunk_features(data, is_features, rows, mean, scale, recipe)
-    f = _core.fold_predict(phi, rows.folds, theta, _n_threads(recipe))
+    f = _core.fixed_size.fold_predict(phi, rows.folds, theta, _n_threads(recipe))
     if task == "regression":
         return float(((rows.Y - f) ** 2).sum())
     return float((np.where(f >= 0, 1.0, -1.0) != rows.Y).sum())
@@ -149,7 +154,7 @@ def _chunk_errors(data, is_features: bool, rows: _ChunkRows, mean, scale, recipe
 
 def _chunk_predictions(data, is_features: bool, rows: _ChunkRows, mean, scale, recipe: dict, theta) -> np.ndarray:
     phi = _chunk_features(data, is_features, rows, mean, scale, recipe)
-    return _core.fold_predict(phi, rows.folds, theta, _n_threads(recipe))
+    return _core.fixed_size.fold_predict(phi, rows.folds, theta, _n_threads(recipe))
 
 
 def _add_sums(*parts):
@@ -223,14 +228,14 @@ class DaskSource:
             Xc = (Xc - self.mean) / self.scale
         return np.ascontiguousarray(Xc)
 
-    def problem_chunks(self, mask: np.ndarray | None, Y: np.ndarray, folds: np.ndarray) -> list[tuple]:
+    def problem_chunks(self, mask: np.ndarray | None, Y: np.ndarray, folds: np.ndarray) -> list[tuple[Any, Any]]:
         """Per non-empty chunk of one problem: ``(delayed raw chunk, rows)`` with rows = (row mask or None, Y rows,
         fold ids), in row order: the same rows, targets and folds the in-memory stream gives that chunk. The
         ``rows`` tuples are persisted (sent to the cluster once, then referenced by every pass)."""
         import dask
         from dask import delayed
 
-        Y = np.asarray(Y)
+        Y = np.asarray(Y, dtype=np.float64)
         chunks, rows, t0 = [], [], 0
         for c, (r0, r1) in enumerate(zip(self.offsets[:-1], self.offsets[1:], strict=True)):
             mb = None if mask is None else np.ascontiguousarray(mask[r0:r1])
@@ -269,9 +274,10 @@ def _fold_sums(source: DaskSource, chunk_rows: list, recipe_d, keep_features: bo
     return tuple(np.asarray(a) for a in total.compute().value), features
 
 
-def fold_sums(source: DaskSource, Y: np.ndarray, folds: np.ndarray, n_folds: int, PV: np.ndarray | None, params,
-              P: np.ndarray | None, *, mask: np.ndarray | None = None, n_threads: int = 0, keep_features: bool = False,
-              split_every: int = 8):
+def fold_sums(source: DaskSource, Y: np.ndarray, folds: np.ndarray, n_folds: int, PV: np.ndarray | None,
+              params: _core.kernels.KernelParams | None, P: np.ndarray | None, *, mask: np.ndarray | None = None,
+              n_threads: int = 0, keep_features: bool = False,
+              split_every: int = 8) -> tuple[tuple[np.ndarray, ...], list[Any] | None]:
     """Per-fold sums G_u = Phi_u^T Phi_u, t_u = Phi_u^T Y_u, y_u^T y_u and counts over a dask array (eq. (20)).
 
     Each chunk's extended Nyström features [phi(x), 1] (eq. (5), projection ``P``) and partial sums are computed
@@ -300,6 +306,8 @@ def fold_sums(source: DaskSource, Y: np.ndarray, folds: np.ndarray, n_folds: int
     Y = np.ascontiguousarray(np.asarray(Y, dtype=np.float64).reshape(folds.shape[0], -1))
     if folds.size and (folds.min() < 0 or folds.max() >= n_folds):
         raise ValueError(f"folds must lie in [0, {n_folds}), got [{folds.min()}, {folds.max()}]")
+    PV = None if PV is None else np.asarray(PV, dtype=np.float64)
+    P = None if P is None else np.asarray(P, dtype=np.float64)
     recipe = {"PV": PV, "params": _params_recipe(params), "P": P, "n_folds": int(n_folds), "n_targets": Y.shape[1],
             "n_features": source.d, "n_threads": int(n_threads)}
     from dask import delayed
@@ -321,21 +329,21 @@ class DaskCVEngine(CVEngine):
     """
 
     def __init__(self, source: DaskSource, Y: np.ndarray, mask: np.ndarray | None, folds: np.ndarray, n_folds: int,
-                 PV: np.ndarray | None, make_params, task: str, **kwargs):
+                 PV: np.ndarray | None, make_params: ParamsFactory, task: str, **kwargs: Any):
         super().__init__(None, folds, n_folds, PV, make_params, task, **kwargs)
         self.holdout = False  # the fold models are solved here and sent to the workers (per-fold statistics)
         self.source = source
         self.Y = np.ascontiguousarray(np.asarray(Y, dtype=np.float64).reshape(self.n, -1))
         self.mask = mask
         self.k = self.Y.shape[1]
-        self._chunk_rows = None
+        self._chunk_rows: list[tuple[Any, Any]] | None = None
 
-    def _rows(self) -> list:
+    def _rows(self) -> list[tuple[Any, Any]]:
         if self._chunk_rows is None:
             self._chunk_rows = self.source.problem_chunks(self.mask, self.Y, self.folds)
         return self._chunk_rows
 
-    def stats(self, sigma2: float) -> dict:
+    def stats(self, sigma2: float) -> dict[str, Any]:
         """Per-fold statistics for one sigma^2 (cached), as :meth:`CVEngine.stats`; ``Phi`` is the list of
         per-chunk features persisted on the workers (or None over the feature budget)."""
         key = float(sigma2)

@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 import time
 from itertools import combinations
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -65,8 +65,15 @@ __all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR", "choose_n_prototypes", "select_pr
 
 
 
-def _rbf_params(sigma2: float):
-    return _core.KernelParams(_core.KernelKind.rbf, alpha=math.sqrt(float(sigma2) / 2.0))
+def _rbf_params(sigma2: float) -> _core.kernels.KernelParams:
+    return _core.kernels.KernelParams(_core.kernels.KernelKind.rbf, alpha=math.sqrt(float(sigma2) / 2.0))
+
+
+def _selection_dict(r: _core.fixed_size.EntropySelectResult) -> dict[str, Any]:
+    """The core's prototype selection as a dict: ``idx``, ``log_offdiag``, ``n_proposals``, ``n_accepted``,
+    ``n_recomputes``, ``n_kernel_evals``, ``stopped_early``."""
+    return {"idx": r.idx, "log_offdiag": r.log_offdiag, "n_proposals": r.n_proposals, "n_accepted": r.n_accepted,
+            "n_recomputes": r.n_recomputes, "n_kernel_evals": r.n_kernel_evals, "stopped_early": r.stopped_early}
 
 
 def select_prototypes(X: np.ndarray, m: int, *, labels: np.ndarray | None = None, bandwidths: np.ndarray | None = None,
@@ -77,7 +84,8 @@ def select_prototypes(X: np.ndarray, m: int, *, labels: np.ndarray | None = None
     log off-diagonal sum must have dropped by at least ``tol``, with at most ``max_proposals`` (default
     min(max(n, 50 m), 10^7)) proposals.
 
-    Returns the core's dict (``idx``, ``log_offdiag``, counts) plus ``bandwidths``.
+    Returns a dict: ``idx`` (the m selected rows), ``log_offdiag``, the counts ``n_proposals``, ``n_accepted``,
+    ``n_recomputes``, ``n_kernel_evals``, ``stopped_early``, and ``bandwidths``.
     """
     X = check_array(X, dtype=np.float64, order="C")
     if bandwidths is None:
@@ -87,9 +95,9 @@ def select_prototypes(X: np.ndarray, m: int, *, labels: np.ndarray | None = None
     seed = int(random_state) if isinstance(random_state, (int, np.integer)) else int(
         check_random_state(random_state).randint(0, 2**31 - 1))
     lab = None if labels is None else np.asarray(labels, dtype=np.int64)
-    r = _core.entropy_select(Z, int(m), labels=lab, max_proposals=max_proposals, window=window, tol=tol, seed=seed)
-    r["bandwidths"] = h
-    return r
+    r = _core.fixed_size.entropy_select(Z, int(m), labels=lab, max_proposals=max_proposals, window=window, tol=tol,
+                                        seed=seed)
+    return {**_selection_dict(r), "bandwidths": h}
 
 
 def _random_prototypes(n: int, m: int, labels: np.ndarray | None, rng: np.random.Generator) -> np.ndarray:
@@ -204,7 +212,7 @@ class _FixedSizeLSSVM(BaseEstimator):
         problems = self._problems(y)
 
         # 1. standardization statistics (one streaming pass)
-        if getattr(src, "is_dask", False):  # dask reductions on the workers (and the finiteness check)
+        if isinstance(src, DaskSource):  # dask reductions on the workers (and the finiteness check)
             mean, scale = src.moments(self.standardize)
         elif self.standardize:
             s1, s2 = np.zeros(d), np.zeros(d)
@@ -235,7 +243,8 @@ class _FixedSizeLSSVM(BaseEstimator):
             Xc = self._gather(src, cand)
             entropy = self.prototype_selection == "entropy"
             if entropy:
-                h, self.n_bandwidth_fallbacks_ = entropy_bandwidths(Xc) if Xc.shape[0] >= 2 else (np.ones(d), d)
+                h, n_fallbacks = entropy_bandwidths(Xc) if Xc.shape[0] >= 2 else (np.ones(d), d)
+                self.n_bandwidth_fallbacks_ = n_fallbacks
             timings["bandwidth"] = time.perf_counter() - t1
             t2 = time.perf_counter()
             m = min(int(self.n_prototypes), Xc.shape[0])
@@ -264,8 +273,8 @@ class _FixedSizeLSSVM(BaseEstimator):
         budget = parse_bytes(self.feature_memory, "feature_memory")
         fixed_params = None if mode != "kernel" else kern.core_params
 
-        def make_params(s2):
-            return fixed_params if mode == "kernel" else _rbf_params(s2)
+        def make_params(s2: float) -> _core.kernels.KernelParams:
+            return fixed_params if fixed_params is not None else _rbf_params(s2)
 
         self.problems_ = []
         for prob in problems:
@@ -288,7 +297,7 @@ class _FixedSizeLSSVM(BaseEstimator):
         return None
 
     def _gather(self, src: Source | DaskSource, rows: np.ndarray) -> np.ndarray:
-        if getattr(src, "is_dask", False):
+        if isinstance(src, DaskSource):
             return src.gather(rows)
         if src.array is not None and not isinstance(src.array, np.memmap) and rows.size == src.array.shape[0]:
             X = np.asarray(src.array, dtype=np.float64)
@@ -300,7 +309,7 @@ class _FixedSizeLSSVM(BaseEstimator):
             if k > j:
                 out.append(xb[rows[j:k] - r0])
             j, r0 = k, r0 + nb
-        return np.ascontiguousarray(np.concatenate(out)) if out else np.zeros((0, src.mean.size))
+        return np.ascontiguousarray(np.concatenate(out)) if out else np.zeros((0, self.n_features_in_))
 
     def _fit_problem(self, src, prob, PV, d, mode, make_params, sigma2_fixed, rng, threads, budget) -> dict:
         mask, T = prob["mask"], prob["targets"].reshape(-1, 1).astype(np.float64)
@@ -341,7 +350,7 @@ class _FixedSizeLSSVM(BaseEstimator):
             kw = {"regularize_bias": self.regularize_bias, "feature_budget": budget, "n_threads": threads,
                   "n_features": d}
             PVx = None if mode == "linear" else PV
-            if getattr(src, "is_dask", False):
+            if isinstance(src, DaskSource):
                 return DaskCVEngine(src, T, mask, folds_, v_, PVx, make_params, self._task, **kw)
             return CVEngine(blocks, folds_, v_, PVx, make_params, self._task, progress=progress_, **kw)
 
@@ -354,10 +363,16 @@ class _FixedSizeLSSVM(BaseEstimator):
         if (tune_gamma or tune_sigma) and v >= 2:
             lo, hi, ilo, ihi = [], [], [], []
             if tune_gamma:
-                lo.append(-10.0), hi.append(20.0), ilo.append(0.0), ihi.append(10.0)
+                lo += [-10.0]
+                hi += [20.0]
+                ilo += [0.0]
+                ihi += [10.0]
             if tune_sigma:
                 ld = math.log(d)
-                lo.append(ld - 10), hi.append(ld + 10), ilo.append(ld - 3), ihi.append(ld + 3)
+                lo += [ld - 10]
+                hi += [ld + 10]
+                ilo += [ld - 3]
+                ihi += [ld + 3]
 
             def unpack(x):
                 g = math.exp(x[0]) if tune_gamma else gamma
@@ -425,17 +440,18 @@ class _FixedSizeLSSVM(BaseEstimator):
         groups: dict[float, list[int]] = {}
         for j, p in enumerate(self.problems_):
             groups.setdefault(p["sigma2"] if self.kernel_mode_ == "rbf" else 0.0, []).append(j)
-        kern = self.kernel if isinstance(self.kernel, Kernel) else None
+        PV = self.prototypes_  # None for the linear kernel (explicit features)
+        fixed = self.kernel.core_params if self.kernel_mode_ == "kernel" and isinstance(self.kernel, Kernel) else None
         for s in range(0, X.shape[0], block):
             xb = check_block(X[s:s + block], self.n_features_in_)
             xb = np.ascontiguousarray((xb - self.x_mean_) / self.x_scale_)
             for s2, js in groups.items():
-                V = np.ascontiguousarray(np.column_stack([self.problems_[j]["coef"] for j in js]))
-                if self.kernel_mode_ == "linear":
+                V = np.ascontiguousarray(np.column_stack([self.problems_[j]["coef"] for j in js]), dtype=np.float64)
+                if PV is None:
                     f = xb @ V
                 else:
-                    params = _rbf_params(s2) if self.kernel_mode_ == "rbf" else kern.core_params
-                    f = _core.kernel_matvec(xb, self.prototypes_, V, params)
+                    params = fixed if fixed is not None else _rbf_params(s2)
+                    f = _core.kernels.matvec(xb, PV, V, params)
                 out[s:s + xb.shape[0], js] = f + np.array([self.problems_[j]["intercept"] for j in js])
         return out
 

@@ -326,7 +326,9 @@ class HighsModel:
 
     def change_row_bounds(self, indices: Any, lower: Any, upper: Any) -> None:
         """New bounds ``lower <= (A x)_i <= upper`` of the rows ``indices`` (scalars are broadcast)."""
-        self._change_bounds("row", self.n_rows, self._h.changeRowsBounds, indices, lower, upper)
+        # highspy's stub (1.16) lacks changeRowsBounds, which the extension has (beside changeColsBounds)
+        change = self._h.changeRowsBounds  # type: ignore[attr-defined]
+        self._change_bounds("row", self.n_rows, change, indices, lower, upper)
 
     @staticmethod
     def _change_bounds(what: str, size: int, change: Any, indices: Any, lower: Any, upper: Any) -> None:

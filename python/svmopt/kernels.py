@@ -20,6 +20,7 @@ All evaluations run in the C++ core (blocked GEMM tiles, OpenMP over row blocks,
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -32,11 +33,11 @@ __all__ = ["KERNEL_NAMES", "Kernel", "as_kernel", "auto_scale"]
 
 KERNEL_NAMES = ("linear", "poly", "inhom_poly", "rbf", "sigmoid")
 _KIND = {
-    "linear": _core.KernelKind.linear,
-    "poly": _core.KernelKind.poly,
-    "inhom_poly": _core.KernelKind.inhom_poly,
-    "rbf": _core.KernelKind.rbf,
-    "sigmoid": _core.KernelKind.sigmoid,
+    "linear": _core.kernels.KernelKind.linear,
+    "poly": _core.kernels.KernelKind.poly,
+    "inhom_poly": _core.kernels.KernelKind.inhom_poly,
+    "rbf": _core.kernels.KernelKind.rbf,
+    "sigmoid": _core.kernels.KernelKind.sigmoid,
 }
 _AUTO = "auto"
 # Squared row norms above this would overflow ||x||^2 + ||z||^2 - 2<x, z>.
@@ -131,6 +132,12 @@ class Kernel:
     """
 
     __slots__ = ("_a", "_alpha", "_b", "_c", "_degree", "_name")
+    _name: str
+    _degree: int
+    _c: float | str
+    _alpha: float | str
+    _a: float
+    _b: float
 
     def __init__(self, name: str = "rbf", *, degree: int = 3, c: float | str = _AUTO,
                  alpha: float | str = _AUTO, a: float = 1.0, b: float = 0.0):
@@ -147,15 +154,38 @@ class Kernel:
     def __setattr__(self, key: str, value: Any) -> None:
         raise AttributeError("Kernel is immutable; use Kernel.replace(...) or Kernel.fit(X)")
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[[str, dict[str, Any]], Kernel], tuple[str, dict[str, Any]]]:
         return (_rebuild, (self._name, self.parameters()))
 
-    name = property(lambda self: self._name, doc="Kernel name, one of KERNEL_NAMES.")
-    degree = property(lambda self: self._degree, doc="Polynomial degree.")
-    c = property(lambda self: self._c, doc="inhom_poly offset (float or 'auto').")
-    alpha = property(lambda self: self._alpha, doc="RBF width (float or 'auto').")
-    a = property(lambda self: self._a, doc="Sigmoid slope.")
-    b = property(lambda self: self._b, doc="Sigmoid offset.")
+    @property
+    def name(self) -> str:
+        """Kernel name, one of KERNEL_NAMES."""
+        return self._name
+
+    @property
+    def degree(self) -> int:
+        """Polynomial degree."""
+        return self._degree
+
+    @property
+    def c(self) -> float | str:
+        """inhom_poly offset (float or 'auto')."""
+        return self._c
+
+    @property
+    def alpha(self) -> float | str:
+        """RBF width (float or 'auto')."""
+        return self._alpha
+
+    @property
+    def a(self) -> float:
+        """Sigmoid slope."""
+        return self._a
+
+    @property
+    def b(self) -> float:
+        """Sigmoid offset."""
+        return self._b
 
     def parameters(self) -> dict[str, Any]:
         """Parameters (without the name) as a dict."""
@@ -166,7 +196,7 @@ class Kernel:
         params = {"name": self._name, **self.parameters(), **changes}
         return Kernel(params.pop("name"), **params)
 
-    def _key(self) -> tuple:
+    def _key(self) -> tuple[Any, ...]:
         return (self._name, *self.parameters().values())
 
     def __eq__(self, other: object) -> bool:
@@ -212,18 +242,18 @@ class Kernel:
         )
 
     @property
-    def core_params(self) -> _core.KernelParams:
+    def core_params(self) -> _core.kernels.KernelParams:
         """The parameters as the core's ``KernelParams`` (requires a resolved kernel)."""
         if not self.is_resolved:
             missing = "alpha" if self._name == "rbf" else "c"
             raise ValueError(
                 f"{missing}='auto' is unresolved; call kernel.fit(X_train) first or pass {missing} explicitly"
             )
-        return _core.KernelParams(
+        return _core.kernels.KernelParams(
             _KIND[self._name],
             degree=self._degree,
-            c=0.0 if self._c == _AUTO else self._c,
-            alpha=1.0 if self._alpha == _AUTO else self._alpha,
+            c=self._c if isinstance(self._c, float) else 0.0,  # "auto" of a kernel that does not use it
+            alpha=self._alpha if isinstance(self._alpha, float) else 1.0,
             a=self._a,
             b=self._b,
         )
@@ -237,7 +267,7 @@ class Kernel:
 
     # -- evaluation ----------------------------------------------------------------------------
     def _check(
-        self, X: Any, name: str, params: _core.KernelParams, *, n_features: int | None = None
+        self, X: Any, name: str, params: _core.kernels.KernelParams, *, n_features: int | None = None
     ) -> np.ndarray:
         # Fast path for float64 2-D ndarrays (the estimators' own calls): the squared row norms below catch NaN and
         # inf too, and only then does check_array run, for its standard message. The time saved per call
@@ -255,7 +285,7 @@ class Kernel:
                 f"{name} has values too large for kernel evaluation (squared row norms overflow float64); "
                 "rescale the data, e.g. with sklearn.preprocessing.StandardScaler"
             )
-        if self._name in ("poly", "inhom_poly") and not np.all(np.isfinite(_core.kernel_diag(X, params))):
+        if self._name in ("poly", "inhom_poly") and not np.all(np.isfinite(_core.kernels.diag(X, params))):
             raise ValueError(
                 f"{name}: k(x, x) overflows float64 for this degree; rescale the data or lower the degree"
             )
@@ -269,7 +299,7 @@ class Kernel:
         p = self.core_params
         X = self._check(X, "X", p)
         check_dense_allocation(X.shape[0], X.shape[0], "Kernel.gram")
-        return _core.kernel_gram(X, p, n_threads=_threads(n_threads))
+        return _core.kernels.gram(X, p, n_threads=_threads(n_threads))
 
     def cross(self, X: Any, Z: Any, *, n_threads: int | None = None) -> np.ndarray:
         """Cross Gram matrix ``K[i, j] = k(x_i, z_j)`` (n_x x n_z, C order)."""
@@ -277,13 +307,13 @@ class Kernel:
         X = self._check(X, "X", p)
         Z = self._check(Z, "Z", p, n_features=X.shape[1])
         check_dense_allocation(X.shape[0], Z.shape[0], "Kernel.cross")
-        return _core.kernel_cross(X, Z, p, n_threads=_threads(n_threads))
+        return _core.kernels.cross(X, Z, p, n_threads=_threads(n_threads))
 
     def diag(self, X: Any) -> np.ndarray:
         """Diagonal ``k(x_i, x_i)`` of the Gram matrix, in O(n d)."""
         p = self.core_params
         X = self._check(X, "X", p)
-        return _core.kernel_diag(X, p)
+        return _core.kernels.diag(X, p)
 
     def matvec(self, X: Any, Z: Any, v: Any, *, n_threads: int | None = None) -> np.ndarray:
         """``K(X, Z) @ v`` without storing ``K(X, Z)``: memory O(threads * block * (block + d)).
@@ -301,7 +331,7 @@ class Kernel:
         if v_arr.shape[0] != Z.shape[0]:
             raise ValueError(f"v has {v_arr.shape[0]} rows but Z has {Z.shape[0]}; they must match")
         V = v_arr.reshape(v_arr.shape[0], -1) if v_arr.ndim == 1 else v_arr
-        out = _core.kernel_matvec(X, Z, V, p, n_threads=_threads(n_threads))
+        out = _core.kernels.matvec(X, Z, V, p, n_threads=_threads(n_threads))
         return out[:, 0] if v_arr.ndim == 1 else out
 
     def __call__(self, X: Any, Z: Any = None) -> np.ndarray:

@@ -237,13 +237,16 @@ def line_search_objective(line_search: str, interval: str) -> str:
 
 def _line_search(s: np.ndarray, y: np.ndarray, lo: float, hi: float, gamma: float, line_search: str,
                  n_grid: int, interval: str) -> tuple[float, int]:
-    objective = line_search_objective(line_search, interval)
+    objective = _core.robust.Objective.__members__[line_search_objective(line_search, interval)]
+    s = np.asarray(s, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
     if line_search == "grid":
-        return _core.line_search_grid(s, y, lo, hi, n_grid, gamma, objective)
-    return _core.line_search_exact(s, y, lo, hi, gamma, objective)
+        return _core.robust.line_search_grid(s, y, lo, hi, n_grid, gamma, objective)
+    return _core.robust.line_search_exact(s, y, lo, hi, gamma, objective)
 
 
-def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None, nus: Sequence[float] = (1.0,),
+def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
+               nus: Sequence[float] | np.ndarray = (1.0,),
                line_search: str = "exact", n_grid: int = 10_000, interval: str = "paper",
                solver_options: Mapping[str, Any] | None = None, warm_start: bool = False,
                lp_solver: str = "auto") -> BinaryFit:
@@ -256,13 +259,14 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
     further ``nu`` only changes the ``xi`` costs (``changeColsCost``); ``warm_start=True`` re-solves from the
     previous basis, the default re-solves cold on the same model, which measured faster with the dual simplex on
     these LPs (``benchmarks/bench_robust.py::NuGrid``; figures in docs/performance.md).
-    ``"dense"`` uses the core's dense primal simplex (``_core.GsvmDenseLP``), warm-started across ``nu``; every
+    ``"dense"`` uses the core's dense primal simplex (``_core.robust.DenseLP``), warm-started across ``nu``; every
     answer carries an optimality certificate checked on the original data (primal and dual feasibility and the
     duality gap to 1e-7), and if it fails or the iteration limit is reached that ``nu`` and the following ones
     are solved by HiGHS instead (recorded as ``solver`` in the path). ``"auto"`` is ``"dense"`` for
     ``m <= DENSE_LP_MAX_M`` when no ``solver_options`` are given, else ``"highs"``. The two solvers reach the
     same optimal objective; on degenerate LPs they may return different optimal vertices ``u``.
     """
+    K = np.asarray(K, dtype=np.float64)
     m = K.shape[0]
     if lp_solver not in LP_SOLVERS:
         raise ValueError(f"lp_solver must be one of {LP_SOLVERS}, got {lp_solver!r}")
@@ -272,7 +276,7 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
     dense = None
     if use_dense:
         check_dense_allocation(m, 4 * m + 1, "RobustSVC's dense simplex tableau (m x (4m + 1))")
-        dense = _core.GsvmDenseLP(np.ascontiguousarray(K, dtype=np.float64), y, d)
+        dense = _core.robust.DenseLP(K, y, d)
     model: HighsModel | None = None
     xi_cols = np.arange(2 * m + 1, 3 * m + 1, dtype=np.int32)
 
@@ -280,7 +284,7 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
         nonlocal model
         if model is None:
             check_dense_allocation(m, 3 * m, "RobustSVC's LP (23) (2 m^2 values + indices)")
-            start, index, value = _core.robust_lp_matrix(K, y, d)
+            start, index, value = _core.robust.lp_matrix(K, y, d)
             cost = np.concatenate([np.ones(2 * m), [0.0], np.full(m, nu)])
             lower = np.zeros(3 * m + 1)
             lower[2 * m] = -np.inf
@@ -303,14 +307,14 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
         if dense is not None:
             t0 = time.perf_counter()
             out = dense.solve(nu)
-            if out["status"] == "optimal":
-                x = out["x"]
-                rec.update(objective=float(out["objective"]), iterations=int(out["iterations"]),
+            if out.status == _core.robust.DenseLPStatus.optimal:
+                x = out.x
+                rec.update(objective=float(out.objective), iterations=int(out.iterations),
                            solve_time=time.perf_counter() - t0, status="Optimal", solver="dense")
             else:
                 logger.debug("dense simplex: %s at nu=%g (primal/dual infeasibility %.2g/%.2g); HiGHS takes over",
-                             out["status"], nu, out["primal_infeasibility"], out["dual_infeasibility"])
-                rec["solver"] = f"highs (dense simplex: {out['status']})"
+                             out.status.name, nu, out.primal_infeasibility, out.dual_infeasibility)
+                rec["solver"] = f"highs (dense simplex: {out.status.name})"
                 dense = None
         if x is None:
             res = highs_solve(nu)

@@ -25,6 +25,7 @@ import math
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -60,10 +61,11 @@ def csa(cost: Callable[[np.ndarray], float], x0: np.ndarray, lower, upper, *, ma
         T0: float = 1.0, Tac0: float = 0.0, seed: int = 0) -> TuningResult:
     """Coupled simulated annealing (CSA-MwVC) from the q initial states ``x0`` (q x dim), inside [lower, upper]."""
     x0 = np.atleast_2d(np.asarray(x0, dtype=np.float64))
-    r = _core.csa_minimize(lambda v: float(cost(np.array(v))), x0, np.asarray(lower, float), np.asarray(upper, float),
-                           max_evals=int(max_evals), inner=int(inner), T0=float(T0), Tac0=float(Tac0), seed=int(seed))
-    return TuningResult(np.asarray(r["x"]), float(r["fun"]), np.asarray(r["history"]), n_csa=len(r["history"]),
-                        extra={"Tac": r["Tac"], "n_stages": r["n_stages"]})
+    r = _core.fixed_size.csa_minimize(lambda v: float(cost(np.array(v))), x0, np.asarray(lower, dtype=np.float64),
+                                      np.asarray(upper, dtype=np.float64), max_evals=int(max_evals), inner=int(inner),
+                                      T0=float(T0), Tac0=float(Tac0), seed=int(seed))
+    return TuningResult(np.asarray(r.x), float(r.fun), np.asarray(r.history), n_csa=len(r.history),
+                        extra={"Tac": r.Tac, "n_stages": r.n_stages})
 
 
 def nelder_mead(cost: Callable[[np.ndarray], float], x0, lower=None, upper=None, *, max_evals: int = 70,
@@ -137,11 +139,12 @@ def _blas_controller():
     return ThreadpoolController()
 
 
-def nystrom_projection(PV: np.ndarray, params, n_threads: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def nystrom_projection(PV: np.ndarray, params: _core.kernels.KernelParams,
+                       n_threads: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """P = U' Lambda'^{-1/2} (m x m') from eig(Omega_mm), keeping lambda > m eps lambda_max (Section 3.1;
     decision: an ill-conditioned Omega_mm loses its small eigenpairs, no jitter is added)."""
     small = PV.shape[0] < 600
-    Omega = _core.kernel_gram(PV, params, n_threads=1 if small else n_threads)
+    Omega = _core.kernels.gram(np.asarray(PV, dtype=np.float64), params, n_threads=1 if small else n_threads)
     if small:  # a threaded LAPACK call on a small matrix costs more in synchronization than it saves
         with _blas_controller().limit(limits=1, user_api="blas"):
             lam, U = np.linalg.eigh(Omega)
@@ -156,11 +159,13 @@ def nystrom_projection(PV: np.ndarray, params, n_threads: int = 0) -> tuple[np.n
     return np.ascontiguousarray(U[:, keep] / np.sqrt(lam[keep])), lam[keep]
 
 
-BlockFactory = Callable[[], Iterable[tuple[np.ndarray, np.ndarray]]]
+Block = tuple[np.ndarray, np.ndarray]
+BlockFactory = Callable[[], Iterable[Block]]
+ParamsFactory = Callable[[float], "_core.kernels.KernelParams"]
 
 
 def holdout_cheaper(n: int, p: int, v: int) -> bool:
-    """Whether the holdout identity (``_core.fast_cv_holdout``) beats v Cholesky solves (``acc.fold_solve``):
+    """Whether the holdout identity (``_core.fixed_size.fast_cv_holdout``) beats v Cholesky solves (``acc.fold_solve``):
     its flops p^3/3 + n p^2 + n (n/v) (p + n/(3v)) below 2 times v p^3/3. The factor is measured: the blocked triangular
     solves and rank updates of the holdout form run at a higher flop rate than v small Cholesky factorizations, and the
     factor 2 picked the faster form in every cell measured (the figures are in docs/performance.md). True for many small
@@ -171,13 +176,13 @@ def holdout_cheaper(n: int, p: int, v: int) -> bool:
     return p**3 / 3 + n * p * p + n * nu * (p + nu / 3) < 2.0 * v * p**3 / 3
 
 
-def linear_accumulator(d: int, **kw) -> _core.FoldAccumulator:
+def linear_accumulator(d: int, **kw: Any) -> _core.fixed_size.FoldAccumulator:
     """A FoldAccumulator on explicit linear features (decision: the linear FS-LSSVM uses the inputs
     themselves, equivalent to the Nyström-linear map when the prototypes span R^d): the d inputs plus the bias
     column, no prototypes.
     ``kw``: n_folds, n_targets, n_threads, chunk, keep_features."""
-    return _core.FoldAccumulator(np.zeros((0, d)), _core.KernelParams(_core.KernelKind.linear), np.zeros((0, 0)),
-                                 n_features_linear=d, **kw)
+    linear = _core.kernels.KernelParams(_core.kernels.KernelKind.linear)
+    return _core.fixed_size.FoldAccumulator(np.zeros((0, d)), linear, np.zeros((0, 0)), n_features_linear=d, **kw)
 
 
 class _FoldStats(dict):
@@ -205,72 +210,86 @@ class CVEngine:
     Parameters
     ----------
     blocks : callable returning an iterator of ``(X_block, Y_block)`` (float64, C order, Y 2-D with k columns);
-        every call must yield the same rows in the same order.
+        every call must yield the same rows in the same order. None for a subclass that makes its passes itself
+        (:class:`svmopt.distributed.DaskCVEngine`).
     folds : int32 array, fold id of every row (in stream order).
-    PV : prototype vectors (m x d), or None for explicit linear features (the inputs themselves).
+    PV : prototype vectors (m x d), or None for explicit linear features (the inputs themselves: ``n_features``
+        is then required).
     make_params : sigma2 -> core KernelParams (ignored for explicit linear features).
     task : "classification" (misclassification rate of sign(f), sign(0) = +1) or "regression" (MSE).
     feature_budget : bytes allowed for the in-memory Phi_e (default 1 GiB; the paper's machine had
         3.2 GB); above, blocked Algorithm 3B.
 
-    Fold solves: v Cholesky factorizations of (20)-(21) (``_core.fast_cv_solve``), or, when Phi_e is in memory and
-    :func:`holdout_cheaper` says so (many folds that are small next to p), the holdout identity from one
-    factorization of the whole-data system (``_core.fast_cv_holdout``); the two give the same predictions to
-    rounding (tests/test_tuning.py). ``holdout`` is the attribute that decides (set it to False to force the per-fold
-    form).
+    Fold solves: v Cholesky factorizations of (20)-(21) (``_core.fixed_size.fast_cv_solve``), or, when Phi_e is in
+    memory and :func:`holdout_cheaper` says so (many folds that are small next to p), the holdout identity from one
+    factorization of the whole-data system (``_core.fixed_size.fast_cv_holdout``); the two give the same predictions
+    to rounding (tests/test_tuning.py). ``holdout`` is the attribute that decides (set it to False to force the
+    per-fold form).
     """
 
-    def __init__(self, blocks: BlockFactory, folds: np.ndarray, n_folds: int, PV: np.ndarray | None, make_params,
-                 task: str, *, n_targets: int = 1, regularize_bias: bool = True, feature_budget: int = 1 << 30,
-                 n_threads: int = 0, cache_size: int = 4, n_features: int | None = None, progress=None):
+    def __init__(self, blocks: BlockFactory | None, folds: np.ndarray, n_folds: int, PV: np.ndarray | None,
+                 make_params: ParamsFactory, task: str, *, n_targets: int = 1, regularize_bias: bool = True,
+                 feature_budget: int = 1 << 30, n_threads: int = 0, cache_size: int = 4, n_features: int | None = None,
+                 progress: Callable[[Iterable[Block]], Iterable[Block]] | None = None):
         self.blocks = blocks
         self.folds = np.ascontiguousarray(folds, dtype=np.int32)
         self.n = self.folds.size
         self.v = int(n_folds)
-        self.PV = PV
+        self.PV = None if PV is None else np.asarray(PV, dtype=np.float64)
         self.make_params = make_params
         self.task = task
         self.k = int(n_targets)
         self.regularize_bias = regularize_bias
         self.feature_budget = feature_budget
         self.n_features = n_features
+        # p before the small eigenpairs are dropped
+        if self.PV is not None:
+            p = self.PV.shape[0] + 1
+        elif n_features is not None:
+            p = n_features + 1
+        else:
+            raise TypeError(f"{type(self).__name__}: n_features is required with explicit linear features (PV=None)")
+        self.p_max = p
         # Small problems run on one thread: an OpenMP barrier costs milliseconds on a loaded machine.
-        self.p_max = p = (n_features if PV is None else PV.shape[0]) + 1  # before the small eigenpairs are dropped
         self.n_threads = 1 if self.n * p * p < 2e8 else n_threads
         # In memory, small folds are solved by the holdout identity from the whole-data system (one factorization
         # instead of v); the fold statistics are then the whole-data G, t only (one fold in the accumulator).
         self.holdout = PV is not None and holdout_cheaper(self.n, p, self.v)
-        self._cache: OrderedDict = OrderedDict()
+        self._cache: OrderedDict[float, dict[str, Any]] = OrderedDict()
         self.cache_size = cache_size
         self.n_passes = 0
         self.n_evals = 0
         self.progress = progress
 
-    def _accumulator(self, sigma2: float, n_folds: int, keep: bool):
+    def _accumulator(self, sigma2: float, n_folds: int,
+                     keep: bool) -> tuple[_core.fixed_size.FoldAccumulator, np.ndarray | None]:
         """The accumulator for one sigma^2 and its P; ``keep``: let it keep the features (``keep_features``) when
         they fit the feature budget."""
         if self.PV is None:
-            keep = keep and self.n * (self.n_features + 1) * 8 <= self.feature_budget
-            return linear_accumulator(self.n_features, n_folds=n_folds, n_targets=self.k, n_threads=self.n_threads,
+            d = self.p_max - 1  # the explicit features: the n_features inputs
+            keep = keep and self.n * (d + 1) * 8 <= self.feature_budget
+            return linear_accumulator(d, n_folds=n_folds, n_targets=self.k, n_threads=self.n_threads,
                                       keep_features=keep), None
         params = self.make_params(sigma2)
         P, _ = nystrom_projection(self.PV, params, self.n_threads)
         keep = keep and self.n * (P.shape[1] + 1) * 8 <= self.feature_budget
-        return _core.FoldAccumulator(self.PV, params, P, n_folds=n_folds, n_targets=self.k,
-                                     n_threads=self.n_threads, keep_features=keep), P
+        return _core.fixed_size.FoldAccumulator(self.PV, params, P, n_folds=n_folds, n_targets=self.k,
+                                                n_threads=self.n_threads, keep_features=keep), P
 
     def _iter(self) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+        if self.blocks is None:
+            raise TypeError(f"{type(self).__name__} has no block stream")
         r0 = 0
         it = self.blocks()
         if self.progress is not None:
             it = self.progress(it)
         for Xb, Yb in it:
-            yield r0, Xb, Yb
+            yield r0, np.asarray(Xb, dtype=np.float64), np.asarray(Yb, dtype=np.float64)
             r0 += Xb.shape[0]
         if r0 != self.n:
             raise ValueError(f"the block stream yielded {r0} rows, expected {self.n}; it must be re-iterable")
 
-    def stats(self, sigma2: float) -> dict:
+    def stats(self, sigma2: float) -> dict[str, Any]:
         """Per-fold statistics for one sigma^2 (cached): G (v,p,p), t (v,p,k), yy, counts, P, Phi (or None)."""
         key = float(sigma2)
         if key in self._cache:
@@ -283,7 +302,7 @@ class CVEngine:
         Phi = np.empty((self.n, acc.dim)) if holdout else None  # kept: s["Phi"] built on demand only
         self.n_passes += 1
         for r0, Xb, Yb in self._iter():
-            if holdout:
+            if Phi is not None:  # holdout
                 acc.add(Xb, Yb, None, out=Phi[r0:r0 + Xb.shape[0]])
             else:
                 acc.add(Xb, Yb, self.folds[r0:r0 + Xb.shape[0]])
@@ -301,7 +320,7 @@ class CVEngine:
         acc = s.get("acc")
         if acc is not None:
             return acc.fold_solve(float(gamma), self.regularize_bias)
-        return _core.fast_cv_solve(s["G"], s["t"], float(gamma), self.regularize_bias, self.n_threads)
+        return _core.fixed_size.fast_cv_solve(s["G"], s["t"], float(gamma), self.regularize_bias, self.n_threads)
 
     def predictions(self, gamma: float, sigma2: float) -> tuple[np.ndarray, np.ndarray]:
         """CV predictions of every row by its own fold model, and the row targets (stream order)."""
@@ -309,18 +328,18 @@ class CVEngine:
         if (s.get("kept") or s["Phi"] is not None) and "Y" not in s:
             s["Y"] = np.concatenate([Yb for _, _, Yb in self._iter()]) if self.n else np.zeros((0, self.k))
         if s.get("holdout"):
-            return _core.fast_cv_holdout(s["Phi"], s["Y"], self.folds, self.v, s["G"][0], s["t"][0], float(gamma),
-                                         self.regularize_bias, self.n_threads), s["Y"]
+            return _core.fixed_size.fast_cv_holdout(s["Phi"], s["Y"], self.folds, self.v, s["G"][0], s["t"][0],
+                                                    float(gamma), self.regularize_bias, self.n_threads), s["Y"]
         theta = self._fold_models(s, gamma)
         if s.get("kept"):
             return s["acc"].predict_kept(theta), s["Y"]
         if s["Phi"] is not None:
-            return _core.fold_predict(s["Phi"], self.folds, theta, self.n_threads), s["Y"]
+            return _core.fixed_size.fold_predict(s["Phi"], self.folds, theta, self.n_threads), s["Y"]
         F, Ys = [], []
         self.n_passes += 1
         for r0, Xb, Yb in self._iter():
             Phi_b = s["acc"].features(Xb)
-            F.append(_core.fold_predict(Phi_b, self.folds[r0:r0 + Xb.shape[0]], theta, self.n_threads))
+            F.append(_core.fixed_size.fold_predict(Phi_b, self.folds[r0:r0 + Xb.shape[0]], theta, self.n_threads))
             Ys.append(Yb)
         return np.concatenate(F), np.concatenate(Ys)
 
@@ -357,16 +376,18 @@ class CVEngine:
         s = self.stats(sigma2)
         G = s["G"].sum(axis=0)
         t = s["t"].sum(axis=0)
-        return s["P"], _core.ridge_solve(G, t, float(gamma), self.regularize_bias)
+        return s["P"], _core.fixed_size.ridge_solve(G, t, float(gamma), self.regularize_bias)
 
 
-def simple_cv_cost(X: np.ndarray, Y: np.ndarray, folds: np.ndarray, PV: np.ndarray | None, params, gamma: float,
-                   task: str, *, regularize_bias: bool = True, n_threads: int = 0) -> float:
+def simple_cv_cost(X: np.ndarray, Y: np.ndarray, folds: np.ndarray, PV: np.ndarray | None,
+                   params: _core.kernels.KernelParams, gamma: float, task: str, *, regularize_bias: bool = True,
+                   n_threads: int = 0) -> float:
     """The "simple" v-fold CV of the paper's Tables 3–4 (as the paper's operation count
     (4/3) v m^3 + (2v-2) n m^2 implies): per fold recompute eig(Omega_mm), the
     features of the training and validation rows, the training Gram matrix and the solve."""
     X = np.ascontiguousarray(X, dtype=np.float64)
     Y = np.ascontiguousarray(np.asarray(Y, dtype=np.float64).reshape(X.shape[0], -1))
+    PV = None if PV is None else np.asarray(PV, dtype=np.float64)
     errs = np.empty_like(Y)
     p = (X.shape[1] if PV is None else PV.shape[0]) + 1
     n_threads = 1 if X.shape[0] * p * p < 2e8 else n_threads  # same rule as CVEngine
@@ -376,10 +397,10 @@ def simple_cv_cost(X: np.ndarray, Y: np.ndarray, folds: np.ndarray, PV: np.ndarr
             acc = linear_accumulator(X.shape[1], n_targets=Y.shape[1], n_threads=n_threads)
         else:
             P, _ = nystrom_projection(PV, params, n_threads)
-            acc = _core.FoldAccumulator(PV, params, P, n_targets=Y.shape[1], n_threads=n_threads)
+            acc = _core.fixed_size.FoldAccumulator(PV, params, P, n_targets=Y.shape[1], n_threads=n_threads)
         acc.add(np.ascontiguousarray(X[tr]), np.ascontiguousarray(Y[tr]))
         G, t, _, _ = acc.results()
-        theta = _core.ridge_solve(G[0], t[0], float(gamma), regularize_bias)
+        theta = _core.fixed_size.ridge_solve(G[0], t[0], float(gamma), regularize_bias)
         f = acc.features(np.ascontiguousarray(X[va])) @ theta
         errs[va] = Y[va] - f if task == "regression" else (np.where(f >= 0, 1.0, -1.0) != Y[va])
     if task == "regression":

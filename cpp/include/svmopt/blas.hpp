@@ -1,6 +1,7 @@
 // Optional BLAS / LAPACK for the fixed-size LS-SVM's large dense kernels: the Nyström features F = K P, the Gram
 // accumulation G += F^T F and the Cholesky factorizations of the ridge systems. The core does not link a BLAS; the
-// Python layer hands it, at import, the Fortran dgemm / dsyrk / dpotrf of a BLAS already loaded in the process:
+// Python layer hands it, on the first call of a binding that needs one (or when the user chooses), the Fortran
+// dgemm / dsyrk / dpotrf of a BLAS already loaded in the process:
 // NumPy's bundled OpenBLAS (64-bit integer interface, found through threadpoolctl) or SciPy's (32-bit, through the
 // PyCapsules of scipy.linalg.cython_blas / cython_lapack). Their kernels run the products faster than Eigen's,
 // and large factorizations (p >= kMinPotrf) too (figures: docs/performance.md). Without one (or after set(nullptr,
@@ -24,6 +25,7 @@ constexpr Index kMinPotrf = 1024;
 // (ilp64 false) or 64-bit ones (true). potrf may be null (factorizations stay on Eigen); syrk or gemm null removes
 // all three.
 void set(void* syrk, void* gemm, void* potrf, bool ilp64);
+bool configured();         // set() was called (a choice was made, possibly "none")
 bool available();          // dsyrk and dgemm installed
 bool potrf_available();    // dpotrf installed
 const char* interface();   // "lp64", "ilp64" or "" when none

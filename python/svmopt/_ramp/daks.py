@@ -163,8 +163,9 @@ class DAKSResult:
 
 
 class _DAKS:
-    def __init__(self, X, y, C, budget, params: DAKSParams, options, seed_options, verbose):
+    def __init__(self, X, y, C, budget, params: DAKSParams, options, seed_options, verbose, variant: str):
         self.X, self.y, self.C, self.B = X, y, C, budget
+        self.variant = variant
         self.n, self.d = X.shape
         self.P = params
         self.lp_options = options
@@ -181,11 +182,9 @@ class _DAKS:
 
     def build(self, feats, zh, *, cutoff=INF, cover=None, relax_v=False):
         bm, P = self.bm, self.P
-        kw = {}
-        if P.subproblem_bounds:
-            kw = {"ub_w": bm.ub_w, "b_bounds": (bm.lb_b, bm.ub_b)}
+        ub_w, b_bounds = (bm.ub_w, (bm.lb_b, bm.ub_b)) if P.subproblem_bounds else (INF, (-INF, INF))
         return build_rlfs(self.X[:, feats], self.y, self.C, M=bm.M, U=bm.u, budget=self.B, zh=zh,
-                          cutoff=cutoff, cover=cover, int_v=not relax_v, **kw)
+                          cutoff=cutoff, cover=cover, int_v=not relax_v, ub_w=ub_w, b_bounds=b_bounds)
 
     def solve_restricted(self, feats, zh, *, cutoff=INF, cover=None):
         """(RL-FS-M)(K)_zh [+ (24) + (25)/(26)] under t_limit / t_fea / t_inc; polished solution or None."""
@@ -348,6 +347,5 @@ def daks(X: np.ndarray, y: np.ndarray, C: float, budget: int, *, params: DAKSPar
     Algorithm-1 initial solution.
     """
     t0 = time.perf_counter()
-    engine = _DAKS(X, y, C, budget, params or DAKSParams(), options, seed_options or {}, verbose)
-    engine.variant = variant
+    engine = _DAKS(X, y, C, budget, params or DAKSParams(), options, seed_options or {}, verbose, variant)
     return engine.run(t0)

@@ -1,7 +1,14 @@
 """svmopt's C++ core, in the best instruction-set variant this CPU supports.
 
+The routines live in one submodule per concept, each with its stub (``*.pyi`` beside this file):
+:mod:`~svmopt._core.kernels` (kernel matrices), :mod:`~svmopt._core.robust` (paper 000's LP and line searches),
+:mod:`~svmopt._core.fixed_size` (paper 002's entropy, Nyström, fast CV and CSA), :mod:`~svmopt._core.pso` (paper 003's
+swarms), :mod:`~svmopt._core.blas` (the BLAS the fixed-size products run on). Options are bound enums and results are
+bound classes. Array policy: arrays must already have the dtype the core computes in (float64; int32 fold ids; int64
+indices), else TypeError; any memory layout is accepted.
+
 The extension is built twice on x86-64 (``_core_baseline``: portable SSE2; ``_core_avx2``: AVX2 + FMA) as
-separate shared objects. This module re-exports the variant chosen at import: AVX2 where the CPU has AVX2
+separate shared objects. This package re-exports the variant chosen at import: AVX2 where the CPU has AVX2
 and FMA, else the baseline. ``SVMOPT_ISA=baseline`` (or ``avx2``) forces a choice; ``isa`` tells which
 one is loaded. Both variants compute the same functions; results may differ in the last bits (FMA).
 
@@ -9,14 +16,15 @@ The fixed-size LS-SVM's dense kernels (Nyström features K P, Gram accumulation 
 systems) run on a BLAS already in the process: NumPy's bundled OpenBLAS where found, else SciPy's (its dgemm /
 dsyrk / dpotrf through ``scipy.linalg.cython_blas`` / ``cython_lapack``): faster than Eigen's kernels
 for the products and for the Cholesky factorizations from order 1024 (below, Eigen's are as fast; figures in
-docs/performance.md).
-``SVMOPT_BLAS=0`` (or ``numpy``, ``scipy``) at import, or :func:`use_blas`, chooses.
+docs/performance.md). The BLAS is looked for on the first call that needs one (not at import):
+``SVMOPT_BLAS=0`` (or ``numpy``, ``scipy``) then chooses, or :func:`use_blas` at any time.
 The BLAS threads itself (``OPENBLAS_NUM_THREADS``, threadpoolctl), not through the core's ``n_threads``.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from types import ModuleType
 
 from svmopt import _core_baseline
@@ -44,7 +52,20 @@ def _select() -> ModuleType:
 
 
 _module = _select()
-globals().update({k: v for k, v in vars(_module).items() if not k.startswith("__")})
+isa: str = _module.isa
+eigen_version: str = _module.eigen_version
+cpu_supports_avx2_fma = _module.cpu_supports_avx2_fma
+openmp_enabled = _module.openmp_enabled
+max_threads = _module.max_threads
+simd_instruction_sets = _module.simd_instruction_sets
+kernels = _module.kernels
+robust = _module.robust
+fixed_size = _module.fixed_size
+pso = _module.pso
+blas = _module.blas
+for _name in ("kernels", "robust", "fixed_size", "pso", "blas"):  # `import svmopt._core.kernels` works too
+    sys.modules[f"{__name__}.{_name}"] = getattr(_module, _name)
+del _name
 
 
 _BLAS_PROVIDERS = ("auto", "numpy", "scipy")
@@ -58,10 +79,10 @@ def _numpy_blas_addresses() -> tuple[int, int, int] | None:
     import numpy as np
 
     try:
-        blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+        config = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
     except (KeyError, TypeError, AttributeError):
         return None
-    if blas.get("name") != "scipy-openblas" or "USE64BITINT" not in str(blas.get("openblas configuration", "")):
+    if config.get("name") != "scipy-openblas" or "USE64BITINT" not in str(config.get("openblas configuration", "")):
         return None
     import warnings
 
@@ -70,7 +91,7 @@ def _numpy_blas_addresses() -> tuple[int, int, int] | None:
     except ImportError:
         return None
     numpy_root = os.path.dirname(os.path.dirname(os.path.abspath(np.__file__)))
-    with warnings.catch_warnings():  # e.g. its notice of two OpenMP runtimes: not ours to report at import
+    with warnings.catch_warnings():  # e.g. its notice of two OpenMP runtimes: not ours to report
         warnings.simplefilter("ignore")
         libs = threadpool_info()
     for info in libs:
@@ -89,15 +110,34 @@ def _numpy_blas_addresses() -> tuple[int, int, int] | None:
     return None
 
 
-def _install_scipy_blas() -> bool:
+def _install_scipy_blas(target: ModuleType) -> bool:
     try:
         from scipy.linalg import cython_blas, cython_lapack
 
-        _module._set_blas(cython_blas.__pyx_capi__["dsyrk"], cython_blas.__pyx_capi__["dgemm"],
-                          cython_lapack.__pyx_capi__["dpotrf"])
+        target.set_lp64(cython_blas.__pyx_capi__["dsyrk"], cython_blas.__pyx_capi__["dgemm"],
+                        cython_lapack.__pyx_capi__["dpotrf"])
     except (ImportError, KeyError, AttributeError, TypeError, ValueError):
-        _module._set_blas(None, None)
-    return bool(_module.blas_available())
+        target.clear()
+    return bool(target.available())
+
+
+def _install_blas(want: str | None, target: ModuleType) -> bool:
+    """Install provider ``want`` (None: none) in the ``blas`` submodule ``target`` of a core variant."""
+    target.clear()
+    if want in ("auto", "numpy"):
+        addrs = _numpy_blas_addresses()
+        if addrs is not None and all(addrs):
+            target.set_ilp64(*addrs)
+    if not target.available() and want in ("auto", "scipy"):
+        _install_scipy_blas(target)
+    return bool(target.available())
+
+
+def _first_use(target: ModuleType) -> None:
+    """Called by the core (each variant with its own ``blas`` submodule) on the first call that needs a BLAS when
+    none was chosen: ``SVMOPT_BLAS`` decides (unset: NumPy's, else SciPy's)."""
+    env = os.environ.get("SVMOPT_BLAS", "1").strip().lower()
+    _install_blas(None if env == "0" else env if env in ("numpy", "scipy") else "auto", target)
 
 
 def use_blas(enabled: bool | str = True) -> bool:
@@ -115,21 +155,12 @@ def use_blas(enabled: bool | str = True) -> bool:
         want = enabled
     else:
         raise TypeError(f"enabled must be a bool or one of {_BLAS_PROVIDERS}, got {enabled!r}")
-    _module._set_blas(None, None)
-    if want in ("auto", "numpy"):
-        addrs = _numpy_blas_addresses()
-        if addrs is not None and all(addrs):
-            _module._set_blas_ilp64(*addrs)
-    if not _module.blas_available() and want in ("auto", "scipy"):
-        _install_scipy_blas()
-    return bool(_module.blas_available())
+    return _install_blas(want, blas)
 
 
 def blas_provider() -> str | None:
     """The BLAS the fixed-size LS-SVM's dense kernels run on: ``"numpy"``, ``"scipy"``, or None (Eigen). Told by
     the installed integer interface: only NumPy's OpenBLAS is installed with 64-bit integers, SciPy's with 32."""
-    return {"ilp64": "numpy", "lp64": "scipy"}.get(_module.blas_interface())
-
-
-_env_blas = os.environ.get("SVMOPT_BLAS", "1").strip().lower()
-use_blas(False if _env_blas == "0" else _env_blas if _env_blas in ("numpy", "scipy") else True)
+    if not blas.configured():
+        _first_use(blas)
+    return {"ilp64": "numpy", "lp64": "scipy"}.get(blas.interface())

@@ -1,13 +1,13 @@
-// Bindings of cpp/include/svmopt/kernels.hpp.
+// svmopt._core.kernels: cpp/include/svmopt/kernels.hpp.
 #include "svmopt/kernels.hpp"
 
-#include <pybind11/eigen.h>
+#include <string>
 
 #include "bindings.hpp"
 
 namespace svmopt::bind {
 
-void bind_kernels(py::module_& m) {
+void register_kernels(py::module_& m) {
   // module_local: each ISA variant of the core registers its own copy of these types.
   py::enum_<KernelKind>(m, "KernelKind", py::module_local())
       .value("linear", KernelKind::Linear)
@@ -31,13 +31,13 @@ void bind_kernels(py::module_& m) {
       .def_readonly("a", &KernelParams::a)
       .def_readonly("b", &KernelParams::b)
       .def("__repr__", [](const KernelParams& p) {
-        return "KernelParams(kind=" + std::to_string(static_cast<int>(p.kind)) +
+        return "KernelParams(kind=" + std::string(py::str(py::cast(p.kind))) +
                ", degree=" + std::to_string(p.degree) + ", c=" + std::to_string(p.c) +
                ", alpha=" + std::to_string(p.alpha) + ", a=" + std::to_string(p.a) + ", b=" + std::to_string(p.b) + ")";
       });
 
   m.def(
-      "kernel_gram",
+      "gram",
       [](const DoubleArray& X, const KernelParams& p, int n_threads, Index block) {
         const MatrixView xv = view2d(X, "X");
         DoubleArray out = empty2d(xv.rows, xv.rows);
@@ -52,7 +52,7 @@ void bind_kernels(py::module_& m) {
       "Symmetric Gram matrix K(X, X) (n x n, C order). One triangle of tiles is computed and mirrored.");
 
   m.def(
-      "kernel_cross",
+      "cross",
       [](const DoubleArray& X, const DoubleArray& Z, const KernelParams& p, int n_threads, Index block) {
         const MatrixView xv = view2d(X, "X"), zv = view2d(Z, "Z");
         if (xv.cols != zv.cols) throw py::value_error("X and Z must have the same number of columns");
@@ -68,7 +68,7 @@ void bind_kernels(py::module_& m) {
       py::arg("block") = kDefaultBlock, "Cross Gram matrix K(X, Z) (n_x x n_z, C order).");
 
   m.def(
-      "kernel_diag",
+      "diag",
       [](const DoubleArray& X, const KernelParams& p) {
         const MatrixView xv = view2d(X, "X");
         Vector out(xv.rows);
@@ -76,12 +76,12 @@ void bind_kernels(py::module_& m) {
           py::gil_scoped_release release;
           diag(xv, p, out);
         }
-        return out;
+        return to_numpy(out);
       },
       py::arg("X").noconvert(), py::arg("params"), "Diagonal k(x_i, x_i) of K(X, X).");
 
   m.def(
-      "kernel_matvec",
+      "matvec",
       [](const DoubleArray& X, const DoubleArray& Z, const DoubleArray& V, const KernelParams& p, int n_threads,
          Index block) {
         const MatrixView xv = view2d(X, "X"), zv = view2d(Z, "Z"), vv = view2d(V, "V");

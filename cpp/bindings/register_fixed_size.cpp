@@ -1,0 +1,360 @@
+// svmopt._core.fixed_size: the fixed-size LS-SVM core (paper 002): entropy.hpp, nystrom.hpp, fast_cv.hpp, csa.hpp.
+#include <pybind11/functional.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+#include "svmopt/csa.hpp"
+#include "svmopt/entropy.hpp"
+#include "svmopt/fast_cv.hpp"
+#include "svmopt/nystrom.hpp"
+
+namespace svmopt::bind {
+namespace {
+
+using OptionalInt64 = std::optional<Int64Array>;
+
+std::vector<Index> index_vector(const OptionalInt64& a, const char* name) {
+  if (!a) return {};
+  const Contiguous1d<std::int64_t> c(*a, name);
+  return std::vector<Index>(c.data(), c.data() + c.size());
+}
+
+}  // namespace
+
+void register_fixed_size(py::module_& m) {
+  // ---------------------------------------------------------------- entropy (Algorithm 1, (12), (14))
+  m.def(
+      "entropy_log_offdiag",
+      [](const DoubleArray& Z, const OptionalInt64& idx, int n_threads) {
+        const MatrixView zv = view2d(Z, "Z");
+        const auto id = index_vector(idx, "idx");
+        py::gil_scoped_release release;
+        return entropy_log_offdiag(zv, id, n_threads);
+      },
+      py::arg("Z").noconvert(), py::arg("idx").noconvert(), py::arg("n_threads") = 0,
+      "L = log sum_{k != l} exp(-||Z_k - Z_l||^2) over the rows idx (None: all) of the scaled inputs Z = X / (2h).");
+  m.def(
+      "entropy_log_rowsum",
+      [](const DoubleArray& Z, const OptionalInt64& idx, Index point, Index skip) {
+        return entropy_log_rowsum(view2d(Z, "Z"), index_vector(idx, "idx"), point, skip);
+      },
+      py::arg("Z").noconvert(), py::arg("idx").noconvert(), py::arg("point"), py::arg("skip"),
+      "LSE_{l != skip}(-||Z_point - Z_{idx_l}||^2).");
+
+  py::class_<EntropySelectResult>(m, "EntropySelectResult", py::module_local(),
+                                  "The prototypes of entropy_select and the search's counts.")
+      .def_property_readonly("idx", [](const EntropySelectResult& r) { return to_numpy(r.idx); })
+      .def_readonly("log_offdiag", &EntropySelectResult::log_offdiag)
+      .def_readonly("n_proposals", &EntropySelectResult::n_proposals)
+      .def_readonly("n_accepted", &EntropySelectResult::n_accepted)
+      .def_readonly("n_recomputes", &EntropySelectResult::n_recomputes)
+      .def_readonly("n_kernel_evals", &EntropySelectResult::n_kernel_evals)
+      .def_readonly("stopped_early", &EntropySelectResult::stopped_early);
+  m.def(
+      "entropy_select",
+      [](const DoubleArray& Z, Index m_pv, const OptionalInt64& labels, const OptionalInt64& init,
+         Index max_proposals, Index window, double tol, std::uint64_t seed, bool recompute) {
+        const MatrixView zv = view2d(Z, "Z");
+        std::vector<std::int64_t> lab;
+        if (labels) lab = Contiguous1d<std::int64_t>(*labels, "labels").to_vector();
+        const auto in = index_vector(init, "init");
+        EntropySelectOptions opt;
+        opt.max_proposals = max_proposals;
+        opt.window = window;
+        opt.tol = tol;
+        opt.seed = seed;
+        opt.recompute = recompute;
+        py::gil_scoped_release release;
+        return entropy_select(zv, m_pv, lab, in, opt);
+      },
+      py::arg("Z").noconvert(), py::arg("m"), py::arg("labels").noconvert() = py::none(),
+      py::arg("init").noconvert() = py::none(), py::arg("max_proposals") = 0, py::arg("window") = 0,
+      py::arg("tol") = 1e-5, py::arg("seed") = 0, py::arg("recompute") = false,
+      "Renyi-entropy prototype selection (Algorithm 1) with O(m d) log-domain swap updates.");
+  m.def(
+      "kde_psi",
+      [](const DoubleArray& x, double g, int r, int n_threads) {
+        const Contiguous1d<double> xc(x, "x_sorted");
+        py::gil_scoped_release release;
+        return kde_psi(xc.data(), xc.size(), g, r, nullptr, n_threads);
+      },
+      py::arg("x_sorted").noconvert(), py::arg("g"), py::arg("r"), py::arg("n_threads") = 0,
+      "Kernel estimate (14) of psi_r (r = 4 or 6) on sorted data.");
+  m.def(
+      "kde_psi_with_derivative",
+      [](const DoubleArray& x, double g, int n_threads) {
+        const Contiguous1d<double> xc(x, "x_sorted");
+        double d = 0.0, psi;
+        {
+          py::gil_scoped_release release;
+          psi = kde_psi(xc.data(), xc.size(), g, 4, &d, n_threads);
+        }
+        return std::make_tuple(psi, d);
+      },
+      py::arg("x_sorted").noconvert(), py::arg("g"), py::arg("n_threads") = 0,
+      "(psi_4, d psi_4 / dg) of the kernel estimate (14) on sorted data.");
+
+  // ---------------------------------------------------------------- Nystrom features and accumulation
+  m.def(
+      "nystrom_features",
+      [](const DoubleArray& X, const DoubleArray& PV, const KernelParams& p, const DoubleArray& P, int n_threads,
+         Index chunk) {
+        ensure_blas();
+        const MatrixView xv = view2d(X, "X"), pv = view2d(PV, "PV"), pm = view2d(P, "P");
+        DoubleArray out = empty2d(xv.rows, pm.cols);
+        RowMatrixMap o(out.mutable_data(), xv.rows, pm.cols);
+        {
+          py::gil_scoped_release release;
+          nystrom_features(xv, pv, p, pm, o, n_threads, chunk);
+        }
+        return out;
+      },
+      py::arg("X").noconvert(), py::arg("PV").noconvert(), py::arg("params"), py::arg("P").noconvert(),
+      py::arg("n_threads") = 0, py::arg("chunk") = 0, "Nystrom features K(X, PV) P (n x m'), eq. (5).");
+
+  py::class_<FoldAccumulator>(m, "FoldAccumulator", py::module_local(),
+                              "Per-fold statistics G_u = Phi_u^T Phi_u, t_u = Phi_u^T Y_u of the extended features "
+                              "[phi(x), 1], one row block at a time.")
+      .def(py::init([](const DoubleArray& PV, const KernelParams& p, const DoubleArray& P, Index n_folds,
+                       Index n_targets, Index n_features_linear, int n_threads, Index chunk, bool keep_features) {
+             ensure_blas();
+             return new FoldAccumulator(matrix_copy(PV, "PV"), p, matrix_copy(P, "P"), n_folds, n_targets,
+                                        n_features_linear, n_threads, chunk, keep_features);
+           }),
+           py::arg("PV").noconvert(), py::arg("params"), py::arg("P").noconvert(), py::arg("n_folds") = 1,
+           py::arg("n_targets") = 1, py::arg("n_features_linear") = 0, py::arg("n_threads") = 0, py::arg("chunk") = 0,
+           py::arg("keep_features") = false,
+           "keep_features: also keep the features of every row added (n_rows x dim doubles, in the fold order they\n"
+           "are computed in) for predict_kept.")
+      .def_property_readonly("n_folds", &FoldAccumulator::n_folds)
+      .def_property_readonly("n_targets", &FoldAccumulator::n_targets)
+      .def_property_readonly("dim", &FoldAccumulator::dim)
+      .def_property_readonly("n_rows", &FoldAccumulator::n_rows)
+      .def_property_readonly("keeps_features", &FoldAccumulator::keeps_features)
+      .def(
+          "kept_features",
+          [](const FoldAccumulator& acc) {
+            DoubleArray out = empty2d(acc.n_rows(), acc.dim());
+            RowMatrixMap o(out.mutable_data(), acc.n_rows(), acc.dim());
+            {
+              py::gil_scoped_release release;
+              acc.kept_features(o);
+            }
+            return out;
+          },
+          "The kept features [phi(X), 1] of all rows added, in stream order (n_rows, dim) (keep_features=True).")
+      .def(
+          "predict_kept",
+          [](const FoldAccumulator& acc, const DoubleArray& theta) {
+            auto th = stack_in(theta, "theta");
+            DoubleArray out = empty2d(acc.n_rows(), acc.n_targets());
+            RowMatrixMap o(out.mutable_data(), acc.n_rows(), acc.n_targets());
+            {
+              py::gil_scoped_release release;
+              acc.predict_kept(th, o);
+            }
+            return out;
+          },
+          py::arg("theta").noconvert(),
+          "Row i of all rows added (stream order) predicted by its own fold's model, Phi_e[i] @ theta[fold(i)]\n"
+          "(n_rows, k): the CV predictions from the kept features (keep_features=True), no stream-ordered Phi_e.")
+      .def(
+          "add",
+          [](FoldAccumulator& acc, const DoubleArray& X, const DoubleArray& Y, const std::optional<Int32Array>& folds,
+             const std::optional<DoubleArray>& out) {
+            ensure_blas();
+            const MatrixView xv = view2d(X, "X"), yv = view2d(Y, "Y");
+            std::optional<Contiguous1d<std::int32_t>> fc;
+            if (folds) fc.emplace(*folds, "folds", xv.rows);
+            double* feats = nullptr;
+            if (out) {  // the caller's buffer: no allocation, no copy
+              DoubleArray o = *out;
+              if (o.ndim() != 2 || o.shape(0) != xv.rows || o.shape(1) != acc.dim()) {
+                throw py::value_error("out must have shape (" + std::to_string(xv.rows) + ", " +
+                                      std::to_string(acc.dim()) + "), got " + shape_text(o));
+              }
+              if (!(o.flags() & py::array::c_style) || !o.writeable()) {
+                throw py::value_error("out must be a writeable C-contiguous array");
+              }
+              feats = o.mutable_data();
+            }
+            py::gil_scoped_release release;
+            acc.add(xv, yv, fc ? fc->data() : nullptr, feats);
+          },
+          py::arg("X").noconvert(), py::arg("Y").noconvert(), py::arg("folds").noconvert() = py::none(),
+          py::arg("out").noconvert() = py::none(),
+          "Add a row block: features, then the fold statistics G_u += Phi_u^T Phi_u, t_u += Phi_u^T Y_u (folds:\n"
+          "the block's fold ids; None: fold 0). out: a (rows, dim) writeable C-contiguous array that also receives\n"
+          "the block's features [phi(X), 1].")
+      .def(
+          "features",
+          [](FoldAccumulator& acc, const DoubleArray& X) {
+            ensure_blas();
+            const MatrixView xv = view2d(X, "X");
+            DoubleArray out = empty2d(xv.rows, acc.dim());
+            {
+              py::gil_scoped_release release;
+              acc.features(xv, out.mutable_data());
+            }
+            return out;
+          },
+          py::arg("X").noconvert(), "Extended features [phi(X), 1] of a block (nothing accumulated).")
+      .def(
+          "results",
+          [](const FoldAccumulator& acc) {
+            const Index v = acc.n_folds(), p = acc.dim(), k = acc.n_targets();
+            DoubleArray G({v, p, p}), t({v, p, k}), yy({v, k});
+            Int64Array counts(v);
+            for (Index u = 0; u < v; ++u) {
+              Eigen::Map<RowMatrix>(G.mutable_data(u, 0, 0), p, p) = acc.gram(u);
+              Eigen::Map<RowMatrix>(t.mutable_data(u, 0, 0), p, k) = acc.cross(u);
+              for (Index j = 0; j < k; ++j) yy.mutable_at(u, j) = acc.yy(u)(j);
+              counts.mutable_at(u) = acc.count(u);
+            }
+            return std::make_tuple(G, t, yy, counts);
+          },
+          "(G (v, p, p), t (v, p, k), yy (v, k), counts (v,)) per fold.")
+      .def(
+          "fold_solve",
+          [](FoldAccumulator& acc, double gamma, bool regularize_bias) {
+            ensure_blas();
+            std::vector<Eigen::MatrixXd> theta;
+            {
+              py::gil_scoped_release release;
+              theta = acc.fold_solve(gamma, regularize_bias);
+            }
+            return stack_out(theta);
+          },
+          py::arg("gamma"), py::arg("regularize_bias") = true,
+          "The fast CV's fold models theta (v, p, k), eqs. (19)-(21), from the accumulated statistics in place\n"
+          "(the same as fast_cv_solve(*results()[:2], ...) without copying G out).");
+
+  // ---------------------------------------------------------------- fast CV (19)-(21) and ridge (7)
+  m.def(
+      "fast_cv_solve",
+      [](const DoubleArray& G, const DoubleArray& t, double gamma, bool regularize_bias, int n_threads) {
+        ensure_blas();
+        auto Gs = stack_in(G, "G");
+        auto ts = stack_in(t, "t");
+        std::vector<Eigen::MatrixXd> theta;
+        {
+          py::gil_scoped_release release;
+          theta = fast_cv_solve(Gs, ts, gamma, regularize_bias, n_threads);
+        }
+        return stack_out(theta);
+      },
+      py::arg("G").noconvert(), py::arg("t").noconvert(), py::arg("gamma"), py::arg("regularize_bias") = true,
+      py::arg("n_threads") = 0, "theta_v = (G - G_v + R/gamma)^{-1} (c - t_v) for every fold v, eqs. (19)-(21).");
+  m.def(
+      "ridge_solve",
+      [](const DoubleArray& G, const DoubleArray& t, double gamma, bool regularize_bias) {
+        ensure_blas();
+        const Eigen::MatrixXd Gm = matrix_copy(G, "G"), tm = matrix_copy(t, "t");
+        Eigen::MatrixXd theta;
+        {
+          py::gil_scoped_release release;
+          theta = ridge_solve(Gm, tm, gamma, regularize_bias);
+        }
+        return to_numpy(theta);
+      },
+      py::arg("G").noconvert(), py::arg("t").noconvert(), py::arg("gamma"), py::arg("regularize_bias") = true,
+      "theta = (G + R/gamma)^{-1} t, eq. (7).");
+  m.def(
+      "fold_predict",
+      [](const DoubleArray& Phi, const Int32Array& folds, const DoubleArray& theta, int n_threads) {
+        const MatrixView pv = view2d(Phi, "Phi");
+        const Contiguous1d<std::int32_t> f(folds, "folds", pv.rows);
+        auto th = stack_in(theta, "theta");
+        const Index k = th.empty() ? 0 : th[0].cols();
+        DoubleArray out = empty2d(pv.rows, k);
+        RowMatrixMap o(out.mutable_data(), pv.rows, k);
+        {
+          py::gil_scoped_release release;
+          fold_predict(pv, f.data(), th, o, n_threads);
+        }
+        return out;
+      },
+      py::arg("Phi").noconvert(), py::arg("folds").noconvert(), py::arg("theta").noconvert(),
+      py::arg("n_threads") = 0, "Row i: Phi[i] @ theta[folds[i]] (CV predictions).");
+
+  m.def(
+      "fast_cv_holdout",
+      [](const DoubleArray& Phi, const DoubleArray& Y, const Int32Array& folds, Index n_folds, const DoubleArray& G,
+         const DoubleArray& t, double gamma, bool regularize_bias, int n_threads) {
+        ensure_blas();
+        const MatrixView pv = view2d(Phi, "Phi");
+        const MatrixView yv = view2d(Y, "Y");
+        const Contiguous1d<std::int32_t> f(folds, "folds", pv.rows);
+        const Eigen::MatrixXd Gm = matrix_copy(G, "G"), tm = matrix_copy(t, "t");
+        DoubleArray out = empty2d(pv.rows, yv.cols);
+        RowMatrixMap o(out.mutable_data(), pv.rows, yv.cols);
+        {
+          py::gil_scoped_release release;
+          fast_cv_holdout(pv, yv, f.data(), n_folds, Gm, tm, gamma, regularize_bias, o, n_threads);
+        }
+        return out;
+      },
+      py::arg("Phi").noconvert(), py::arg("Y").noconvert(), py::arg("folds").noconvert(), py::arg("n_folds"),
+      py::arg("G").noconvert(), py::arg("t").noconvert(), py::arg("gamma"), py::arg("regularize_bias") = true,
+      py::arg("n_threads") = 0,
+      "CV predictions (n x k) by the holdout identity Y_u - f_u = (I - H_uu)^{-1} (Y_u - Phi_u theta) from the\n"
+      "whole-data G, t: the same numbers as fast_cv_solve + fold_predict, cheaper for small folds.");
+
+  // ---------------------------------------------------------------- CSA (paper 002, Appendix)
+  m.def(
+      "csa_acceptance",
+      [](const DoubleArray& E, double Tac) {
+        double var = 0.0;
+        const Vector A = csa_acceptance(vector_copy(E, "energies"), Tac, &var);
+        return std::make_tuple(to_numpy(A), var);
+      },
+      py::arg("energies").noconvert(), py::arg("Tac"), "CSA-MwVC acceptance probabilities A_i and their variance.");
+  m.def("csa_update_tac", &csa_update_tac, py::arg("Tac"), py::arg("variance"), py::arg("q"), py::arg("alpha") = 0.05,
+        py::arg("target_ratio") = 0.99, "Variance control of the acceptance temperature.");
+
+  py::class_<CSAResult>(m, "CSAResult", py::module_local(), "The best point of a CSA run and its history.")
+      .def_property_readonly("x", [](const CSAResult& r) { return to_numpy(r.x_best); })
+      .def_readonly("fun", &CSAResult::f_best)
+      .def_property_readonly("history", [](const CSAResult& r) { return to_numpy(r.history); },
+                             "One row per evaluation: x..., cost.")
+      .def_readonly("Tac", &CSAResult::Tac_final)
+      .def_readonly("n_stages", &CSAResult::n_stages);
+  m.def(
+      "csa_minimize",
+      [](const py::function& cost_fn, const DoubleArray& x0, const DoubleArray& lower, const DoubleArray& upper,
+         Index max_evals, Index inner, double T0, double Tac0, double alpha, double target_ratio,
+         std::uint64_t seed) {
+        // cost(x) must return a real number: anything else is a TypeError naming cost (not pybind's cast error).
+        const std::function<double(const Vector&)> cost = [&cost_fn](const Vector& x) {
+          const py::object r = cost_fn(to_numpy(x));
+          if (!PyFloat_Check(r.ptr()) && !PyLong_Check(r.ptr()) && !PyObject_HasAttrString(r.ptr(), "__float__")) {
+            throw py::type_error("cost must return a real number, got " +
+                                 std::string(py::str(py::type::of(r).attr("__name__"))));
+          }
+          return r.cast<double>();
+        };
+        const RowMatrix x0m = matrix_copy(x0, "x0");
+        const Vector lo = vector_copy(lower, "lower", x0m.cols()), hi = vector_copy(upper, "upper", x0m.cols());
+        CSAOptions opt;
+        opt.max_evals = max_evals;
+        opt.inner = inner;
+        opt.T0 = T0;
+        opt.Tac0 = Tac0;
+        opt.alpha = alpha;
+        opt.target_ratio = target_ratio;
+        opt.seed = seed;
+        return csa_minimize(cost, x0m, lo, hi, opt);
+      },
+      py::arg("cost"), py::arg("x0").noconvert(), py::arg("lower").noconvert(), py::arg("upper").noconvert(),
+      py::arg("max_evals") = 90, py::arg("inner") = 5, py::arg("T0") = 1.0, py::arg("Tac0") = 0.0,
+      py::arg("alpha") = 0.05, py::arg("target_ratio") = 0.99, py::arg("seed") = 0,
+      "Coupled simulated annealing with variance control (CSA-MwVC) from the q initial states x0 (q x dim); "
+      "cost(x) -> float is called with the GIL held.");
+}
+
+}  // namespace svmopt::bind

@@ -1,0 +1,158 @@
+// svmopt._core.robust: cpp/include/svmopt/robust.hpp, line_search.hpp and dense_lp.hpp (paper 000).
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+
+#include "bindings.hpp"
+#include "svmopt/dense_lp.hpp"
+#include "svmopt/line_search.hpp"
+#include "svmopt/robust.hpp"
+
+namespace svmopt::bind {
+namespace {
+
+using OptionalArray = std::optional<DoubleArray>;
+
+// Validate (s, y), release the GIL around `search(s, y, n)` and return (b, count).
+template <typename Search>
+std::tuple<double, Index> run_line_search(const DoubleArray& s, const DoubleArray& y, Search&& search) {
+  const Contiguous1d<double> sc(s, "s");
+  const Contiguous1d<double> yc(y, "y", sc.size());
+  LineSearchResult r;
+  {
+    py::gil_scoped_release release;
+    r = search(sc.data(), yc.data(), sc.size());
+  }
+  return std::make_tuple(r.b, r.count);
+}
+
+}  // namespace
+
+void register_robust(py::module_& m) {
+  py::enum_<LineSearchObjective>(m, "Objective", py::module_local(),
+                                 "What a line search counts: paper = (10)/(27), decision = the test-time rule.")
+      .value("paper", LineSearchObjective::Paper)
+      .value("decision", LineSearchObjective::Decision);
+
+  m.def(
+      "lp_matrix",
+      [](const DoubleArray& K, const DoubleArray& y, const OptionalArray& delta, int n_threads) {
+        const MatrixView kv = view2d(K, "K");
+        if (kv.rows != kv.cols) throw py::value_error("K must be square");
+        const Index n = kv.rows;
+        const Contiguous1d<double> yc(y, "y", n);
+        std::optional<Contiguous1d<double>> dc;
+        if (delta) dc.emplace(*delta, "delta", n);
+        const Index nnz = robust_lp_nnz(n);
+        Int32Array start(static_cast<py::ssize_t>(3 * n + 2));
+        Int32Array index(static_cast<py::ssize_t>(nnz));
+        DoubleArray value(static_cast<py::ssize_t>(nnz));
+        {
+          py::gil_scoped_release release;
+          robust_lp_matrix(kv, yc.data(), dc ? dc->data() : nullptr, start.mutable_data(), index.mutable_data(),
+                           value.mutable_data(), n_threads);
+        }
+        return std::make_tuple(start, index, value);
+      },
+      py::arg("K").noconvert(), py::arg("y").noconvert(), py::arg("delta").noconvert() = py::none(),
+      py::arg("n_threads") = 0,
+      "CSC arrays (start int32 [3m+2], index int32, value float64) of the constraint matrix "
+      "A = [DKD - delta r^T, -DKD - delta r^T, -y, I] of LP (23) (delta=None: model (6), q=1), "
+      "columns [u+, u-, gamma, xi]. K must be symmetric.");
+
+  m.def(
+      "line_search_count",
+      [](const DoubleArray& s, const DoubleArray& y, double b, LineSearchObjective objective) {
+        const Contiguous1d<double> sc(s, "s");
+        const Contiguous1d<double> yc(y, "y", sc.size());
+        return line_search_count(sc.data(), yc.data(), sc.size(), b, objective);
+      },
+      py::arg("s").noconvert(), py::arg("y").noconvert(), py::arg("b"),
+      py::arg("objective") = LineSearchObjective::Paper,
+      "Misclassified training points at threshold b: 'paper' = (10)/(27), 'decision' = the test-time rule.");
+
+  m.def(
+      "line_search_grid",
+      [](const DoubleArray& s, const DoubleArray& y, double lo, double hi, Index n_grid, double b_init,
+         LineSearchObjective objective, int n_threads) {
+        return run_line_search(s, y, [&](const double* sp, const double* yp, Index n) {
+          return line_search_grid(sp, yp, n, lo, hi, n_grid, b_init, objective, n_threads);
+        });
+      },
+      py::arg("s").noconvert(), py::arg("y").noconvert(), py::arg("lo"), py::arg("hi"), py::arg("n_grid") = 10000,
+      py::arg("b_init") = 0.0, py::arg("objective") = LineSearchObjective::Paper, py::arg("n_threads") = 0,
+      "The paper's grid line search (paper 000, Section 6): linspace(lo, hi, n_grid), first strict improvement, "
+      "initial b = b_init. Returns (b, count).");
+
+  m.def(
+      "line_search_grid_naive",
+      [](const DoubleArray& s, const DoubleArray& y, double lo, double hi, Index n_grid, double b_init,
+         LineSearchObjective objective, int n_threads) {
+        return run_line_search(s, y, [&](const double* sp, const double* yp, Index n) {
+          return line_search_grid_naive(sp, yp, n, lo, hi, n_grid, b_init, objective, n_threads);
+        });
+      },
+      py::arg("s").noconvert(), py::arg("y").noconvert(), py::arg("lo"), py::arg("hi"), py::arg("n_grid") = 10000,
+      py::arg("b_init") = 0.0, py::arg("objective") = LineSearchObjective::Paper, py::arg("n_threads") = 0,
+      "The paper code's O(n_grid m) grid scan (reference for line_search_grid, which gives the same (b, count) "
+      "in O(m log m + n_grid)). Returns (b, count).");
+
+  m.def(
+      "line_search_exact",
+      [](const DoubleArray& s, const DoubleArray& y, double lo, double hi, double b_init,
+         LineSearchObjective objective) {
+        return run_line_search(s, y, [&](const double* sp, const double* yp, Index n) {
+          return line_search_exact(sp, yp, n, lo, hi, b_init, objective);
+        });
+      },
+      py::arg("s").noconvert(), py::arg("y").noconvert(), py::arg("lo"), py::arg("hi"), py::arg("b_init") = 0.0,
+      py::arg("objective") = LineSearchObjective::Paper,
+      "Exact O(m log m) line search over [min(lo,hi), max(lo,hi)] (never worse than the grid). Returns (b, count).");
+
+  py::enum_<DenseLPStatus>(m, "DenseLPStatus", py::module_local())
+      .value("optimal", DenseLPStatus::Optimal)
+      .value("iteration_limit", DenseLPStatus::IterationLimit)
+      .value("unbounded", DenseLPStatus::Unbounded)
+      .value("certificate_failed", DenseLPStatus::CertificateFailed);
+
+  py::class_<DenseLPResult>(m, "DenseLPResult", py::module_local(),
+                            "One DenseLP.solve: status, x = [u+, u-, gamma, xi], the row duals, both objectives, "
+                            "pivots, and the certificate's primal and dual infeasibilities.")
+      .def_readonly("status", &DenseLPResult::status)
+      .def_property_readonly("x", [](const DenseLPResult& r) { return to_numpy(r.x); })
+      .def_property_readonly("dual", [](const DenseLPResult& r) { return to_numpy(r.dual); })
+      .def_readonly("objective", &DenseLPResult::objective)
+      .def_readonly("dual_objective", &DenseLPResult::dual_objective)
+      .def_readonly("iterations", &DenseLPResult::iterations)
+      .def_readonly("primal_infeasibility", &DenseLPResult::primal_infeasibility)
+      .def_readonly("dual_infeasibility", &DenseLPResult::dual_infeasibility);
+
+  py::class_<GsvmDenseLP>(m, "DenseLP", py::module_local(),
+                          "Dense primal simplex for LP (23) (delta=None: model (6), q=1), warm-started across nu; "
+                          "see cpp/include/svmopt/dense_lp.hpp.")
+      .def(py::init([](const DoubleArray& K, const DoubleArray& y, const OptionalArray& delta) {
+             const MatrixView kv = view2d(K, "K");
+             if (kv.rows != kv.cols) throw py::value_error("K must be square");
+             const Contiguous1d<double> yc(y, "y", kv.rows);
+             std::optional<Contiguous1d<double>> dc;
+             if (delta) dc.emplace(*delta, "delta", kv.rows);
+             py::gil_scoped_release release;
+             return std::make_unique<GsvmDenseLP>(kv, yc.data(), dc ? dc->data() : nullptr);
+           }),
+           py::arg("K").noconvert(), py::arg("y").noconvert(), py::arg("delta").noconvert() = py::none())
+      .def_property_readonly("m", &GsvmDenseLP::m)
+      .def(
+          "solve",
+          [](GsvmDenseLP& self, double nu, Index max_iter, double tol) {
+            py::gil_scoped_release release;
+            return self.solve(nu, max_iter, tol);
+          },
+          py::arg("nu"), py::arg("max_iter") = 0, py::arg("tol") = 1e-7,
+          "Solve for this nu (> 0), warm-started from the previous solve's basis.");
+}
+
+}  // namespace svmopt::bind

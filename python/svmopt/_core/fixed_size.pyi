@@ -1,0 +1,176 @@
+"""Paper 002's core: Renyi-entropy prototypes (Algorithm 1, (12), (14)), Nystrom features (5), the blockwise fold
+statistics and fast v-fold CV ((7), (19)-(21)), and CSA (the paper's Appendix) (cpp/include/svmopt/entropy.hpp,
+nystrom.hpp, fast_cv.hpp, csa.hpp). The dense products and factorizations run on the BLAS :mod:`svmopt._core` finds
+on first use. Array policy: see :mod:`svmopt._core.kernels`."""
+
+from collections.abc import Callable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from svmopt._core.kernels import KernelParams
+
+# ------------------------------------------------------------------------------------------------ entropy
+def entropy_log_offdiag(Z: NDArray[np.float64], idx: NDArray[np.int64] | None, n_threads: int = 0) -> float:
+    """log sum_{k != l} exp(-||Z_k - Z_l||^2) over the rows ``idx`` (None: all) of the scaled inputs Z = X / (2h)."""
+
+def entropy_log_rowsum(Z: NDArray[np.float64], idx: NDArray[np.int64] | None, point: int, skip: int) -> float:
+    """LSE_{l != skip}(-||Z_point - Z_{idx_l}||^2)."""
+
+class EntropySelectResult:
+    @property
+    def idx(self) -> NDArray[np.int64]:
+        """The m prototype indices (rows of Z)."""
+    @property
+    def log_offdiag(self) -> float: ...
+    @property
+    def n_proposals(self) -> int: ...
+    @property
+    def n_accepted(self) -> int: ...
+    @property
+    def n_recomputes(self) -> int: ...
+    @property
+    def n_kernel_evals(self) -> int: ...
+    @property
+    def stopped_early(self) -> bool: ...
+
+def entropy_select(
+    Z: NDArray[np.float64],
+    m: int,
+    labels: NDArray[np.int64] | None = None,
+    init: NDArray[np.int64] | None = None,
+    max_proposals: int = 0,
+    window: int = 0,
+    tol: float = 1e-5,
+    seed: int = 0,
+    recompute: bool = False,
+) -> EntropySelectResult:
+    """Renyi-entropy prototype selection (Algorithm 1) with O(m d) log-domain swap updates."""
+
+def kde_psi(x_sorted: NDArray[np.float64], g: float, r: int, n_threads: int = 0) -> float:
+    """Kernel estimate (14) of psi_r (r = 4 or 6) on sorted data."""
+
+def kde_psi_with_derivative(x_sorted: NDArray[np.float64], g: float, n_threads: int = 0) -> tuple[float, float]:
+    """(psi_4, d psi_4 / dg)."""
+
+# ------------------------------------------------------------------------------------------------ Nystrom, CV
+def nystrom_features(
+    X: NDArray[np.float64],
+    PV: NDArray[np.float64],
+    params: KernelParams,
+    P: NDArray[np.float64],
+    n_threads: int = 0,
+    chunk: int = 0,
+) -> NDArray[np.float64]:
+    """K(X, PV) P (n x m'), eq. (5)."""
+
+class FoldAccumulator:
+    """Per-fold statistics G_u = Phi_u^T Phi_u, t_u = Phi_u^T Y_u of the extended features [phi(x), 1], one row block
+    at a time."""
+
+    def __init__(
+        self,
+        PV: NDArray[np.float64],
+        params: KernelParams,
+        P: NDArray[np.float64],
+        n_folds: int = 1,
+        n_targets: int = 1,
+        n_features_linear: int = 0,
+        n_threads: int = 0,
+        chunk: int = 0,
+        keep_features: bool = False,
+    ) -> None: ...
+    @property
+    def n_folds(self) -> int: ...
+    @property
+    def n_targets(self) -> int: ...
+    @property
+    def dim(self) -> int: ...
+    @property
+    def n_rows(self) -> int: ...
+    @property
+    def keeps_features(self) -> bool: ...
+    def add(
+        self,
+        X: NDArray[np.float64],
+        Y: NDArray[np.float64],
+        folds: NDArray[np.int32] | None = None,
+        out: NDArray[np.float64] | None = None,
+    ) -> None:
+        """Accumulate a row block (``folds``: its fold ids; None: fold 0); ``out`` (rows, dim), C-contiguous and
+        writeable: also receives the block's features."""
+    def features(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        """[phi(X), 1] of a block (nothing accumulated)."""
+    def kept_features(self) -> NDArray[np.float64]:
+        """The kept features of all rows added, in stream order (keep_features=True)."""
+    def predict_kept(self, theta: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Every kept row predicted by its own fold's model theta[fold] (n_rows, k)."""
+    def results(
+        self,
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]:
+        """(G (v, p, p), t (v, p, k), yy (v, k), counts (v,))."""
+    def fold_solve(self, gamma: float, regularize_bias: bool = True) -> NDArray[np.float64]:
+        """The fold models theta (v, p, k) of (19)-(21) from the accumulated statistics."""
+
+def fast_cv_solve(
+    G: NDArray[np.float64], t: NDArray[np.float64], gamma: float, regularize_bias: bool = True, n_threads: int = 0
+) -> NDArray[np.float64]:
+    """theta_v = (G - G_v + R/gamma)^{-1} (c - t_v) for every fold v, eqs. (19)-(21): (v, p, k)."""
+
+def ridge_solve(
+    G: NDArray[np.float64], t: NDArray[np.float64], gamma: float, regularize_bias: bool = True
+) -> NDArray[np.float64]:
+    """theta = (G + R/gamma)^{-1} t, eq. (7)."""
+
+def fold_predict(
+    Phi: NDArray[np.float64], folds: NDArray[np.int32], theta: NDArray[np.float64], n_threads: int = 0
+) -> NDArray[np.float64]:
+    """Row i: Phi[i] @ theta[folds[i]]."""
+
+def fast_cv_holdout(
+    Phi: NDArray[np.float64],
+    Y: NDArray[np.float64],
+    folds: NDArray[np.int32],
+    n_folds: int,
+    G: NDArray[np.float64],
+    t: NDArray[np.float64],
+    gamma: float,
+    regularize_bias: bool = True,
+    n_threads: int = 0,
+) -> NDArray[np.float64]:
+    """CV predictions by the holdout identity from the whole-data G, t (the same numbers as fast_cv_solve +
+    fold_predict)."""
+
+# ------------------------------------------------------------------------------------------------ CSA
+def csa_acceptance(energies: NDArray[np.float64], Tac: float) -> tuple[NDArray[np.float64], float]:
+    """CSA-MwVC acceptance probabilities A_i and their variance."""
+
+def csa_update_tac(Tac: float, variance: float, q: int, alpha: float = 0.05, target_ratio: float = 0.99) -> float: ...
+
+class CSAResult:
+    @property
+    def x(self) -> NDArray[np.float64]: ...
+    @property
+    def fun(self) -> float: ...
+    @property
+    def history(self) -> NDArray[np.float64]:
+        """One row per evaluation: x..., cost."""
+    @property
+    def Tac(self) -> float: ...
+    @property
+    def n_stages(self) -> int: ...
+
+def csa_minimize(
+    cost: Callable[[NDArray[np.float64]], float],
+    x0: NDArray[np.float64],
+    lower: NDArray[np.float64],
+    upper: NDArray[np.float64],
+    max_evals: int = 90,
+    inner: int = 5,
+    T0: float = 1.0,
+    Tac0: float = 0.0,
+    alpha: float = 0.05,
+    target_ratio: float = 0.99,
+    seed: int = 0,
+) -> CSAResult:
+    """Coupled simulated annealing with variance control; ``cost(x)`` is called with the GIL held."""

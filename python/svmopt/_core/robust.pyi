@@ -1,0 +1,107 @@
+"""Paper 000's core: the constraint matrix of LP (23) / model (6), the misclassification line searches of Section 6
+and the dense primal simplex for small m (cpp/include/svmopt/robust.hpp, line_search.hpp, dense_lp.hpp).
+Array policy: see :mod:`svmopt._core.kernels`."""
+
+from typing import ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+class Objective:
+    """What a line search counts: ``paper`` = (10)/(27), ``decision`` = the test-time rule sign(s - b)."""
+
+    paper: ClassVar[Objective]
+    decision: ClassVar[Objective]
+    __members__: ClassVar[dict[str, Objective]]
+    def __init__(self, value: int) -> None: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def value(self) -> int: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+
+def lp_matrix(
+    K: NDArray[np.float64], y: NDArray[np.float64], delta: NDArray[np.float64] | None = None, n_threads: int = 0
+) -> tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.float64]]:
+    """CSC (start, index, value) of A = [DKD - delta r^T, -DKD - delta r^T, -y, I], columns [u+, u-, gamma, xi]."""
+
+def line_search_count(
+    s: NDArray[np.float64], y: NDArray[np.float64], b: float, objective: Objective = Objective.paper
+) -> int: ...
+def line_search_grid(
+    s: NDArray[np.float64],
+    y: NDArray[np.float64],
+    lo: float,
+    hi: float,
+    n_grid: int = 10000,
+    b_init: float = 0.0,
+    objective: Objective = Objective.paper,
+    n_threads: int = 0,
+) -> tuple[float, int]:
+    """The paper's grid search: (b, count)."""
+
+def line_search_grid_naive(
+    s: NDArray[np.float64],
+    y: NDArray[np.float64],
+    lo: float,
+    hi: float,
+    n_grid: int = 10000,
+    b_init: float = 0.0,
+    objective: Objective = Objective.paper,
+    n_threads: int = 0,
+) -> tuple[float, int]:
+    """The O(n_grid m) scan the grid search is checked against: (b, count)."""
+
+def line_search_exact(
+    s: NDArray[np.float64],
+    y: NDArray[np.float64],
+    lo: float,
+    hi: float,
+    b_init: float = 0.0,
+    objective: Objective = Objective.paper,
+) -> tuple[float, int]:
+    """Exact O(m log m) search over [min(lo, hi), max(lo, hi)]: (b, count)."""
+
+class DenseLPStatus:
+    optimal: ClassVar[DenseLPStatus]
+    iteration_limit: ClassVar[DenseLPStatus]
+    unbounded: ClassVar[DenseLPStatus]
+    certificate_failed: ClassVar[DenseLPStatus]
+    __members__: ClassVar[dict[str, DenseLPStatus]]
+    def __init__(self, value: int) -> None: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def value(self) -> int: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+
+class DenseLPResult:
+    @property
+    def status(self) -> DenseLPStatus: ...
+    @property
+    def x(self) -> NDArray[np.float64]:
+        """[u+, u-, gamma, xi] (3m + 1)."""
+    @property
+    def dual(self) -> NDArray[np.float64]: ...
+    @property
+    def objective(self) -> float: ...
+    @property
+    def dual_objective(self) -> float: ...
+    @property
+    def iterations(self) -> int: ...
+    @property
+    def primal_infeasibility(self) -> float: ...
+    @property
+    def dual_infeasibility(self) -> float: ...
+
+class DenseLP:
+    """Dense primal simplex for LP (23) (delta=None: model (6)), warm-started across nu."""
+
+    def __init__(
+        self, K: NDArray[np.float64], y: NDArray[np.float64], delta: NDArray[np.float64] | None = None
+    ) -> None: ...
+    @property
+    def m(self) -> int: ...
+    def solve(self, nu: float, max_iter: int = 0, tol: float = 1e-7) -> DenseLPResult: ...
