@@ -112,7 +112,8 @@ ENUMS = [(sub, cls) for sub in SUBMODULES for cls in _stub_enums(sub)]
 
 def test_the_stubs_declare_the_expected_enums():
     assert sorted(ENUMS) == sorted([("kernels", "KernelKind"), ("robust", "Objective"), ("robust", "DenseLPStatus"),
-                                    ("pso", "RandScope"), ("pso", "Sync"), ("pso", "Boundary"), ("pso", "Fitness")])
+                                    ("pso", "RandScope"), ("pso", "Sync"), ("pso", "Boundary"), ("pso", "Fitness"),
+                                    ("fixed_size", "CVTask")])
 
 
 @pytest.mark.parametrize(("sub", "cls"), ENUMS, ids=[f"{s}.{c}" for s, c in ENUMS])
@@ -146,6 +147,10 @@ STRING_FOR_ENUM = {
     "pso.single_swarm rand_scope": lambda: _core.pso.single_swarm(MU, P, MU + 3, max_iter=2, rand_scope="iteration"),
     "pso.single_swarm boundary": lambda: _core.pso.single_swarm(MU, P, MU + 3, max_iter=2, boundary="revert"),
     "pso.draws rand_scope": lambda: _core.pso.draws(0, 0, 1, 3, 2, "iteration"),
+    "fixed_size.CVCost task": lambda: _core.fixed_size.CVCost(np.eye(2), Y2[:, None].copy(), np.zeros(2, np.int32), 1,
+                                                              np.eye(2), _core.kernels.KernelParams(
+                                                                  _core.kernels.KernelKind.linear), False, 0,
+                                                              "classification"),
 }
 
 
@@ -240,6 +245,37 @@ def test_csa_minimize_returns_a_csa_result():
     assert isinstance(r.n_stages, int) and r.n_stages == 4  # stages of 5, 5, 5 and 2 sweeps of 5 states
 
 
+@pytest.mark.parametrize("search", ["nelder_mead", "csa_simplex", "tune_cv"])
+def test_the_searches_return_a_search_result(search):
+    fs = _core.fixed_size
+    lo, hi = -3 * np.ones(2), 3 * np.ones(2)
+    if search == "nelder_mead":
+        r = fs.nelder_mead(lambda x: float(np.sum((x - 0.5) ** 2)), np.zeros(2), lo, hi, max_evals=30)
+    elif search == "csa_simplex":
+        r = fs.csa_simplex(lambda x: float(np.sum((x - 0.5) ** 2)), np.zeros((5, 2)), lo, hi, n_csa=20, n_simplex=30)
+    else:
+        Xc = np.random.default_rng(0).standard_normal((30, 2))
+        cv = fs.CVCost(Xc, np.sign(Xc[:, :1]) + 0.0, (np.arange(30) % 3).astype(np.int32), 3, Xc[:5].copy(),
+                       _core.kernels.KernelParams(_core.kernels.KernelKind.rbf, alpha=1.0), True, 0,
+                       fs.CVTask.classification)
+        r = fs.tune_cv(cv, np.zeros((5, 2)), lo, hi, True, True, 1.0, 1.0, n_csa=20, n_simplex=30)
+    assert type(r) is fs.SearchResult
+    _check_attributes(r, "fixed_size", "SearchResult")
+    n = r.history.shape[0]
+    _f64(r.x, (2,))
+    _f64(r.history, (n, 3))
+    assert isinstance(r.fun, float) and r.fun == r.history[:, 2].min()
+    np.testing.assert_array_equal(r.x, r.history[np.argmin(r.history[:, 2]), :2])
+    for name in ("n_csa", "n_simplex", "n_stages"):
+        assert isinstance(getattr(r, name), int)
+    assert isinstance(r.Tac, float)
+    assert r.n_csa + r.n_simplex == n and r.n_simplex <= 30
+    if search == "nelder_mead":
+        assert r.n_csa == 0 and r.Tac == 0.0 and r.n_stages == 0
+    else:
+        assert r.n_csa == 20 and r.Tac > 0 and r.n_stages > 0
+
+
 def _check_trace(t, T, k, n, record):
     assert type(t) is _core.pso.SwarmTrace
     _check_attributes(t, "pso", "SwarmTrace")
@@ -325,6 +361,10 @@ POLICY = {
                                  (np.stack([X[:5].T @ X[:5], X[5:].T @ X[5:]]), np.ones((2, 3, 1)))),
     "pso.two_swarm": (lambda m1, p1, m2, p2: _core.pso.two_swarm(m1, p1, m2, p2, max_iter=15, seed=2).x,
                       (MU1, P1, MU2, P2)),
+    "fixed_size.nystrom_projection": (lambda PV_: _core.fixed_size.nystrom_projection(PV_, KP), (PV,)),
+    "fixed_size.CVCost": (lambda X_, Y_, PV_: _core.fixed_size.CVCost(
+        X_, Y_, (np.arange(14) % 2).astype(np.int32), 2, PV_, KP, True, 0, _core.fixed_size.CVTask.regression,
+        mean=np.full(3, 0.1), scale=np.full(3, 2.0), block=5).cost(2.0, 1.5), (X, X[:, :1] ** 2, PV)),
 }
 
 

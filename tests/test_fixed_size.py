@@ -125,6 +125,47 @@ def test_blocked_cv_path_equals_in_memory():
     assert a.cv_score_ == pytest.approx(b.cv_score_)
 
 
+@pytest.mark.parametrize(("Est", "kernel"), [(FixedSizeLSSVC, "rbf"), (FixedSizeLSSVC, "linear"),
+                                             (FixedSizeLSSVR, "rbf")])
+def test_default_tuning_runs_in_the_core_and_equals_the_python_path(monkeypatch, Est, kernel):
+    """In memory, the tuning runs in the core (CoreCVEngine.tune: no Python call per evaluation) and gives the model
+    the Python path gives (a block stream: CVEngine, CSA and simplex calling a Python cost), standardized and with a
+    one-vs-one mask; costs equal to rounding, so the same hyperparameters."""
+    import svmopt.fixed_size as fsm
+    import svmopt.tuning as tuning
+
+    if Est is FixedSizeLSSVC:
+        X, y = make_blobs(500, centers=3, n_features=4, random_state=0)
+    else:
+        X, _ = make_blobs(500, n_features=4, random_state=0)
+        y = np.sin(X[:, 0]) + 0.1 * X[:, 1]
+    kw = dict(n_prototypes=30, kernel=kernel, random_state=0, block_size=128, n_csa=20, n_simplex=15)
+    calls = {"python": 0, "core": 0}
+    python_search, core_tune = fsm.csa_simplex, tuning.CoreCVEngine.tune
+
+    def count(key, f):
+        def wrapped(*a, **k):
+            calls[key] += 1
+            return f(*a, **k)
+        return wrapped
+
+    monkeypatch.setattr(fsm, "csa_simplex", count("python", python_search))
+    monkeypatch.setattr(tuning.CoreCVEngine, "tune", count("core", core_tune))
+    core = Est(**kw).fit(X, y)
+    n_problems = len(core.problems_)
+    assert calls == {"python": 0, "core": n_problems}
+    stream = Est(**kw).fit(lambda: ((X[s:s + 128], y[s:s + 128]) for s in range(0, 500, 128)))
+    assert calls == {"python": n_problems, "core": n_problems}
+    for a, b in zip(core.problems_, stream.problems_):
+        assert a["n_evals"] == b["n_evals"] == 35
+        assert a["gamma"] == pytest.approx(b["gamma"], rel=1e-6)
+        if kernel == "rbf":
+            assert a["sigma2"] == pytest.approx(b["sigma2"], rel=1e-6)
+        assert a["cv_score"] == pytest.approx(b["cv_score"], rel=1e-9)
+    out = "decision_function" if Est is FixedSizeLSSVC else "predict"
+    np.testing.assert_allclose(getattr(core, out)(X), getattr(stream, out)(X), rtol=1e-6, atol=1e-8)
+
+
 @pytest.mark.parametrize("multiclass", ["ovo", "moc"])
 def test_multiclass_blobs(multiclass):
     """Three well-separated blobs are classified perfectly by both codings; shared PV, per-problem tuning."""

@@ -444,6 +444,27 @@ def _csa(x0=None, lower=None, upper=None, cost=lambda x: 0.0, **kw):
                                    np.ones(2) if upper is None else upper, **kw)
 
 
+def _search(fn, cost=lambda x: 0.0, x0=None, lower=None, upper=None, **kw):
+    """nelder_mead / csa_simplex on a well-formed 2-D box, one argument replaced."""
+    return fn(cost, (np.zeros(2) if fn is fixed_size.nelder_mead else np.zeros((3, 2))) if x0 is None else x0,
+              -np.ones(2) if lower is None else lower, np.ones(2) if upper is None else upper, **kw)
+
+
+def _cv(**over):
+    """A CVCost on the 10 rows of Z (2 folds, 3 prototypes), one argument replaced."""
+    a = dict(X=Z, Y=np.ones((10, 1)), folds=(np.arange(10) % 2).astype(I32), n_folds=2, PV=Z[:3].copy(), params=KP,
+             tune_rbf=True, n_features_linear=0, task=fixed_size.CVTask.regression)
+    a.update(over)
+    return fixed_size.CVCost(**a)
+
+
+def _tune(x0=None, lower=None, upper=None, tune_gamma=True, tune_sigma2=True, cv=None, **kw):
+    """tune_cv over (log gamma, log sigma2) on _cv(), one argument replaced."""
+    return fixed_size.tune_cv(_cv() if cv is None else cv, np.zeros((3, 2)) if x0 is None else x0,
+                              -np.ones(2) if lower is None else lower, np.ones(2) if upper is None else upper,
+                              tune_gamma, tune_sigma2, 1.0, 1.0, **kw)
+
+
 def _two_swarm(mu1=None, P1=None, mu2=None, P2=None, **kw):
     """pso.two_swarm on two disjoint discs, one argument replaced."""
     return pso.two_swarm(np.zeros(2) if mu1 is None else mu1, np.eye(2) if P1 is None else P1,
@@ -637,6 +658,66 @@ _FIXED_SIZE = [
     ("csa_minimize", "int x0", lambda: _csa(x0=np.zeros((3, 2), int)), TypeError, ""),
     ("csa_minimize", "cost raises", lambda: _csa(cost=lambda x: 1 / 0), ZeroDivisionError, "division"),
     ("csa_minimize", "cost type", lambda: _csa(cost=lambda x: "cheap"), TypeError, "cost must return"),
+    ("nystrom_projection", "no prototypes", lambda: fixed_size.nystrom_projection(Z[:0], KP), ValueError, "PV"),
+    ("nystrom_projection", "1d", lambda: fixed_size.nystrom_projection(Z[0], KP), ValueError, "PV"),
+    ("nystrom_projection", "nan", lambda: fixed_size.nystrom_projection(ZN[:5], KP), ValueError, "finite"),
+    ("nystrom_projection", "zero kernel matrix", lambda: fixed_size.nystrom_projection(
+        np.zeros((3, 2)), kernels.KernelParams(kernels.KernelKind.linear)), ValueError, "zero"),
+    ("nystrom_projection", "int", lambda: fixed_size.nystrom_projection(Z.astype(int), KP), TypeError, ""),
+    ("nystrom_projection", "params", lambda: fixed_size.nystrom_projection(Z, "rbf"), TypeError, ""),
+    ("holdout_cheaper", "float n", lambda: fixed_size.holdout_cheaper(10.5, 3, 2), TypeError, ""),
+    ("nelder_mead", "empty x0", lambda: _search(fixed_size.nelder_mead, x0=np.zeros(0), lower=np.zeros(0),
+                                                upper=np.zeros(0)), ValueError, "x0"),
+    ("nelder_mead", "2d x0", lambda: _search(fixed_size.nelder_mead, x0=np.zeros((1, 2))), ValueError, "x0"),
+    ("nelder_mead", "int x0", lambda: _search(fixed_size.nelder_mead, x0=np.zeros(2, int)), TypeError, ""),
+    ("nelder_mead", "lower only", lambda: fixed_size.nelder_mead(lambda x: 0.0, np.zeros(2), -np.ones(2)),
+     ValueError, "lower"),
+    ("nelder_mead", "bound length", lambda: _search(fixed_size.nelder_mead, lower=-np.ones(3)), ValueError, "lower"),
+    ("nelder_mead", "cost raises", lambda: _search(fixed_size.nelder_mead, cost=lambda x: 1 / 0), ZeroDivisionError,
+     "division"),
+    ("nelder_mead", "cost type", lambda: _search(fixed_size.nelder_mead, cost=lambda x: "cheap"), TypeError,
+     "cost must return"),
+    ("csa_simplex", "empty x0", lambda: _search(fixed_size.csa_simplex, x0=np.zeros((0, 2))), ValueError, "x0"),
+    ("csa_simplex", "empty x0, no CSA", lambda: _search(fixed_size.csa_simplex, x0=np.zeros((0, 2)), n_csa=0),
+     ValueError, "x0"),
+    ("csa_simplex", "bounds", lambda: _search(fixed_size.csa_simplex, lower=np.array([np.nan, -1.0])), ValueError,
+     "lower < upper"),
+    ("csa_simplex", "bound length", lambda: _search(fixed_size.csa_simplex, upper=np.ones(3)), ValueError, "upper"),
+    ("csa_simplex", "int x0", lambda: _search(fixed_size.csa_simplex, x0=np.zeros((3, 2), int)), TypeError, ""),
+    ("csa_simplex", "cost raises", lambda: _search(fixed_size.csa_simplex, cost=lambda x: 1 / 0), ZeroDivisionError,
+     "division"),
+    ("csa_simplex", "cost type", lambda: _search(fixed_size.csa_simplex, cost=lambda x: "cheap", n_csa=0),
+     TypeError, "cost must return"),
+    ("CVCost", "fold ids", lambda: _cv(folds=(np.arange(10) % 3).astype(I32)), ValueError, "fold ids"),
+    ("CVCost", "folds length", lambda: _cv(folds=np.zeros(9, I32)), ValueError, "folds"),
+    ("CVCost", "int64 folds", lambda: _cv(folds=np.zeros(10, int)), TypeError, ""),
+    ("CVCost", "n_folds", lambda: _cv(n_folds=0), ValueError, "n_folds"),
+    ("CVCost", "X rows", lambda: _cv(X=Z[:9]), ValueError, "X"),
+    ("CVCost", "Y 1d", lambda: _cv(Y=np.ones(10)), ValueError, "Y"),
+    ("CVCost", "rows order", lambda: _cv(X=np.vstack([Z, Z]), rows=np.arange(19, 9, -1)), ValueError, "rows"),
+    ("CVCost", "rows range", lambda: _cv(rows=np.arange(1, 11)), ValueError, "rows"),
+    ("CVCost", "int32 rows", lambda: _cv(rows=np.arange(10, dtype=I32)), TypeError, ""),
+    ("CVCost", "mean only", lambda: _cv(mean=np.zeros(2)), ValueError, "mean"),
+    ("CVCost", "mean length", lambda: _cv(mean=np.zeros(3), scale=np.ones(3)), ValueError, "mean"),
+    ("CVCost", "PV columns", lambda: _cv(PV=np.zeros((3, 1))), ValueError, "PV"),
+    ("CVCost", "linear features", lambda: _cv(PV=np.zeros((0, 2)), n_features_linear=3), ValueError,
+     "n_features_linear"),
+    ("CVCost", "block", lambda: _cv(block=0), ValueError, "block"),
+    ("CVCost", "feature budget", lambda: _cv(feature_budget=10 * 4 * 8 - 1), ValueError, "feature budget"),
+    ("CVCost", "task name", lambda: _cv(task="regression"), TypeError, ""),
+    ("CVCost", "float32 X", lambda: _cv(X=Z.astype(np.float32)), TypeError, ""),
+    ("CVCost.cost", "nan X", lambda: _cv(X=ZN).cost(1.0, 1.0), ValueError, "X"),
+    ("CVCost.cost", "gamma", lambda: _cv().cost(0.0, 1.0), ValueError, "gamma"),
+    ("CVCost.cost", "zero kernel matrix", lambda: _cv(PV=np.zeros((3, 2)), tune_rbf=False,
+                                                      params=kernels.KernelParams(kernels.KernelKind.linear)).cost(
+        1.0, 1.0), ValueError, "zero"),
+    ("CVCost.fit", "gamma", lambda: _cv().fit(np.nan, 1.0), ValueError, "gamma"),
+    ("tune_cv", "nothing to tune", lambda: _tune(tune_gamma=False, tune_sigma2=False), ValueError, "nothing"),
+    ("tune_cv", "x0 columns", lambda: _tune(tune_sigma2=False), ValueError, "x0"),
+    ("tune_cv", "bound length", lambda: _tune(lower=-np.ones(3)), ValueError, "lower"),
+    ("tune_cv", "bounds", lambda: _tune(upper=np.array([1.0, -2.0])), ValueError, "lower < upper"),
+    ("tune_cv", "int x0", lambda: _tune(x0=np.zeros((3, 2), int)), TypeError, ""),
+    ("tune_cv", "not a CVCost", lambda: _tune(cv="cv"), TypeError, ""),
 ]
 _PSO = [
     ("two_swarm", "nan", lambda: _two_swarm(mu1=np.array([np.nan, 0.0])), ValueError, "non-finite"),
@@ -683,11 +764,12 @@ CORE_BAD_CALLS = [
 
 # Entry points that take no array input (build information, the BLAS in use) and are exercised by calling them.
 CORE_INFO = {"cpu_supports_avx2_fma", "openmp_enabled", "max_threads", "simd_instruction_sets", "blas_provider",
-             "blas.available", "blas.configured", "blas.interface", "blas.potrf_available"}
+             "blas.available", "blas.configured", "blas.interface", "blas.potrf_available", "blas.syevd_available"}
 # Values, option enums, result classes (built by the core only) and blas.clear (no argument; it changes the BLAS).
 CORE_NO_INPUT = {"eigen_version", "isa", "kernels.KernelKind", "robust.Objective", "robust.DenseLPStatus",
                  "robust.DenseLPResult", "fixed_size.EntropySelectResult", "fixed_size.CSAResult", "pso.RandScope",
-                 "pso.Sync", "pso.Boundary", "pso.Fitness", "pso.SwarmTrace", "pso.TwoSwarmResult", "blas.clear"}
+                 "pso.Sync", "pso.Boundary", "pso.Fitness", "pso.SwarmTrace", "pso.TwoSwarmResult", "blas.clear",
+                 "fixed_size.SearchResult", "fixed_size.CVTask"}
 
 
 def _core_entry_points() -> set[str]:

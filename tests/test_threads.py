@@ -80,6 +80,20 @@ def _csa():
                                    np.ones(2), max_evals=60, seed=11).x
 
 
+def _sphere(v):
+    return float(np.sum((v - 0.3) ** 2))
+
+
+def _cv_cost():
+    return fixed_size.CVCost(X, y[:, None].copy(), FOLDS, 3, PV, KP, True, 0, fixed_size.CVTask.classification,
+                             n_threads=2)
+
+
+def _cv_costs():
+    cv = _cv_cost()
+    return [cv.cost(g, s) for g in (0.5, 20.0) for s in (1.0, 3.0)] + [cv.fit(2.0, 3.0)[1]]
+
+
 # "submodule.name[_variant]" -> zero-argument call; each is deterministic, so every concurrent call must equal the
 # serial one.
 CALLS = {
@@ -116,6 +130,14 @@ CALLS = {
                                                                np.stack([np.eye(12, 2)] * 3), n_threads=2),
     "fixed_size.csa_minimize": _csa,
     "fixed_size.csa_acceptance": lambda: fixed_size.csa_acceptance(np.linspace(0, 1, 7), 0.5),
+    "fixed_size.nystrom_projection": lambda: fixed_size.nystrom_projection(PV, KP, n_threads=2),
+    "fixed_size.nelder_mead": lambda: fixed_size.nelder_mead(_sphere, np.zeros(2), -np.ones(2), np.ones(2),
+                                                             max_evals=40).history,
+    "fixed_size.csa_simplex": lambda: fixed_size.csa_simplex(_sphere, np.zeros((4, 2)), -np.ones(2), np.ones(2),
+                                                             n_csa=30, n_simplex=20, seed=11).history,
+    "fixed_size.CVCost": _cv_costs,
+    "fixed_size.tune_cv": lambda: fixed_size.tune_cv(_cv_cost(), np.zeros((3, 2)), -np.ones(2), np.full(2, 3.0), True,
+                                                     True, 1.0, 1.0, n_csa=12, n_simplex=10, seed=4).history,
     "pso.two_swarm": lambda: pso.two_swarm(np.zeros(3), np.eye(3), np.full(3, 4.0), 2 * np.eye(3), n_particles=8,
                                            max_iter=40, seed=9, n_threads=2).distance_history,
     "pso.single_swarm": lambda: pso.single_swarm(np.zeros(3), np.eye(3), np.full(3, 4.0), n_particles=8,
@@ -137,12 +159,13 @@ def _flatten(result):
 
 def test_every_computing_entry_point_is_exercised():
     """Every public routine of the computing submodules is in CALLS, but for the option enums, the parameter and
-    result classes, and the scalar helpers (pso.uniform, pso.particle_step, fixed_size.csa_update_tac); the blas
-    submodule only configures."""
+    result classes, and the scalar helpers (pso.uniform, pso.particle_step, fixed_size.csa_update_tac,
+    fixed_size.holdout_cheaper); the blas submodule only configures."""
     skip = {"kernels.KernelKind", "kernels.KernelParams", "robust.Objective", "robust.DenseLPStatus",
             "robust.DenseLPResult", "fixed_size.EntropySelectResult", "fixed_size.CSAResult",
             "fixed_size.csa_update_tac", "pso.RandScope", "pso.Sync", "pso.Boundary", "pso.Fitness",
-            "pso.SwarmTrace", "pso.TwoSwarmResult", "pso.uniform", "pso.particle_step"}
+            "pso.SwarmTrace", "pso.TwoSwarmResult", "pso.uniform", "pso.particle_step", "fixed_size.SearchResult",
+            "fixed_size.CVTask", "fixed_size.holdout_cheaper"}
     public = {f"{sub}.{n}" for sub in ("kernels", "robust", "fixed_size", "pso")
               for n in dir(getattr(_core, sub)) if not n.startswith("_")}
     assert skip <= public, skip - public

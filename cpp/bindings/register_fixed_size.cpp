@@ -12,6 +12,7 @@
 #include "svmopt/entropy.hpp"
 #include "svmopt/fast_cv.hpp"
 #include "svmopt/nystrom.hpp"
+#include "svmopt/tuning.hpp"
 
 namespace svmopt::bind {
 namespace {
@@ -22,6 +23,19 @@ std::vector<Index> index_vector(const OptionalInt64& a, const char* name) {
   if (!a) return {};
   const Contiguous1d<std::int64_t> c(*a, name);
   return std::vector<Index>(c.data(), c.data() + c.size());
+}
+
+// A Python cost(x) -> real number, called with the GIL held; anything else it returns is a TypeError naming cost
+// (not pybind's cast error). Its exceptions propagate to the caller.
+CostFunction python_cost(const py::function& cost_fn) {
+  return [cost_fn](const Vector& x) {
+    const py::object r = cost_fn(to_numpy(x));
+    if (!PyFloat_Check(r.ptr()) && !PyLong_Check(r.ptr()) && !PyObject_HasAttrString(r.ptr(), "__float__")) {
+      throw py::type_error("cost must return a real number, got " +
+                           std::string(py::str(py::type::of(r).attr("__name__"))));
+    }
+    return r.cast<double>();
+  };
 }
 
 }  // namespace
@@ -329,15 +343,7 @@ void register_fixed_size(py::module_& m) {
       [](const py::function& cost_fn, const DoubleArray& x0, const DoubleArray& lower, const DoubleArray& upper,
          Index max_evals, Index inner, double T0, double Tac0, double alpha, double target_ratio,
          std::uint64_t seed) {
-        // cost(x) must return a real number: anything else is a TypeError naming cost (not pybind's cast error).
-        const std::function<double(const Vector&)> cost = [&cost_fn](const Vector& x) {
-          const py::object r = cost_fn(to_numpy(x));
-          if (!PyFloat_Check(r.ptr()) && !PyLong_Check(r.ptr()) && !PyObject_HasAttrString(r.ptr(), "__float__")) {
-            throw py::type_error("cost must return a real number, got " +
-                                 std::string(py::str(py::type::of(r).attr("__name__"))));
-          }
-          return r.cast<double>();
-        };
+        const CostFunction cost = python_cost(cost_fn);
         const RowMatrix x0m = matrix_copy(x0, "x0");
         const Vector lo = vector_copy(lower, "lower", x0m.cols()), hi = vector_copy(upper, "upper", x0m.cols());
         CSAOptions opt;
@@ -355,6 +361,143 @@ void register_fixed_size(py::module_& m) {
       py::arg("alpha") = 0.05, py::arg("target_ratio") = 0.99, py::arg("seed") = 0,
       "Coupled simulated annealing with variance control (CSA-MwVC) from the q initial states x0 (q x dim); "
       "cost(x) -> float is called with the GIL held.");
+
+  // ---------------------------------------------------------------- tuning in the core (tuning.hpp)
+  m.def(
+      "nystrom_projection",
+      [](const DoubleArray& PV, const KernelParams& p, int n_threads) {
+        ensure_blas();
+        const MatrixView pv = view2d(PV, "PV");
+        NystromProjection r;
+        {
+          py::gil_scoped_release release;
+          r = nystrom_projection(pv, p, n_threads);
+        }
+        return std::make_tuple(to_numpy(r.P), to_numpy(r.lambda));
+      },
+      py::arg("PV").noconvert(), py::arg("params"), py::arg("n_threads") = 0,
+      "(P, lambda): P = U' Lambda'^{-1/2} (m x m') from eig(K(PV, PV)), eigenpairs decreasing, those with lambda <= "
+      "m eps lambda_max dropped (Section 3.1).");
+
+  m.def("holdout_cheaper", &holdout_cheaper, py::arg("n"), py::arg("p"), py::arg("v"),
+        "Whether the holdout identity beats v Cholesky solves at n rows, p features, v folds.");
+
+  py::class_<SearchResult>(m, "SearchResult", py::module_local(),
+                           "A tuning search: the best point ever evaluated, every evaluation (x..., cost), and what "
+                           "each stage spent.")
+      .def_property_readonly("x", [](const SearchResult& r) { return to_numpy(r.x); })
+      .def_readonly("fun", &SearchResult::fun)
+      .def_property_readonly("history", [](const SearchResult& r) { return to_numpy(r.history); })
+      .def_readonly("n_csa", &SearchResult::n_csa)
+      .def_readonly("n_simplex", &SearchResult::n_simplex)
+      .def_readonly("Tac", &SearchResult::Tac)
+      .def_readonly("n_stages", &SearchResult::n_stages);
+  m.def(
+      "nelder_mead",
+      [](const py::function& cost_fn, const DoubleArray& x0, const std::optional<DoubleArray>& lower,
+         const std::optional<DoubleArray>& upper, Index max_evals, double step, double tol) {
+        const Vector x = vector_copy(x0, "x0");
+        if (lower.has_value() != upper.has_value()) throw py::value_error("give both lower and upper, or neither");
+        Vector lo, hi;
+        if (lower) {
+          lo = vector_copy(*lower, "lower", x.size());
+          hi = vector_copy(*upper, "upper", x.size());
+        }
+        return nelder_mead(python_cost(cost_fn), x, lower ? &lo : nullptr, lower ? &hi : nullptr, max_evals, step,
+                           tol);
+      },
+      py::arg("cost"), py::arg("x0").noconvert(), py::arg("lower").noconvert() = py::none(),
+      py::arg("upper").noconvert() = py::none(), py::arg("max_evals") = 70, py::arg("step") = 0.5,
+      py::arg("tol") = 1e-4,
+      "Nelder-Mead (1, 2, 0.5, 0.5) from the simplex x0, x0 + step e_i (Section 6.3); evaluated points clipped into "
+      "the bounds; cost(x) -> float is called with the GIL held.");
+  m.def(
+      "csa_simplex",
+      [](const py::function& cost_fn, const DoubleArray& x0, const DoubleArray& lower, const DoubleArray& upper,
+         Index n_csa, Index n_simplex, Index inner, std::uint64_t seed, double step) {
+        const RowMatrix x0m = matrix_copy(x0, "x0");
+        return csa_simplex(python_cost(cost_fn), x0m, vector_copy(lower, "lower", x0m.cols()),
+                           vector_copy(upper, "upper", x0m.cols()), n_csa, n_simplex, inner, seed, step);
+      },
+      py::arg("cost"), py::arg("x0").noconvert(), py::arg("lower").noconvert(), py::arg("upper").noconvert(),
+      py::arg("n_csa") = 90, py::arg("n_simplex") = 70, py::arg("inner") = 5, py::arg("seed") = 0,
+      py::arg("step") = 0.5,
+      "The paper's tuning (Section 6.3): CSA for n_csa costs (0: none), then Nelder-Mead for n_simplex from the CSA "
+      "best; the best point over all evaluations. cost(x) -> float is called with the GIL held.");
+
+  py::enum_<CVTask>(m, "CVTask", py::module_local(),
+                    "The CV error: classification = misclassification rate of sign(f); regression = MSE.")
+      .value("classification", CVTask::Classification)
+      .value("regression", CVTask::Regression);
+  py::class_<CVCost>(m, "CVCost", py::module_local(),
+                     "The fast v-fold CV cost (19)-(21) of rows held in memory, computed in the core (the in-memory "
+                     "path of svmopt.tuning.CVEngine); keeps X alive.")
+      .def(py::init([](const DoubleArray& X, const DoubleArray& Y, const Int32Array& folds, Index n_folds,
+                       const DoubleArray& PV, const KernelParams& params, bool tune_rbf, Index n_features_linear,
+                       CVTask task, const OptionalInt64& rows, const std::optional<DoubleArray>& mean,
+                       const std::optional<DoubleArray>& scale, Index block, bool regularize_bias,
+                       std::int64_t feature_budget, int n_threads, Index cache_size) {
+             ensure_blas();
+             CVRows data;
+             data.X = view2d(X, "X");
+             data.rows = index_vector(rows, "rows");
+             if (mean.has_value() != scale.has_value()) throw py::value_error("give both mean and scale, or neither");
+             if (mean) {
+               data.mean = vector_copy(*mean, "mean", data.X.cols);
+               data.scale = vector_copy(*scale, "scale", data.X.cols);
+             }
+             data.block = block;
+             data.Y = matrix_copy(Y, "Y");
+             data.folds = Contiguous1d<std::int32_t>(folds, "folds", data.Y.rows()).to_vector();
+             data.n_folds = n_folds;
+             return std::make_unique<CVCost>(std::move(data), matrix_copy(PV, "PV"), params, tune_rbf,
+                                             n_features_linear, task, regularize_bias, feature_budget, n_threads,
+                                             cache_size);
+           }),
+           py::keep_alive<1, 2>(), py::arg("X").noconvert(), py::arg("Y").noconvert(), py::arg("folds").noconvert(),
+           py::arg("n_folds"), py::arg("PV").noconvert(), py::arg("params"), py::arg("tune_rbf"),
+           py::arg("n_features_linear"), py::arg("task"), py::arg("rows").noconvert() = py::none(),
+           py::arg("mean").noconvert() = py::none(), py::arg("scale").noconvert() = py::none(),
+           py::arg("block") = 65536, py::arg("regularize_bias") = true, py::arg("feature_budget") = 1 << 30,
+           py::arg("n_threads") = 0, py::arg("cache_size") = 4)
+      .def(
+          "cost",
+          [](CVCost& cv, double gamma, double sigma2) {
+            py::gil_scoped_release release;
+            return cv.cost(gamma, sigma2);
+          },
+          py::arg("gamma"), py::arg("sigma2"), "The CV cost at (gamma, sigma2).")
+      .def(
+          "fit",
+          [](CVCost& cv, double gamma, double sigma2) {
+            std::pair<RowMatrix, Eigen::MatrixXd> r;
+            {
+              py::gil_scoped_release release;
+              r = cv.fit(gamma, sigma2);
+            }
+            py::object P = r.first.size() ? py::object(to_numpy(r.first)) : py::object(py::none());
+            return py::make_tuple(P, to_numpy(r.second));
+          },
+          py::arg("gamma"), py::arg("sigma2"), "(P or None, theta = [w; b]) of the final fit (7) on all rows.")
+      .def_property_readonly("n_rows", &CVCost::n_rows)
+      .def_property_readonly("n_passes", &CVCost::n_passes)
+      .def_property_readonly("n_evals", &CVCost::n_evals)
+      .def_property_readonly("holdout", &CVCost::holdout);
+  m.def(
+      "tune_cv",
+      [](CVCost& cv, const DoubleArray& x0, const DoubleArray& lower, const DoubleArray& upper, bool tune_gamma,
+         bool tune_sigma2, double gamma, double sigma2, Index n_csa, Index n_simplex, Index inner,
+         std::uint64_t seed, double step) {
+        const RowMatrix x0m = matrix_copy(x0, "x0");
+        const Vector lo = vector_copy(lower, "lower", x0m.cols()), hi = vector_copy(upper, "upper", x0m.cols());
+        py::gil_scoped_release release;
+        return tune_cv(cv, x0m, lo, hi, tune_gamma, tune_sigma2, gamma, sigma2, n_csa, n_simplex, inner, seed, step);
+      },
+      py::arg("cv"), py::arg("x0").noconvert(), py::arg("lower").noconvert(), py::arg("upper").noconvert(),
+      py::arg("tune_gamma"), py::arg("tune_sigma2"), py::arg("gamma"), py::arg("sigma2"), py::arg("n_csa") = 90,
+      py::arg("n_simplex") = 70, py::arg("inner") = 5, py::arg("seed") = 0, py::arg("step") = 0.5,
+      "The estimator's tuning of (log gamma, log sigma2) by CSA + simplex on cv.cost, all in the core (GIL "
+      "released); a cost that fails counts as +inf.");
 }
 
 }  // namespace svmopt::bind

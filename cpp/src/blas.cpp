@@ -6,6 +6,7 @@
 #include <deque>
 #include <limits>
 #include <mutex>
+#include <vector>
 
 namespace svmopt::blas {
 namespace {
@@ -15,6 +16,7 @@ struct Fns {
   using syrk_t = void (*)(char*, char*, I*, I*, double*, double*, I*, double*, double*, I*);
   using gemm_t = void (*)(char*, char*, I*, I*, I*, double*, double*, I*, double*, I*, double*, double*, I*);
   using potrf_t = void (*)(char*, I*, double*, I*, I*);
+  using syevd_t = void (*)(char*, char*, I*, double*, I*, double*, double*, I*, I*, I*, I*);
 };
 
 // One installed set of routines. Sets are never freed (a handful per process at most), so a reader holding a
@@ -23,6 +25,7 @@ struct Api {
   void* syrk = nullptr;
   void* gemm = nullptr;
   void* potrf = nullptr;
+  void* syevd = nullptr;
   bool ilp64 = false;
 };
 
@@ -79,6 +82,29 @@ bool potrf_impl(const Api& api, Index n, double* A, Index lda, Index* info) {
   return true;
 }
 
+template <class I>
+bool syevd_impl(const Api& api, Index n, double* A, Index lda, double* w, Index* info) {
+  if (!fits<I>(n) || !fits<I>(lda) || lda < std::max<Index>(n, 1)) return false;
+  *info = 0;
+  if (n == 0) return true;
+  char jobz = 'V', uplo = 'L';
+  I ni = n, la = lda, lwork = -1, liwork = -1, inf = 0, iwork_query = 0;
+  double work_query = 0.0;
+  const auto f = reinterpret_cast<typename Fns<I>::syevd_t>(api.syevd);
+  f(&jobz, &uplo, &ni, A, &la, w, &work_query, &lwork, &iwork_query, &liwork, &inf);  // workspace query
+  if (inf != 0) {
+    *info = static_cast<Index>(inf);
+    return true;
+  }
+  lwork = static_cast<I>(work_query);
+  liwork = iwork_query;
+  std::vector<double> work(static_cast<std::size_t>(std::max<I>(lwork, 1)));
+  std::vector<I> iwork(static_cast<std::size_t>(std::max<I>(liwork, 1)));
+  f(&jobz, &uplo, &ni, A, &la, w, work.data(), &lwork, iwork.data(), &liwork, &inf);
+  *info = static_cast<Index>(inf);
+  return true;
+}
+
 bool syrk_cm(char trans, Index n, Index k, const double* A, Index lda, double* C, Index ldc) {
   const Api* api = g_api.load();
   if (!api) return false;
@@ -96,20 +122,25 @@ bool gemm_cm(char ta, char tb, Index M, Index N, Index K, const double* A, Index
 
 }  // namespace
 
-void set(void* syrk, void* gemm, void* potrf, bool ilp64) {
+void set(void* syrk, void* gemm, void* potrf, void* syevd, bool ilp64) {
   g_configured.store(true);
   if (!syrk || !gemm) {
     g_api.store(nullptr);
     return;
   }
   std::lock_guard<std::mutex> lock(g_mutex);
-  g_store.push_back(Api{syrk, gemm, potrf, ilp64});
+  g_store.push_back(Api{syrk, gemm, potrf, syevd, ilp64});
   g_api.store(&g_store.back());
 }
 
 bool configured() { return g_configured.load(); }
 
 bool available() { return g_api.load() != nullptr; }
+
+bool syevd_available() {
+  const Api* api = g_api.load();
+  return api && api->syevd;
+}
 
 bool potrf_available() {
   const Api* api = g_api.load();
@@ -145,6 +176,12 @@ bool potrf_lower(Index n, double* A, Index lda, Index* info) {
   const Api* api = g_api.load();
   if (!api || !api->potrf) return false;
   return api->ilp64 ? potrf_impl<std::int64_t>(*api, n, A, lda, info) : potrf_impl<int>(*api, n, A, lda, info);
+}
+
+bool syevd_lower(Index n, double* A, Index lda, double* w, Index* info) {
+  const Api* api = g_api.load();
+  if (!api || !api->syevd) return false;
+  return api->ilp64 ? syevd_impl<std::int64_t>(*api, n, A, lda, w, info) : syevd_impl<int>(*api, n, A, lda, w, info);
 }
 
 }  // namespace svmopt::blas

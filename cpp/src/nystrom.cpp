@@ -23,16 +23,6 @@ MatrixView sub_rows(const MatrixView& X, Index r0, Index nr) {
   return v;
 }
 
-MatrixView view_of(const RowMatrix& M) {
-  MatrixView v;
-  v.data = M.data();
-  v.rows = M.rows();
-  v.cols = M.cols();
-  v.row_stride = M.cols();
-  v.col_stride = 1;
-  return v;
-}
-
 RowMatrix to_matrix(const MatrixView& v) {
   RowMatrix M(v.rows, v.cols);
   for (Index i = 0; i < v.rows; ++i)

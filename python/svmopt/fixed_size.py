@@ -59,7 +59,7 @@ from svmopt._validation import (
 from svmopt.bandwidth import entropy_bandwidths
 from svmopt.distributed import DaskCVEngine, DaskSource, check_dask_array, is_dask_array
 from svmopt.kernels import Kernel
-from svmopt.tuning import CVEngine, csa_simplex, make_folds
+from svmopt.tuning import CoreCVEngine, CVEngine, csa_simplex, make_folds
 
 __all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR", "choose_n_prototypes", "select_prototypes"]
 
@@ -346,12 +346,19 @@ class _FixedSizeLSSVM(BaseEstimator):
                 tune_bar = tqdm(total=self.n_csa + self.n_simplex, desc=f"tuning ({prob.get('name', 'model')})",
                                 unit="eval")
 
-        def make_engine(folds_, v_, progress_=None):
+        def make_engine(folds_, v_, progress_=None) -> CVEngine | CoreCVEngine:
             kw = {"regularize_bias": self.regularize_bias, "feature_budget": budget, "n_threads": threads,
                   "n_features": d}
             PVx = None if mode == "linear" else PV
             if isinstance(src, DaskSource):
                 return DaskCVEngine(src, T, mask, folds_, v_, PVx, make_params, self._task, **kw)
+            p_max = (d if PVx is None else PVx.shape[0]) + 1
+            if (src.array is not None and not isinstance(src.array, np.memmap)
+                    and CoreCVEngine.fits(n_p, p_max, budget)):
+                # In memory, features within the budget: the whole CV in the core (no Python per evaluation).
+                return CoreCVEngine(src.array, None if mask is None else np.flatnonzero(mask), src.mean, src.scale,
+                                    src.block_size, T, folds_, v_, PVx, make_params, self._task,
+                                    tune_rbf=mode == "rbf", **kw)
             return CVEngine(blocks, folds_, v_, PVx, make_params, self._task, progress=progress_, **kw)
 
         engine = make_engine(folds, max(v, 1), progress)
@@ -390,8 +397,12 @@ class _FixedSizeLSSVM(BaseEstimator):
 
             q = min(5, self.n_csa) if self.n_csa >= 1 else 5  # 5 coupled CSA processes (fewer if n_csa < 5)
             x0 = rng.uniform(ilo, ihi, size=(q, len(lo)))
-            res = csa_simplex(cost, x0, lo, hi, n_csa=self.n_csa, n_simplex=self.n_simplex,
-                              seed=int(rng.integers(2**62)))
+            seed = int(rng.integers(2**62))
+            if isinstance(engine, CoreCVEngine) and tune_bar is None:  # the default: no Python call per evaluation
+                res = engine.tune(x0, lo, hi, tune_gamma=tune_gamma, tune_sigma2=tune_sigma, gamma=gamma,
+                                  sigma2=sigma2, n_csa=self.n_csa, n_simplex=self.n_simplex, seed=seed)
+            else:
+                res = csa_simplex(cost, x0, lo, hi, n_csa=self.n_csa, n_simplex=self.n_simplex, seed=seed)
             gamma, sigma2 = unpack(res.x)
             cv_score = res.fun
             if tune_bar is not None:

@@ -3,8 +3,13 @@
 * :func:`csa` -- coupled simulated annealing with variance control (CSA-MwVC, the paper's Appendix, with the
   acceptance function of Xavier de Souza et al.: the printed one does not depend on the candidate) in the C++
   core, calling a Python cost; 90 evaluations by default, the q = 5 initial ones included.
-* :func:`nelder_mead` -- the simplex fine-tuning (Section 6.3) with scipy, 70 evaluations by default.
+* :func:`nelder_mead` -- the simplex fine-tuning (Section 6.3) in the C++ core (the steps of scipy's
+  Nelder–Mead), 70 evaluations by default.
 * :func:`csa_simplex` -- both in sequence; returns the best point ever evaluated.
+
+These take any Python cost. The estimators' default path tunes in-memory data without one:
+``_core.fixed_size.CVCost`` is this module's :class:`CVEngine` computed in the core, and
+``_core.fixed_size.tune_cv`` runs CSA + simplex on it with no call back into Python.
 * :class:`CVEngine` -- the fast v-fold CV (Algorithm 3, (19)-(21), realized with per-fold statistics
   G_u = Phi_u^T Phi_u so that the fold products of (20) come with the single pass) over a
   stream of row blocks: one pass over the data per sigma^2 collects the per-fold Phi_u^T Phi_u, Phi_u^T Y_u
@@ -21,7 +26,6 @@ dask graph over the chunks (per-chunk fold sums on the workers, tree-reduced).
 from __future__ import annotations
 
 import functools
-import math
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -33,6 +37,7 @@ from svmopt import _core
 
 __all__ = [
     "CVEngine",
+    "CoreCVEngine",
     "TuningResult",
     "csa",
     "csa_simplex",
@@ -43,7 +48,6 @@ __all__ = [
     "simple_cv_cost",
 ]
 
-EPS = np.finfo(np.float64).eps
 
 
 # ----------------------------------------------------------------------------------------------- search
@@ -68,46 +72,36 @@ def csa(cost: Callable[[np.ndarray], float], x0: np.ndarray, lower, upper, *, ma
                         extra={"Tac": r.Tac, "n_stages": r.n_stages})
 
 
+def _result(r: _core.fixed_size.SearchResult) -> TuningResult:
+    return TuningResult(r.x, float(r.fun), r.history, n_csa=int(r.n_csa), n_simplex=int(r.n_simplex),
+                        extra={"Tac": r.Tac, "n_stages": r.n_stages} if r.n_csa else {})
+
+
+def _float_cost(cost: Callable[[np.ndarray], float]) -> Callable[[np.ndarray], float]:
+    return lambda v: float(cost(v))
+
+
 def nelder_mead(cost: Callable[[np.ndarray], float], x0, lower=None, upper=None, *, max_evals: int = 70,
                 step: float = 0.5, tol: float = 1e-4) -> TuningResult:
-    """Nelder–Mead (1, 2, 0.5, 0.5) from ``x0`` with initial simplex x0 + step e_i; at most ``max_evals`` costs."""
-    from scipy.optimize import minimize
-
+    """Nelder–Mead (1, 2, 0.5, 0.5) from ``x0`` with initial simplex x0 + step e_i; at most ``max_evals`` costs,
+    evaluated at points clipped into [lower, upper] (a NaN cost counts as +inf); the best point evaluated."""
     x0 = np.asarray(x0, dtype=np.float64).ravel()
-    hist: list[np.ndarray] = []
-    lo = None if lower is None else np.asarray(lower, float)
-    hi = None if upper is None else np.asarray(upper, float)
-
-    def f(x):
-        if len(hist) >= max_evals:  # scipy may overshoot maxfev by a few within an iteration
-            return math.inf
-        xc = x if lo is None else np.clip(x, lo, hi)
-        e = float(cost(xc))
-        e = math.inf if math.isnan(e) else e
-        hist.append(np.append(xc, e))
-        return e
-
-    simplex = np.vstack([x0] + [x0 + step * np.eye(x0.size)[i] for i in range(x0.size)])
-    if max_evals > 0:
-        minimize(f, x0, method="Nelder-Mead",
-                 options={"maxfev": max_evals, "initial_simplex": simplex, "xatol": tol, "fatol": tol})
-    H = np.array(hist).reshape(-1, x0.size + 1)
-    if H.shape[0] == 0:
-        return TuningResult(x0, math.inf, H)
-    b = int(np.argmin(H[:, -1]))
-    return TuningResult(H[b, :-1], float(H[b, -1]), H, n_simplex=H.shape[0])
+    lo = None if lower is None else np.asarray(lower, dtype=np.float64)
+    hi = None if upper is None else np.asarray(upper, dtype=np.float64)
+    return _result(_core.fixed_size.nelder_mead(_float_cost(cost), x0, lo, hi, max_evals=int(max_evals),
+                                                step=float(step), tol=float(tol)))
 
 
 def csa_simplex(cost: Callable[[np.ndarray], float], x0: np.ndarray, lower, upper, *, n_csa: int = 90,
                 n_simplex: int = 70, inner: int = 5, seed: int = 0, step: float = 0.5) -> TuningResult:
-    """The paper's tuning (Section 6.3): CSA for ``n_csa`` evaluations, then Nelder–Mead for ``n_simplex`` from
-    the CSA best; returns the best point over all evaluations (decision: the argmin over all CSA and
+    """The paper's tuning (Section 6.3): CSA for ``n_csa`` evaluations (0: none), then Nelder–Mead for ``n_simplex``
+    from the CSA best; returns the best point over all evaluations (decision: the argmin over all CSA and
     simplex evaluations)."""
-    r1 = csa(cost, x0, lower, upper, max_evals=n_csa, inner=inner, seed=seed)
-    r2 = nelder_mead(cost, r1.x, lower, upper, max_evals=n_simplex, step=step)
-    H = np.vstack([r1.history, r2.history]) if r2.history.size else r1.history
-    b = int(np.argmin(H[:, -1]))
-    return TuningResult(H[b, :-1], float(H[b, -1]), H, n_csa=r1.n_csa, n_simplex=r2.n_simplex, extra=r1.extra)
+    x0 = np.atleast_2d(np.asarray(x0, dtype=np.float64))
+    return _result(_core.fixed_size.csa_simplex(_float_cost(cost), x0, np.asarray(lower, dtype=np.float64),
+                                                np.asarray(upper, dtype=np.float64), n_csa=int(n_csa),
+                                                n_simplex=int(n_simplex), inner=int(inner), seed=int(seed),
+                                                step=float(step)))
 
 
 # ----------------------------------------------------------------------------------------------- CV
@@ -142,21 +136,10 @@ def _blas_controller():
 def nystrom_projection(PV: np.ndarray, params: _core.kernels.KernelParams,
                        n_threads: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """P = U' Lambda'^{-1/2} (m x m') from eig(Omega_mm), keeping lambda > m eps lambda_max (Section 3.1;
-    decision: an ill-conditioned Omega_mm loses its small eigenpairs, no jitter is added)."""
-    small = PV.shape[0] < 600
-    Omega = _core.kernels.gram(np.asarray(PV, dtype=np.float64), params, n_threads=1 if small else n_threads)
-    if small:  # a threaded LAPACK call on a small matrix costs more in synchronization than it saves
-        with _blas_controller().limit(limits=1, user_api="blas"):
-            lam, U = np.linalg.eigh(Omega)
-    else:
-        lam, U = np.linalg.eigh(Omega)
-    lam, U = lam[::-1], U[:, ::-1]
-    keep = lam > PV.shape[0] * EPS * max(lam[0], 0.0)
-    if not np.any(keep):
-        keep[0] = lam[0] > 0
-    if not np.any(keep):
-        raise ValueError("the prototype kernel matrix is zero; the Nyström map is undefined")
-    return np.ascontiguousarray(U[:, keep] / np.sqrt(lam[keep])), lam[keep]
+    decision: an ill-conditioned Omega_mm loses its small eigenpairs, no jitter is added). In the core, on Eigen's
+    symmetric eigensolver: as fast as one-thread LAPACK up to m ~ 500, without the synchronization a threaded LAPACK
+    call costs on a small matrix (figures in docs/performance.md)."""
+    return _core.fixed_size.nystrom_projection(np.asarray(PV, dtype=np.float64), params, int(n_threads))
 
 
 Block = tuple[np.ndarray, np.ndarray]
@@ -170,10 +153,7 @@ def holdout_cheaper(n: int, p: int, v: int) -> bool:
     solves and rank updates of the holdout form run at a higher flop rate than v small Cholesky factorizations, and the
     factor 2 picked the faster form in every cell measured (the figures are in docs/performance.md). True for many small
     folds next to p; false whenever n >> p (magic at any v)."""
-    if v < 2:
-        return False
-    nu = n / v
-    return p**3 / 3 + n * p * p + n * nu * (p + nu / 3) < 2.0 * v * p**3 / 3
+    return _core.fixed_size.holdout_cheaper(int(n), int(p), int(v))
 
 
 def linear_accumulator(d: int, **kw: Any) -> _core.fixed_size.FoldAccumulator:
@@ -377,6 +357,62 @@ class CVEngine:
         G = s["G"].sum(axis=0)
         t = s["t"].sum(axis=0)
         return s["P"], _core.fixed_size.ridge_solve(G, t, float(gamma), self.regularize_bias)
+
+
+class CoreCVEngine:
+    """:class:`CVEngine`'s in-memory path computed in the core (``_core.fixed_size.CVCost``): the rows ``rows`` (None:
+    all) of the float64 array ``X``, standardized by ``(x - mean) / scale`` when ``mean`` is given, streamed in
+    blocks of ``block`` rows (the blocks :class:`CVEngine` is fed from a :class:`svmopt._sources.Source`), with the
+    features kept in memory (they must fit ``feature_budget``). The same costs as :class:`CVEngine` on the same
+    blocks (tests/test_tuning_core.py), and :meth:`tune` runs CSA + simplex on them with no Python call per
+    evaluation."""
+
+    def __init__(self, X: np.ndarray, rows: np.ndarray | None, mean: np.ndarray | None, scale: np.ndarray | None,
+                 block: int, Y: np.ndarray, folds: np.ndarray, n_folds: int, PV: np.ndarray | None,
+                 make_params: ParamsFactory, task: str, *, tune_rbf: bool, n_features: int,
+                 regularize_bias: bool = True, feature_budget: int = 1 << 30, n_threads: int = 0):
+        linear = PV is None
+        params = _core.kernels.KernelParams(_core.kernels.KernelKind.linear) if linear else make_params(1.0)
+        self._cv = _core.fixed_size.CVCost(
+            X, np.ascontiguousarray(Y, dtype=np.float64).reshape(len(folds), -1),
+            np.ascontiguousarray(folds, dtype=np.int32), int(n_folds),
+            np.zeros((0, n_features)) if linear else np.asarray(PV, dtype=np.float64), params, bool(tune_rbf),
+            int(n_features) if linear else 0, _core.fixed_size.CVTask.__members__[task],
+            rows=None if rows is None else np.asarray(rows, dtype=np.int64),
+            mean=None if mean is None else np.asarray(mean, dtype=np.float64),
+            scale=None if scale is None else np.asarray(scale, dtype=np.float64), block=int(block),
+            regularize_bias=bool(regularize_bias), feature_budget=int(feature_budget), n_threads=int(n_threads))
+
+    @staticmethod
+    def fits(n: int, p: int, feature_budget: int) -> bool:
+        """Whether the features of n rows and p columns (the constant included) fit the budget."""
+        return n * p * 8 <= feature_budget
+
+    @property
+    def n_passes(self) -> int:
+        return self._cv.n_passes
+
+    @property
+    def n_evals(self) -> int:
+        return self._cv.n_evals
+
+    def cost(self, gamma: float, sigma2: float) -> float:
+        """CV cost (19)-(21), as :meth:`CVEngine.cost`."""
+        return self._cv.cost(float(gamma), float(sigma2))
+
+    def fit(self, gamma: float, sigma2: float) -> tuple[np.ndarray | None, np.ndarray]:
+        """Final fit (7) on all rows: (P, theta), as :meth:`CVEngine.fit`."""
+        return self._cv.fit(float(gamma), float(sigma2))
+
+    def tune(self, x0: np.ndarray, lower, upper, *, tune_gamma: bool, tune_sigma2: bool, gamma: float,
+             sigma2: float, n_csa: int = 90, n_simplex: int = 70, inner: int = 5, seed: int = 0,
+             step: float = 0.5) -> TuningResult:
+        """:func:`csa_simplex` over x = (log gamma, log sigma2) -- the tuned ones; the others fixed at ``gamma``,
+        ``sigma2`` -- on :meth:`cost`, all in the core (a failed cost counts as +inf)."""
+        return _result(_core.fixed_size.tune_cv(
+            self._cv, np.atleast_2d(np.asarray(x0, dtype=np.float64)), np.asarray(lower, dtype=np.float64),
+            np.asarray(upper, dtype=np.float64), bool(tune_gamma), bool(tune_sigma2), float(gamma), float(sigma2),
+            n_csa=int(n_csa), n_simplex=int(n_simplex), inner=int(inner), seed=int(seed), step=float(step)))
 
 
 def simple_cv_cost(X: np.ndarray, Y: np.ndarray, folds: np.ndarray, PV: np.ndarray | None,

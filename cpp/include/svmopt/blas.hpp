@@ -1,7 +1,8 @@
 // Optional BLAS / LAPACK for the fixed-size LS-SVM's large dense kernels: the Nyström features F = K P, the Gram
-// accumulation G += F^T F and the Cholesky factorizations of the ridge systems. The core does not link a BLAS; the
+// accumulation G += F^T F, the Cholesky factorizations of the ridge systems and the Nyström projection's
+// eigendecomposition. The core does not link a BLAS; the
 // Python layer hands it, on the first call of a binding that needs one (or when the user chooses), the Fortran
-// dgemm / dsyrk / dpotrf of a BLAS already loaded in the process:
+// dgemm / dsyrk / dpotrf / dsyevd of a BLAS already loaded in the process:
 // NumPy's bundled OpenBLAS (64-bit integer interface, found through threadpoolctl) or SciPy's (32-bit, through the
 // PyCapsules of scipy.linalg.cython_blas / cython_lapack). Their kernels run the products faster than Eigen's,
 // and large factorizations (p >= kMinPotrf) too (figures: docs/performance.md). Without one (or after set(nullptr,
@@ -17,17 +18,22 @@ namespace svmopt::blas {
 // docs/performance.md); callers use Eigen there.
 constexpr Index kMinDim = 128;
 
+// From this order the Nyström projection's symmetric eigendecomposition runs on dsyevd (where installed): Eigen's
+// tridiagonal QR was as fast up to 200 and 1.5-3x slower from 500 (measured; docs/performance.md).
+constexpr Index kMinSyevd = 256;
+
 // Below this order Eigen's blocked LLT (AVX2 build) is as fast as OpenBLAS's dpotrf on one core (measured;
 // docs/performance.md), and it lets the folds run in parallel; above it dpotrf is faster.
 constexpr Index kMinPotrf = 1024;
 
-// Installs the routines (Fortran calling convention): dsyrk, dgemm and dpotrf with 32-bit integer arguments
-// (ilp64 false) or 64-bit ones (true). potrf may be null (factorizations stay on Eigen); syrk or gemm null removes
-// all three.
-void set(void* syrk, void* gemm, void* potrf, bool ilp64);
+// Installs the routines (Fortran calling convention): dsyrk, dgemm, dpotrf and dsyevd with 32-bit integer arguments
+// (ilp64 false) or 64-bit ones (true). potrf and syevd may be null (those stay on Eigen); syrk or gemm null removes
+// all four.
+void set(void* syrk, void* gemm, void* potrf, void* syevd, bool ilp64);
 bool configured();         // set() was called (a choice was made, possibly "none")
 bool available();          // dsyrk and dgemm installed
 bool potrf_available();    // dpotrf installed
+bool syevd_available();    // dsyevd installed
 const char* interface();   // "lp64", "ilp64" or "" when none
 
 // Lower triangle of C (p x p, column-major, leading dimension ldc) += A^T A, A column-major rows x p (lda).
@@ -47,5 +53,10 @@ bool gemm_rowmajor(Index nr, Index m, Index q, const double* K, const double* P,
 // triangle. Returns false when no dpotrf is installed (A untouched); otherwise *info is LAPACK's (0: success, > 0:
 // the leading minor of that order is not positive definite).
 bool potrf_lower(Index n, double* A, Index lda, Index* info);
+
+// Eigenvalues (ascending, into w) and eigenvectors (into A's columns) of the symmetric A (n x n, column-major, lda,
+// lower triangle read), LAPACK dsyevd. Returns false when no dsyevd is installed (A untouched); otherwise *info is
+// LAPACK's (0: success).
+bool syevd_lower(Index n, double* A, Index lda, double* w, Index* info);
 
 }  // namespace svmopt::blas

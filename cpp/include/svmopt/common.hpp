@@ -30,6 +30,17 @@ struct MatrixView {
   void pack_rows(Index r0, Index nr, double* dst) const;
 };
 
+// A view of a row-major matrix.
+inline MatrixView view_of(const RowMatrix& M) {
+  MatrixView v;
+  v.data = M.data();
+  v.rows = M.rows();
+  v.cols = M.cols();
+  v.row_stride = M.cols();
+  v.col_stride = 1;
+  return v;
+}
+
 // Throws std::invalid_argument naming `name` unless every row of X has a finite squared norm <= 1e300: no NaN
 // or infinity, and no value so large that ||x||^2 + ||z||^2 - 2<x, z> would overflow (an RBF kernel would then
 // turn the NaN into exp(-0) = 1 silently). O(rows x cols), negligible next to any kernel evaluation.

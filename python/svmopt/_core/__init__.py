@@ -71,9 +71,10 @@ del _name
 _BLAS_PROVIDERS = ("auto", "numpy", "scipy")
 
 
-def _numpy_blas_addresses() -> tuple[int, int, int] | None:
-    """Addresses of dsyrk / dgemm / dpotrf in the OpenBLAS NumPy's wheels bundle (scipy-openblas64: 64-bit integers,
-    symbols ``scipy_d*_64_``), found among the loaded libraries by threadpoolctl; None where NumPy uses another BLAS."""
+def _numpy_blas_addresses() -> tuple[int, int, int, int] | None:
+    """Addresses of dsyrk / dgemm / dpotrf / dsyevd in the OpenBLAS NumPy's wheels bundle (scipy-openblas64: 64-bit
+    integers, symbols ``scipy_d*_64_``), found among the loaded libraries by threadpoolctl; None where NumPy uses
+    another BLAS."""
     import ctypes
 
     import numpy as np
@@ -104,7 +105,7 @@ def _numpy_blas_addresses() -> tuple[int, int, int] | None:
         try:
             lib = ctypes.CDLL(path)
             return tuple(ctypes.cast(getattr(lib, f"scipy_{f}_64_"), ctypes.c_void_p).value
-                         for f in ("dsyrk", "dgemm", "dpotrf"))
+                         for f in ("dsyrk", "dgemm", "dpotrf", "dsyevd"))
         except (OSError, AttributeError):
             return None
     return None
@@ -115,7 +116,7 @@ def _install_scipy_blas(target: ModuleType) -> bool:
         from scipy.linalg import cython_blas, cython_lapack
 
         target.set_lp64(cython_blas.__pyx_capi__["dsyrk"], cython_blas.__pyx_capi__["dgemm"],
-                        cython_lapack.__pyx_capi__["dpotrf"])
+                        cython_lapack.__pyx_capi__["dpotrf"], cython_lapack.__pyx_capi__["dsyevd"])
     except (ImportError, KeyError, AttributeError, TypeError, ValueError):
         target.clear()
     return bool(target.available())

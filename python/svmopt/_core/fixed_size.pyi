@@ -4,6 +4,7 @@ nystrom.hpp, fast_cv.hpp, csa.hpp). The dense products and factorizations run on
 on first use. Array policy: see :mod:`svmopt._core.kernels`."""
 
 from collections.abc import Callable
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -174,3 +175,118 @@ def csa_minimize(
     seed: int = 0,
 ) -> CSAResult:
     """Coupled simulated annealing with variance control; ``cost(x)`` is called with the GIL held."""
+
+# ------------------------------------------------------------------------------------------------ tuning in the core
+def nystrom_projection(
+    PV: NDArray[np.float64], params: KernelParams, n_threads: int = 0
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(P, lambda): P = U' Lambda'^{-1/2} (m x m') from eig(K(PV, PV)), eigenpairs decreasing, those with
+    lambda <= m eps lambda_max dropped (Section 3.1)."""
+
+def holdout_cheaper(n: int, p: int, v: int) -> bool:
+    """Whether the holdout identity beats v Cholesky solves (svmopt.tuning.holdout_cheaper)."""
+
+class SearchResult:
+    @property
+    def x(self) -> NDArray[np.float64]: ...
+    @property
+    def fun(self) -> float: ...
+    @property
+    def history(self) -> NDArray[np.float64]:
+        """One row per evaluation: x..., cost."""
+    @property
+    def n_csa(self) -> int: ...
+    @property
+    def n_simplex(self) -> int: ...
+    @property
+    def Tac(self) -> float: ...
+    @property
+    def n_stages(self) -> int: ...
+
+def nelder_mead(
+    cost: Callable[[NDArray[np.float64]], float],
+    x0: NDArray[np.float64],
+    lower: NDArray[np.float64] | None = None,
+    upper: NDArray[np.float64] | None = None,
+    max_evals: int = 70,
+    step: float = 0.5,
+    tol: float = 1e-4,
+) -> SearchResult:
+    """Nelder-Mead (1, 2, 0.5, 0.5) from the simplex x0, x0 + step e_i (Section 6.3), evaluated points clipped into
+    the bounds; the same steps as scipy's with xatol = fatol = tol."""
+
+def csa_simplex(
+    cost: Callable[[NDArray[np.float64]], float],
+    x0: NDArray[np.float64],
+    lower: NDArray[np.float64],
+    upper: NDArray[np.float64],
+    n_csa: int = 90,
+    n_simplex: int = 70,
+    inner: int = 5,
+    seed: int = 0,
+    step: float = 0.5,
+) -> SearchResult:
+    """CSA for n_csa costs (0: none) from the q initial states x0, then Nelder-Mead from the CSA best."""
+
+class CVTask:
+    classification: ClassVar[CVTask]
+    regression: ClassVar[CVTask]
+    __members__: ClassVar[dict[str, CVTask]]
+    def __init__(self, value: int) -> None: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def value(self) -> int: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+
+class CVCost:
+    """The fast v-fold CV cost (19)-(21) of rows held in memory (the in-memory path of svmopt.tuning.CVEngine)."""
+
+    def __init__(
+        self,
+        X: NDArray[np.float64],
+        Y: NDArray[np.float64],
+        folds: NDArray[np.int32],
+        n_folds: int,
+        PV: NDArray[np.float64],
+        params: KernelParams,
+        tune_rbf: bool,
+        n_features_linear: int,
+        task: CVTask,
+        rows: NDArray[np.int64] | None = None,
+        mean: NDArray[np.float64] | None = None,
+        scale: NDArray[np.float64] | None = None,
+        block: int = 65536,
+        regularize_bias: bool = True,
+        feature_budget: int = 1073741824,
+        n_threads: int = 0,
+        cache_size: int = 4,
+    ) -> None: ...
+    def cost(self, gamma: float, sigma2: float) -> float: ...
+    def fit(self, gamma: float, sigma2: float) -> tuple[NDArray[np.float64] | None, NDArray[np.float64]]: ...
+    @property
+    def n_rows(self) -> int: ...
+    @property
+    def n_passes(self) -> int: ...
+    @property
+    def n_evals(self) -> int: ...
+    @property
+    def holdout(self) -> bool: ...
+
+def tune_cv(
+    cv: CVCost,
+    x0: NDArray[np.float64],
+    lower: NDArray[np.float64],
+    upper: NDArray[np.float64],
+    tune_gamma: bool,
+    tune_sigma2: bool,
+    gamma: float,
+    sigma2: float,
+    n_csa: int = 90,
+    n_simplex: int = 70,
+    inner: int = 5,
+    seed: int = 0,
+    step: float = 0.5,
+) -> SearchResult:
+    """CSA + simplex on cv.cost over (log gamma, log sigma2) -- the tuned ones -- all in the core, GIL released."""
