@@ -156,7 +156,7 @@ def test_default_tuning_runs_in_the_core_and_equals_the_python_path(monkeypatch,
     assert calls == {"python": 0, "core": n_problems}
     stream = Est(**kw).fit(lambda: ((X[s:s + 128], y[s:s + 128]) for s in range(0, 500, 128)))
     assert calls == {"python": n_problems, "core": n_problems}
-    for a, b in zip(core.problems_, stream.problems_):
+    for a, b in zip(core.problems_, stream.problems_, strict=True):
         assert a["n_evals"] == b["n_evals"] == 35
         assert a["gamma"] == pytest.approx(b["gamma"], rel=1e-6)
         if kernel == "rbf":
@@ -275,7 +275,8 @@ def test_magic_quick():
 def test_choose_n_prototypes_by_cv():
     """Choosing m (paper 002 Section 5, k = 5 candidates) by the tuned CV cost instead of the test performance: the m
     with the smallest tuned CV cost is kept; default candidates."""
-    from svmopt.fixed_size import choose_n_prototypes, default_prototype_candidates
+    from svmopt._prototypes import default_prototype_candidates
+    from svmopt.fixed_size import choose_n_prototypes
 
     assert default_prototype_candidates(3068) == [100, 200, 500, 1000, 1500]
     assert default_prototype_candidates(338) == [100, 200]

@@ -35,16 +35,16 @@ from __future__ import annotations
 import math
 import time
 from itertools import combinations
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils import check_array
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 from svmopt import _core
 from svmopt._config import parse_bytes, warn
+from svmopt._prototypes import _random_prototypes, choose_n_prototypes, select_prototypes
 from svmopt._sources import DEFAULT_BLOCK, Source, check_block, load_source
 from svmopt._validation import (
     NONNEGATIVE_INT,
@@ -67,53 +67,6 @@ __all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR", "choose_n_prototypes", "select_pr
 
 def _rbf_params(sigma2: float) -> _core.kernels.KernelParams:
     return _core.kernels.KernelParams(_core.kernels.KernelKind.rbf, alpha=math.sqrt(float(sigma2) / 2.0))
-
-
-def _selection_dict(r: _core.fixed_size.EntropySelectResult) -> dict[str, Any]:
-    """The core's prototype selection as a dict: ``idx``, ``log_offdiag``, ``n_proposals``, ``n_accepted``,
-    ``n_recomputes``, ``n_kernel_evals``, ``stopped_early``."""
-    return {"idx": r.idx, "log_offdiag": r.log_offdiag, "n_proposals": r.n_proposals, "n_accepted": r.n_accepted,
-            "n_recomputes": r.n_recomputes, "n_kernel_evals": r.n_kernel_evals, "stopped_early": r.stopped_early}
-
-
-def select_prototypes(X: np.ndarray, m: int, *, labels: np.ndarray | None = None, bandwidths: np.ndarray | None = None,
-                      random_state=None, max_proposals: int = 0, window: int = 0, tol: float = 1e-5) -> dict:
-    """Rényi-entropy prototype selection (Algorithm 1, stratified by ``labels``).
-
-    Decision (the paper stops when the entropy "change is small"): every ``window`` proposals (default 5 m) the
-    log off-diagonal sum must have dropped by at least ``tol``, with at most ``max_proposals`` (default
-    min(max(n, 50 m), 10^7)) proposals.
-
-    Returns a dict: ``idx`` (the m selected rows), ``log_offdiag``, the counts ``n_proposals``, ``n_accepted``,
-    ``n_recomputes``, ``n_kernel_evals``, ``stopped_early``, and ``bandwidths``.
-    """
-    X = check_array(X, dtype=np.float64, order="C")
-    if bandwidths is None:
-        bandwidths = entropy_bandwidths(X)[0] if X.shape[0] >= 2 else np.ones(X.shape[1])
-    h = np.where(np.asarray(bandwidths, float) > 0, bandwidths, 1.0)
-    Z = np.ascontiguousarray(X / (2.0 * h))
-    seed = int(random_state) if isinstance(random_state, (int, np.integer)) else int(
-        check_random_state(random_state).randint(0, 2**31 - 1))
-    lab = None if labels is None else np.asarray(labels, dtype=np.int64)
-    r = _core.fixed_size.entropy_select(Z, int(m), labels=lab, max_proposals=max_proposals, window=window, tol=tol,
-                                        seed=seed)
-    return {**_selection_dict(r), "bandwidths": h}
-
-
-def _random_prototypes(n: int, m: int, labels: np.ndarray | None, rng: np.random.Generator) -> np.ndarray:
-    """``m`` distinct row indices of ``n`` drawn uniformly without replacement (sorted), stratified by ``labels``
-    (proportional allocation, sklearn's ``train_test_split``) when given and feasible, like the entropy path."""
-    if m >= n:
-        return np.arange(n)
-    from sklearn.model_selection import train_test_split
-
-    seed = int(rng.integers(2**31 - 1))
-    strat = labels if labels is not None and np.unique(labels).size > 1 else None
-    try:
-        idx, _ = train_test_split(np.arange(n), train_size=m, stratify=strat, random_state=seed)
-    except ValueError:  # a class too small to stratify (or m below the number of classes): plain uniform sample
-        idx = np.random.default_rng(seed).choice(n, m, replace=False)
-    return np.sort(idx)
 
 
 # --------------------------------------------------------------------------------------------- estimators
@@ -762,39 +715,3 @@ class FixedSizeLSSVC(ClassifierMixin, _FixedSizeLSSVM):
         if D.ndim == 1:
             return self.classes_[(D >= 0).astype(int)]
         return self.classes_[np.argmax(D, axis=1)]
-
-
-
-def default_prototype_candidates(n: int) -> list[int]:
-    """Candidate m (decision, after the paper's Section 5): the values of {100, 200, 500, 1000,
-    1500} that are <= 0.6 n; if fewer than 2 remain, round(geomspace(20, 0.6 n, 5)) (unique values)."""
-    c = [m for m in (100, 200, 500, 1000, 1500) if m <= 0.6 * n]
-    if len(c) >= 2:
-        return c
-    hi = max(0.6 * n, 2.0)
-    return sorted({max(1, round(float(v))) for v in np.geomspace(min(20, hi), hi, 5)})
-
-
-def choose_n_prototypes(estimator, X, y=None, candidates=None):
-    """Choose m by the paper's heuristic (Section 5) scored by the tuned CV cost rather than on the test set
-    (decision: the paper picks m on the test data): fit the estimator for each candidate m and keep the one
-    with the smallest tuned CV cost (ties toward the smaller m).
-
-    Returns ``(best_fitted_estimator, {m: cv_score})``. For multi-class models the CV costs of the binary
-    problems are averaged. ``X`` must be re-iterable (an array, a memmap or a callable of blocks).
-    """
-    from sklearn.base import clone
-
-    if candidates is None:
-        n = X.shape[0] if hasattr(X, "shape") else None
-        if n is None:
-            raise ValueError("pass candidates= for block-stream input (n is unknown)")
-        candidates = default_prototype_candidates(n)
-    scores, best, best_score = {}, None, math.inf
-    for m in sorted(int(c) for c in candidates):
-        est = clone(estimator).set_params(n_prototypes=m).fit(X, y)
-        score = float(np.mean(est.cv_score_))
-        scores[m] = score
-        if score < best_score - 1e-12:
-            best, best_score = est, score
-    return best, scores
