@@ -209,6 +209,23 @@ def test_dense_lp_solve_returns_a_dense_lp_result():
     assert lp.solve(0.5, max_iter=0, tol=1e-7).status == _core.robust.DenseLPStatus.optimal
 
 
+def test_reduced_cut_pass_returns_cut_sums():
+    Phi = np.array([[1.0, 0.5], [0.2, 1.0], [0.3, 0.3]])
+    y = np.array([1.0, -1.0, 1.0])
+    c = _core.robust.reduced_cut_pass(y, np.array([1.0, 0.0]), 0.0, 1.0, Phi=Phi, delta=np.full(3, 0.25))
+    assert type(c) is _core.robust.CutSums
+    _check_attributes(c, "robust", "CutSums")
+    _f64(c.a, (2,))
+    for name in ("b", "e", "n_c", "hinge"):
+        assert isinstance(getattr(c, name), float)
+    # margins 1 + y gamma - y f + delta S = 0.25, 1.45, 0.95: every row violated
+    assert c.n_c == 3.0 and c.b == 1.0 and c.e == 0.75
+    assert c.hinge == pytest.approx(0.25 + 1.45 + 0.95, rel=1e-15)
+    np.testing.assert_allclose(c.a, Phi.T @ y, rtol=1e-15)
+    with pytest.raises(TypeError):
+        _core.robust.CutSums()  # built by the core only
+
+
 def test_entropy_select_returns_an_entropy_select_result():
     Z = np.random.default_rng(0).standard_normal((60, 3))
     r = _core.fixed_size.entropy_select(Z, 8, max_proposals=200, seed=2)
@@ -348,6 +365,10 @@ def _layouts(a):
     return {"fortran": np.asfortranarray(a), "strided": _strided(a), "rows [::2]": np.repeat(a, 2, axis=0)[::2]}
 
 
+def _cut_sums(c):
+    return c.a, c.b, c.e, c.n_c, c.hinge
+
+
 # one routine per submodule: name -> (call with the arrays given, the float64 arrays it takes)
 POLICY = {
     "kernels.gram": (lambda X_: _core.kernels.gram(X_, KP, block=5), (X,)),
@@ -355,6 +376,11 @@ POLICY = {
                        (X, X[:5], _rng.standard_normal((5, 2)))),
     "robust.lp_matrix": (lambda K_, y_: _core.robust.lp_matrix(K_, y_, np.full(7, 0.01)), (KM, YM)),
     "robust.DenseLP": (lambda K_, y_: _core.robust.DenseLP(K_, y_, None).solve(0.3).x, (KM, YM)),
+    "robust.reduced_cut_pass": (lambda Phi_, y_, v_, d_: _cut_sums(_core.robust.reduced_cut_pass(
+        y_, v_, 0.1, 0.5, Phi=Phi_, delta=d_, block=3)), (KM[:, :4], YM, np.array([0.5, -1.0, 0.25, 2.0]),
+                                                          np.linspace(0.0, 0.2, 7))),
+    "robust.reduced_cut_pass X Z": (lambda X_, Z_, y_: _cut_sums(_core.robust.reduced_cut_pass(
+        y_, np.array([0.5, -1.0, 0.25, 2.0]), 0.1, 0.5, X=X_, Z=Z_, params=KP, block=3)), (X[:7], PV, YM)),
     "fixed_size.nystrom_features": (lambda X_, PV_, P_: _core.fixed_size.nystrom_features(X_, PV_, KP, P_, chunk=5),
                                     (X, PV, PROJ)),
     "fixed_size.fast_cv_solve": (lambda G_, t_: _core.fixed_size.fast_cv_solve(G_, t_, 2.0),

@@ -181,3 +181,96 @@ def test_mip_events_see_incumbents_and_can_interrupt():
         res = m.solve()
     assert seen and np.isfinite(seen[0])
     assert "interrupt" in res.status.lower() and not res.optimal
+
+
+def _linprog_rows(cost, rows, lower, upper, col_upper):
+    """scipy's optimum of min cost'x, lower <= A x <= upper (dense rows), 0 <= x <= col_upper."""
+    from scipy.optimize import linprog
+
+    A = np.array(rows, dtype=float).reshape(-1, len(cost))
+    lo, up = np.asarray(lower, float), np.asarray(upper, float)
+    A_ub = np.vstack([A[np.isfinite(up)], -A[np.isfinite(lo)]])
+    b_ub = np.concatenate([up[np.isfinite(up)], -lo[np.isfinite(lo)]])
+    res = linprog(cost, A_ub=A_ub if A_ub.size else None, b_ub=b_ub if A_ub.size else None,
+                  bounds=[(0, col_upper)] * len(cost), method="highs")
+    assert res.status == 0
+    return res.fun
+
+
+def test_add_rows_match_a_rebuilt_model():
+    """Rows appended in CSR form (a <= row, a ranged row, an empty row) give the model built with them."""
+    from svmopt.highs import HighsModel
+
+    m = _box_lp()
+    assert m.solve().objective == pytest.approx(-4.0)
+    # row 2: -0.5 x0 + x1 <= 1;  row 3: 1 <= x0 + 3 x1 <= 5;  row 4: empty, -1 <= 0 <= 1
+    m.add_rows([-np.inf, 1.0, -1.0], [1.0, 5.0, 1.0], [0, 2, 4], [0, 1, 1, 0], [-0.5, 1.0, 3.0, 1.0])
+    assert m.n_rows == 5
+    res = m.solve()
+    dense = [[1.0, 1.0], [1.0, -1.0], [-0.5, 1.0], [1.0, 3.0], [0.0, 0.0]]
+    lower, upper = [-np.inf, -np.inf, -np.inf, 1.0, -1.0], [4.0, 1.0, 1.0, 5.0, 1.0]
+    A = sp.csc_matrix(np.array(dense))
+    fresh = HighsModel(a_start=A.indptr, a_index=A.indices, a_value=A.data, col_cost=[-1.0, -1.0], n_rows=5,
+                       col_upper=3.0, row_lower=lower, row_upper=upper).solve()
+    assert res.objective == pytest.approx(fresh.objective, abs=1e-9)
+    assert res.objective == pytest.approx(_linprog_rows([-1.0, -1.0], dense, lower, upper, 3.0), abs=1e-9)
+    np.testing.assert_allclose(res.x, fresh.x, atol=1e-9)
+    assert res.row_value.shape == res.row_dual.shape == (5,)
+    np.testing.assert_allclose(res.row_value, np.array(dense) @ res.x, atol=1e-9)
+    # strong duality with the new rows' duals: c'x = sum of the active bounds times their duals (no active column
+    # bound here: x0 and x1 are inside (0, 3))
+    assert np.all((res.x > 1e-9) & (res.x < 3 - 1e-9))
+    active = np.where(res.row_dual > 1e-12, lower, np.where(res.row_dual < -1e-12, upper, 0.0))
+    assert float(res.row_dual @ active) == pytest.approx(res.objective, abs=1e-9)
+
+
+def test_add_rows_one_at_a_time_from_no_rows():
+    """The cutting-plane master's use: a model with no rows grown row by row; after each addition the warm solve
+    equals scipy's optimum of the rows so far."""
+    from svmopt.highs import HighsModel
+
+    rng = np.random.default_rng(0)
+    n = 4
+    cost = -rng.uniform(0.5, 1.5, n)
+    m = HighsModel(a_start=np.zeros(n + 1, dtype=np.int32), a_index=np.zeros(0, np.int32), a_value=np.zeros(0),
+                   col_cost=cost, n_rows=0, col_upper=5.0)
+    assert m.solve().objective == pytest.approx(5.0 * cost.sum())
+    rows: list[np.ndarray] = []
+    for k in range(8):
+        cols = np.sort(rng.choice(n, size=1 + k % n, replace=False)).astype(np.int32)
+        vals = rng.uniform(0.2, 2.0, cols.size)
+        upper = rng.uniform(1.0, 6.0)
+        m.add_rows(-np.inf, [upper], [0], cols, vals)
+        row = np.zeros(n)
+        row[cols] = vals
+        rows.append(np.append(row, upper))
+        assert m.n_rows == k + 1
+        res = m.solve()
+        R = np.array(rows)
+        assert res.objective == pytest.approx(_linprog_rows(cost, R[:, :n], [-np.inf] * (k + 1), R[:, n], 5.0),
+                                              abs=1e-9)
+        assert np.all(R[:, :n] @ res.x <= R[:, n] + 1e-9)
+
+
+@pytest.mark.parametrize(("args", "exc", "match"), [
+    (([0.0], [1.0], [0], [2], [1.0]), ValueError, "column index"),
+    (([0.0], [1.0], [0], [-1], [1.0]), ValueError, "indices"),
+    (([0.0], [1.0], [0], [0], [np.nan]), ValueError, "non-finite"),
+    (([0.0], [1.0], [0], [0], [np.inf]), ValueError, "non-finite"),
+    (([np.nan], [1.0], [0], [0], [1.0]), ValueError, "lower"),
+    (([0.0], [np.nan], [0], [0], [1.0]), ValueError, "upper"),
+    (([0.0, 0.0], [1.0, 1.0], [0], [0], [1.0]), ValueError, "starts"),
+    (([0.0], [1.0], [0], [0, 1], [1.0]), ValueError, "indices and values"),
+    (([0.0], [1.0, 2.0], [0], [0], [1.0]), ValueError, "upper"),
+    (([0.0], [1.0], [0], [0.0], [1.0]), TypeError, "indices"),
+    (([0.0], [1.0], [0.0], [0], [1.0]), TypeError, "starts"),
+    (([0.0, 0.0], [1.0, 1.0], [1, 0], [0, 1], [1.0, 1.0]), SolverError, "addRows"),  # starts not ascending: HiGHS
+    (([0.0], [1.0], [0], [0, 0], [1.0, 1.0]), SolverError, "addRows"),  # a column twice in a row: HiGHS
+])
+def test_add_rows_rejects_bad_input_and_leaves_the_model(args, exc, match):
+    m = _box_lp()
+    with pytest.raises(exc, match=match):
+        m.add_rows(*args)
+    assert m.n_rows == 2
+    res = m.solve()
+    assert res.objective == pytest.approx(-4.0) and res.row_value.shape == (2,)

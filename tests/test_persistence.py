@@ -26,6 +26,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 import svmopt
+import svmopt._robust_fit
 import svmopt.ellipsoid
 import svmopt.fixed_size
 import svmopt.highs
@@ -212,8 +213,8 @@ class _Interrupt:
 # A late internal step of every estimator's fit (after validation has already set attributes such as
 # classes_ or n_features_in_).
 _INTERRUPT_POINTS = {
-    "RobustSVC": (svmopt.robust_svc, "_line_search"),  # after the LP, with either LP solver
-    "RobustSVC-robust": (svmopt.robust_svc, "_line_search"),
+    "RobustSVC": (svmopt._robust_fit, "_line_search"),  # after the LP, with either LP solver
+    "RobustSVC-robust": (svmopt._robust_fit, "_line_search"),
     "FixedSizeLSSVC": (svmopt.fixed_size, "select_prototypes"),
     "FixedSizeLSSVR": (svmopt.fixed_size, "select_prototypes"),
     "EllipsoidPSOClassifier": (svmopt.ellipsoid, "pso_closest_points"),

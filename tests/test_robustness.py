@@ -471,6 +471,22 @@ def _two_swarm(mu1=None, P1=None, mu2=None, P2=None, **kw):
                          np.full(2, 3.0) if mu2 is None else mu2, np.eye(2) if P2 is None else P2, **kw)
 
 
+YZ = np.where(np.arange(10) % 2 == 0, 1.0, -1.0)
+
+
+def _cut_pass(y=YZ, v=None, gamma=0.0, S=0.0, **over):
+    """reduced_cut_pass streaming the 10 rows of Z against 3 landmarks, one argument replaced (None drops it)."""
+    kw = dict(X=Z, Z=Z[:3].copy(), params=KP)
+    kw.update(over)
+    return robust.reduced_cut_pass(y, np.zeros(3) if v is None else v, gamma, S,
+                                   **{k: a for k, a in kw.items() if a is not None})
+
+
+def _read_only(a):
+    a.flags.writeable = False
+    return a
+
+
 def _rows(sub, rows):
     """The rows of one submodule, each entry point prefixed with the submodule's name."""
     return [(f"{sub}.{entry}", *rest) for entry, *rest in rows]
@@ -545,6 +561,35 @@ _ROBUST = [
     ("DenseLP", "float32 K", lambda: robust.DenseLP(np.eye(2, dtype=np.float32), Y2, None), TypeError, ""),
     ("DenseLP.solve", "nu = 0", lambda: robust.DenseLP(np.eye(2), Y2, None).solve(0.0), ValueError, "nu"),
     ("DenseLP.solve", "nan nu", lambda: robust.DenseLP(np.eye(2), Y2, None).solve(np.nan), ValueError, "nu"),
+    ("reduced_cut_pass", "y 0/1", lambda: _cut_pass(y=(YZ > 0) * 1.0), ValueError, "y"),
+    ("reduced_cut_pass", "y length", lambda: _cut_pass(y=YZ[:9]), ValueError, "y"),
+    ("reduced_cut_pass", "y int", lambda: _cut_pass(y=YZ.astype(int)), TypeError, ""),
+    ("reduced_cut_pass", "delta<0", lambda: _cut_pass(delta=-np.ones(10)), ValueError, "delta"),
+    ("reduced_cut_pass", "delta nan", lambda: _cut_pass(delta=np.full(10, np.nan)), ValueError, "delta"),
+    ("reduced_cut_pass", "delta length", lambda: _cut_pass(delta=np.ones(9)), ValueError, "delta"),
+    ("reduced_cut_pass", "v length", lambda: _cut_pass(v=np.zeros(4)), ValueError, "v "),
+    ("reduced_cut_pass", "v nan", lambda: _cut_pass(v=np.full(3, np.nan)), ValueError, "finite"),
+    ("reduced_cut_pass", "v float32", lambda: _cut_pass(v=np.zeros(3, np.float32)), TypeError, ""),
+    ("reduced_cut_pass", "gamma inf", lambda: _cut_pass(gamma=np.inf), ValueError, "finite"),
+    ("reduced_cut_pass", "S nan", lambda: _cut_pass(S=np.nan), ValueError, "finite"),
+    ("reduced_cut_pass", "Phi and X", lambda: _cut_pass(Phi=np.ones((10, 3))), ValueError, "not both"),
+    ("reduced_cut_pass", "no Z", lambda: _cut_pass(Z=None), ValueError, "Z"),
+    ("reduced_cut_pass", "no params", lambda: _cut_pass(params=None), ValueError, "params"),
+    ("reduced_cut_pass", "X nan", lambda: _cut_pass(X=ZN), ValueError, "X"),
+    ("reduced_cut_pass", "Z inf", lambda: _cut_pass(Z=np.full((3, 2), np.inf)), ValueError, "Z"),
+    ("reduced_cut_pass", "columns", lambda: _cut_pass(Z=Z[:3, :1]), ValueError, "columns"),
+    ("reduced_cut_pass", "Z float32", lambda: _cut_pass(Z=Z[:3].astype(np.float32)), TypeError, ""),
+    ("reduced_cut_pass", "Phi 1d", lambda: _cut_pass(X=None, Z=None, params=None, Phi=np.ones(10)), ValueError,
+     "Phi"),
+    ("reduced_cut_pass", "Phi int", lambda: _cut_pass(X=None, Z=None, params=None, Phi=np.ones((10, 3), int)),
+     TypeError, ""),
+    ("reduced_cut_pass", "block 0", lambda: _cut_pass(block=0), ValueError, "block"),
+    ("reduced_cut_pass", "scores_out length", lambda: _cut_pass(scores_out=np.zeros(9)), ValueError, "scores_out"),
+    ("reduced_cut_pass", "scores_out read-only", lambda: _cut_pass(scores_out=_read_only(np.zeros(10))), ValueError,
+     "scores_out"),
+    ("reduced_cut_pass", "scores_out strided", lambda: _cut_pass(scores_out=np.zeros(20)[::2]), ValueError,
+     "scores_out"),
+    ("reduced_cut_pass", "scores_out float32", lambda: _cut_pass(scores_out=np.zeros(10, np.float32)), TypeError, ""),
 ]
 _FIXED_SIZE = [
     ("entropy_log_offdiag", "idx out of range", lambda: fixed_size.entropy_log_offdiag(Z, np.array([0, 1, 1000])),
@@ -769,7 +814,7 @@ CORE_INFO = {"cpu_supports_avx2_fma", "openmp_enabled", "max_threads", "simd_ins
 CORE_NO_INPUT = {"eigen_version", "isa", "kernels.KernelKind", "robust.Objective", "robust.DenseLPStatus",
                  "robust.DenseLPResult", "fixed_size.EntropySelectResult", "fixed_size.CSAResult", "pso.RandScope",
                  "pso.Sync", "pso.Boundary", "pso.Fitness", "pso.SwarmTrace", "pso.TwoSwarmResult", "blas.clear",
-                 "fixed_size.SearchResult", "fixed_size.CVTask"}
+                 "fixed_size.SearchResult", "fixed_size.CVTask", "robust.CutSums"}
 
 
 def _core_entry_points() -> set[str]:
@@ -989,6 +1034,32 @@ def test_hyp_robust_lp_matrix_matches_dense(m, seed, with_delta, order):
     np.testing.assert_allclose(dense[:, m:2 * m], -D @ K @ D - dr, atol=1e-12)
     np.testing.assert_allclose(dense[:, 2 * m], -y)
     np.testing.assert_allclose(dense[:, 2 * m + 1:], np.eye(m))
+
+
+@_HYP
+@given(n=st.integers(0, 12), L=st.integers(0, 4), seed=st.integers(0, 2**16), with_delta=st.booleans(),
+       block=st.integers(1, 5), stream=st.booleans(), scale=st.floats(1e-3, 1e3))
+def test_hyp_reduced_cut_pass_matches_numpy(n, L, seed, with_delta, block, stream, scale):
+    """Any shape (n or L = 0 included) and iterate scale: the cut's sums and the scores are numpy's (rbf rows)."""
+    rng = np.random.default_rng(seed)
+    A, B = rng.standard_normal((n, 2)), rng.standard_normal((L, 2))
+    Phi = _kernel_ref(A, B, 1.0)
+    y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    delta = rng.random(n) if with_delta else None
+    v, gamma = scale * rng.standard_normal(L), float(rng.standard_normal())
+    S = float(np.abs(v).sum())
+    rows = {"X": A, "Z": B, "params": KP} if stream else {"Phi": Phi}
+    scores = np.empty(n)
+    c = robust.reduced_cut_pass(y, v, gamma, S, delta=delta, scores_out=scores, block=block, **rows)
+    f = Phi @ v
+    margin = 1 + y * gamma - y * f + (0 if delta is None else delta * S)
+    on = margin > 0
+    tol = 1e-12 * (1 + np.abs(v).sum()) * (1 + n)
+    assert c.n_c == on.sum() and c.b == y[on].sum()
+    np.testing.assert_allclose(c.a, Phi[on].T @ y[on], rtol=0, atol=tol)
+    np.testing.assert_allclose(scores, f, rtol=0, atol=tol)
+    assert c.hinge == pytest.approx(margin[on].sum(), rel=1e-12, abs=tol * (1 + S))
+    assert c.e == pytest.approx(0.0 if delta is None else delta[on].sum(), rel=1e-12, abs=1e-12)
 
 
 @_HYP

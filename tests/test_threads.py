@@ -58,6 +58,17 @@ def _fast_cv_holdout():
     return fixed_size.fast_cv_holdout(F, y[:, None].copy(), FOLDS, 3, F.T @ F, F.T @ y[:, None], 10.0, n_threads=2)
 
 
+V_CUT = Zc[:, 0] / 4
+
+
+def _cut_pass(**rows):
+    """One pass of the reduced LP over the 90 rows of X (40 landmarks, block 16): the cut's sums and the scores."""
+    scores = np.empty(90)
+    c = robust.reduced_cut_pass(y, V_CUT, 0.2, float(np.abs(V_CUT).sum()), delta=np.full(90, 0.05),
+                                scores_out=scores, n_threads=2, block=16, **rows)
+    return c.a, c.b, c.e, c.n_c, c.hinge, scores
+
+
 def _dense_lp():
     lp = robust.DenseLP(K[:40, :40], y[:40], np.full(40, 0.01))
     return [lp.solve(nu).x for nu in (0.01, 0.1, 1.0)]
@@ -111,6 +122,8 @@ CALLS = {
                                                                            n_threads=2),
     "robust.line_search_count": lambda: robust.line_search_count(S, y, 0.1, PAPER),
     "robust.DenseLP": _dense_lp,
+    "robust.reduced_cut_pass": lambda: _cut_pass(X=X, Z=Zc, params=KP),
+    "robust.reduced_cut_pass_kept": lambda: _cut_pass(Phi=K[:, :40]),
     "fixed_size.entropy_select": lambda: fixed_size.entropy_select(X / 2.0, 10, seed=5).idx,
     "fixed_size.entropy_select_stratified": lambda: fixed_size.entropy_select(
         X / 2.0, 10, labels=(y > 0).astype(np.int64), seed=6).idx,
@@ -165,7 +178,7 @@ def test_every_computing_entry_point_is_exercised():
             "robust.DenseLPResult", "fixed_size.EntropySelectResult", "fixed_size.CSAResult",
             "fixed_size.csa_update_tac", "pso.RandScope", "pso.Sync", "pso.Boundary", "pso.Fitness",
             "pso.SwarmTrace", "pso.TwoSwarmResult", "pso.uniform", "pso.particle_step", "fixed_size.SearchResult",
-            "fixed_size.CVTask", "fixed_size.holdout_cheaper"}
+            "fixed_size.CVTask", "fixed_size.holdout_cheaper", "robust.CutSums"}
     public = {f"{sub}.{n}" for sub in ("kernels", "robust", "fixed_size", "pso")
               for n in dir(getattr(_core, sub)) if not n.startswith("_")}
     assert skip <= public, skip - public
@@ -201,6 +214,7 @@ def test_thread_count_does_not_change_results():
                lambda t: kernels.matvec(X, Zc, Zc[:, :2].copy(), KP, n_threads=t, block=8),
                lambda t: robust.lp_matrix(K, y, np.full(90, 0.05), n_threads=t),
                lambda t: robust.line_search_grid(S, y, S.min(), S.max(), 2000, 0.0, PAPER, n_threads=t),
+               lambda t: robust.reduced_cut_pass(y, V_CUT, 0.2, 1.0, X=X, Z=Zc, params=KP, n_threads=t, block=16).a,
                lambda t: fixed_size.nystrom_features(X, PV, KP, P, n_threads=t, chunk=16),
                lambda t: pso.two_swarm(np.zeros(3), np.eye(3), np.full(3, 4.0), 2 * np.eye(3), n_particles=8,
                                        max_iter=40, seed=9, n_threads=t).x):

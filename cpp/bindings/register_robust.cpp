@@ -10,6 +10,7 @@
 #include "bindings.hpp"
 #include "svmopt/dense_lp.hpp"
 #include "svmopt/line_search.hpp"
+#include "svmopt/reduced.hpp"
 #include "svmopt/robust.hpp"
 
 namespace svmopt::bind {
@@ -153,6 +154,56 @@ void register_robust(py::module_& m) {
           },
           py::arg("nu"), py::arg("max_iter") = 0, py::arg("tol") = 1e-7,
           "Solve for this nu (> 0), warm-started from the previous solve's basis.");
+
+  // ---------------------------------------------------------------- the reduced model's pass (reduced.hpp)
+  py::class_<CutSums>(m, "CutSums", py::module_local(),
+                      "One pass at (v, gamma): the most violated aggregated cut's sums and the hinge sum.")
+      .def_property_readonly("a", [](const CutSums& c) { return to_numpy(c.a); }, "sum_i c_i y_i Phi_i (L,).")
+      .def_readonly("b", &CutSums::b)
+      .def_readonly("e", &CutSums::e)
+      .def_readonly("n_c", &CutSums::n_c)
+      .def_readonly("hinge", &CutSums::hinge);
+  m.def(
+      "reduced_cut_pass",
+      [](const DoubleArray& y, const DoubleArray& v, double gamma, double S, const OptionalArray& Phi,
+         const OptionalArray& X, const OptionalArray& Z, const std::optional<KernelParams>& params,
+         const OptionalArray& delta, const OptionalArray& scores_out, int n_threads, Index block) {
+        MatrixView pv, xv, zv;
+        KernelParams kp;
+        Index n = 0;
+        if (Phi) {
+          if (X || Z) throw py::value_error("give Phi, or X, Z and params, not both");
+          pv = view2d(*Phi, "Phi");
+          n = pv.rows;
+        } else {
+          if (!X || !Z || !params) throw py::value_error("give Phi, or X, Z and params");
+          xv = view2d(*X, "X");
+          zv = view2d(*Z, "Z");
+          kp = *params;
+          n = xv.rows;
+        }
+        const Contiguous1d<double> yc(y, "y", n);
+        const Vector vv = vector_copy(v, "v");
+        std::optional<Contiguous1d<double>> dc;
+        if (delta) dc.emplace(*delta, "delta", n);
+        double* out = nullptr;
+        if (scores_out) {
+          DoubleArray o = *scores_out;
+          if (o.ndim() != 1 || o.shape(0) != n || !(o.flags() & py::array::c_style) || !o.writeable()) {
+            throw py::value_error("scores_out must be a writeable C-contiguous array of length " + std::to_string(n));
+          }
+          out = o.mutable_data();
+        }
+        py::gil_scoped_release release;
+        return reduced_cut_pass(pv, xv, zv, kp, yc.data(), dc ? dc->data() : nullptr, vv, gamma, S, out, n_threads,
+                                block);
+      },
+      py::arg("y").noconvert(), py::arg("v").noconvert(), py::arg("gamma"), py::arg("S"), py::kw_only(),
+      py::arg("Phi").noconvert() = py::none(), py::arg("X").noconvert() = py::none(),
+      py::arg("Z").noconvert() = py::none(), py::arg("params") = py::none(), py::arg("delta").noconvert() = py::none(),
+      py::arg("scores_out").noconvert() = py::none(), py::arg("n_threads") = 0, py::arg("block") = 4096,
+      "One pass of the reduced robust LP's cutting planes at (v, gamma) with S = S(v): the kernel rows from Phi "
+      "(n x L) or K(X, Z) computed block by block; scores f = Phi v into scores_out.");
 }
 
 }  // namespace svmopt::bind

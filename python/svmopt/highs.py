@@ -339,6 +339,27 @@ class HighsModel:
         if change(int(idx.size), idx, lo, hi) == highspy.HighsStatus.kError:
             raise SolverError(f"HiGHS rejected the new {what} bounds", "Model error")
 
+    def add_rows(self, lower: Any, upper: Any, starts: Any, indices: Any, values: Any) -> None:
+        """Append rows ``lower <= A_new x <= upper`` given row-wise (CSR: ``starts`` of length n_new, ``indices`` and
+        ``values`` of their entries); the next :meth:`solve` starts from the current basis (the new rows basic)."""
+        lo = np.atleast_1d(np.asarray(lower, dtype=np.float64))
+        n_new = lo.shape[0]
+        up = _as_f64(upper, n_new, "upper")
+        lo = _as_f64(lo, n_new, "lower")
+        start = _as_int32(starts, "starts")
+        index = _as_int32(indices, "indices")
+        value = np.ascontiguousarray(np.asarray(values, dtype=np.float64))
+        if start.shape != (n_new,) or index.shape != value.shape:
+            raise ValueError("starts must hold one entry per new row, and indices and values the same count")
+        if index.size and index.max() >= self.n_cols:
+            raise ValueError("indices has a column index >= n_cols")
+        if not np.all(np.isfinite(value)):
+            raise ValueError("values has non-finite entries")
+        status = self._h.addRows(n_new, lo, up, index.shape[0], start, index, value)
+        if status == highspy.HighsStatus.kError:
+            raise SolverError("HiGHS rejected the new rows (addRows)", "Load error")
+        self.n_rows += n_new
+
     def change_coeff(self, row: int, col: int, value: float) -> None:
         """Set the matrix entry ``A[row, col]`` (created when it was zero)."""
         if not (0 <= row < self.n_rows and 0 <= col < self.n_cols):

@@ -25,6 +25,10 @@ assembled by the C++ core in one pass over ``K`` and solved by HiGHS (:mod:`svmo
 
 Decision (no delta at test time): ``f(x) - b = sum_j k(x, x_j) y_j u_j - b``; class A iff ``> 0``.
 
+At scale (``n_landmarks``): the same LP with the surface expanded over L landmarks, ``f(x) = sum_j k(x, z_j) v_j``,
+every training row still a constraint (:mod:`svmopt._robust_reduced`), solved by HiGHS directly or by exact cutting
+planes whose cost per iteration is one pass over the data (``solver``); the threshold is then chosen exactly as above.
+
 Interval orientation -- the paper's printed interval is the mirror image about gamma of
 the strip that satisfies its own properties (P1)-(P3) (Section 4; the strip holding the class overlap is
 ``[lowest A score, highest B score]``):
@@ -67,18 +71,25 @@ Ambiguities decided here (documented and tested):
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, check_random_state, column_or_1d, validate_data
 
-from svmopt import _core
-from svmopt._config import check_dense_allocation
+from svmopt._config import get_memory_budget
+from svmopt._robust_fit import (
+    DENSE_LP_MAX_M,
+    LINE_SEARCHES,
+    LP_SOLVERS,
+    NU_GRID,
+    BinaryFit,
+    fit_binary,
+    fit_binary_reduced,
+    line_search_objective,
+)
 from svmopt._robust_model import (
     INTERVALS,
     eta_from_rho,
@@ -97,7 +108,6 @@ from svmopt._validation import (
     fit_context,
     is_finite_real,
 )
-from svmopt.highs import HighsModel
 from svmopt.kernels import KERNEL_NAMES, Kernel
 
 __all__ = [
@@ -116,148 +126,13 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-NU_GRID = np.logspace(-3.0, 0.0, 5)
-LINE_SEARCHES = ("exact", "grid", "exact_decision")
-LP_SOLVERS = ("auto", "highs", "dense")
-#: ``lp_solver="auto"`` uses the dense simplex up to this many training points (per binary problem), HiGHS above:
-#: the crossover measured by ``benchmarks/bench_robust.py::DenseLP`` (docs/performance.md).
-DENSE_LP_MAX_M = 100
-
-
-# ------------------------------------------------------------------------------------------ one binary LP path
-@dataclass
-class BinaryFit:
-    """Result of :func:`fit_binary` for one binary problem (labels +1 = A, -1 = B)."""
-
-    u: np.ndarray
-    gamma: float
-    b: float
-    xi: np.ndarray
-    omega: tuple[float, float]
-    nu: float
-    training_count: int
-    objective: float
-    scores: np.ndarray  # robust shifted scores s_i
-    interval: tuple[float, float]
-    path: list[dict] = field(default_factory=list)  # one record per nu tried
-
-
-def line_search_objective(line_search: str, interval: str) -> str:
-    """Tie convention of the count: the paper's (10)/(27) (a point on the threshold is correct) with the paper
-    interval, the decision rule's otherwise (``"exact_decision"``, or a ``"corrected"`` / ``"unbounded"``
-    interval). With the latter intervals the paper's ties would make the degenerate solution u = 0 (all scores
-    0, reached at small nu or large delta) look perfect: b = 0 ties every point, a count of 0."""
-    return "paper" if (interval == "paper" and line_search != "exact_decision") else "decision"
-
-
-def _line_search(s: np.ndarray, y: np.ndarray, lo: float, hi: float, gamma: float, line_search: str,
-                 n_grid: int, interval: str) -> tuple[float, int]:
-    objective = _core.robust.Objective.__members__[line_search_objective(line_search, interval)]
-    s = np.asarray(s, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if line_search == "grid":
-        return _core.robust.line_search_grid(s, y, lo, hi, n_grid, gamma, objective)
-    return _core.robust.line_search_exact(s, y, lo, hi, gamma, objective)
-
-
-def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
-               nus: Sequence[float] | np.ndarray = (1.0,),
-               line_search: str = "exact", n_grid: int = 10_000, interval: str = "paper",
-               solver_options: Mapping[str, Any] | None = None, warm_start: bool = False,
-               lp_solver: str = "auto") -> BinaryFit:
-    """Pseudocode 1 of the paper on a precomputed Gram ``K`` for every ``nu`` in ``nus``; keep the best.
-
-    ``y`` must be float64 in {-1, +1} with both classes present. ``delta=None`` (or all zeros) is the
-    deterministic model (6)+(10); otherwise (23)+(27).
-
-    ``lp_solver`` (see :data:`LP_SOLVERS`): ``"highs"`` builds the LP once, passes it to HiGHS, and for every
-    further ``nu`` only changes the ``xi`` costs (``changeColsCost``); ``warm_start=True`` re-solves from the
-    previous basis, the default re-solves cold on the same model, which measured faster with the dual simplex on
-    these LPs (``benchmarks/bench_robust.py::NuGrid``; figures in docs/performance.md).
-    ``"dense"`` uses the core's dense primal simplex (``_core.robust.DenseLP``), warm-started across ``nu``; every
-    answer carries an optimality certificate checked on the original data (primal and dual feasibility and the
-    duality gap to 1e-7), and if it fails or the iteration limit is reached that ``nu`` and the following ones
-    are solved by HiGHS instead (recorded as ``solver`` in the path). ``"auto"`` is ``"dense"`` for
-    ``m <= DENSE_LP_MAX_M`` when no ``solver_options`` are given, else ``"highs"``. The two solvers reach the
-    same optimal objective; on degenerate LPs they may return different optimal vertices ``u``.
-    """
-    K = np.asarray(K, dtype=np.float64)
-    m = K.shape[0]
-    if lp_solver not in LP_SOLVERS:
-        raise ValueError(f"lp_solver must be one of {LP_SOLVERS}, got {lp_solver!r}")
-    y = np.ascontiguousarray(y, dtype=np.float64)
-    d = None if delta is None else np.ascontiguousarray(delta, dtype=np.float64)
-    use_dense = lp_solver == "dense" or (lp_solver == "auto" and m <= DENSE_LP_MAX_M and not solver_options)
-    dense = None
-    if use_dense:
-        check_dense_allocation(m, 4 * m + 1, "RobustSVC's dense simplex tableau (m x (4m + 1))")
-        dense = _core.robust.DenseLP(K, y, d)
-    model: HighsModel | None = None
-    xi_cols = np.arange(2 * m + 1, 3 * m + 1, dtype=np.int32)
-
-    def highs_solve(nu: float):
-        nonlocal model
-        if model is None:
-            check_dense_allocation(m, 3 * m, "RobustSVC's LP (23) (2 m^2 values + indices)")
-            start, index, value = _core.robust.lp_matrix(K, y, d)
-            cost = np.concatenate([np.ones(2 * m), [0.0], np.full(m, nu)])
-            lower = np.zeros(3 * m + 1)
-            lower[2 * m] = -np.inf
-            model = HighsModel(a_start=start, a_index=index, a_value=value, col_cost=cost, n_rows=m,
-                               col_lower=lower, col_upper=np.inf, row_lower=1.0, row_upper=np.inf,
-                               options=solver_options)
-            del start, index, value
-        else:
-            model.change_costs(xi_cols, np.full(m, nu), warm_start=warm_start)
-        return model.solve()
-
-    r = np.sqrt(np.clip(np.diag(K), 0.0, None))
-    pos = y > 0
-    best: BinaryFit | None = None
-    path: list[dict] = []
-    for nu in nus:
-        nu = float(nu)
-        rec: dict[str, Any] = {"nu": nu}
-        x = None
-        if dense is not None:
-            t0 = time.perf_counter()
-            out = dense.solve(nu)
-            if out.status == _core.robust.DenseLPStatus.optimal:
-                x = out.x
-                rec.update(objective=float(out.objective), iterations=int(out.iterations),
-                           solve_time=time.perf_counter() - t0, status="Optimal", solver="dense")
-            else:
-                logger.debug("dense simplex: %s at nu=%g (primal/dual infeasibility %.2g/%.2g); HiGHS takes over",
-                             out.status.name, nu, out.primal_infeasibility, out.dual_infeasibility)
-                rec["solver"] = f"highs (dense simplex: {out.status.name})"
-                dense = None
-        if x is None:
-            res = highs_solve(nu)
-            x = res.x
-            rec.update(objective=res.objective, iterations=res.iterations, solve_time=res.runtime,
-                       status=res.status)
-            rec.setdefault("solver", "highs")
-        u = x[:m] - x[m : 2 * m]
-        gamma = float(x[2 * m])
-        f = K @ (y * u)
-        s = f if d is None else f - y * d * float(r @ np.abs(u))
-        xi = np.maximum(0.0, 1.0 - y * (s - gamma))  # the hinge, not the solver's xi (decision: see module docstring)
-        xi[xi < 1e-12] = 0.0  # rounding of a point on its margin (the LP's margins are 1): omega = 0 stays 0
-        dev = np.abs(xi - x[2 * m + 1 :])
-        if np.any(dev > 1e-6 * np.maximum(1.0, xi)):
-            logger.debug("solver xi differs from the hinge by up to %.3g (nu=%g)", dev.max(), nu)
-        omega_a = float(xi[pos].max())
-        omega_b = float(xi[~pos].max())
-        lo, hi = threshold_interval(gamma, omega_a, omega_b, interval)
-        b, count = _line_search(s, y, lo, hi, gamma, line_search, n_grid, interval)
-        rec.update(training_count=int(count), b=float(b))
-        path.append(rec)
-        if best is None or count < best.training_count:
-            best = BinaryFit(u=u, gamma=gamma, b=float(b), xi=xi, omega=(omega_a, omega_b), nu=nu,
-                             training_count=int(count), objective=rec["objective"], scores=s, interval=(lo, hi))
-    assert best is not None
-    best.path = path
-    return best
+#: ``n_landmarks="auto"`` keeps the paper's model up to this many training rows: its LP (23) has ~2 m^2 nonzeros, and
+#: a fit (RBF, d = 20, one nu) took 0.5 s at 500 rows, 2.7 s at 1,000 and 179 s at 2,000 (docs/performance.md).
+AUTO_MAX_ROWS = 1000
+#: Landmarks of the reduced model under ``n_landmarks="auto"`` (at most the number of training rows).
+AUTO_LANDMARKS = 500
+SOLVERS = ("auto", "lp", "cutting_plane")
+LANDMARK_METHODS = ("entropy", "kmeans", "random")
 
 
 # ------------------------------------------------------------------------------------------ the estimator
@@ -301,17 +176,41 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         ``"auto"``: dense for at most :data:`DENSE_LP_MAX_M` training points per binary problem when
         ``solver_options`` is not given, HiGHS otherwise. Both reach the optimal objective; on degenerate LPs
         they may pick different optimal ``u`` (and so a different classifier of the same LP value).
+    n_landmarks : int >= 1, "auto" or None, default=None
+        ``None``: the paper's model, the surface expanded over every training point. An int: the reduced model, the
+        surface ``f(x) = sum_j k(x, z_j) v_j`` over that many landmarks ``z_j`` with every training row still a
+        constraint (the robust term becomes ``delta_i sum_j sqrt(k(z_j, z_j)) |v_j|``); it never forms the m x m
+        Gram matrix. ``"auto"``: the paper's model up to :data:`AUTO_MAX_ROWS` training rows, else
+        :data:`AUTO_LANDMARKS` landmarks (logged; ``model_`` says which).
+    landmarks : {"entropy", "kmeans", "random"} or array (L, n_features), default="entropy"
+        How the reduced model's landmarks are chosen: the Rényi-entropy prototypes of the fixed-size LS-SVM
+        (training rows), k-means centres, a uniform sample of training rows, or the given points.
+    solver : {"auto", "lp", "cutting_plane"}, default="auto"
+        ``"lp"``: the LP passed to HiGHS as it is (for the paper's model: LP (23) through ``lp_solver``; for the
+        reduced model: n x L dense rows). ``"cutting_plane"``: the exact cutting-plane solver over the landmarks
+        (the training points themselves under ``n_landmarks=None``), one pass over the data per iteration, cuts kept
+        across the ``nu`` grid, stopped at a certified relative gap ``tol``. ``"auto"``: ``"lp"`` for the paper's
+        model, ``"cutting_plane"`` for the reduced one.
+    tol : float > 0, default=1e-6
+        Certified relative gap at which the cutting planes stop.
+    max_iter : int >= 1, default=1000
+        Passes over the data per ``nu`` for the cutting planes; reaching it is a ``ConvergenceWarning`` (the model
+        is usable, its objective within the reported gap).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the landmark selection.
 
     Attributes
     ----------
     classes_ : ndarray (n_classes,)
         ``classes_[1]`` is class A (+1) in the binary case.
     support_ : ndarray of int
-        Indices of the training points with ``u_j != 0`` (union over classes for one-vs-rest).
+        Indices of the expansion points with a nonzero coefficient (union over classes for one-vs-rest): training
+        points for the paper's model, rows of ``landmarks_`` for the reduced model.
     support_vectors_ : ndarray (n_SV, n_features)
-        The training points of ``support_``.
+        The expansion points of ``support_``.
     dual_coef_ : ndarray (n_problems, n_SV)
-        ``y_j u_j`` on the support (one row per binary problem; 1 for two classes).
+        The coefficients on the support: ``y_j u_j`` (paper's model) or ``v_j`` (reduced model); one row per binary
+        problem.
     intercept_ : ndarray (n_problems,)
         The threshold ``b``; note the paper's sign: ``decision = K(x, SV) @ dual_coef_.T - intercept_``.
     gamma_ : ndarray (n_problems,)
@@ -328,6 +227,14 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         The resolved kernel.
     fit_path_ : list of list of dict
         Per problem, one record per ``nu`` tried (objective, count, b, iterations, solve time, status).
+    objective_, lower_bound_ : ndarray (n_problems,)
+        The LP objective at the selected ``nu`` and a certified lower bound on its optimum (equal for HiGHS's LP).
+    n_iter_ : ndarray (n_problems,)
+        Simplex iterations (LP) or passes over the data (cutting planes) at the selected ``nu``.
+    model_ : {"paper", "reduced"}
+        The model fitted: the expansion over every training point, or over ``landmarks_``.
+    landmarks_ : ndarray (L, n_features) or None
+        The reduced model's landmarks (None for the paper's model). ``support_`` then indexes its rows.
     n_features_in_ : int
         Number of features seen during ``fit``.
 
@@ -372,12 +279,20 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         "interval": [StrOptions(set(INTERVALS))],
         "solver_options": [Mapping, None],
         "lp_solver": [StrOptions(set(LP_SOLVERS))],
+        "n_landmarks": [None, StrOptions({"auto"}), POSITIVE_INT],
+        "landmarks": [StrOptions(set(LANDMARK_METHODS)), "array-like"],
+        "solver": [StrOptions(set(SOLVERS))],
+        "tol": [POSITIVE],
+        "max_iter": [POSITIVE_INT],
+        "random_state": ["random_state"],
     }
 
     def __init__(self, *, kernel: str | Kernel = "rbf", degree: int = 1, c: float | str = "auto",
                  alpha: float | str = "auto", nu: float | str | Sequence[float] = 1.0, p: float | str | None = None,
                  eta: Any = None, rho: float | None = None, line_search: str = "exact", n_grid: int = 10_000,
-                 interval: str = "paper", solver_options: Mapping[str, Any] | None = None, lp_solver: str = "auto"):
+                 interval: str = "paper", solver_options: Mapping[str, Any] | None = None, lp_solver: str = "auto",
+                 n_landmarks: int | str | None = None, landmarks: str | Any = "entropy", solver: str = "auto",
+                 tol: float = 1e-6, max_iter: int = 1000, random_state: Any = None):
         self.kernel = kernel
         self.degree = degree
         self.c = c
@@ -391,6 +306,12 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         self.interval = interval
         self.solver_options = solver_options
         self.lp_solver = lp_solver
+        self.n_landmarks = n_landmarks
+        self.landmarks = landmarks
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -455,6 +376,45 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             raise ValueError("eta must be finite and >= 0")
         return eta
 
+    def _landmark_count(self, n: int) -> int | None:
+        """L of the reduced model, or None for the paper's model (``n_landmarks``; "auto" decides by ``n``)."""
+        if self.n_landmarks is None:
+            if not isinstance(self.landmarks, str):
+                raise ValueError("landmarks given as points need the reduced model: set n_landmarks (an int or "
+                                 "'auto')")
+            return None
+        if isinstance(self.n_landmarks, str):  # "auto"
+            if n <= AUTO_MAX_ROWS:
+                return None
+            L = min(AUTO_LANDMARKS, n)
+            logger.info("RobustSVC: %d training rows > %d, the reduced model over %d landmarks (n_landmarks='auto')",
+                        n, AUTO_MAX_ROWS, L)
+            return L
+        if int(self.n_landmarks) > n and isinstance(self.landmarks, str) and self.landmarks != "kmeans":
+            raise ValueError(f"n_landmarks={self.n_landmarks} exceeds the {n} training rows to choose them from")
+        return int(self.n_landmarks)
+
+    def _select_landmarks(self, X: np.ndarray, L: int) -> np.ndarray:
+        """The reduced model's landmarks (L x d): given points, or chosen from X by ``landmarks``."""
+        if not isinstance(self.landmarks, str):
+            Z = np.asarray(self.landmarks, dtype=np.float64)
+            if Z.ndim != 2 or Z.shape[1] != X.shape[1] or Z.shape[0] != L or not np.all(np.isfinite(Z)):
+                raise ValueError(f"landmarks must be a finite array of shape (n_landmarks, {X.shape[1]}) = "
+                                 f"({L}, {X.shape[1]}), got shape {Z.shape}")
+            return np.ascontiguousarray(Z)
+        rng = check_random_state(self.random_state)
+        if self.landmarks == "random":
+            return np.ascontiguousarray(X[np.sort(rng.choice(X.shape[0], L, replace=False))])
+        if self.landmarks == "kmeans":
+            from sklearn.cluster import MiniBatchKMeans
+
+            km = MiniBatchKMeans(n_clusters=L, random_state=rng.randint(2**31 - 1), n_init=1)
+            return np.ascontiguousarray(km.fit(X).cluster_centers_, dtype=np.float64)
+        from svmopt._prototypes import select_prototypes  # the fixed-size LS-SVM's Rényi-entropy selection
+
+        idx = select_prototypes(X, L, random_state=rng.randint(2**31 - 1))["idx"]
+        return np.ascontiguousarray(X[np.sort(idx)])
+
     # -- fit -------------------------------------------------------------------------------------
     @fit_context
     def fit(self, X: Any, y: Any) -> RobustSVC:
@@ -477,11 +437,26 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                                 alpha=scale if kern.alpha == "auto" else kern.alpha)
         self.kernel_ = kern
         eta_all = self._eta_vector(X, y)
-        K = kern.gram(X)
-        if not np.all(np.isfinite(K)):
-            raise ValueError("the Gram matrix has non-finite entries; rescale X (e.g. StandardScaler) or lower the "
-                             "degree")
         problems = [self.classes_[1]] if self.classes_.size == 2 else list(self.classes_)
+        L = self._landmark_count(X.shape[0])
+        solver = self.solver if self.solver != "auto" else ("lp" if L is None else "cutting_plane")
+        if solver == "lp" and L is None:
+            K = kern.gram(X)
+            if not np.all(np.isfinite(K)):
+                raise ValueError("the Gram matrix has non-finite entries; rescale X (e.g. StandardScaler) or lower "
+                                 "the degree")
+        Z = X if L is None else self._select_landmarks(X, L)
+        rows: dict[str, Any] = {}
+        if solver != "lp" or L is not None:
+            r = np.sqrt(np.clip(kern.diag(Z), 0.0, None))
+            if solver == "lp" or X.shape[0] * Z.shape[0] * 8 <= get_memory_budget() // 2:
+                Phi = kern.cross(X, Z)  # the kernel rows, cached: within half the memory budget
+                if not np.all(np.isfinite(Phi)):
+                    raise ValueError("the kernel rows have non-finite entries; rescale X (e.g. StandardScaler) or "
+                                     "lower the degree")
+                rows = {"Phi": Phi}
+            else:
+                rows = {"X": X, "Z": Z, "params": kern.core_params}  # recomputed block by block at every pass
         fits: list[BinaryFit] = []
         deltas = []
         for label in problems:
@@ -493,17 +468,27 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                 if eta is None:
                     eta = np.zeros(X.shape[0])
                 delta = robust_delta(kern, X, eta, p)
-            fits.append(fit_binary(K, yb, delta=delta, nus=nus, line_search=self.line_search, n_grid=self.n_grid,
-                                   interval=self.interval, solver_options=self.solver_options,
-                                   lp_solver=self.lp_solver))
+            if solver == "lp" and L is None:
+                fits.append(fit_binary(K, yb, delta=delta, nus=nus, line_search=self.line_search, n_grid=self.n_grid,
+                                       interval=self.interval, solver_options=self.solver_options,
+                                       lp_solver=self.lp_solver))
+            else:
+                fits.append(fit_binary_reduced(yb, r, delta=delta, nus=nus, solver=solver, tol=self.tol,
+                                               max_iter=self.max_iter, line_search=self.line_search,
+                                               n_grid=self.n_grid, interval=self.interval,
+                                               solver_options=self.solver_options, **rows))
             deltas.append(np.zeros(X.shape[0]) if delta is None else delta)
-        del K
-        U = np.stack([f.u for f in fits])  # (n_problems, m)
-        Y = np.stack([np.where(y == label, 1.0, -1.0) for label in problems])
+        if solver == "lp" and L is None:
+            del K
+        U = np.stack([f.u for f in fits])  # (n_problems, number of expansion points)
+        if L is None and solver == "lp":  # LP (23)'s u: the coefficients are y_j u_j
+            U = np.stack([np.where(y == label, 1.0, -1.0) for label in problems]) * U
         support = np.flatnonzero(np.any(U != 0.0, axis=0))
+        self.model_ = "paper" if L is None else "reduced"
+        self.landmarks_ = None if L is None else Z
         self.support_ = support
-        self.support_vectors_ = X[support].copy()
-        self.dual_coef_ = (Y * U)[:, support]
+        self.support_vectors_ = Z[support].copy()
+        self.dual_coef_ = U[:, support]
         self.intercept_ = np.array([f.b for f in fits])
         self.gamma_ = np.array([f.gamma for f in fits])
         self.omega_ = np.array([f.omega for f in fits])
@@ -511,6 +496,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         self.delta_ = np.stack(deltas)
         self.training_error_ = np.array([f.training_count / X.shape[0] for f in fits])
         self.objective_ = np.array([f.objective for f in fits])
+        self.lower_bound_ = np.array([f.lower_bound for f in fits])
+        self.n_iter_ = np.array([f.n_iter for f in fits])
         self.fit_path_ = [f.path for f in fits]
         return self
 

@@ -7,6 +7,8 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from svmopt._core.kernels import KernelParams
+
 class Objective:
     """What a line search counts: ``paper`` = (10)/(27), ``decision`` = the test-time rule sign(s - b)."""
 
@@ -105,3 +107,40 @@ class DenseLP:
     @property
     def m(self) -> int: ...
     def solve(self, nu: float, max_iter: int = 0, tol: float = 1e-7) -> DenseLPResult: ...
+
+class CutSums:
+    """One pass of the reduced model's cutting planes at (v, gamma): the aggregated cut and the hinge sum."""
+
+    @property
+    def a(self) -> NDArray[np.float64]:
+        """sum_i c_i y_i Phi_i (L,)."""
+    @property
+    def b(self) -> float:
+        """sum_i c_i y_i."""
+    @property
+    def e(self) -> float:
+        """sum_i c_i delta_i."""
+    @property
+    def n_c(self) -> float:
+        """sum_i c_i."""
+    @property
+    def hinge(self) -> float:
+        """sum_i max(0, 1 + y_i gamma - y_i f_i + delta_i S)."""
+
+def reduced_cut_pass(
+    y: NDArray[np.float64],
+    v: NDArray[np.float64],
+    gamma: float,
+    S: float,
+    *,
+    Phi: NDArray[np.float64] | None = None,
+    X: NDArray[np.float64] | None = None,
+    Z: NDArray[np.float64] | None = None,
+    params: KernelParams | None = None,
+    delta: NDArray[np.float64] | None = None,
+    scores_out: NDArray[np.float64] | None = None,
+    n_threads: int = 0,
+    block: int = 4096,
+) -> CutSums:
+    """One pass at (v, gamma), S = sum_j sqrt(k(z_j, z_j)) |v_j|: c_i = [1 + y_i gamma - y_i f_i + delta_i S > 0],
+    f = Phi v with Phi given or K(X, Z) computed block by block; f written into scores_out."""

@@ -1,0 +1,34 @@
+// The pass over the data of the reduced-kernel robust LP (paper 000's model (23) with the surface expanded over
+// landmarks z_1..z_L instead of every training point; Lee & Mangasarian's reduced SVM):
+//
+//   min  ||v||_1 + nu sum_i xi_i
+//   s.t. y_i (Phi_i v - gamma) - delta_i S(v) >= 1 - xi_i,  xi >= 0,     Phi_i = [k(x_i, z_1) .. k(x_i, z_L)],
+//        S(v) = sum_j sqrt(k(z_j, z_j)) |v_j|
+//
+// solved by cutting planes on the hinge sum (the 1-slack form of Joachims 2006: sum_i xi_i =
+// max_{c in {0,1}^n} sum_i c_i (1 + y_i gamma - y_i Phi_i v + delta_i S(v))). One pass at an iterate (v, gamma)
+// returns the most violated aggregated cut -- c_i = [1 + y_i gamma - y_i f_i + delta_i S > 0], f = Phi v -- as its
+// sums, and the hinge sum that makes the iterate's true objective (the upper bound of the certified gap).
+#pragma once
+
+#include "svmopt/common.hpp"
+#include "svmopt/kernels.hpp"
+
+namespace svmopt {
+
+struct CutSums {
+  Vector a;          // sum_i c_i y_i Phi_i  (L)
+  double b = 0.0;    // sum_i c_i y_i
+  double e = 0.0;    // sum_i c_i delta_i
+  double n_c = 0.0;  // sum_i c_i
+  double hinge = 0.0;  // sum_i max(0, 1 + y_i gamma - y_i f_i + delta_i S)
+};
+
+// The kernel rows come from Phi (n x L, any strides) when Phi.data is set, else they are computed block by block as
+// K(X, Z) with `params` (memory O(block x L)). y in {-1, +1}; delta (may be nullptr: 0); S = S(v) of the iterate.
+// scores_out (optional, n): f = Phi v. Blocks run in order, so the sums do not depend on the thread count.
+CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const MatrixView& Z, const KernelParams& params,
+                         const double* y, const double* delta, const Vector& v, double gamma, double S,
+                         double* scores_out, int n_threads = 0, Index block = 4096);
+
+}  // namespace svmopt

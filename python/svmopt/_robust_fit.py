@@ -1,0 +1,247 @@
+"""Pseudocode 1 of paper 000 for one binary problem: the LP at every nu of the grid -- LP (23) through HiGHS or the
+core's dense simplex (:func:`fit_binary`), or the reduced model over landmarks through HiGHS or cutting planes
+(:func:`fit_binary_reduced`) -- then the robust scores, omega (9), the interval and the threshold line search
+(10)/(27) (:func:`select_threshold`). :class:`svmopt.RobustSVC` runs one per binary problem; its module docstring
+states the model and the decisions taken."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from svmopt import _core
+from svmopt._config import check_dense_allocation, warn
+from svmopt._robust_model import threshold_interval
+from svmopt._robust_reduced import ReducedLP, solve_direct
+from svmopt.highs import HighsModel
+
+__all__ = ["DENSE_LP_MAX_M", "LINE_SEARCHES", "LP_SOLVERS", "NU_GRID", "BinaryFit", "Threshold", "fit_binary",
+           "fit_binary_reduced", "line_search_objective", "select_threshold"]
+
+logger = logging.getLogger("svmopt.robust_svc")
+
+NU_GRID = np.logspace(-3.0, 0.0, 5)
+LINE_SEARCHES = ("exact", "grid", "exact_decision")
+LP_SOLVERS = ("auto", "highs", "dense")
+#: ``lp_solver="auto"`` uses the dense simplex up to this many training points (per binary problem), HiGHS above:
+#: the crossover measured by ``benchmarks/bench_robust.py::DenseLP`` (docs/performance.md).
+DENSE_LP_MAX_M = 100
+
+
+# ------------------------------------------------------------------------------------------ one binary LP path
+@dataclass
+class BinaryFit:
+    """Result of :func:`fit_binary` for one binary problem (labels +1 = A, -1 = B)."""
+
+    u: np.ndarray
+    gamma: float
+    b: float
+    xi: np.ndarray
+    omega: tuple[float, float]
+    nu: float
+    training_count: int
+    objective: float
+    scores: np.ndarray  # robust shifted scores s_i
+    interval: tuple[float, float]
+    path: list[dict] = field(default_factory=list)  # one record per nu tried
+    lower_bound: float = float("nan")  # certified lower bound on the LP optimum (the optimum itself for HiGHS)
+    n_iter: int = 0  # simplex iterations (LP) or passes over the data (cutting planes)
+
+
+def line_search_objective(line_search: str, interval: str) -> str:
+    """Tie convention of the count: the paper's (10)/(27) (a point on the threshold is correct) with the paper
+    interval, the decision rule's otherwise (``"exact_decision"``, or a ``"corrected"`` / ``"unbounded"``
+    interval). With the latter intervals the paper's ties would make the degenerate solution u = 0 (all scores
+    0, reached at small nu or large delta) look perfect: b = 0 ties every point, a count of 0."""
+    return "paper" if (interval == "paper" and line_search != "exact_decision") else "decision"
+
+
+def _line_search(s: np.ndarray, y: np.ndarray, lo: float, hi: float, gamma: float, line_search: str,
+                 n_grid: int, interval: str) -> tuple[float, int]:
+    objective = _core.robust.Objective.__members__[line_search_objective(line_search, interval)]
+    s = np.asarray(s, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if line_search == "grid":
+        return _core.robust.line_search_grid(s, y, lo, hi, n_grid, gamma, objective)
+    return _core.robust.line_search_exact(s, y, lo, hi, gamma, objective)
+
+
+@dataclass
+class Threshold:
+    """The line search's part of Pseudocode 1 at one LP solution: robust scores, hinge, omega (9), interval, b."""
+
+    scores: np.ndarray
+    xi: np.ndarray
+    omega: tuple[float, float]
+    interval: tuple[float, float]
+    b: float
+    count: int
+
+
+def select_threshold(f: np.ndarray, y: np.ndarray, delta: np.ndarray | None, S: float, gamma: float, *,
+                     line_search: str, n_grid: int, interval: str) -> Threshold:
+    """From the scores ``f_i`` of an LP solution, ``S = sum_j r_j |u_j|`` and ``gamma``: the robust scores
+    ``s_i = f_i - y_i delta_i S``, the hinge ``xi`` (recomputed, not the solver's: see the module docstring),
+    ``omega`` (9), the interval and the threshold ``b`` of (10)/(27) with its training count."""
+    s = f if delta is None else f - y * delta * S
+    xi = np.maximum(0.0, 1.0 - y * (s - gamma))
+    xi[xi < 1e-12] = 0.0  # rounding of a point on its margin (the LP's margins are 1): omega = 0 stays 0
+    pos = y > 0
+    omega = (float(xi[pos].max()), float(xi[~pos].max()))
+    lo, hi = threshold_interval(gamma, omega[0], omega[1], interval)
+    b, count = _line_search(s, y, lo, hi, gamma, line_search, n_grid, interval)
+    return Threshold(scores=s, xi=xi, omega=omega, interval=(lo, hi), b=float(b), count=int(count))
+
+
+def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
+               nus: Sequence[float] | np.ndarray = (1.0,),
+               line_search: str = "exact", n_grid: int = 10_000, interval: str = "paper",
+               solver_options: Mapping[str, Any] | None = None, warm_start: bool = False,
+               lp_solver: str = "auto") -> BinaryFit:
+    """Pseudocode 1 of the paper on a precomputed Gram ``K`` for every ``nu`` in ``nus``; keep the best.
+
+    ``y`` must be float64 in {-1, +1} with both classes present. ``delta=None`` (or all zeros) is the
+    deterministic model (6)+(10); otherwise (23)+(27).
+
+    ``lp_solver`` (see :data:`LP_SOLVERS`): ``"highs"`` builds the LP once, passes it to HiGHS, and for every
+    further ``nu`` only changes the ``xi`` costs (``changeColsCost``); ``warm_start=True`` re-solves from the
+    previous basis, the default re-solves cold on the same model, which measured faster with the dual simplex on
+    these LPs (``benchmarks/bench_robust.py::NuGrid``; figures in docs/performance.md).
+    ``"dense"`` uses the core's dense primal simplex (``_core.robust.DenseLP``), warm-started across ``nu``; every
+    answer carries an optimality certificate checked on the original data (primal and dual feasibility and the
+    duality gap to 1e-7), and if it fails or the iteration limit is reached that ``nu`` and the following ones
+    are solved by HiGHS instead (recorded as ``solver`` in the path). ``"auto"`` is ``"dense"`` for
+    ``m <= DENSE_LP_MAX_M`` when no ``solver_options`` are given, else ``"highs"``. The two solvers reach the
+    same optimal objective; on degenerate LPs they may return different optimal vertices ``u``.
+    """
+    K = np.asarray(K, dtype=np.float64)
+    m = K.shape[0]
+    if lp_solver not in LP_SOLVERS:
+        raise ValueError(f"lp_solver must be one of {LP_SOLVERS}, got {lp_solver!r}")
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    d = None if delta is None else np.ascontiguousarray(delta, dtype=np.float64)
+    use_dense = lp_solver == "dense" or (lp_solver == "auto" and m <= DENSE_LP_MAX_M and not solver_options)
+    dense = None
+    if use_dense:
+        check_dense_allocation(m, 4 * m + 1, "RobustSVC's dense simplex tableau (m x (4m + 1))")
+        dense = _core.robust.DenseLP(K, y, d)
+    model: HighsModel | None = None
+    xi_cols = np.arange(2 * m + 1, 3 * m + 1, dtype=np.int32)
+
+    def highs_solve(nu: float):
+        nonlocal model
+        if model is None:
+            check_dense_allocation(m, 3 * m, "RobustSVC's LP (23) (2 m^2 values + indices)")
+            start, index, value = _core.robust.lp_matrix(K, y, d)
+            cost = np.concatenate([np.ones(2 * m), [0.0], np.full(m, nu)])
+            lower = np.zeros(3 * m + 1)
+            lower[2 * m] = -np.inf
+            model = HighsModel(a_start=start, a_index=index, a_value=value, col_cost=cost, n_rows=m,
+                               col_lower=lower, col_upper=np.inf, row_lower=1.0, row_upper=np.inf,
+                               options=solver_options)
+            del start, index, value
+        else:
+            model.change_costs(xi_cols, np.full(m, nu), warm_start=warm_start)
+        return model.solve()
+
+    r = np.sqrt(np.clip(np.diag(K), 0.0, None))
+    best: BinaryFit | None = None
+    path: list[dict] = []
+    for nu in nus:
+        nu = float(nu)
+        rec: dict[str, Any] = {"nu": nu}
+        x = None
+        if dense is not None:
+            t0 = time.perf_counter()
+            out = dense.solve(nu)
+            if out.status == _core.robust.DenseLPStatus.optimal:
+                x = out.x
+                rec.update(objective=float(out.objective), iterations=int(out.iterations),
+                           solve_time=time.perf_counter() - t0, status="Optimal", solver="dense")
+            else:
+                logger.debug("dense simplex: %s at nu=%g (primal/dual infeasibility %.2g/%.2g); HiGHS takes over",
+                             out.status.name, nu, out.primal_infeasibility, out.dual_infeasibility)
+                rec["solver"] = f"highs (dense simplex: {out.status.name})"
+                dense = None
+        if x is None:
+            res = highs_solve(nu)
+            x = res.x
+            rec.update(objective=res.objective, iterations=res.iterations, solve_time=res.runtime,
+                       status=res.status)
+            rec.setdefault("solver", "highs")
+        u = x[:m] - x[m : 2 * m]
+        gamma = float(x[2 * m])
+        f = K @ (y * u)
+        S = float(r @ np.abs(u))
+        t = select_threshold(f, y, d, S, gamma, line_search=line_search, n_grid=n_grid, interval=interval)
+        dev = np.abs(t.xi - x[2 * m + 1 :])
+        if np.any(dev > 1e-6 * np.maximum(1.0, t.xi)):
+            logger.debug("solver xi differs from the hinge by up to %.3g (nu=%g)", dev.max(), nu)
+        rec.update(training_count=t.count, b=t.b)
+        path.append(rec)
+        if best is None or t.count < best.training_count:
+            best = BinaryFit(u=u, gamma=gamma, b=t.b, xi=t.xi, omega=t.omega, nu=nu, training_count=t.count,
+                             objective=rec["objective"], scores=t.scores, interval=t.interval,
+                             lower_bound=rec["objective"], n_iter=int(rec["iterations"]))
+    assert best is not None
+    best.path = path
+    return best
+
+
+def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None = None, X: np.ndarray | None = None,
+                       Z: np.ndarray | None = None, params: _core.kernels.KernelParams | None = None,
+                       delta: np.ndarray | None = None, nus: Sequence[float] | np.ndarray = (1.0,),
+                       solver: str = "cutting_plane", tol: float = 1e-6, max_iter: int = 1000,
+                       line_search: str = "exact", n_grid: int = 10_000, interval: str = "paper",
+                       solver_options: Mapping[str, Any] | None = None) -> BinaryFit:
+    """Pseudocode 1 on the reduced model (:mod:`svmopt._robust_reduced`) for every ``nu`` in ``nus``; keep the best.
+
+    The kernel rows against the landmarks come from ``Phi`` (n x L) or are computed from ``X``, ``Z`` and
+    ``params`` at every pass. ``solver="cutting_plane"`` keeps its cuts across ``nus`` and stops each solve at a
+    certified relative gap ``tol``; ``"lp"`` passes the reduced LP to HiGHS (needs ``Phi``). ``u`` of the result
+    holds the landmark coefficients ``v``."""
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    d = None if delta is None else np.ascontiguousarray(delta, dtype=np.float64)
+    lp = None
+    if solver == "cutting_plane":
+        lp = ReducedLP(y, r, Phi=Phi, X=X, Z=Z, params=params, delta=d, solver_options=solver_options)
+    elif Phi is None:
+        raise ValueError("solver='lp' passes the reduced LP to HiGHS as it is: it needs the kernel rows in memory")
+    best: BinaryFit | None = None
+    path: list[dict] = []
+    for nu in nus:
+        nu = float(nu)
+        t0 = time.perf_counter()
+        if lp is not None:
+            passes = lp.n_passes
+            sol = lp.solve(nu, tol=tol, max_iter=max_iter)
+            n_iter, status = lp.n_passes - passes, "Optimal" if sol.gap <= tol else "Iteration limit reached"
+            if sol.gap > tol:
+                warn(f"RobustSVC: the cutting planes stopped at max_iter={max_iter} with a certified relative gap "
+                     f"of {sol.gap:.2g} > tol={tol:g} (nu={nu:g}); the model is usable, its objective within that "
+                     "gap of the optimum", ConvergenceWarning)
+        else:
+            assert Phi is not None
+            sol = solve_direct(Phi, y, r, nu, d, solver_options)
+            n_iter, status = 1, "Optimal"
+        rec: dict[str, Any] = {"nu": nu, "objective": sol.objective, "lower_bound": sol.lower_bound,
+                               "iterations": n_iter, "solve_time": time.perf_counter() - t0, "status": status,
+                               "solver": solver}
+        S = float(r @ np.abs(sol.v))
+        t = select_threshold(sol.scores, y, d, S, sol.gamma, line_search=line_search, n_grid=n_grid,
+                             interval=interval)
+        rec.update(training_count=t.count, b=t.b)
+        path.append(rec)
+        if best is None or t.count < best.training_count:
+            best = BinaryFit(u=sol.v, gamma=sol.gamma, b=t.b, xi=t.xi, omega=t.omega, nu=nu, training_count=t.count,
+                             objective=sol.objective, scores=t.scores, interval=t.interval,
+                             lower_bound=sol.lower_bound, n_iter=n_iter)
+    assert best is not None
+    best.path = path
+    return best

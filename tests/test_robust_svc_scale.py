@@ -1,0 +1,125 @@
+"""RobustSVC's reduced model and cutting-plane solver through the estimator (n_landmarks, landmarks, solver, tol,
+max_iter): the same optimum as the LPs HiGHS solves directly, the paper's model recovered with every training point
+as a landmark, no m x m allocation on the reduced path, and clear errors."""
+
+from __future__ import annotations
+
+import logging
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+
+import svmopt
+import svmopt.robust_svc as rs
+from svmopt import MemoryBudgetError, RobustSVC
+
+
+def _data(n=300, d=4, seed=0, classes=2):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    score = X[:, 0] + 0.5 * X[:, 1] ** 2 + 0.3 * rng.normal(size=n)
+    if classes == 2:
+        return X, (score > 0.5).astype(int)
+    return X, np.digitize(score, np.quantile(score, np.linspace(0, 1, classes + 1)[1:-1]))
+
+
+@pytest.mark.parametrize("robust", [False, True])
+@pytest.mark.parametrize("nu", [0.05, 1.0])
+def test_every_training_point_as_landmark_is_the_papers_lp(robust, nu):
+    X, y = _data(200)
+    kw = dict(kernel="rbf", alpha=1.5, nu=nu, **(dict(p=2, rho=0.01) if robust else {}))
+    paper = RobustSVC(**kw).fit(X, y)
+    assert paper.model_ == "paper" and paper.landmarks_ is None
+    for extra in (dict(solver="cutting_plane"), dict(n_landmarks=200, landmarks=X),
+                  dict(n_landmarks=200, landmarks=X, solver="lp")):
+        other = RobustSVC(**kw, **extra).fit(X, y)
+        np.testing.assert_allclose(other.objective_, paper.objective_, rtol=1e-6)
+        assert np.all(other.lower_bound_ <= other.objective_ * (1 + 1e-9) + 1e-9)
+        assert np.all(other.lower_bound_ <= paper.objective_ * (1 + 1e-6))
+
+
+@pytest.mark.parametrize("robust", [False, True])
+@pytest.mark.parametrize("landmarks", ["random", "entropy", "kmeans"])
+def test_cutting_planes_reach_highs_on_the_reduced_lp(robust, landmarks):
+    X, y = _data(400, seed=1)
+    kw = dict(kernel="rbf", alpha=2.0, nu="grid", n_landmarks=30, landmarks=landmarks, random_state=3,
+              **(dict(p=2, rho=0.005) if robust else {}))
+    cp = RobustSVC(solver="cutting_plane", **kw).fit(X, y)
+    lp = RobustSVC(solver="lp", **kw).fit(X, y)
+    assert cp.model_ == lp.model_ == "reduced"
+    np.testing.assert_array_equal(cp.landmarks_, lp.landmarks_)  # same landmarks from the same seed
+    assert cp.landmarks_.shape == (30, X.shape[1])
+    for a, b in zip(cp.fit_path_[0], lp.fit_path_[0], strict=True):  # every nu of the grid, cuts reused
+        assert a["objective"] == pytest.approx(b["objective"], rel=1e-6)
+        assert a["lower_bound"] <= b["objective"] * (1 + 1e-9) + 1e-9
+    assert np.all(cp.n_iter_ >= 1)
+    # the expansion is over the landmarks: support_ indexes landmarks_
+    np.testing.assert_array_equal(cp.support_vectors_, cp.landmarks_[cp.support_])
+    f = cp.kernel_.cross(X, cp.support_vectors_) @ cp.dual_coef_[0] - cp.intercept_[0]
+    np.testing.assert_allclose(cp.decision_function(X), f, atol=1e-10)
+
+
+def test_auto_switches_to_the_reduced_model_above_the_row_limit(monkeypatch, caplog):
+    X, y = _data(120)
+    monkeypatch.setattr(rs, "AUTO_MAX_ROWS", 100)
+    monkeypatch.setattr(rs, "AUTO_LANDMARKS", 20)
+    with caplog.at_level(logging.INFO, logger="svmopt.robust_svc"):
+        clf = RobustSVC(n_landmarks="auto", random_state=0).fit(X, y)
+    assert clf.model_ == "reduced" and clf.landmarks_.shape == (20, X.shape[1])
+    assert "reduced model over 20 landmarks" in caplog.text
+    small = RobustSVC(n_landmarks="auto").fit(X[:100], y[:100])
+    assert small.model_ == "paper"
+
+
+def test_the_reduced_path_allocates_no_m_by_m_matrix():
+    X, y = _data(600)
+    old = svmopt.get_memory_budget()
+    try:
+        svmopt.set_memory_budget(600 * 600 * 8 // 2)  # an m x m Gram would not fit
+        with pytest.raises(MemoryBudgetError):
+            RobustSVC().fit(X, y)
+        cached = RobustSVC(n_landmarks=40, landmarks="random", random_state=0).fit(X, y)
+        svmopt.set_memory_budget(600 * 40 * 8)  # the kernel rows are not cached: computed at every pass
+        streamed = RobustSVC(n_landmarks=40, landmarks="random", random_state=0).fit(X, y)
+    finally:
+        svmopt.set_memory_budget(old)
+    np.testing.assert_allclose(streamed.objective_, cached.objective_, rtol=1e-12)
+    np.testing.assert_array_equal(streamed.n_iter_, cached.n_iter_)
+    np.testing.assert_allclose(streamed.decision_function(X), cached.decision_function(X), atol=1e-10)
+
+
+def test_max_iter_is_a_convergence_warning_with_a_usable_model():
+    X, y = _data(300)
+    with pytest.warns(ConvergenceWarning, match="certified relative gap"):
+        clf = RobustSVC(n_landmarks=40, landmarks="random", random_state=0, max_iter=3).fit(X, y)
+    assert np.all(clf.lower_bound_ <= clf.objective_)
+    assert clf.predict(X).shape == (300,)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        RobustSVC(n_landmarks=40, landmarks="random", random_state=0).fit(X, y)
+
+
+def test_multiclass_one_vs_rest_on_the_reduced_model():
+    X, y = _data(300, classes=3)
+    clf = RobustSVC(n_landmarks=25, landmarks="random", random_state=0).fit(X, y)
+    assert clf.dual_coef_.shape == (3, clf.support_.size)
+    assert clf.decision_function(X).shape == (300, 3)
+    assert clf.score(X, y) > 0.6
+
+
+@pytest.mark.parametrize(("kw", "match"), [
+    (dict(n_landmarks=3, landmarks=np.zeros((4, 4))), "landmarks must be a finite array of shape"),
+    (dict(n_landmarks=3, landmarks=np.zeros((3, 2))), "landmarks must be a finite array of shape"),
+    (dict(landmarks=np.zeros((3, 4))), "landmarks given as points need the reduced model"),
+    (dict(n_landmarks=1000), "exceeds the 50 training rows"),
+    (dict(n_landmarks=0), "n_landmarks"),
+    (dict(solver="simplex"), "solver"),
+    (dict(tol=0.0), "tol"),
+    (dict(max_iter=0), "max_iter"),
+])
+def test_bad_reduced_model_parameters_name_themselves(kw, match):
+    X, y = _data(50)
+    with pytest.raises(ValueError, match=match):
+        RobustSVC(**kw).fit(X, y)
