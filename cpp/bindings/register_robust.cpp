@@ -76,31 +76,27 @@ void register_robust(py::module_& m) {
       py::arg("objective") = LineSearchObjective::Paper,
       "Misclassified training points at threshold b: 'paper' = (10)/(27), 'decision' = the test-time rule.");
 
-  m.def(
-      "line_search_grid",
-      [](const DoubleArray& s, const DoubleArray& y, double lo, double hi, Index n_grid, double b_init,
-         LineSearchObjective objective, int n_threads) {
-        return run_line_search(s, y, [&](const double* sp, const double* yp, Index n) {
-          return line_search_grid(sp, yp, n, lo, hi, n_grid, b_init, objective, n_threads);
-        });
-      },
-      py::arg("s").noconvert(), py::arg("y").noconvert(), py::arg("lo"), py::arg("hi"), py::arg("n_grid") = 10000,
-      py::arg("b_init") = 0.0, py::arg("objective") = LineSearchObjective::Paper, py::arg("n_threads") = 0,
-      "The paper's grid line search (paper 000, Section 6): linspace(lo, hi, n_grid), first strict improvement, "
-      "initial b = b_init. Returns (b, count).");
-
-  m.def(
-      "line_search_grid_naive",
-      [](const DoubleArray& s, const DoubleArray& y, double lo, double hi, Index n_grid, double b_init,
-         LineSearchObjective objective, int n_threads) {
-        return run_line_search(s, y, [&](const double* sp, const double* yp, Index n) {
-          return line_search_grid_naive(sp, yp, n, lo, hi, n_grid, b_init, objective, n_threads);
-        });
-      },
-      py::arg("s").noconvert(), py::arg("y").noconvert(), py::arg("lo"), py::arg("hi"), py::arg("n_grid") = 10000,
-      py::arg("b_init") = 0.0, py::arg("objective") = LineSearchObjective::Paper, py::arg("n_threads") = 0,
-      "The paper code's O(n_grid m) grid scan (reference for line_search_grid, which gives the same (b, count) "
-      "in O(m log m + n_grid)). Returns (b, count).");
+  // The grid search and the paper code's scan it is checked against: the same signature and result.
+  using GridSearch = LineSearchResult (*)(const double*, const double*, Index, double, double, Index, double,
+                                          LineSearchObjective, int);
+  const auto def_grid = [&m](const char* name, GridSearch search, const char* doc) {
+    m.def(
+        name,
+        [search](const DoubleArray& s, const DoubleArray& y, double lo, double hi, Index n_grid, double b_init,
+                 LineSearchObjective objective, int n_threads) {
+          return run_line_search(s, y, [&](const double* sp, const double* yp, Index n) {
+            return search(sp, yp, n, lo, hi, n_grid, b_init, objective, n_threads);
+          });
+        },
+        py::arg("s").noconvert(), py::arg("y").noconvert(), py::arg("lo"), py::arg("hi"), py::arg("n_grid") = 10000,
+        py::arg("b_init") = 0.0, py::arg("objective") = LineSearchObjective::Paper, py::arg("n_threads") = 0, doc);
+  };
+  def_grid("line_search_grid", &line_search_grid,
+           "The paper's grid line search (paper 000, Section 6): linspace(lo, hi, n_grid), first strict improvement, "
+           "initial b = b_init. Returns (b, count).");
+  def_grid("line_search_grid_naive", &line_search_grid_naive,
+           "The paper code's O(n_grid m) grid scan (reference for line_search_grid, which gives the same (b, count) "
+           "in O(m log m + n_grid)). Returns (b, count).");
 
   m.def(
       "line_search_exact",

@@ -9,6 +9,7 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from svmopt._core._enum import PybindEnum
 from svmopt._core.kernels import KernelParams
 
 # ------------------------------------------------------------------------------------------------ entropy
@@ -228,17 +229,10 @@ def csa_simplex(
 ) -> SearchResult:
     """CSA for n_csa costs (0: none) from the q initial states x0, then Nelder-Mead from the CSA best."""
 
-class CVTask:
+class CVTask(PybindEnum):
     classification: ClassVar[CVTask]
     regression: ClassVar[CVTask]
     __members__: ClassVar[dict[str, CVTask]]
-    def __init__(self, value: int) -> None: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def value(self) -> int: ...
-    def __int__(self) -> int: ...
-    def __index__(self) -> int: ...
 
 class CVCost:
     """The fast v-fold CV cost (19)-(21) of rows held in memory (the in-memory path of svmopt.tuning.CVEngine)."""

@@ -13,20 +13,15 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-class KernelKind:
+from svmopt._core._enum import PybindEnum
+
+class KernelKind(PybindEnum):
     linear: ClassVar[KernelKind]
     poly: ClassVar[KernelKind]
     inhom_poly: ClassVar[KernelKind]
     rbf: ClassVar[KernelKind]
     sigmoid: ClassVar[KernelKind]
     __members__: ClassVar[dict[str, KernelKind]]
-    def __init__(self, value: int) -> None: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def value(self) -> int: ...
-    def __int__(self) -> int: ...
-    def __index__(self) -> int: ...
 
 class KernelParams:
     @property

@@ -7,21 +7,15 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from svmopt._core._enum import PybindEnum
 from svmopt._core.kernels import KernelParams
 
-class Objective:
+class Objective(PybindEnum):
     """What a line search counts: ``paper`` = (10)/(27), ``decision`` = the test-time rule sign(s - b)."""
 
     paper: ClassVar[Objective]
     decision: ClassVar[Objective]
     __members__: ClassVar[dict[str, Objective]]
-    def __init__(self, value: int) -> None: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def value(self) -> int: ...
-    def __int__(self) -> int: ...
-    def __index__(self) -> int: ...
 
 def lp_matrix(
     K: NDArray[np.float64], y: NDArray[np.float64], delta: NDArray[np.float64] | None = None, n_threads: int = 0
@@ -65,19 +59,12 @@ def line_search_exact(
 ) -> tuple[float, int]:
     """Exact O(m log m) search over [min(lo, hi), max(lo, hi)]: (b, count)."""
 
-class DenseLPStatus:
+class DenseLPStatus(PybindEnum):
     optimal: ClassVar[DenseLPStatus]
     iteration_limit: ClassVar[DenseLPStatus]
     unbounded: ClassVar[DenseLPStatus]
     certificate_failed: ClassVar[DenseLPStatus]
     __members__: ClassVar[dict[str, DenseLPStatus]]
-    def __init__(self, value: int) -> None: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def value(self) -> int: ...
-    def __int__(self) -> int: ...
-    def __index__(self) -> int: ...
 
 class DenseLPResult:
     @property
