@@ -376,7 +376,7 @@ def test_cuts_kept_across_a_nu_grid(problem, level):
         _check_solution(cold, Phi, y, r, delta, nu, opt, 1e-6)
     print(f"{problem} delta={level}: {warm.n_passes} passes with the cuts kept, {cold_passes} cold")
     assert warm.n_passes <= cold_passes
-    assert warm.n_cuts <= warm.n_passes
+    assert warm.n_cuts <= warm.G * warm.n_passes
 
 
 # --------------------------------------------------------------------------------------------- 5. streaming
@@ -508,3 +508,43 @@ def test_solve_direct_refuses_non_finite_phi(value):
 def test_reduced_lp_rejects_bad_stopping_rules(tol, max_iter):
     with pytest.raises(ValueError, match="tol must be >= 0 and max_iter >= 1"):
         ReducedLP(YB, RB, Phi=PHIB).solve(1.0, tol=tol, max_iter=max_iter)
+
+
+# --------------------------------------------------------------------------------------------- multi-cut
+@pytest.mark.parametrize("G", [1, 3, 7])
+@pytest.mark.parametrize("block", [5, 4096])
+def test_group_sums_are_the_sums_over_consecutive_rows(G, block):
+    n, L = 40, 4
+    rng = np.random.default_rng(G)
+    Phi = rng.normal(size=(n, L))
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    delta = rng.random(n) * 0.1
+    v, gamma, S = rng.normal(size=L), 0.3, 0.7
+    cut = robust.reduced_cut_pass(y, v, gamma, S, Phi=Phi, delta=delta, block=block, n_groups=G)
+    margin = 1 + y * gamma - y * (Phi @ v) + delta * S
+    c = margin > 0
+    assert cut.a_groups.shape == (G, L) and cut.b_groups.shape == (G,)
+    for g in range(G):
+        rows = slice(g * n // G, (g + 1) * n // G)
+        cg = c[rows]
+        np.testing.assert_allclose(cut.a_groups[g], Phi[rows][cg].T @ y[rows][cg], rtol=1e-12, atol=1e-12)
+        assert cut.b_groups[g] == pytest.approx(y[rows][cg].sum(), abs=1e-12)
+        assert cut.e_groups[g] == pytest.approx(delta[rows][cg].sum(), rel=1e-12)
+        assert cut.n_c_groups[g] == cg.sum()
+        assert cut.hinge_groups[g] == pytest.approx(margin[rows][cg].sum(), rel=1e-12)
+    np.testing.assert_allclose(cut.a, cut.a_groups.sum(axis=0), rtol=1e-12, atol=1e-12)
+    assert cut.hinge == pytest.approx(cut.hinge_groups.sum(), rel=1e-12)
+    with pytest.raises(ValueError, match="n_groups"):
+        robust.reduced_cut_pass(y, v, gamma, S, Phi=Phi, n_groups=n + 1)
+
+
+@pytest.mark.parametrize("G", [1, 2, 16, 64])
+@pytest.mark.parametrize("nu", [0.1, 1.0])
+def test_every_group_count_reaches_the_direct_optimum(G, nu):
+    _, y, _, _, Phi, r = _problem(300, 20, "rbf", True, 5)
+    opt = solve_direct(Phi, y, r, nu).objective
+    lp = ReducedLP(y, r, Phi=Phi, n_groups=G)
+    sol = lp.solve(nu)
+    assert lp.G == G
+    _check_solution(sol, Phi, y, r, None, nu, opt, 1e-6)
+    assert lp.n_cuts <= G * lp.n_passes

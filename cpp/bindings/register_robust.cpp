@@ -158,12 +158,18 @@ void register_robust(py::module_& m) {
       .def_readonly("b", &CutSums::b)
       .def_readonly("e", &CutSums::e)
       .def_readonly("n_c", &CutSums::n_c)
-      .def_readonly("hinge", &CutSums::hinge);
+      .def_readonly("hinge", &CutSums::hinge)
+      .def_property_readonly("a_groups", [](const CutSums& c) { return to_numpy(c.a_groups); },
+                             "a per group of consecutive rows (n_groups, L).")
+      .def_property_readonly("b_groups", [](const CutSums& c) { return to_numpy(c.b_groups); })
+      .def_property_readonly("e_groups", [](const CutSums& c) { return to_numpy(c.e_groups); })
+      .def_property_readonly("n_c_groups", [](const CutSums& c) { return to_numpy(c.n_c_groups); })
+      .def_property_readonly("hinge_groups", [](const CutSums& c) { return to_numpy(c.hinge_groups); });
   m.def(
       "reduced_cut_pass",
       [](const DoubleArray& y, const DoubleArray& v, double gamma, double S, const OptionalArray& Phi,
          const OptionalArray& X, const OptionalArray& Z, const std::optional<KernelParams>& params,
-         const OptionalArray& delta, const OptionalArray& scores_out, int n_threads, Index block) {
+         const OptionalArray& delta, const OptionalArray& scores_out, int n_threads, Index block, Index n_groups) {
         MatrixView pv, xv, zv;
         KernelParams kp;
         Index n = 0;
@@ -192,14 +198,16 @@ void register_robust(py::module_& m) {
         }
         py::gil_scoped_release release;
         return reduced_cut_pass(pv, xv, zv, kp, yc.data(), dc ? dc->data() : nullptr, vv, gamma, S, out, n_threads,
-                                block);
+                                block, n_groups);
       },
       py::arg("y").noconvert(), py::arg("v").noconvert(), py::arg("gamma"), py::arg("S"), py::kw_only(),
       py::arg("Phi").noconvert() = py::none(), py::arg("X").noconvert() = py::none(),
       py::arg("Z").noconvert() = py::none(), py::arg("params") = py::none(), py::arg("delta").noconvert() = py::none(),
       py::arg("scores_out").noconvert() = py::none(), py::arg("n_threads") = 0, py::arg("block") = 4096,
+      py::arg("n_groups") = 1,
       "One pass of the reduced robust LP's cutting planes at (v, gamma) with S = S(v): the kernel rows from Phi "
-      "(n x L) or K(X, Z) computed block by block; scores f = Phi v into scores_out.");
+      "(n x L) or K(X, Z) computed block by block; scores f = Phi v into scores_out; the sums also per group of "
+      "consecutive rows (n_groups, for a multi-cut master).");
 }
 
 }  // namespace svmopt::bind

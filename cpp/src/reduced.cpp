@@ -9,7 +9,7 @@ namespace svmopt {
 
 CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const MatrixView& Z, const KernelParams& params,
                          const double* y, const double* delta, const Vector& v, double gamma, double S,
-                         double* scores_out, int n_threads, Index block) {
+                         double* scores_out, int n_threads, Index block, Index n_groups) {
   const bool cached = Phi.data != nullptr;
   const Index n = cached ? Phi.rows : X.rows;
   const Index L = cached ? Phi.cols : Z.rows;
@@ -23,6 +23,7 @@ CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const Matri
     throw std::invalid_argument("the iterate (v, gamma, S) must be finite");
   }
   if (block < 1) throw std::invalid_argument("block must be >= 1");
+  if (n_groups < 1 || (n > 0 && n_groups > n)) throw std::invalid_argument("n_groups must be in [1, n]");
   for (Index i = 0; i < n; ++i) {
     if (y[i] != 1.0 && y[i] != -1.0) throw std::invalid_argument("y must hold labels -1 or +1");
     if (delta && !(delta[i] >= 0.0 && std::isfinite(delta[i]))) {
@@ -31,10 +32,17 @@ CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const Matri
   }
   CutSums out;
   out.a = Vector::Zero(L);
+  const Index G = n_groups;
+  out.a_groups = RowMatrix::Zero(G, L);
+  out.b_groups = out.e_groups = out.n_c_groups = out.hinge_groups = Vector::Zero(G);
+  auto group_start = [n, G](Index g) { return g * n / G; };  // group g: rows [group_start(g), group_start(g + 1))
   RowMatrix K;
   Vector f, w;
-  for (Index r0 = 0; r0 < n; r0 += block) {
-    const Index nb = std::min(block, n - r0);
+  Index g = 0, nb = 0;
+  for (Index r0 = 0; r0 < n; r0 += nb) {
+    // A block never straddles a group boundary, so each block's cut goes to one group.
+    while (group_start(g + 1) <= r0) ++g;
+    nb = std::min({block, n - r0, group_start(g + 1) - r0});
     K.resize(nb, L);
     if (cached) {
       bool finite = true;
@@ -54,15 +62,20 @@ CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const Matri
       const double margin = 1.0 + yi * gamma - yi * f(i) + di * S;
       if (margin > 0.0) {
         w(i) = yi;
-        out.b += yi;
-        out.e += di;
-        out.n_c += 1.0;
-        out.hinge += margin;
+        out.b_groups(g) += yi;
+        out.e_groups(g) += di;
+        out.n_c_groups(g) += 1.0;
+        out.hinge_groups(g) += margin;
       }
       if (scores_out) scores_out[r0 + i] = f(i);
     }
-    out.a.noalias() += K.transpose() * w;
+    out.a_groups.row(g).noalias() += (K.transpose() * w).transpose();
   }
+  out.a = out.a_groups.colwise().sum().transpose();
+  out.b = out.b_groups.sum();
+  out.e = out.e_groups.sum();
+  out.n_c = out.n_c_groups.sum();
+  out.hinge = out.hinge_groups.sum();
   return out;
 }
 

@@ -22,6 +22,10 @@ struct CutSums {
   double e = 0.0;    // sum_i c_i delta_i
   double n_c = 0.0;  // sum_i c_i
   double hinge = 0.0;  // sum_i max(0, 1 + y_i gamma - y_i f_i + delta_i S)
+  // The same sums over each of G groups of consecutive rows (group g: rows [g n / G, (g + 1) n / G)), for the
+  // multi-cut master: a_groups is G x L, the others have G entries. Their totals are the sums above.
+  RowMatrix a_groups;
+  Vector b_groups, e_groups, n_c_groups, hinge_groups;
 };
 
 // The kernel rows come from Phi (n x L, any strides) when Phi.data is set, else they are computed block by block as
@@ -29,6 +33,6 @@ struct CutSums {
 // scores_out (optional, n): f = Phi v. Blocks run in order, so the sums do not depend on the thread count.
 CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const MatrixView& Z, const KernelParams& params,
                          const double* y, const double* delta, const Vector& v, double gamma, double S,
-                         double* scores_out, int n_threads = 0, Index block = 4096);
+                         double* scores_out, int n_threads = 0, Index block = 4096, Index n_groups = 1);
 
 }  // namespace svmopt

@@ -113,6 +113,17 @@ class CutSums:
     @property
     def hinge(self) -> float:
         """sum_i max(0, 1 + y_i gamma - y_i f_i + delta_i S)."""
+    @property
+    def a_groups(self) -> NDArray[np.float64]:
+        """a per group of consecutive rows, group g = rows [g n / G, (g + 1) n / G) (G, L); likewise below (G,)."""
+    @property
+    def b_groups(self) -> NDArray[np.float64]: ...
+    @property
+    def e_groups(self) -> NDArray[np.float64]: ...
+    @property
+    def n_c_groups(self) -> NDArray[np.float64]: ...
+    @property
+    def hinge_groups(self) -> NDArray[np.float64]: ...
 
 def reduced_cut_pass(
     y: NDArray[np.float64],
@@ -128,6 +139,7 @@ def reduced_cut_pass(
     scores_out: NDArray[np.float64] | None = None,
     n_threads: int = 0,
     block: int = 4096,
+    n_groups: int = 1,
 ) -> CutSums:
     """One pass at (v, gamma), S = sum_j sqrt(k(z_j, z_j)) |v_j|: c_i = [1 + y_i gamma - y_i f_i + delta_i S > 0],
     f = Phi v with Phi given or K(X, Z) computed block by block; f written into scores_out."""
