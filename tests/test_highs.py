@@ -224,6 +224,25 @@ def test_add_rows_match_a_rebuilt_model():
     assert float(res.row_dual @ active) == pytest.approx(res.objective, abs=1e-9)
 
 
+def test_delete_rows_gives_the_model_without_them():
+    """Rows added then deleted: the optimum of the model without them; bad indices are refused before any change."""
+    m = _box_lp()
+    base = m.solve().objective
+    m.add_rows([-np.inf, 1.0], [1.0, 5.0], [0, 2], [0, 1, 0, 1], [-0.5, 1.0, 1.0, 3.0])
+    constrained = m.solve().objective
+    m.delete_rows([2])
+    assert m.n_rows == 3
+    assert m.solve().objective == pytest.approx(_linprog_rows([-1.0, -1.0], [[1.0, 1.0], [1.0, -1.0], [1.0, 3.0]],
+                                                               [-np.inf, -np.inf, 1.0], [4.0, 1.0, 5.0], 3.0),
+                                                abs=1e-9)
+    with pytest.raises(ValueError, match="row index"):
+        m.delete_rows([3])
+    assert m.n_rows == 3
+    m.delete_rows([2])
+    assert m.solve().objective == pytest.approx(base, abs=1e-9)
+    assert constrained >= base - 1e-9
+
+
 def test_add_rows_one_at_a_time_from_no_rows():
     """The cutting-plane master's use: a model with no rows grown row by row; after each addition the warm solve
     equals scipy's optimum of the rows so far."""

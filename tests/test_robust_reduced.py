@@ -548,3 +548,16 @@ def test_every_group_count_reaches_the_direct_optimum(G, nu):
     assert lp.G == G
     _check_solution(sol, Phi, y, r, None, nu, opt, 1e-6)
     assert lp.n_cuts <= G * lp.n_passes
+
+
+@pytest.mark.parametrize("max_age", [0, 2, 20])
+def test_deleting_old_slack_cuts_keeps_the_optimum(max_age):
+    _, y, _, _, Phi, r = _problem(400, 30, "rbf", False, 11)
+    opt = solve_direct(Phi, y, r, 1.0).objective
+    lp = ReducedLP(y, r, Phi=Phi)
+    lp.max_age = max_age
+    sol = lp.solve(1.0)
+    _check_solution(sol, Phi, y, r, None, 1.0, opt, 1e-6)
+    assert lp.master.n_rows <= lp.n_cuts
+    if max_age == 0:
+        assert lp.master.n_rows < lp.n_cuts  # some cut was slack at a solve, and deleted

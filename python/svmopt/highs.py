@@ -360,6 +360,19 @@ class HighsModel:
             raise SolverError("HiGHS rejected the new rows (addRows)", "Load error")
         self.n_rows += n_new
 
+    def delete_rows(self, indices: Any) -> None:
+        """Remove the rows ``indices`` (the others keep their order); the next :meth:`solve` starts from the basis
+        left."""
+        idx = np.unique(_as_int32(indices, "indices"))
+        if idx.size and idx[-1] >= self.n_rows:
+            raise ValueError("indices has a row index >= n_rows")
+        if idx.size == 0:
+            return
+        status = self._h.deleteRows(int(idx.size), idx)
+        if status == highspy.HighsStatus.kError:
+            raise SolverError("HiGHS could not delete the rows (deleteRows)", "Load error")
+        self.n_rows -= int(idx.size)
+
     def change_coeff(self, row: int, col: int, value: float) -> None:
         """Set the matrix entry ``A[row, col]`` (created when it was zero)."""
         if not (0 <= row < self.n_rows and 0 <= col < self.n_cols):
