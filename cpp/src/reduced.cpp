@@ -9,7 +9,8 @@ namespace svmopt {
 
 CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const MatrixView& Z, const KernelParams& params,
                          const double* y, const double* delta, const Vector& v, double gamma, double S,
-                         double* scores_out, int n_threads, Index block, Index n_groups) {
+                         double* scores_out, int n_threads, Index block, Index n_groups, Index row_offset,
+                         Index n_total) {
   const bool cached = Phi.data != nullptr;
   const Index n = cached ? Phi.rows : X.rows;
   const Index L = cached ? Phi.cols : Z.rows;
@@ -23,7 +24,11 @@ CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const Matri
     throw std::invalid_argument("the iterate (v, gamma, S) must be finite");
   }
   if (block < 1) throw std::invalid_argument("block must be >= 1");
-  if (n_groups < 1 || (n > 0 && n_groups > n)) throw std::invalid_argument("n_groups must be in [1, n]");
+  const Index N = n_total < 0 ? n : n_total;
+  if (row_offset < 0 || row_offset + n > N) {
+    throw std::invalid_argument("the rows must lie within the n_total rows: row_offset >= 0, row_offset + n <= n_total");
+  }
+  if (n_groups < 1 || (N > 0 && n_groups > N)) throw std::invalid_argument("n_groups must be in [1, n_total]");
   for (Index i = 0; i < n; ++i) {
     if (y[i] != 1.0 && y[i] != -1.0) throw std::invalid_argument("y must hold labels -1 or +1");
     if (delta && !(delta[i] >= 0.0 && std::isfinite(delta[i]))) {
@@ -35,7 +40,8 @@ CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const Matri
   const Index G = n_groups;
   out.a_groups = RowMatrix::Zero(G, L);
   out.b_groups = out.e_groups = out.n_c_groups = out.hinge_groups = Vector::Zero(G);
-  auto group_start = [n, G](Index g) { return g * n / G; };  // group g: rows [group_start(g), group_start(g + 1))
+  // Group g: rows [group_start(g), group_start(g + 1)) of the whole data set, in this call's row numbers.
+  auto group_start = [N, G, row_offset](Index g) { return g * N / G - row_offset; };
   RowMatrix K;
   Vector f, w;
   Index g = 0, nb = 0;

@@ -37,13 +37,63 @@ import numpy as np
 from svmopt import _core
 from svmopt.highs import HighsModel
 
-__all__ = ["DEFAULT_GROUPS", "ReducedLP", "ReducedSolution", "solve_direct"]
+__all__ = ["DEFAULT_GROUPS", "GroupSums", "ReducedLP", "ReducedSolution", "solve_direct"]
 
 #: Groups of consecutive rows with a hinge-sum model each in the master (G = 1: the 1-slack form). Measured (RBF,
 #: nu = 1, 1e-6 gap): n = 5,000, L = 100: 401 / 138 / 60 / 40 passes at G = 1 / 4 / 16 / 64, 2.98 / 1.13 / 0.82 /
 #: 1.61 s with the kernel rows cached (the master grows G rows a pass); n = 50,000, L = 200: G = 1 stopped at 1,000
 #: passes (gap 5e-5, 63 s), G = 16 reached 1e-6 in 136 passes (6.7 s cached, 16.5 s streamed) (docs/performance.md).
 DEFAULT_GROUPS = 16
+
+
+@dataclass
+class GroupSums:
+    """The sums of one pass (the fields of ``_core.robust.CutSums``), as reduced over the chunks of a Dask array."""
+
+    a_groups: np.ndarray
+    b_groups: np.ndarray
+    e_groups: np.ndarray
+    n_c_groups: np.ndarray
+    hinge_groups: np.ndarray
+
+    @property
+    def n_c(self) -> float:
+        return float(self.n_c_groups.sum())
+
+    @property
+    def hinge(self) -> float:
+        return float(self.hinge_groups.sum())
+
+
+def _chunk_pass(xb, yb, db, v, gamma, S, Z, recipe, n_groups, row_offset, n_total):
+    """One chunk's part of a pass (on the worker that holds it): the group sums and the chunk's scores."""
+    from svmopt.distributed import _params_from_recipe
+
+    scores = np.empty(xb.shape[0])
+    cut = _core.robust.reduced_cut_pass(yb, v, gamma, S, X=np.asarray(xb, dtype=np.float64), Z=Z,
+                                        params=_params_from_recipe(recipe), delta=db, scores_out=scores,
+                                        n_groups=n_groups, row_offset=row_offset, n_total=n_total)
+    return (cut.a_groups, cut.b_groups, cut.e_groups, cut.n_c_groups, cut.hinge_groups), scores
+
+
+def _dask_pass(X, y, delta, v, gamma, S, Z, params, n_groups) -> tuple[GroupSums, np.ndarray]:
+    """A pass over a Dask array: each chunk's sums computed by the core where the chunk is, tree-reduced; the scores
+    (n floats) gathered in row order."""
+    import dask
+    from dask import delayed
+
+    from svmopt.distributed import _add_sums, _params_recipe, _tree_reduce
+
+    n, recipe = X.shape[0], _params_recipe(params)
+    parts, r0 = [], 0
+    for xb, nb in zip(X.to_delayed().ravel(), X.chunks[0], strict=True):
+        db = None if delta is None else delta[r0:r0 + nb]
+        parts.append(delayed(_chunk_pass, nout=2, pure=True)(xb, y[r0:r0 + nb], db, v, gamma, S, Z, recipe,
+                                                             n_groups, r0, n))
+        r0 += nb
+    sums = _tree_reduce([p[0] for p in parts], _add_sums)
+    total, scores = dask.compute(sums, [p[1] for p in parts])
+    return GroupSums(*total), np.concatenate(scores)
 
 
 @dataclass
@@ -125,7 +175,8 @@ class ReducedLP:
     y : labels in {-1, +1} (n,).
     r : sqrt(k(z_j, z_j)) of the landmarks (L,).
     Phi : the kernel rows K(X, Z) (n x L), when they fit in memory; else
-    X, Z, params : the rows, the landmarks and the core kernel parameters (rows computed at every pass).
+    X, Z, params : the rows (a numpy array, a memmap or a Dask array), the landmarks and the core kernel parameters
+        (rows computed at every pass; for a Dask array on the workers that hold the chunks, the sums tree-reduced).
     delta : Lemma 1-3 bounds (n,), or None for the deterministic model.
     n_groups : the master models the hinge sum of each of this many groups of consecutive rows by its own cuts
         (the multi-cut form; 1 is the 1-slack form); default :data:`DEFAULT_GROUPS` (at most n).
@@ -138,6 +189,7 @@ class ReducedLP:
         self.r = np.ascontiguousarray(r, dtype=np.float64)
         if Phi is not None and (X is not None or Z is not None or params is not None):
             raise ValueError("give Phi, or X, Z and params, not both")
+        self._dask = False
         if Phi is not None:
             self.Phi: np.ndarray | None = np.asarray(Phi, dtype=np.float64)
             n = self.Phi.shape[0]
@@ -145,10 +197,13 @@ class ReducedLP:
         else:
             if X is None or Z is None or params is None:
                 raise ValueError("give Phi, or X, Z and params")
+            from svmopt.distributed import check_dask_array, is_dask_array
+
             self.Phi = None
             n = X.shape[0]
-            self._rows = {"X": np.asarray(X, dtype=np.float64), "Z": np.asarray(Z, dtype=np.float64),
-                          "params": params}
+            self._dask = is_dask_array(X)
+            self._rows = {"X": check_dask_array(X) if self._dask else np.asarray(X, dtype=np.float64),
+                          "Z": np.ascontiguousarray(Z, dtype=np.float64), "params": params}
         self.L = self.r.shape[0]
         landmarks = self.Phi.shape[1] if self.Phi is not None else self._rows["Z"].shape[0]
         if self.r.ndim != 1 or self.L != landmarks:
@@ -179,14 +234,21 @@ class ReducedLP:
         self.alpha = 0.8
         self._start: tuple[np.ndarray, float] = (np.zeros(L), 0.0)
 
-    def _pass(self, v: np.ndarray, gamma: float, scores: np.ndarray | None = None) -> _core.robust.CutSums:
+    def _pass(self, v: np.ndarray, gamma: float,
+              scores: np.ndarray | None = None) -> _core.robust.CutSums | GroupSums:
         self.n_passes += 1
         S = float(self.r @ np.abs(v))
+        if self._dask:
+            sums, f = _dask_pass(self._rows["X"], self.y, self.delta, np.ascontiguousarray(v, dtype=np.float64),
+                                 float(gamma), S, self._rows["Z"], self._rows["params"], self.G)
+            if scores is not None:
+                scores[:] = f
+            return sums
         return _core.robust.reduced_cut_pass(self.y, np.ascontiguousarray(v, dtype=np.float64), float(gamma), S,
                                              delta=self.delta, scores_out=scores, n_threads=self.n_threads,
                                              block=self.block, n_groups=self.G, **self._rows)
 
-    def _add_cut(self, cut: _core.robust.CutSums) -> None:
+    def _add_cut(self, cut: _core.robust.CutSums | GroupSums) -> None:
         """Per group g with violated rows: xi_g >= n_c - a'(v+ - v-) + b gamma + e r'(v+ + v-), i.e.
         -a'v+ + a'v- + e r'(v+ + v-) + b gamma - xi_g <= -n_c."""
         L = self.L
@@ -214,7 +276,7 @@ class ReducedLP:
             self.master.delete_rows(old)
             self._age = np.delete(self._age, old)
 
-    def _violation(self, cut: _core.robust.CutSums, v: np.ndarray, gamma: float, xi: np.ndarray) -> float:
+    def _violation(self, cut: _core.robust.CutSums | GroupSums, v: np.ndarray, gamma: float, xi: np.ndarray) -> float:
         """The largest violation by (v, gamma, xi) of the cuts this pass makes."""
         S = float(self.r @ np.abs(v))
         values = cut.n_c_groups - cut.a_groups @ v + cut.b_groups * gamma + cut.e_groups * S

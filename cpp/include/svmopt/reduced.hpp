@@ -31,8 +31,11 @@ struct CutSums {
 // The kernel rows come from Phi (n x L, any strides) when Phi.data is set, else they are computed block by block as
 // K(X, Z) with `params` (memory O(block x L)). y in {-1, +1}; delta (may be nullptr: 0); S = S(v) of the iterate.
 // scores_out (optional, n): f = Phi v. Blocks run in order, so the sums do not depend on the thread count.
+// The rows may be rows row_offset .. row_offset + n - 1 of a larger data set of n_total rows (< 0: n), one chunk of a
+// Dask array: the groups are those of the whole data set, so the chunks' group sums add up to its own.
 CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const MatrixView& Z, const KernelParams& params,
                          const double* y, const double* delta, const Vector& v, double gamma, double S,
-                         double* scores_out, int n_threads = 0, Index block = 4096, Index n_groups = 1);
+                         double* scores_out, int n_threads = 0, Index block = 4096, Index n_groups = 1,
+                         Index row_offset = 0, Index n_total = -1);
 
 }  // namespace svmopt

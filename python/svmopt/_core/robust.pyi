@@ -140,6 +140,8 @@ def reduced_cut_pass(
     n_threads: int = 0,
     block: int = 4096,
     n_groups: int = 1,
+    row_offset: int = 0,
+    n_total: int = -1,
 ) -> CutSums:
     """One pass at (v, gamma), S = sum_j sqrt(k(z_j, z_j)) |v_j|: c_i = [1 + y_i gamma - y_i f_i + delta_i S > 0],
     f = Phi v with Phi given or K(X, Z) computed block by block; f written into scores_out."""
