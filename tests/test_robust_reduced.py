@@ -298,7 +298,7 @@ def _check_solution(sol, Phi, y, r, delta, nu, opt, tol):
     np.testing.assert_allclose(sol.scores, Phi @ sol.v, rtol=0,
                                atol=1e-12 * max(1.0, float(np.abs(Phi).max() * np.abs(sol.v).sum())))
     assert sol.objective == pytest.approx(_objective(Phi, y, r, delta, nu, sol.v, sol.gamma), rel=1e-12, abs=1e-12)
-    assert sol.n_iter == len(sol.history)
+    assert len(sol.history) <= sol.n_iter <= 2 * len(sol.history)  # passes: two in an iteration that mis-prices
     ub, lb = np.array(sol.history).T
     assert np.all(np.diff(ub) <= 0) and np.all(np.diff(lb) >= 0)  # the bounds only tighten
     assert ub[-1] == sol.objective and lb[-1] == sol.lower_bound
@@ -414,7 +414,7 @@ def test_an_early_stop_still_brackets_the_optimum(max_iter, level):
     opt = solve_direct(Phi, y, r, nu, delta).objective
     lp = ReducedLP(y, r, Phi=Phi, delta=delta)
     sol = lp.solve(nu, max_iter=max_iter)
-    assert sol.n_iter == max_iter and sol.gap > 1e-6  # stopped by the limit, with a loose gap
+    assert sol.n_iter == max_iter and sol.gap > 1e-6  # stopped by the limit on passes, with a loose gap
     assert sol.lower_bound <= opt * (1 + 1e-9) + 1e-9
     assert sol.objective >= opt * (1 - 1e-9) - 1e-9
     assert sol.objective == pytest.approx(_objective(Phi, y, r, delta, nu, sol.v, sol.gamma), rel=1e-12)

@@ -14,6 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 import svmopt
 import svmopt.robust_svc as rs
 from svmopt import MemoryBudgetError, RobustSVC
+from svmopt._robust_reduced import solve_direct
 
 
 def _data(n=300, d=4, seed=0, classes=2):
@@ -123,3 +124,29 @@ def test_bad_reduced_model_parameters_name_themselves(kw, match):
     X, y = _data(50)
     with pytest.raises(ValueError, match=match):
         RobustSVC(**kw).fit(X, y)
+
+
+def test_a_master_stopped_at_a_highs_limit_certifies_nothing():
+    """A HiGHS limit returns a feasible point (an upper bound): it must not raise the lower bound past the optimum
+    nor be reported optimal."""
+    X, y = _data(400, seed=3)
+    Z = X[:30]
+    opt = solve_direct(svmopt.Kernel("rbf", alpha=1.0).cross(X, Z), np.where(y == 1, 1.0, -1.0), np.ones(30),
+                       1.0).objective
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # HiGHS's own notice of each limited solve
+        clf = RobustSVC(n_landmarks="auto", landmarks=Z, alpha=1.0, max_iter=60,
+                        solver_options={"simplex_iteration_limit": 80, "simplex_strategy": 4}).fit(X, y)
+    assert clf.model_ == "reduced" and clf.landmarks_.shape == (30, X.shape[1])  # "auto" with given points
+    assert clf.lower_bound_[0] <= opt * (1 + 1e-9)
+    assert clf.objective_[0] >= opt * (1 - 1e-9)
+    if clf.lower_bound_[0] < clf.objective_[0] * (1 - 1e-6):
+        assert clf.fit_path_[0][0]["status"] != "Optimal"
+
+
+def test_max_iter_bounds_the_passes():
+    X, y = _data(300)
+    clf = RobustSVC(n_landmarks=40, landmarks="random", random_state=0, max_iter=5)
+    with pytest.warns(ConvergenceWarning):
+        clf.fit(X, y)
+    assert clf.n_iter_[0] <= 5

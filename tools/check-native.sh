@@ -21,7 +21,8 @@ step=${1:-all}
 mkdir -p "$work"
 
 asan_tests=${ASAN_TESTS:-"tests/test_core_api.py tests/test_kernels.py tests/test_line_search.py tests/test_pso.py
-  tests/test_entropy.py tests/test_nystrom.py tests/test_tuning.py tests/test_robustness.py tests/test_threads.py"}
+  tests/test_entropy.py tests/test_nystrom.py tests/test_tuning.py tests/test_tuning_core.py tests/test_robust_reduced.py
+  tests/test_robustness.py tests/test_threads.py"}
 valgrind_tests=${VALGRIND_TESTS:-"tests/test_kernels.py tests/test_line_search.py"}
 
 # make_env NAME CMAKE_ARGS...: a virtual environment $work/NAME whose svmopt is a wheel built with the given

@@ -82,6 +82,8 @@ class Contiguous1d {
       data_ = storage_.data();
     }
   }
+  Contiguous1d(const Contiguous1d&) = delete;  // data_ may point into storage_
+  Contiguous1d& operator=(const Contiguous1d&) = delete;
   const T* data() const { return data_; }
   Index size() const { return size_; }
   std::vector<T> to_vector() const { return std::vector<T>(data_, data_ + size_); }

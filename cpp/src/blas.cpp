@@ -96,6 +96,7 @@ bool syevd_impl(const Api& api, Index n, double* A, Index lda, double* w, Index*
     *info = static_cast<Index>(inf);
     return true;
   }
+  if (!(work_query <= static_cast<double>(std::numeric_limits<I>::max()))) return false;  // A untouched: Eigen
   lwork = static_cast<I>(work_query);
   liwork = iwork_query;
   std::vector<double> work(static_cast<std::size_t>(std::max<I>(lwork, 1)));

@@ -407,7 +407,9 @@ SearchResult tune_cv(CVCost& cv, const RowMatrix& x0, const Vector& lower, const
     const double s = tune_sigma2 ? std::exp(x(x.size() - 1)) : sigma2;
     try {
       return cv.cost(g, s);
-    } catch (const std::exception&) {  // a fold system not positive definite, an undefined Nyström map
+    } catch (const std::invalid_argument&) {  // an undefined Nyström map, sigma2 under- or overflowing
+      return kInf;
+    } catch (const std::runtime_error&) {  // a fold system not positive definite
       return kInf;
     }
   };

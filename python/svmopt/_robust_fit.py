@@ -173,7 +173,7 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
             res = highs_solve(nu)
             x = res.x
             rec.update(objective=res.objective, iterations=res.iterations, solve_time=res.runtime,
-                       status=res.status)
+                       status=res.status, lower_bound=res.objective if res.optimal else -np.inf)
             rec.setdefault("solver", "highs")
         u = x[:m] - x[m : 2 * m]
         gamma = float(x[2 * m])
@@ -188,7 +188,7 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
         if best is None or t.count < best.training_count:
             best = BinaryFit(u=u, gamma=gamma, b=t.b, xi=t.xi, omega=t.omega, nu=nu, training_count=t.count,
                              objective=rec["objective"], scores=t.scores, interval=t.interval,
-                             lower_bound=rec["objective"], n_iter=int(rec["iterations"]))
+                             lower_bound=rec.get("lower_bound", rec["objective"]), n_iter=int(rec["iterations"]))
     assert best is not None
     best.path = path
     return best
@@ -229,7 +229,7 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
         else:
             assert Phi is not None
             sol = solve_direct(Phi, y, r, nu, d, solver_options)
-            n_iter, status = 1, "Optimal"
+            n_iter, status = 1, "Optimal" if sol.gap <= 0 else "not certified (a HiGHS limit)"
         rec: dict[str, Any] = {"nu": nu, "objective": sol.objective, "lower_bound": sol.lower_bound,
                                "iterations": n_iter, "solve_time": time.perf_counter() - t0, "status": status,
                                "solver": solver}

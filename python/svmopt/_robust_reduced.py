@@ -40,9 +40,9 @@ from svmopt.highs import HighsModel
 __all__ = ["DEFAULT_GROUPS", "GroupSums", "ReducedLP", "ReducedSolution", "solve_direct"]
 
 #: Groups of consecutive rows with a hinge-sum model each in the master (G = 1: the 1-slack form). Measured (RBF,
-#: nu = 1, 1e-6 gap): n = 5,000, L = 100: 401 / 138 / 60 / 40 passes at G = 1 / 4 / 16 / 64, 2.98 / 1.13 / 0.82 /
-#: 1.61 s with the kernel rows cached (the master grows G rows a pass); n = 50,000, L = 200: G = 1 stopped at 1,000
-#: passes (gap 5e-5, 63 s), G = 16 reached 1e-6 in 136 passes (6.7 s cached, 16.5 s streamed) (docs/performance.md).
+#: nu = 1, 1e-6 gap; docs/performance.md): n = 5,000, L = 100: 443 / 135 / 62 / 40 passes at G = 1 / 4 / 16 / 64,
+#: 0.74 / 0.26 / 0.23 / 0.49 s with the kernel rows cached (the master grows G rows a pass); n = 50,000, L = 200:
+#: G = 1 stopped at 1,000 passes (gap 1e-4), G = 16 reached 1e-6 in 131 passes (3.2 s cached, 3.6 s streamed).
 DEFAULT_GROUPS = 16
 
 
@@ -163,8 +163,9 @@ def solve_direct(Phi: np.ndarray, y: np.ndarray, r: np.ndarray, nu: float, delta
     res = HighsModel(a_start=start, a_index=index, a_value=value, col_cost=cost, n_rows=n, col_lower=lower,
                      col_upper=np.inf, row_lower=1.0, row_upper=np.inf, options=solver_options).solve()
     v = res.x[:L] - res.x[L:2 * L]
+    # A solve stopped at a HiGHS limit returns a feasible point: an upper bound only.
     return ReducedSolution(v=v, gamma=float(res.x[2 * L]), nu=float(nu), objective=res.objective,
-                           lower_bound=res.objective, n_iter=1, scores=Phi @ v)
+                           lower_bound=res.objective if res.optimal else -np.inf, n_iter=1, scores=Phi @ v)
 
 
 class ReducedLP:
@@ -202,6 +203,9 @@ class ReducedLP:
             self.Phi = None
             n = X.shape[0]
             self._dask = is_dask_array(X)
+            if isinstance(X, np.memmap) and X.dtype != np.float64:
+                raise ValueError(f"X is a {X.dtype} memmap: the passes read float64 rows in place, and converting it "
+                                 "would load it into memory; store it as float64")
             self._rows = {"X": check_dask_array(X) if self._dask else np.asarray(X, dtype=np.float64),
                           "Z": np.ascontiguousarray(Z, dtype=np.float64), "params": params}
         self.L = self.r.shape[0]
@@ -294,14 +298,13 @@ class ReducedLP:
         best_ub, best = np.inf, (v, gamma)
         lower_bound = 0.0
         history: list[tuple[float, float]] = []
-        it = 0
         # In-out separation (Ben-Ameur & Neto): cut at a point between the stability centre (the best iterate) and
         # the master's solution; Kelley's plain iterates (separating at the master's point) zig-zag for hundreds of
         # passes. When the cut there does not cut off the master's point, separate at that point itself.
         master_point: tuple[np.ndarray, float, np.ndarray] | None = None  # (v, gamma, xi) of the last master point
         scores, work = np.full(self.n, np.nan), np.empty(self.n)  # the best point's scores, and a pass's
-        while it < int(max_iter):
-            it += 1
+        passes0 = self.n_passes
+        while self.n_passes - passes0 < int(max_iter):  # max_iter bounds the passes over the data
             if master_point is None:
                 point = (v, gamma)
             else:
@@ -314,7 +317,8 @@ class ReducedLP:
                 scores, work = work, scores
             if master_point is not None:
                 vm, gm, xim = master_point
-                if self._violation(cut, vm, gm, xim) <= 1e-9 * max(1.0, float(np.abs(xim).sum())) and self.alpha > 0:
+                if (self._violation(cut, vm, gm, xim) <= 1e-9 * max(1.0, float(np.abs(xim).sum())) and self.alpha > 0
+                        and self.n_passes - passes0 < int(max_iter)):
                     # mis-pricing: this cut leaves the master's point feasible; separate there too
                     self._add_cut(cut)
                     cut = self._pass(vm, gm, work)
@@ -324,7 +328,8 @@ class ReducedLP:
                         scores, work = work, scores
             self._add_cut(cut)
             res = self.master.solve()
-            lower_bound = max(lower_bound, res.objective)
+            if res.optimal:  # a master stopped at a HiGHS limit gives a point to separate at, but no bound
+                lower_bound = max(lower_bound, res.objective)
             self._age_cuts(res)
             history.append((best_ub, lower_bound))
             if best_ub - lower_bound <= tol * max(1.0, abs(best_ub)):
@@ -332,5 +337,5 @@ class ReducedLP:
             master_point = (res.x[:L] - res.x[L:2 * L], float(res.x[2 * L]), res.x[2 * L + 1:])
         v, gamma = best
         self._start = (v, gamma)
-        return ReducedSolution(v=v, gamma=gamma, nu=nu, objective=best_ub, lower_bound=lower_bound, n_iter=it,
-                               scores=scores, history=history)
+        return ReducedSolution(v=v, gamma=gamma, nu=nu, objective=best_ub, lower_bound=lower_bound,
+                               n_iter=self.n_passes - passes0, scores=scores, history=history)

@@ -181,7 +181,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         surface ``f(x) = sum_j k(x, z_j) v_j`` over that many landmarks ``z_j`` with every training row still a
         constraint (the robust term becomes ``delta_i sum_j sqrt(k(z_j, z_j)) |v_j|``); it never forms the m x m
         Gram matrix. ``"auto"``: the paper's model up to :data:`AUTO_MAX_ROWS` training rows, else
-        :data:`AUTO_LANDMARKS` landmarks (logged; ``model_`` says which).
+        :data:`AUTO_LANDMARKS` landmarks (logged; ``model_`` says which); with ``landmarks`` given as points, the
+        reduced model over them.
     landmarks : {"entropy", "kmeans", "random"} or array (L, n_features), default="entropy"
         How the reduced model's landmarks are chosen: the Rényi-entropy prototypes of the fixed-size LS-SVM
         (training rows), k-means centres, a uniform sample of training rows, or the given points.
@@ -384,13 +385,15 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                                  "'auto')")
             return None
         if isinstance(self.n_landmarks, str):  # "auto"
+            if not isinstance(self.landmarks, str):  # given points: the reduced model over them, at any size
+                return int(np.shape(self.landmarks)[0]) if np.ndim(self.landmarks) == 2 else 0
             if n <= AUTO_MAX_ROWS:
                 return None
             L = min(AUTO_LANDMARKS, n)
             logger.info("RobustSVC: %d training rows > %d, the reduced model over %d landmarks (n_landmarks='auto')",
                         n, AUTO_MAX_ROWS, L)
             return L
-        if int(self.n_landmarks) > n and isinstance(self.landmarks, str) and self.landmarks != "kmeans":
+        if int(self.n_landmarks) > n and isinstance(self.landmarks, str):
             raise ValueError(f"n_landmarks={self.n_landmarks} exceeds the {n} training rows to choose them from")
         return int(self.n_landmarks)
 

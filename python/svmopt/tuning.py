@@ -136,9 +136,9 @@ def _blas_controller():
 def nystrom_projection(PV: np.ndarray, params: _core.kernels.KernelParams,
                        n_threads: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """P = U' Lambda'^{-1/2} (m x m') from eig(Omega_mm), keeping lambda > m eps lambda_max (Section 3.1;
-    decision: an ill-conditioned Omega_mm loses its small eigenpairs, no jitter is added). In the core, on Eigen's
-    symmetric eigensolver: as fast as one-thread LAPACK up to m ~ 500, without the synchronization a threaded LAPACK
-    call costs on a small matrix (figures in docs/performance.md)."""
+    decision: an ill-conditioned Omega_mm loses its small eigenpairs, no jitter is added). In the core: LAPACK's
+    dsyevd from the BLAS already loaded from m = 256, Eigen's symmetric eigensolver below (as fast there; figures in
+    docs/performance.md)."""
     return _core.fixed_size.nystrom_projection(np.asarray(PV, dtype=np.float64), params, int(n_threads))
 
 

@@ -8,6 +8,7 @@
 // engine's in-memory path (features kept, within the feature budget), tested against it.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <list>
@@ -88,8 +89,8 @@ class CVCost {
   std::pair<RowMatrix, Eigen::MatrixXd> fit(double gamma, double sigma2);
 
   Index n_rows() const { return static_cast<Index>(data_.folds.size()); }
-  Index n_passes() const { return n_passes_; }
-  Index n_evals() const { return n_evals_; }
+  Index n_passes() const { return n_passes_.load(); }
+  Index n_evals() const { return n_evals_.load(); }
   bool holdout() const { return holdout_; }
 
  private:
@@ -114,7 +115,7 @@ class CVCost {
   bool holdout_ = false;
   Index cache_size_;
   std::list<Stats> cache_;  // most recently used first
-  Index n_passes_ = 0, n_evals_ = 0;
+  std::atomic<Index> n_passes_{0}, n_evals_{0};  // read without the lock (properties)
   std::mutex mutex_;  // cost and fit may be called from several Python threads at once (the GIL is released)
 };
 
