@@ -150,3 +150,16 @@ def test_max_iter_bounds_the_passes():
     with pytest.warns(ConvergenceWarning):
         clf.fit(X, y)
     assert clf.n_iter_[0] <= 5
+
+
+def test_a_memmap_fits_the_reduced_model_as_an_array(tmp_path):
+    X, y = _data(400)
+    mm = np.memmap(tmp_path / "X.f64", dtype=np.float64, mode="w+", shape=X.shape)
+    mm[:] = X
+    mm.flush()
+    mm = np.memmap(tmp_path / "X.f64", dtype=np.float64, mode="r", shape=X.shape)
+    kw = dict(n_landmarks=30, landmarks="random", random_state=0)
+    a = RobustSVC(**kw).fit(X, y)
+    b = RobustSVC(**kw).fit(mm, y)
+    np.testing.assert_array_equal(a.objective_, b.objective_)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(mm))
