@@ -41,13 +41,18 @@ double csa_update_tac(double Tac, double variance, Index q, double alpha, double
   return variance < sigma_d2 ? Tac * (1.0 - alpha) : Tac * (1.0 + alpha);
 }
 
-CSAResult csa_minimize(const std::function<double(const Vector&)>& cost, const RowMatrix& x0, const Vector& lower,
-                       const Vector& upper, const CSAOptions& opt) {
-  const Index q = x0.rows(), dim = x0.cols();
-  if (q < 1 || dim < 1) throw std::invalid_argument("x0 must be q x dim with q, dim >= 1");
+void check_search_box(const RowMatrix& x0, const Vector& lower, const Vector& upper) {
+  const Index dim = x0.cols();
+  if (x0.rows() < 1 || dim < 1) throw std::invalid_argument("x0 must be q x dim with q, dim >= 1");
   if (lower.size() != dim || upper.size() != dim) throw std::invalid_argument("bounds must have dim entries");
   for (Index j = 0; j < dim; ++j)
     if (!(lower(j) < upper(j))) throw std::invalid_argument("lower < upper required in every coordinate");
+}
+
+CSAResult csa_minimize(const std::function<double(const Vector&)>& cost, const RowMatrix& x0, const Vector& lower,
+                       const Vector& upper, const CSAOptions& opt) {
+  check_search_box(x0, lower, upper);
+  const Index q = x0.rows(), dim = x0.cols();
   if (opt.max_evals < q) throw std::invalid_argument("max_evals must be >= q");
   if (opt.inner < 1) throw std::invalid_argument("inner must be >= 1");
 

@@ -200,10 +200,7 @@ SearchResult nelder_mead(const CostFunction& cost, const Vector& x0, const Vecto
 
 SearchResult csa_simplex(const CostFunction& cost, const RowMatrix& x0, const Vector& lower, const Vector& upper,
                          Index n_csa, Index n_simplex, Index inner, std::uint64_t seed, double step) {
-  if (x0.rows() < 1 || x0.cols() < 1) throw std::invalid_argument("x0 must be q x dim with q, dim >= 1");
-  if (lower.size() != x0.cols() || upper.size() != x0.cols()) throw std::invalid_argument("bounds must have dim entries");
-  for (Index j = 0; j < x0.cols(); ++j)
-    if (!(lower(j) < upper(j))) throw std::invalid_argument("lower < upper required in every coordinate");
+  check_search_box(x0, lower, upper);  // whether CSA runs or not
   if (n_csa > 0 && n_csa < x0.rows()) {
     throw std::invalid_argument("n_csa must be 0 or at least the number of initial states (" +
                                 std::to_string(x0.rows()) + ")");

@@ -135,6 +135,12 @@ SOLVERS = ("auto", "lp", "cutting_plane")
 LANDMARK_METHODS = ("entropy", "kmeans", "random")
 
 
+def _finite(M: np.ndarray, what: str) -> np.ndarray:
+    if not np.all(np.isfinite(M)):
+        raise ValueError(f"non-finite entries in {what}; rescale X (e.g. StandardScaler) or lower the degree")
+    return M
+
+
 # ------------------------------------------------------------------------------------------ the estimator
 class RobustSVC(ClassifierMixin, BaseEstimator):
     """Robust nonlinear SVM of Maggioni & Spinelli (LP (23) + line search (27)); see the module docstring.
@@ -443,21 +449,15 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         problems = [self.classes_[1]] if self.classes_.size == 2 else list(self.classes_)
         L = self._landmark_count(X.shape[0])
         solver = self.solver if self.solver != "auto" else ("lp" if L is None else "cutting_plane")
-        if solver == "lp" and L is None:
-            K = kern.gram(X)
-            if not np.all(np.isfinite(K)):
-                raise ValueError("the Gram matrix has non-finite entries; rescale X (e.g. StandardScaler) or lower "
-                                 "the degree")
+        paper_lp = solver == "lp" and L is None  # LP (23) on the Gram matrix; else the reduced form over Z
         Z = X if L is None else self._select_landmarks(X, L)
         rows: dict[str, Any] = {}
-        if solver != "lp" or L is not None:
+        if paper_lp:
+            K = _finite(kern.gram(X), "the Gram matrix")
+        else:
             r = np.sqrt(np.clip(kern.diag(Z), 0.0, None))
             if solver == "lp" or X.shape[0] * Z.shape[0] * 8 <= get_memory_budget() // 2:
-                Phi = kern.cross(X, Z)  # the kernel rows, cached: within half the memory budget
-                if not np.all(np.isfinite(Phi)):
-                    raise ValueError("the kernel rows have non-finite entries; rescale X (e.g. StandardScaler) or "
-                                     "lower the degree")
-                rows = {"Phi": Phi}
+                rows = {"Phi": _finite(kern.cross(X, Z), "the kernel rows")}  # cached: within half the budget
             else:
                 rows = {"X": X, "Z": Z, "params": kern.core_params}  # recomputed block by block at every pass
         fits: list[BinaryFit] = []
@@ -471,7 +471,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                 if eta is None:
                     eta = np.zeros(X.shape[0])
                 delta = robust_delta(kern, X, eta, p)
-            if solver == "lp" and L is None:
+            if paper_lp:
                 fits.append(fit_binary(K, yb, delta=delta, nus=nus, line_search=self.line_search, n_grid=self.n_grid,
                                        interval=self.interval, solver_options=self.solver_options,
                                        lp_solver=self.lp_solver))
@@ -481,10 +481,9 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                                                n_grid=self.n_grid, interval=self.interval,
                                                solver_options=self.solver_options, **rows))
             deltas.append(np.zeros(X.shape[0]) if delta is None else delta)
-        if solver == "lp" and L is None:
-            del K
         U = np.stack([f.u for f in fits])  # (n_problems, number of expansion points)
-        if L is None and solver == "lp":  # LP (23)'s u: the coefficients are y_j u_j
+        if paper_lp:  # LP (23)'s u: the coefficients are y_j u_j
+            del K
             U = np.stack([np.where(y == label, 1.0, -1.0) for label in problems]) * U
         support = np.flatnonzero(np.any(U != 0.0, axis=0))
         self.model_ = "paper" if L is None else "reduced"

@@ -44,6 +44,10 @@ Vector csa_acceptance(const Vector& energies, double Tac, double* variance = nul
 // Variance control: T_ac (1 - alpha) if variance < sigma_D^2, else T_ac (1 + alpha).
 double csa_update_tac(double Tac, double variance, Index q, double alpha = 0.05, double target_ratio = 0.99);
 
+// The search box of CSA and of the tuning after it (tuning.hpp): x0 is q x dim with q, dim >= 1 and
+// lower < upper in every one of the dim coordinates; std::invalid_argument otherwise.
+void check_search_box(const RowMatrix& x0, const Vector& lower, const Vector& upper);
+
 CSAResult csa_minimize(const std::function<double(const Vector&)>& cost, const RowMatrix& x0, const Vector& lower,
                        const Vector& upper, const CSAOptions& opt);
 
