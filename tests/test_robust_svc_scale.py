@@ -163,3 +163,28 @@ def test_a_memmap_fits_the_reduced_model_as_an_array(tmp_path):
     b = RobustSVC(**kw).fit(mm, y)
     np.testing.assert_array_equal(a.objective_, b.objective_)
     np.testing.assert_array_equal(a.decision_function(X), b.decision_function(mm))
+
+
+def test_entropy_landmarks_come_from_at_most_max_candidates_rows(monkeypatch):
+    """Above MAX_CANDIDATES rows the Rényi-entropy search sees a uniform sample of that many rows (as the fixed-size
+    LS-SVM's does), not the whole data set; the landmarks are still training rows."""
+    import svmopt._prototypes as proto
+
+    seen = []
+    select = proto.select_prototypes
+
+    def recording(X, m, **kw):
+        seen.append(X.shape)
+        return select(X, m, **kw)
+
+    monkeypatch.setattr(proto, "MAX_CANDIDATES", 80)
+    monkeypatch.setattr(proto, "select_prototypes", recording)
+    X, y = _data(n=300)
+    clf = RobustSVC(n_landmarks=10, landmarks="entropy", random_state=0).fit(X, y)
+    assert seen == [(80, X.shape[1])]
+    assert clf.landmarks_.shape == (10, X.shape[1])
+    assert all(np.any(np.all(X == z, axis=1)) for z in clf.landmarks_)
+    seen.clear()
+    monkeypatch.setattr(proto, "MAX_CANDIDATES", 300)  # n <= MAX_CANDIDATES: every row is a candidate
+    RobustSVC(n_landmarks=10, landmarks="entropy", random_state=0).fit(X, y)
+    assert seen == [X.shape]

@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_random_state
 from svmopt import _core
 from svmopt.bandwidth import entropy_bandwidths
 
-__all__ = ["choose_n_prototypes", "default_prototype_candidates", "select_prototypes"]
+__all__ = ["MAX_CANDIDATES", "choose_n_prototypes", "default_prototype_candidates", "select_prototypes"]
 
 
 def _selection_dict(r: _core.fixed_size.EntropySelectResult) -> dict[str, Any]:
@@ -21,6 +21,11 @@ def _selection_dict(r: _core.fixed_size.EntropySelectResult) -> dict[str, Any]:
     ``n_recomputes``, ``n_kernel_evals``, ``stopped_early``."""
     return {"idx": r.idx, "log_offdiag": r.log_offdiag, "n_proposals": r.n_proposals, "n_accepted": r.n_accepted,
             "n_recomputes": r.n_recomputes, "n_kernel_evals": r.n_kernel_evals, "stopped_early": r.stopped_early}
+
+
+#: Rows the Rényi-entropy search draws its prototypes from at most (a uniform sample of the data above that):
+#: ``FixedSizeLSSVC(max_candidates=...)``'s default and RobustSVC's landmark candidates.
+MAX_CANDIDATES = 200_000
 
 
 def select_prototypes(X: np.ndarray, m: int, *, labels: np.ndarray | None = None, bandwidths: np.ndarray | None = None,

@@ -44,7 +44,7 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 
 from svmopt import _core
 from svmopt._config import parse_bytes, warn
-from svmopt._prototypes import _random_prototypes, choose_n_prototypes, select_prototypes
+from svmopt._prototypes import MAX_CANDIDATES, _random_prototypes, choose_n_prototypes, select_prototypes
 from svmopt._sources import DEFAULT_BLOCK, Source, check_block, load_source
 from svmopt._validation import (
     NONNEGATIVE_INT,
@@ -94,7 +94,7 @@ class _FixedSizeLSSVM(BaseEstimator):
     def __init__(self, *, n_prototypes: int = 500, kernel: str | Kernel = "rbf", gamma: float | None = None,
                  sigma2: float | None = None, cv: int = 10, block_size: int | None = None, random_state=None,
                  verbose: bool = False, regularize_bias: bool = True, standardize: bool = True,
-                 n_csa: int = 90, n_simplex: int = 70, max_candidates: int = 200_000,
+                 n_csa: int = 90, n_simplex: int = 70, max_candidates: int = MAX_CANDIDATES,
                  feature_memory: str | int = "1G", n_jobs: int | None = None,
                  prototype_selection: str = "entropy"):
         self.n_prototypes = n_prototypes
@@ -645,7 +645,7 @@ class FixedSizeLSSVC(ClassifierMixin, _FixedSizeLSSVM):
     def __init__(self, *, n_prototypes: int = 500, kernel: str | Kernel = "rbf", gamma: float | None = None,
                  sigma2: float | None = None, cv: int = 10, multiclass: str = "ovo", block_size: int | None = None,
                  random_state=None, verbose: bool = False, regularize_bias: bool = True, standardize: bool = True,
-                 n_csa: int = 90, n_simplex: int = 70, max_candidates: int = 200_000,
+                 n_csa: int = 90, n_simplex: int = 70, max_candidates: int = MAX_CANDIDATES,
                  feature_memory: str | int = "1G", n_jobs: int | None = None, prototype_selection: str = "entropy"):
         super().__init__(n_prototypes=n_prototypes, kernel=kernel, gamma=gamma, sigma2=sigma2, cv=cv,
                          block_size=block_size, random_state=random_state, verbose=verbose,

@@ -419,10 +419,15 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
 
             km = MiniBatchKMeans(n_clusters=L, random_state=rng.randint(2**31 - 1), n_init=1)
             return np.ascontiguousarray(km.fit(X).cluster_centers_, dtype=np.float64)
-        from svmopt._prototypes import select_prototypes  # the fixed-size LS-SVM's Rényi-entropy selection
+        from svmopt._prototypes import MAX_CANDIDATES, select_prototypes  # the fixed-size LS-SVM's selection
 
-        idx = select_prototypes(X, L, random_state=rng.randint(2**31 - 1))["idx"]
-        return np.ascontiguousarray(X[np.sort(idx)])
+        # As the fixed-size LS-SVM does: the Rényi-entropy search runs on at most MAX_CANDIDATES rows (a uniform
+        # sample above that), so its cost and its scaled copy stay bounded whatever n.
+        n = X.shape[0]
+        cand = np.arange(n) if n <= MAX_CANDIDATES else np.sort(rng.choice(n, MAX_CANDIDATES, replace=False))
+        Xc = X if cand.size == n else np.ascontiguousarray(X[cand])
+        idx = select_prototypes(Xc, L, random_state=rng.randint(2**31 - 1))["idx"]
+        return np.ascontiguousarray(Xc[np.sort(idx)])
 
     # -- fit -------------------------------------------------------------------------------------
     @fit_context
