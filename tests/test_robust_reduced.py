@@ -615,3 +615,40 @@ def test_a_memmap_gives_the_in_memory_solution(tmp_path):
                     params=params).solve(0.5)
     assert sol.objective == ref.objective
     np.testing.assert_array_equal(sol.scores, ref.scores)
+
+
+def test_a_master_without_a_status_is_solved_again_from_the_slack_basis(monkeypatch):
+    """HiGHS's warm-started simplex may end with no status on the long dense cuts (seen at n = 10^4, L = 500): the
+    master is solved again cold, then by the primal simplex; the optimum is unchanged. Every attempt failing is a
+    SolverError."""
+    from svmopt.exceptions import SolverError
+    from svmopt.highs import HighsModel
+
+    _, y, _, _, Phi, r = _problem(400, 30, "rbf", False, 11)
+    opt = solve_direct(Phi, y, r, 1.0).objective
+    real = HighsModel.solve
+    calls = {"n": 0, "cleared": 0}
+
+    def flaky(self):
+        calls["n"] += 1
+        if calls["n"] % 3 == 0:  # every third solve fails, whatever the start
+            raise SolverError("HiGHS could not solve the LP: Unknown", "Unknown")
+        return real(self)
+
+    clear = HighsModel.clear_solver
+
+    def counting_clear(self):
+        calls["cleared"] += 1
+        clear(self)
+
+    monkeypatch.setattr(HighsModel, "solve", flaky)
+    monkeypatch.setattr(HighsModel, "clear_solver", counting_clear)
+    lp = ReducedLP(y, r, Phi=Phi)
+    sol = lp.solve(1.0)
+    _check_solution(sol, Phi, y, r, None, 1.0, opt, 1e-6)
+    assert calls["cleared"] > 0
+    assert lp.master.options["simplex_strategy"] == 1  # the primal simplex was for one solve only
+
+    monkeypatch.setattr(HighsModel, "solve", lambda self: (_ for _ in ()).throw(SolverError("no", "Unknown")))
+    with pytest.raises(SolverError):
+        ReducedLP(y, r, Phi=Phi).solve(1.0)

@@ -188,3 +188,54 @@ def test_entropy_landmarks_come_from_at_most_max_candidates_rows(monkeypatch):
     monkeypatch.setattr(proto, "MAX_CANDIDATES", 300)  # n <= MAX_CANDIDATES: every row is a candidate
     RobustSVC(n_landmarks=10, landmarks="entropy", random_state=0).fit(X, y)
     assert seen == [X.shape]
+
+
+# --------------------------------------------------------------------------------------------- Dask arrays
+@pytest.mark.parametrize("landmarks", ["entropy", "kmeans"])
+@pytest.mark.parametrize("robust", [False, True])
+def test_a_dask_array_fits_the_model_an_array_fits(landmarks, robust):
+    """The same landmarks, the same certified optimum (to the gap) and the same predictions, with the passes run
+    chunk by chunk; prediction takes a Dask array too."""
+    da = pytest.importorskip("dask.array")
+    X, y = _data(n=1200)
+    kw = {"p": 2, "eta": 0.02} if robust else {}
+    ref = RobustSVC(n_landmarks=25, landmarks=landmarks, random_state=0, **kw).fit(X, y)
+    lazy = RobustSVC(n_landmarks=25, landmarks=landmarks, random_state=0, **kw).fit(da.from_array(X, chunks=(500, 4)),
+                                                                                   da.from_array(y, chunks=500))
+    np.testing.assert_array_equal(lazy.landmarks_, ref.landmarks_)
+    assert lazy.n_features_in_ == 4 and lazy.model_ == "reduced"
+    assert np.all(lazy.lower_bound_ <= ref.objective_ * (1 + 1e-12))
+    assert np.all(ref.lower_bound_ <= lazy.objective_ * (1 + 1e-12))
+    np.testing.assert_allclose(lazy.objective_, ref.objective_, rtol=1e-6)
+    assert np.abs(lazy.dual_coef_).sum() > 0
+    Xd = da.from_array(X, chunks=(300, 4))
+    np.testing.assert_allclose(lazy.decision_function(Xd), lazy.decision_function(X), rtol=1e-12, atol=1e-12)
+    assert np.mean(lazy.predict(X) == ref.predict(X)) >= 0.99
+
+
+def test_a_small_dask_array_fits_the_papers_model_in_memory():
+    da = pytest.importorskip("dask.array")
+    X, y = _data(n=200)
+    ref = RobustSVC().fit(X, y)
+    lazy = RobustSVC().fit(da.from_array(X, chunks=(64, 4)), y)
+    assert lazy.model_ == "paper"
+    np.testing.assert_allclose(lazy.objective_, ref.objective_, rtol=1e-9)
+
+
+@pytest.mark.parametrize(("kw", "change", "match"), [
+    ({"n_landmarks": None}, None, "paper's model .* needs the 2000 x 2000 Gram"),
+    ({"n_landmarks": 20, "solver": "lp"}, None, "solver='lp'"),
+    ({"n_landmarks": 20}, "nan", "NaN or infinity"),
+    ({"n_landmarks": 20}, "short_y", "2000 rows but y has 1999"),
+])
+def test_bad_dask_input_is_refused_before_the_fit(kw, change, match):
+    da = pytest.importorskip("dask.array")
+    X, y = _data(n=2000)
+    if change == "nan":
+        X[5, 1] = np.nan
+    if change == "short_y":
+        y = y[:-1]
+    clf = RobustSVC(**kw)
+    with pytest.raises(ValueError, match=match):
+        clf.fit(da.from_array(X, chunks=(500, 4)), y)
+    assert not hasattr(clf, "classes_")  # nothing fitted

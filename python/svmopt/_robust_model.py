@@ -60,7 +60,6 @@ def robust_delta(kernel: Kernel, X: np.ndarray, eta: np.ndarray, p: float) -> np
             "kernel='sigmoid' has no robust bound delta (paper 000, Lemmas 2-3 cover the linear, polynomial and "
             "RBF kernels only); use p=None (deterministic model) or another kernel"
         )
-    X = np.asarray(X, dtype=np.float64)
     eta = np.asarray(eta, dtype=np.float64)
     e = lemma1_constant(X.shape[1], p) * eta
     if kernel.name == "rbf":
@@ -69,7 +68,11 @@ def robust_delta(kernel: Kernel, X: np.ndarray, eta: np.ndarray, p: float) -> np
     d = 1 if kernel.name == "linear" else kernel.degree
     if d == 1:
         return e.copy()
-    r = np.sqrt(np.einsum("ij,ij->i", X, X))
+    if hasattr(X, "compute"):  # a Dask array: the row norms computed where the chunks are, gathered (n floats)
+        r = np.sqrt(np.asarray((X**2).sum(axis=1).compute(), dtype=np.float64))
+    else:
+        X = np.asarray(X, dtype=np.float64)
+        r = np.sqrt(np.einsum("ij,ij->i", X, X))
     hom = _binom_sum(r, e, d)
     if kernel.name == "poly":
         return hom

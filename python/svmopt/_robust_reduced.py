@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from svmopt import _core
+from svmopt.exceptions import SolverError
 from svmopt.highs import HighsModel
 
 __all__ = ["DEFAULT_GROUPS", "GroupSums", "ReducedLP", "ReducedSolution", "solve_direct"]
@@ -280,6 +281,26 @@ class ReducedLP:
             self.master.delete_rows(old)
             self._age = np.delete(self._age, old)
 
+    def _solve_master(self) -> Any:
+        """The master LP, warm-started; when HiGHS's warm-started simplex ends without a status (numerical trouble
+        on the long, dense cuts: seen at n = 10^4, L = 500), once more from the slack basis, then by the primal
+        simplex."""
+        try:
+            return self.master.solve()
+        except SolverError:
+            pass
+        self.master.clear_solver()
+        try:
+            return self.master.solve()
+        except SolverError:
+            strategy = self.master.options.get("simplex_strategy", 1)
+            self.master.set_option("simplex_strategy", 4)  # primal
+            self.master.clear_solver()
+            try:
+                return self.master.solve()
+            finally:
+                self.master.set_option("simplex_strategy", strategy)
+
     def _violation(self, cut: _core.robust.CutSums | GroupSums, v: np.ndarray, gamma: float, xi: np.ndarray) -> float:
         """The largest violation by (v, gamma, xi) of the cuts this pass makes."""
         S = float(self.r @ np.abs(v))
@@ -327,7 +348,7 @@ class ReducedLP:
                         best_ub, best = ub, (vm, gm)
                         scores, work = work, scores
             self._add_cut(cut)
-            res = self.master.solve()
+            res = self._solve_master()
             if res.optimal:  # a master stopped at a HiGHS limit gives a point to separate at, but no bound
                 lower_bound = max(lower_bound, res.objective)
             self._age_cuts(res)

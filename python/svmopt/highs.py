@@ -315,6 +315,10 @@ class HighsModel:
         if not warm_start:
             self._h.clearSolver()
 
+    def clear_solver(self) -> None:
+        """Forget the basis: the next :meth:`solve` starts from the slack basis (the model is kept)."""
+        self._h.clearSolver()
+
     def set_option(self, key: str, value: Any) -> None:
         """Set one HiGHS option between solves (e.g. the ``time_limit`` left of a fit's budget)."""
         self._set_option(key, value)

@@ -108,6 +108,7 @@ from svmopt._validation import (
     fit_context,
     is_finite_real,
 )
+from svmopt.distributed import check_dask_array, is_dask_array
 from svmopt.kernels import KERNEL_NAMES, Kernel
 
 __all__ = [
@@ -411,21 +412,23 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"landmarks must be a finite array of shape (n_landmarks, {X.shape[1]}) = "
                                  f"({L}, {X.shape[1]}), got shape {Z.shape}")
             return np.ascontiguousarray(Z)
+        from svmopt._prototypes import MAX_CANDIDATES, select_prototypes  # the fixed-size LS-SVM's selection
+
         rng = check_random_state(self.random_state)
         if self.landmarks == "random":
-            return np.ascontiguousarray(X[np.sort(rng.choice(X.shape[0], L, replace=False))])
+            return _take_rows(X, np.sort(rng.choice(X.shape[0], L, replace=False)))
+        # As the fixed-size LS-SVM does: the search runs on at most MAX_CANDIDATES rows (a uniform sample above that),
+        # so its cost and its copy stay bounded whatever n (for a Dask array, the candidates are gathered; k-means
+        # on an in-memory array sees every row).
+        n = X.shape[0]
+        cand = np.arange(n) if n <= MAX_CANDIDATES else np.sort(rng.choice(n, MAX_CANDIDATES, replace=False))
         if self.landmarks == "kmeans":
             from sklearn.cluster import MiniBatchKMeans
 
             km = MiniBatchKMeans(n_clusters=L, random_state=rng.randint(2**31 - 1), n_init=1)
-            return np.ascontiguousarray(km.fit(X).cluster_centers_, dtype=np.float64)
-        from svmopt._prototypes import MAX_CANDIDATES, select_prototypes  # the fixed-size LS-SVM's selection
-
-        # As the fixed-size LS-SVM does: the Rényi-entropy search runs on at most MAX_CANDIDATES rows (a uniform
-        # sample above that), so its cost and its scaled copy stay bounded whatever n.
-        n = X.shape[0]
-        cand = np.arange(n) if n <= MAX_CANDIDATES else np.sort(rng.choice(n, MAX_CANDIDATES, replace=False))
-        Xc = X if cand.size == n else np.ascontiguousarray(X[cand])
+            return np.ascontiguousarray(km.fit(_take_rows(X, cand) if is_dask_array(X) else X).cluster_centers_,
+                                        dtype=np.float64)
+        Xc = X if cand.size == n and not is_dask_array(X) else _take_rows(X, cand)
         idx = select_prototypes(Xc, L, random_state=rng.randint(2**31 - 1))["idx"]
         return np.ascontiguousarray(Xc[np.sort(idx)])
 
@@ -436,14 +439,18 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
 
         Atomic: on an error or an interrupt the estimator is left as it was before the call."""
         kern, nus, p = self._resolved()
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=False)
-        y = column_or_1d(y, warn=True)
+        if is_dask_array(X):
+            X, y, stds = self._dask_data(X, y)
+        else:
+            X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=False)
+            y = column_or_1d(y, warn=True)
+            stds = None if kern.is_resolved else np.std(X, axis=0, ddof=1)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         if self.classes_.size < 2:
             raise ValueError(f"RobustSVC needs samples of at least 2 classes in y; got 1 class ({self.classes_[0]!r})")
         if not kern.is_resolved:
-            stds = np.std(X, axis=0, ddof=1)
+            assert stds is not None
             scale = float(np.max(stds)) if stds.size else 0.0
             if not (np.isfinite(scale) and scale > 0):
                 scale = 1.0  # every feature constant: a zero denominator becomes 1
@@ -454,6 +461,16 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         problems = [self.classes_[1]] if self.classes_.size == 2 else list(self.classes_)
         L = self._landmark_count(X.shape[0])
         solver = self.solver if self.solver != "auto" else ("lp" if L is None else "cutting_plane")
+        if is_dask_array(X):
+            if L is None and X.shape[0] > AUTO_MAX_ROWS:
+                raise ValueError(f"X is a Dask array of {X.shape[0]} rows: the paper's model (n_landmarks=None) needs "
+                                 f"the {X.shape[0]} x {X.shape[0]} Gram matrix in memory; set n_landmarks (an int or "
+                                 "'auto') for the reduced model, which reads the chunks where they are")
+            if L is None:  # a small array: the paper's model, in memory
+                X = np.ascontiguousarray(X.compute(), dtype=np.float64)
+            elif solver == "lp":
+                raise ValueError("solver='lp' passes the reduced LP to HiGHS as it is, with the n x L kernel rows in "
+                                 "memory; for a Dask array use solver='cutting_plane' (or 'auto')")
         paper_lp = solver == "lp" and L is None  # LP (23) on the Gram matrix; else the reduced form over Z
         Z = X if L is None else self._select_landmarks(X, L)
         rows: dict[str, Any] = {}
@@ -461,10 +478,10 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             K = _finite(kern.gram(X), "the Gram matrix")
         else:
             r = np.sqrt(np.clip(kern.diag(Z), 0.0, None))
-            if solver == "lp" or X.shape[0] * Z.shape[0] * 8 <= get_memory_budget() // 2:
+            if not is_dask_array(X) and (solver == "lp" or X.shape[0] * Z.shape[0] * 8 <= get_memory_budget() // 2):
                 rows = {"Phi": _finite(kern.cross(X, Z), "the kernel rows")}  # cached: within half the budget
-            else:
-                rows = {"X": X, "Z": Z, "params": kern.core_params}  # recomputed block by block at every pass
+            else:  # recomputed block by block at every pass (a Dask array's by the workers that hold the chunks)
+                rows = {"X": X, "Z": Z, "params": kern.core_params}
         fits: list[BinaryFit] = []
         deltas = []
         for label in problems:
@@ -508,9 +525,39 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         self.fit_path_ = [f.path for f in fits]
         return self
 
+    def _dask_data(self, X: Any, y: Any) -> tuple[Any, np.ndarray, np.ndarray]:
+        """A Dask X as the reduced model reads it: checked (2-D, known row chunks, finite) and its column standard
+        deviations (ddof=1) computed by the workers in one pass; y gathered (n labels)."""
+        import dask
+        import dask.array as da
+
+        X = check_dask_array(X).astype(np.float64)
+        y = column_or_1d(np.asarray(y.compute() if is_dask_array(y) else y), warn=True)
+        n = X.shape[0]
+        if y.shape[0] != n:
+            raise ValueError(f"X has {n} rows but y has {y.shape[0]} labels")
+        if n < 2:
+            raise ValueError(f"Found array with {n} sample(s) (shape={X.shape}) while a minimum of 2 is required.")
+        stds, finite = dask.compute(X.std(axis=0, ddof=1), da.isfinite(X).all())
+        if not bool(finite):
+            raise ValueError("Input X contains NaN or infinity.")
+        self.n_features_in_ = int(X.shape[1])
+        self.__dict__.pop("feature_names_in_", None)
+        return X, y, np.asarray(stds, dtype=np.float64)
+
     # -- prediction ------------------------------------------------------------------------------
     def _raw(self, X: Any) -> np.ndarray:
         check_is_fitted(self)
+        if is_dask_array(X):  # chunk by chunk where the chunks are, gathered here (n x n_problems)
+            from dask import delayed
+
+            X = check_dask_array(X)
+            if X.shape[1] != self.n_features_in_:
+                raise ValueError(f"X has {X.shape[1]} features, but RobustSVC is expecting {self.n_features_in_} "
+                                 "features as input")
+            out = X.map_blocks(_raw_chunk, delayed(self, pure=True), dtype=np.float64,
+                               chunks=(X.chunks[0], (self.dual_coef_.shape[0],)))
+            return np.asarray(out.compute())
         X = validate_data(self, X, dtype=np.float64, reset=False)
         if self.support_.size == 0:
             f = np.zeros((X.shape[0], self.dual_coef_.shape[0]))
@@ -532,3 +579,14 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         if self.classes_.size == 2:
             return self.classes_[(f[:, 0] > 0).astype(int)]
         return self.classes_[np.argmax(f, axis=1)]
+
+
+def _take_rows(X: Any, idx: np.ndarray) -> np.ndarray:
+    """Rows ``idx`` (sorted) of X as a float64 array (of a Dask array: read from the chunks that hold them)."""
+    rows = X[idx]
+    return np.ascontiguousarray(rows.compute() if is_dask_array(rows) else rows, dtype=np.float64)
+
+
+def _raw_chunk(xb: Any, estimator: RobustSVC) -> np.ndarray:
+    """Worker task of a prediction on a Dask array: the raw outputs of one row chunk."""
+    return estimator._raw(np.asarray(xb))
