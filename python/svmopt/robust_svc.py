@@ -439,6 +439,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
 
         Atomic: on an error or an interrupt the estimator is left as it was before the call."""
         kern, nus, p = self._resolved()
+        stds: np.ndarray | None
         if is_dask_array(X):
             X, y, stds = self._dask_data(X, y)
         else:
