@@ -617,38 +617,55 @@ def test_a_memmap_gives_the_in_memory_solution(tmp_path):
     np.testing.assert_array_equal(sol.scores, ref.scores)
 
 
-def test_a_master_without_a_status_is_solved_again_from_the_slack_basis(monkeypatch):
-    """HiGHS's warm-started simplex may end with no status on the long dense cuts (seen at n = 10^4, L = 500): the
-    master is solved again cold, then by the primal simplex; the optimum is unchanged. Every attempt failing is a
-    SolverError."""
+def test_a_master_without_a_status_is_solved_again_cold_then_rebuilt(monkeypatch):
+    """HiGHS's warm-started simplex may end with no status on the long dense cuts (seen at n = 10^4): the master is
+    solved again from the slack basis, then passed anew to a fresh HiGHS instance; the optimum is unchanged. Every
+    attempt failing is a SolverError."""
     from svmopt.exceptions import SolverError
     from svmopt.highs import HighsModel
 
     _, y, _, _, Phi, r = _problem(400, 30, "rbf", False, 11)
     opt = solve_direct(Phi, y, r, 1.0).objective
-    real = HighsModel.solve
-    calls = {"n": 0, "cleared": 0}
+    real, real_clear, real_rebuild = HighsModel.solve, HighsModel.clear_solver, HighsModel.rebuild
+    calls = {"n": 0, "cleared": 0, "rebuilt": 0}
 
     def flaky(self):
         calls["n"] += 1
-        if calls["n"] % 3 == 0:  # every third solve fails, whatever the start
+        if calls["n"] % 7 in (3, 4):  # two failures in a row every 7 solves: warm and cold fail, the rebuild solves
             raise SolverError("HiGHS could not solve the LP: Unknown", "Unknown")
         return real(self)
 
-    clear = HighsModel.clear_solver
-
-    def counting_clear(self):
+    def clear(self):
         calls["cleared"] += 1
-        clear(self)
+        real_clear(self)
+
+    def rebuild(self):
+        calls["rebuilt"] += 1
+        real_rebuild(self)
 
     monkeypatch.setattr(HighsModel, "solve", flaky)
-    monkeypatch.setattr(HighsModel, "clear_solver", counting_clear)
+    monkeypatch.setattr(HighsModel, "clear_solver", clear)
+    monkeypatch.setattr(HighsModel, "rebuild", rebuild)
     lp = ReducedLP(y, r, Phi=Phi)
     sol = lp.solve(1.0)
     _check_solution(sol, Phi, y, r, None, 1.0, opt, 1e-6)
-    assert calls["cleared"] > 0
-    assert lp.master.options["simplex_strategy"] == 1  # the primal simplex was for one solve only
+    assert calls["cleared"] > 0 and calls["rebuilt"] > 0
+    assert lp.master.options["simplex_strategy"] == 1 and lp.master.n_rows > 0  # the same model, options kept
 
     monkeypatch.setattr(HighsModel, "solve", lambda self: (_ for _ in ()).throw(SolverError("no", "Unknown")))
     with pytest.raises(SolverError):
         ReducedLP(y, r, Phi=Phi).solve(1.0)
+
+
+def test_a_rebuilt_model_is_the_same_lp():
+    from svmopt.highs import HighsModel
+
+    m = HighsModel(a_start=[0, 2, 3], a_index=[0, 1, 1], a_value=[1.0, 2.0, 1.0], col_cost=[1.0, 1.0], n_rows=2,
+                   row_lower=[1.0, 3.0], options={"time_limit": 30.0})
+    m.add_rows([0.5], [np.inf], [0], [0], [1.0])
+    before = m.solve()
+    m.rebuild()
+    after = m.solve()
+    assert m.n_rows == 3 and after.objective == pytest.approx(before.objective, rel=1e-12)
+    np.testing.assert_allclose(after.x, before.x, atol=1e-12)
+    assert m._h.getOptionValue("time_limit")[1] == 30.0

@@ -282,9 +282,10 @@ class ReducedLP:
             self._age = np.delete(self._age, old)
 
     def _solve_master(self) -> Any:
-        """The master LP, warm-started; when HiGHS's warm-started simplex ends without a status (numerical trouble
-        on the long, dense cuts: seen at n = 10^4, L = 500), once more from the slack basis, then by the primal
-        simplex."""
+        """The master LP, warm-started. When HiGHS ends a solve without a status (numerical trouble on the long,
+        dense, nearly parallel cuts: seen at n = 10^4 with L = 100 and 500), it is solved again from the slack basis,
+        then passed anew to a fresh HiGHS instance (the same LP, which then solves: the trouble is in the state left
+        by many row additions and deletions)."""
         try:
             return self.master.solve()
         except SolverError:
@@ -293,13 +294,8 @@ class ReducedLP:
         try:
             return self.master.solve()
         except SolverError:
-            strategy = self.master.options.get("simplex_strategy", 1)
-            self.master.set_option("simplex_strategy", 4)  # primal
-            self.master.clear_solver()
-            try:
-                return self.master.solve()
-            finally:
-                self.master.set_option("simplex_strategy", strategy)
+            self.master.rebuild()
+            return self.master.solve()
 
     def _violation(self, cut: _core.robust.CutSums | GroupSums, v: np.ndarray, gamma: float, xi: np.ndarray) -> float:
         """The largest violation by (v, gamma, xi) of the cuts this pass makes."""

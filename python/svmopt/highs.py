@@ -319,6 +319,16 @@ class HighsModel:
         """Forget the basis: the next :meth:`solve` starts from the slack basis (the model is kept)."""
         self._h.clearSolver()
 
+    def rebuild(self) -> None:
+        """Pass the current model to a fresh HiGHS instance (same options): after many row additions and deletions
+        HiGHS's internal state may fail a solve that the same LP passed anew solves."""
+        lp = self._h.getLp()
+        self._h = _new_highs()
+        for key, val in self.options.items():
+            self._set_option(key, val)
+        if self._h.passModel(lp) == highspy.HighsStatus.kError:
+            raise SolverError("HiGHS rejected the model in passModel", "Load error")
+
     def set_option(self, key: str, value: Any) -> None:
         """Set one HiGHS option between solves (e.g. the ``time_limit`` left of a fit's budget)."""
         self._set_option(key, value)
