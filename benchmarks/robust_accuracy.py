@@ -531,38 +531,39 @@ def markdown(results: Mapping[str, Any], meta: Mapping[str, Any]) -> str:
                   "| data set | RobustSVC | rho | eta (+1 / −1), split 0 | test rows | deterministic acc. | "
                   "robust acc. | robust − deterministic | wins (robust / tie / det.) |",
                   "|---|---|---|---|---|---|---|---|---|"]
-        for name, pd_ in results["perturbation"].items():
-            for v in VARIANTS:
-                first = next((s for s in pd_["splits"] if v in s), None)
-                if first is None:
-                    continue
-                for rho in pd_["rhos"]:
-                    e = first[v][str(rho)]["eta"]
-                    for cond in CONDITIONS:
-                        sm = summ["perturbation"][f"{name}|{v}|{rho}|{cond}"]
-                        lines.append(f"| {name} | {LABELS[v]} | {rho:g} | {e['+1']:.3f} / {e['-1']:.3f} | {cond} | "
-                                     f"{sm['deterministic']} | {sm['robust']} | {sm['difference']} | "
-                                     f"{_wtl(sm['wins_ties_losses'])} |")
+        for name, v, rho, runs in _perturbation_cells(results):
+            e = runs[0]["eta"]
+            for cond in CONDITIONS:
+                sm = summ["perturbation"][f"{name}|{v}|{rho}|{cond}"]
+                lines.append(f"| {name} | {LABELS[v]} | {rho:g} | {e['+1']:.3f} / {e['-1']:.3f} | {cond} | "
+                             f"{sm['deterministic']} | {sm['robust']} | {sm['difference']} | "
+                             f"{_wtl(sm['wins_ties_losses'])} |")
         lines += ["", "*v = 0*: robust fits whose solution is v = 0 (no landmark used): the constant predictor of the "
                   "majority class (the paper's interval then gives b = ±2).", "",
                   "| data set | RobustSVC | rho | robust fit wall (s) | CPU (s) | nonzero v_j | v = 0 | "
                   "training error | ConvergenceWarnings | refit by HiGHS | failed fits |",
                   "|---|---|---|---|---|---|---|---|---|---|---|"]
-        for name, pd_ in results["perturbation"].items():
-            for v in VARIANTS:
-                for rho in pd_["rhos"]:
-                    fits = [s[v][str(rho)]["robust_fit"] for s in pd_["splits"] if v in s]
-                    if not fits:
-                        continue
-                    lines.append(f"| {name} | {LABELS[v]} | {rho:g} | {_ms([f['wall_s'] for f in fits], 2)} | "
-                                 f"{_ms([f['cpu_s'] for f in fits], 2)} | {_ms([f['n_support'] for f in fits], 1)} | "
-                                 f"{sum(f['n_support'] == 0 for f in fits)} of {len(fits)} | "
-                                 f"{_ms([f['training_error'] for f in fits])} | "
-                                 f"{sum(f['convergence_warnings'] for f in fits)} | "
-                                 f"{sum(bool(f['fallback_lp']) for f in fits)} | "
-                                 f"{sum(f['n_support'] is None for f in fits)} |")
+        for name, v, rho, runs in _perturbation_cells(results):
+            fits = [r["robust_fit"] for r in runs]
+            lines.append(f"| {name} | {LABELS[v]} | {rho:g} | {_ms([f['wall_s'] for f in fits], 2)} | "
+                         f"{_ms([f['cpu_s'] for f in fits], 2)} | {_ms([f['n_support'] for f in fits], 1)} | "
+                         f"{sum(f['n_support'] == 0 for f in fits)} of {len(fits)} | "
+                         f"{_ms([f['training_error'] for f in fits])} | "
+                         f"{sum(f['convergence_warnings'] for f in fits)} | "
+                         f"{sum(bool(f['fallback_lp']) for f in fits)} | "
+                         f"{sum(f['n_support'] is None for f in fits)} |")
     lines += ["", "## Reading (generated from the numbers above)", "", *[f"- {x}" for x in reading(results, summ)], ""]
     return "\n".join(lines)
+
+
+def _perturbation_cells(results: Mapping[str, Any]):
+    """(data set, variant, rho, the per-split records of that cell) of the perturbation study, in table order."""
+    for name, pd_ in results["perturbation"].items():
+        for v in VARIANTS:
+            for rho in pd_["rhos"]:
+                runs = [s[v][str(rho)] for s in pd_["splits"] if v in s]
+                if runs:
+                    yield name, v, rho, runs
 
 
 def reading(results: Mapping[str, Any], summ: Mapping[str, Any]) -> list[str]:
