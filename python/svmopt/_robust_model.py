@@ -12,6 +12,7 @@ from math import comb
 
 import numpy as np
 
+from svmopt.distributed import is_dask_array
 from svmopt.kernels import Kernel
 
 __all__ = ["INTERVALS", "eta_from_rho", "lemma1_constant", "robust_delta", "threshold_interval"]
@@ -68,7 +69,7 @@ def robust_delta(kernel: Kernel, X: np.ndarray, eta: np.ndarray, p: float) -> np
     d = 1 if kernel.name == "linear" else kernel.degree
     if d == 1:
         return e.copy()
-    if hasattr(X, "compute"):  # a Dask array: the row norms computed where the chunks are, gathered (n floats)
+    if is_dask_array(X):  # a Dask array: the row norms computed where the chunks are, gathered (n floats)
         r = np.sqrt(np.asarray((X**2).sum(axis=1).compute(), dtype=np.float64))
     else:
         X = np.asarray(X, dtype=np.float64)

@@ -57,6 +57,26 @@ def check_dask_array(X: Any, name: str = "X", *, ndim: int = 2) -> Any:
     return X
 
 
+def map_row_chunks(estimator: Any, method: str, X: Any, n_outputs: int) -> np.ndarray:
+    """``getattr(estimator, method)`` on each row chunk of the dask array X, run where the chunk is and gathered
+    here (n x n_outputs float64): a fitted estimator's predictions on a dask array. X is checked first
+    (:func:`check_dask_array`, then its column count against ``estimator.n_features_in_``)."""
+    from dask import delayed
+
+    X = check_dask_array(X)
+    if X.shape[1] != estimator.n_features_in_:
+        raise ValueError(f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting "
+                         f"{estimator.n_features_in_} features as input")
+    out = X.map_blocks(_method_on_chunk, delayed(estimator, pure=True), method, dtype=np.float64,
+                       chunks=(X.chunks[0], (n_outputs,)))
+    return np.asarray(out.compute())
+
+
+def _method_on_chunk(xb, estimator, method: str) -> np.ndarray:
+    """Worker task of :func:`map_row_chunks`: the method on one row chunk."""
+    return getattr(estimator, method)(np.asarray(xb))
+
+
 _ParamsRecipe = tuple[str, int, float, float, float, float]
 
 

@@ -57,7 +57,7 @@ from svmopt._validation import (
     fit_context,
 )
 from svmopt.bandwidth import entropy_bandwidths
-from svmopt.distributed import DaskCVEngine, DaskSource, check_dask_array, is_dask_array
+from svmopt.distributed import DaskCVEngine, DaskSource, is_dask_array, map_row_chunks
 from svmopt.kernels import Kernel
 from svmopt.tuning import CoreCVEngine, CVEngine, csa_simplex, make_folds
 
@@ -383,16 +383,7 @@ class _FixedSizeLSSVM(BaseEstimator):
         """Real outputs of every binary/regression problem (n x L), streaming in blocks."""
         check_is_fitted(self, "problems_")
         if is_dask_array(X):  # block by block on the workers, gathered here (n x L outputs)
-            from dask import delayed
-
-            X = check_dask_array(X)
-            if X.shape[1] != self.n_features_in_:
-                raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
-                                 f"{self.n_features_in_} features as input")
-            L = len(self.problems_)
-            out = X.map_blocks(_raw_decision_chunk, delayed(self, pure=True), dtype=np.float64,
-                               chunks=(X.chunks[0], (L,)))
-            return np.asarray(out.compute())
+            return map_row_chunks(self, "_raw_decision", X, len(self.problems_))
         if isinstance(X, np.memmap):
             if X.ndim != 2 or X.shape[1] != self.n_features_in_:
                 raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
@@ -423,11 +414,6 @@ class _FixedSizeLSSVM(BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = False
         return tags
-
-
-def _raw_decision_chunk(xb, estimator):
-    """Worker task of a prediction on a dask array: the raw outputs of one row chunk."""
-    return estimator._raw_decision(np.asarray(xb))
 
 
 class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):

@@ -108,7 +108,7 @@ from svmopt._validation import (
     fit_context,
     is_finite_real,
 )
-from svmopt.distributed import check_dask_array, is_dask_array
+from svmopt.distributed import check_dask_array, is_dask_array, map_row_chunks
 from svmopt.kernels import KERNEL_NAMES, Kernel
 
 __all__ = [
@@ -550,15 +550,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     def _raw(self, X: Any) -> np.ndarray:
         check_is_fitted(self)
         if is_dask_array(X):  # chunk by chunk where the chunks are, gathered here (n x n_problems)
-            from dask import delayed
-
-            X = check_dask_array(X)
-            if X.shape[1] != self.n_features_in_:
-                raise ValueError(f"X has {X.shape[1]} features, but RobustSVC is expecting {self.n_features_in_} "
-                                 "features as input")
-            out = X.map_blocks(_raw_chunk, delayed(self, pure=True), dtype=np.float64,
-                               chunks=(X.chunks[0], (self.dual_coef_.shape[0],)))
-            return np.asarray(out.compute())
+            return map_row_chunks(self, "_raw", X, self.dual_coef_.shape[0])
         X = validate_data(self, X, dtype=np.float64, reset=False)
         if self.support_.size == 0:
             f = np.zeros((X.shape[0], self.dual_coef_.shape[0]))
@@ -586,8 +578,3 @@ def _take_rows(X: Any, idx: np.ndarray) -> np.ndarray:
     """Rows ``idx`` (sorted) of X as a float64 array (of a Dask array: read from the chunks that hold them)."""
     rows = X[idx]
     return np.ascontiguousarray(rows.compute() if is_dask_array(rows) else rows, dtype=np.float64)
-
-
-def _raw_chunk(xb: Any, estimator: RobustSVC) -> np.ndarray:
-    """Worker task of a prediction on a Dask array: the raw outputs of one row chunk."""
-    return estimator._raw(np.asarray(xb))
