@@ -169,8 +169,8 @@ void register_robust(py::module_& m) {
       "reduced_cut_pass",
       [](const DoubleArray& y, const DoubleArray& v, double gamma, double S, const OptionalArray& Phi,
          const OptionalArray& X, const OptionalArray& Z, const std::optional<KernelParams>& params,
-         const OptionalArray& delta, const OptionalArray& scores_out, int n_threads, Index block, Index n_groups,
-         Index row_offset, Index n_total) {
+         const OptionalArray& delta, const OptionalArray& offset, const OptionalArray& scores_out, int n_threads,
+         Index block, Index n_groups, Index row_offset, Index n_total) {
         MatrixView pv, xv, zv;
         KernelParams kp;
         Index n = 0;
@@ -189,6 +189,8 @@ void register_robust(py::module_& m) {
         const Vector vv = vector_copy(v, "v");
         std::optional<Contiguous1d<double>> dc;
         if (delta) dc.emplace(*delta, "delta", n);
+        std::optional<Contiguous1d<double>> oc;
+        if (offset) oc.emplace(*offset, "offset", n);
         double* out = nullptr;
         if (scores_out) {
           DoubleArray o = *scores_out;
@@ -198,16 +200,17 @@ void register_robust(py::module_& m) {
           out = o.mutable_data();
         }
         py::gil_scoped_release release;
-        return reduced_cut_pass(pv, xv, zv, kp, yc.data(), dc ? dc->data() : nullptr, vv, gamma, S, out, n_threads,
-                                block, n_groups, row_offset, n_total);
+        return reduced_cut_pass(pv, xv, zv, kp, yc.data(), dc ? dc->data() : nullptr, oc ? oc->data() : nullptr, vv,
+                                gamma, S, out, n_threads, block, n_groups, row_offset, n_total);
       },
       py::arg("y").noconvert(), py::arg("v").noconvert(), py::arg("gamma"), py::arg("S"), py::kw_only(),
       py::arg("Phi").noconvert() = py::none(), py::arg("X").noconvert() = py::none(),
       py::arg("Z").noconvert() = py::none(), py::arg("params") = py::none(), py::arg("delta").noconvert() = py::none(),
-      py::arg("scores_out").noconvert() = py::none(), py::arg("n_threads") = 0, py::arg("block") = 4096,
+      py::arg("offset").noconvert() = py::none(), py::arg("scores_out").noconvert() = py::none(), py::arg("n_threads") = 0, py::arg("block") = 4096,
       py::arg("n_groups") = 1, py::arg("row_offset") = 0, py::arg("n_total") = -1,
       "One pass of the reduced robust LP's cutting planes at (v, gamma) with S = S(v): the kernel rows from Phi "
-      "(n x L) or K(X, Z) computed block by block; scores f = Phi v into scores_out; the sums also per group of "
+      "(n x L; Phi = X for the linear l1-SVMs) or K(X, Z) computed block by block; margin offsets a_i (offset, "
+      "default 1); scores f = Phi v into scores_out; the sums also per group of "
       "consecutive rows (n_groups, for a multi-cut master); the rows may be rows row_offset.. of n_total (a chunk).");
 }
 

@@ -4,12 +4,23 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace svmopt {
 
+namespace {
+
+// One block's contribution: the sums of rows [r0, r0 + nb), all in group g.
+struct BlockSums {
+  Vector a;
+  double b = 0.0, e = 0.0, n_c = 0.0, hinge = 0.0;
+};
+
+}  // namespace
+
 CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const MatrixView& Z, const KernelParams& params,
-                         const double* y, const double* delta, const Vector& v, double gamma, double S,
-                         double* scores_out, int n_threads, Index block, Index n_groups, Index row_offset,
+                         const double* y, const double* delta, const double* offset, const Vector& v, double gamma,
+                         double S, double* scores_out, int n_threads, Index block, Index n_groups, Index row_offset,
                          Index n_total) {
   const bool cached = Phi.data != nullptr;
   const Index n = cached ? Phi.rows : X.rows;
@@ -34,48 +45,108 @@ CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const Matri
     if (delta && !(delta[i] >= 0.0 && std::isfinite(delta[i]))) {
       throw std::invalid_argument("delta must be finite and >= 0");
     }
+    if (offset && !std::isfinite(offset[i])) throw std::invalid_argument("offset must be finite");
   }
   CutSums out;
-  out.a = Vector::Zero(L);
   const Index G = n_groups;
   out.a_groups = RowMatrix::Zero(G, L);
   out.b_groups = out.e_groups = out.n_c_groups = out.hinge_groups = Vector::Zero(G);
-  // Group g: rows [group_start(g), group_start(g + 1)) of the whole data set, in this call's row numbers.
+  // Group g: rows [group_start(g), group_start(g + 1)) of the whole data set, in this call's row numbers. A block
+  // never straddles a group boundary, so each block's cut goes to one group.
   auto group_start = [N, G, row_offset](Index g) { return g * N / G - row_offset; };
-  RowMatrix K;
-  Vector f, w;
-  Index g = 0, nb = 0;
-  for (Index r0 = 0; r0 < n; r0 += nb) {
-    // A block never straddles a group boundary, so each block's cut goes to one group.
+  std::vector<Index> b_row, b_group;
+  for (Index r0 = 0, g = 0, nb = 0; r0 < n; r0 += nb) {
     while (group_start(g + 1) <= r0) ++g;
     nb = std::min({block, n - r0, group_start(g + 1) - r0});
+    b_row.push_back(r0);
+    b_group.push_back(g);
+  }
+  b_row.push_back(n);
+  const Index n_blocks = static_cast<Index>(b_group.size());
+
+  using RowsMap = Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>>;
+  // The sums of the rows of one block (nb x L, read in place when Phi's rows are contiguous) into `s`.
+  auto accumulate = [&](Index r0, const RowsMap& rows, BlockSums& s) {
+    const Index nb = rows.rows();
+    const Vector f = rows * v;
+    Vector w = Vector::Zero(nb);  // c_i y_i
+    s = BlockSums{};
+    for (Index i = 0; i < nb; ++i) {
+      // A NaN or infinity in row i of Phi makes f_i non-finite (v is finite): the check costs no second read.
+      if (!std::isfinite(f(i))) throw std::invalid_argument("Phi must be finite (no NaN or infinity), and Phi v too");
+      const double yi = y[r0 + i], di = delta ? delta[r0 + i] : 0.0, ai = offset ? offset[r0 + i] : 1.0;
+      const double margin = ai + yi * gamma - yi * f(i) + di * S;
+      if (margin > 0.0) {
+        w(i) = yi;
+        s.b += yi;
+        s.e += di;
+        s.n_c += ai;
+        s.hinge += margin;
+      }
+      if (scores_out) scores_out[r0 + i] = f(i);
+    }
+    s.a.noalias() = rows.transpose() * w;
+  };
+  // K is the block's workspace for computed or strided rows.
+  auto block_sums = [&](Index k, RowMatrix& K, BlockSums& s, int inner_threads) {
+    const Index r0 = b_row[static_cast<std::size_t>(k)], nb = b_row[static_cast<std::size_t>(k) + 1] - r0;
+    if (cached && Phi.col_stride == 1) {
+      const RowsMap rows(Phi.data + r0 * Phi.row_stride, nb, L, Eigen::OuterStride<>(Phi.row_stride));
+      accumulate(r0, rows, s);
+      return;
+    }
     K.resize(nb, L);
     if (cached) {
-      bool finite = true;
       for (Index i = 0; i < nb; ++i)
-        for (Index j = 0; j < L; ++j) finite &= std::isfinite(K(i, j) = Phi(r0 + i, j));
-      if (!finite) throw std::invalid_argument("Phi must be finite (no NaN or infinity)");
+        for (Index j = 0; j < L; ++j) K(i, j) = Phi(r0 + i, j);
     } else {
       MatrixView xb = X;
       xb.data = X.data + r0 * X.row_stride;
       xb.rows = nb;
-      cross(xb, Z, params, RowMatrixMap(K.data(), nb, L), n_threads);
+      cross(xb, Z, params, RowMatrixMap(K.data(), nb, L), inner_threads);
     }
-    f.noalias() = K * v;
-    w.setZero(nb);  // c_i y_i
-    for (Index i = 0; i < nb; ++i) {
-      const double yi = y[r0 + i], di = delta ? delta[r0 + i] : 0.0;
-      const double margin = 1.0 + yi * gamma - yi * f(i) + di * S;
-      if (margin > 0.0) {
-        w(i) = yi;
-        out.b_groups(g) += yi;
-        out.e_groups(g) += di;
-        out.n_c_groups(g) += 1.0;
-        out.hinge_groups(g) += margin;
+    accumulate(r0, RowsMap(K.data(), nb, L, Eigen::OuterStride<>(L)), s);
+  };
+
+  // Cached rows: the blocks of a batch run in parallel, each into its own sums, added up in block order (the result
+  // does not depend on the thread count; memory O(batch x L), whatever n). Computed rows: the kernel evaluation of
+  // each block is itself parallel, the blocks run in order.
+  const int threads = resolve_threads(n_threads);
+  const Index batch = cached ? std::max<Index>(1, 4 * threads) : 1;
+  std::vector<BlockSums> sums(static_cast<std::size_t>(std::min(batch, std::max<Index>(n_blocks, 1))));
+  std::vector<RowMatrix> work(sums.size());
+  bool failed = false;
+  std::string error;
+  for (Index k0 = 0; k0 < n_blocks; k0 += batch) {
+    const Index kn = std::min(batch, n_blocks - k0);
+    if (cached && kn > 1 && threads > 1) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+      for (Index k = 0; k < kn; ++k) {
+        try {
+          block_sums(k0 + k, work[static_cast<std::size_t>(k)], sums[static_cast<std::size_t>(k)], 1);
+        } catch (const std::exception& ex) {
+#pragma omp critical(svmopt_reduced_pass_error)
+          {
+            failed = true;
+            error = ex.what();
+          }
+        }
       }
-      if (scores_out) scores_out[r0 + i] = f(i);
+      if (failed) throw std::invalid_argument(error);
+    } else {
+      for (Index k = 0; k < kn; ++k) {
+        block_sums(k0 + k, work[static_cast<std::size_t>(k)], sums[static_cast<std::size_t>(k)], n_threads);
+      }
     }
-    out.a_groups.row(g).noalias() += (K.transpose() * w).transpose();
+    for (Index k = 0; k < kn; ++k) {
+      const Index g = b_group[static_cast<std::size_t>(k0 + k)];
+      const BlockSums& s = sums[static_cast<std::size_t>(k)];
+      out.a_groups.row(g).noalias() += s.a.transpose();
+      out.b_groups(g) += s.b;
+      out.e_groups(g) += s.e;
+      out.n_c_groups(g) += s.n_c;
+      out.hinge_groups(g) += s.hinge;
+    }
   }
   out.a = out.a_groups.colwise().sum().transpose();
   out.b = out.b_groups.sum();

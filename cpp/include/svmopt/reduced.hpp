@@ -6,9 +6,13 @@
 //        S(v) = sum_j sqrt(k(z_j, z_j)) |v_j|
 //
 // solved by cutting planes on the hinge sum (the 1-slack form of Joachims 2006: sum_i xi_i =
-// max_{c in {0,1}^n} sum_i c_i (1 + y_i gamma - y_i Phi_i v + delta_i S(v))). One pass at an iterate (v, gamma)
-// returns the most violated aggregated cut -- c_i = [1 + y_i gamma - y_i f_i + delta_i S > 0], f = Phi v -- as its
+// max_{c in {0,1}^n} sum_i c_i (a_i + y_i gamma - y_i Phi_i v + delta_i S(v))). One pass at an iterate (v, gamma)
+// returns the most violated aggregated cut -- c_i = [a_i + y_i gamma - y_i f_i + delta_i S > 0], f = Phi v -- as its
 // sums, and the hinge sum that makes the iterate's true objective (the upper bound of the certified gap).
+//
+// The margin offsets a_i are 1 in paper 000's model. With Phi = X (linear rows) the same pass serves the l1-SVMs of
+// paper 001: a_i = 1 is the hinge max(0, 1 - y_i f(x_i)), and a CCCP step of the ramp loss (Collobert et al. 2006)
+// replaces the hinge of each current outlier by max(0, t_i - 1), i.e. label -y_i and offset a_i = -1.
 #pragma once
 
 #include "svmopt/common.hpp"
@@ -20,8 +24,8 @@ struct CutSums {
   Vector a;          // sum_i c_i y_i Phi_i  (L)
   double b = 0.0;    // sum_i c_i y_i
   double e = 0.0;    // sum_i c_i delta_i
-  double n_c = 0.0;  // sum_i c_i
-  double hinge = 0.0;  // sum_i max(0, 1 + y_i gamma - y_i f_i + delta_i S)
+  double n_c = 0.0;  // sum_i c_i a_i (the count of violated rows when every a_i = 1)
+  double hinge = 0.0;  // sum_i max(0, a_i + y_i gamma - y_i f_i + delta_i S)
   // The same sums over each of G groups of consecutive rows (group g: rows [g n / G, (g + 1) n / G)), for the
   // multi-cut master: a_groups is G x L, the others have G entries. Their totals are the sums above.
   RowMatrix a_groups;
@@ -29,13 +33,14 @@ struct CutSums {
 };
 
 // The kernel rows come from Phi (n x L, any strides) when Phi.data is set, else they are computed block by block as
-// K(X, Z) with `params` (memory O(block x L)). y in {-1, +1}; delta (may be nullptr: 0); S = S(v) of the iterate.
-// scores_out (optional, n): f = Phi v. Blocks run in order, so the sums do not depend on the thread count.
+// K(X, Z) with `params` (memory O(block x L)). y in {-1, +1}; delta (may be nullptr: 0); offset (may be nullptr: 1);
+// S = S(v) of the iterate. scores_out (optional, n): f = Phi v. Blocks are added up in order, so the sums do not
+// depend on the thread count.
 // The rows may be rows row_offset .. row_offset + n - 1 of a larger data set of n_total rows (< 0: n), one chunk of a
 // Dask array: the groups are those of the whole data set, so the chunks' group sums add up to its own.
 CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const MatrixView& Z, const KernelParams& params,
-                         const double* y, const double* delta, const Vector& v, double gamma, double S,
-                         double* scores_out, int n_threads = 0, Index block = 4096, Index n_groups = 1,
+                         const double* y, const double* delta, const double* offset, const Vector& v, double gamma,
+                         double S, double* scores_out, int n_threads = 0, Index block = 4096, Index n_groups = 1,
                          Index row_offset = 0, Index n_total = -1);
 
 }  // namespace svmopt

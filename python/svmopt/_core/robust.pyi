@@ -136,6 +136,7 @@ def reduced_cut_pass(
     Z: NDArray[np.float64] | None = None,
     params: KernelParams | None = None,
     delta: NDArray[np.float64] | None = None,
+    offset: NDArray[np.float64] | None = None,
     scores_out: NDArray[np.float64] | None = None,
     n_threads: int = 0,
     block: int = 4096,
@@ -143,5 +144,5 @@ def reduced_cut_pass(
     row_offset: int = 0,
     n_total: int = -1,
 ) -> CutSums:
-    """One pass at (v, gamma), S = sum_j sqrt(k(z_j, z_j)) |v_j|: c_i = [1 + y_i gamma - y_i f_i + delta_i S > 0],
-    f = Phi v with Phi given or K(X, Z) computed block by block; f written into scores_out."""
+    """One pass at (v, gamma), S = sum_j sqrt(k(z_j, z_j)) |v_j|: c_i = [a_i + y_i gamma - y_i f_i + delta_i S > 0]
+    (a = offset, default 1), f = Phi v with Phi given or K(X, Z) computed block by block; f written into scores_out."""
