@@ -68,7 +68,8 @@ def test_message_names_parameter_range_and_value():
 
 def test_an_undeclared_parameter_is_a_programming_error():
     class Half(svmopt.L1SVC):
-        _parameter_constraints: ClassVar[dict] = {"C": [_validation.POSITIVE]}
+        _parameter_constraints: ClassVar[dict] = {"C": [_validation.POSITIVE], "solver": [str], "tol": [float],
+                                                  "max_iter": [int]}
 
         @fit_context
         def fit(self, X, y):

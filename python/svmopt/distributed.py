@@ -68,13 +68,14 @@ def map_row_chunks(estimator: Any, method: str, X: Any, n_outputs: int) -> np.nd
         raise ValueError(f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting "
                          f"{estimator.n_features_in_} features as input")
     out = X.map_blocks(_method_on_chunk, delayed(estimator, pure=True), method, dtype=np.float64,
-                       chunks=(X.chunks[0], (n_outputs,)))
+                       chunks=(X.chunks[0], (n_outputs,)), meta=np.empty((0, n_outputs)))
     return np.asarray(out.compute())
 
 
 def _method_on_chunk(xb, estimator, method: str) -> np.ndarray:
-    """Worker task of :func:`map_row_chunks`: the method on one row chunk."""
-    return getattr(estimator, method)(np.asarray(xb))
+    """Worker task of :func:`map_row_chunks`: the method on one row chunk (a 1-D result as one column)."""
+    out = np.asarray(getattr(estimator, method)(np.asarray(xb)), dtype=np.float64)
+    return out.reshape(out.shape[0], -1)
 
 
 _ParamsRecipe = tuple[str, int, float, float, float, float]

@@ -250,6 +250,7 @@ class HighsModel:
             if not np.isin(integ, (0, 1)).all():
                 raise ValueError("integrality entries must be 0 (continuous) or 1 (integer)")
             self.is_mip = bool(integ.any())
+        self._integer = integ.copy()
 
         self._h = _new_highs()
         opts = merge_options(options)
@@ -386,6 +387,19 @@ class HighsModel:
         if status == highspy.HighsStatus.kError:
             raise SolverError("HiGHS could not delete the rows (deleteRows)", "Load error")
         self.n_rows -= int(idx.size)
+
+    def change_integrality(self, indices: Any, integer: bool) -> None:
+        """Make the columns ``indices`` integer (a MILP from then on) or continuous again."""
+        idx = _as_int32(np.atleast_1d(indices), "indices")
+        if idx.size and (idx.min() < 0 or idx.max() >= self.n_cols):
+            raise ValueError(f"a column index is outside [0, {self.n_cols})")
+        flags = np.full(idx.size, 1 if integer else 0, dtype=np.int32)
+        if self._h.changeColsIntegrality(int(idx.size), idx, flags) == highspy.HighsStatus.kError:
+            raise SolverError("HiGHS rejected the new integrality", "Model error")
+        self._integer[idx] = flags
+        self.is_mip = bool(self._integer.any())
+        if self.is_mip and self.options.get("solver") == "simplex":
+            self._set_option("solver", "choose")
 
     def change_coeff(self, row: int, col: int, value: float) -> None:
         """Set the matrix entry ``A[row, col]`` (created when it was zero)."""

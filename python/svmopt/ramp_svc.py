@@ -54,20 +54,29 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state, column_or_1d
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from svmopt import _ramp as _rm
 from svmopt._config import warn
+from svmopt._ramp import cccp as _cc
 from svmopt._validation import POSITIVE, POSITIVE_INT, SECONDS, Interval, Real, StrOptions, fit_context
+from svmopt.distributed import check_dask_array, is_dask_array, map_row_chunks
 from svmopt.highs import merge_options
 
 __all__ = ["L1SVC", "BigMBounds", "FeatureBudgetSVC", "RampLossSVC", "ramp_loss_objective"]
 
 BigMBounds = _rm.BigM
 _BIG_M = ("variant1", "variant2", "auto", "initial")
-_METHODS = ("exact", "heuristic")
+_METHODS = ("auto", "exact", "heuristic", "cccp")
+_SOLVERS = ("auto", "lp", "cutting_plane")
+
+#: ``solver="auto"`` of L1SVC and FeatureBudgetSVC uses the cutting planes above this many rows (the direct LP/MILP
+#: has a column and a row per training point).
+AUTO_CUTTING_PLANE_ROWS = 20_000
+#: ``method="auto"`` of RampLossSVC uses DAKS up to this many rows and CCCP above (the MILP has a binary per row).
+AUTO_CCCP_ROWS = 1_000
 
 
 def ramp_loss_objective(X: Any, y: Any, coef: Any, intercept: float, C: float) -> float:
@@ -102,8 +111,35 @@ def _seed_options(random_state: Any) -> dict:
     return {"random_seed": int(check_random_state(random_state).randint(0, 2**31 - 1))}
 
 
+def _dot_rows(X: Any, w: np.ndarray) -> np.ndarray:
+    """``X @ w`` for an array, a memmap or a Dask array (computed where its chunks are)."""
+    out = X @ w
+    return np.asarray(out.compute() if is_dask_array(out) else out, dtype=np.float64)
+
+
+def _pick_solver(solver: str, X: Any) -> str:
+    if solver == "auto":
+        return "cutting_plane" if is_dask_array(X) or X.shape[0] > AUTO_CUTTING_PLANE_ROWS else "lp"
+    if solver == "lp" and is_dask_array(X):
+        raise ValueError("solver='lp' passes the model to HiGHS with a row per training point in memory; for a Dask "
+                         "array use solver='cutting_plane' (or 'auto')")
+    return solver
+
+
+def _cut_status(est: Any, sol: Any, tol: float) -> str:
+    """"optimal" at a certified gap <= tol; else "max_iter" or "time_limit" with a ConvergenceWarning."""
+    gap = float(sol.gap)
+    if gap <= tol:
+        return "optimal"
+    status = "time_limit" if sol.timed_out else "max_iter"
+    warn(f"{type(est).__name__}: the cutting planes stopped ({status}) at a certified relative gap of {gap:.2g} > "
+         f"tol={tol:g}; the model is usable, its objective within that gap of the optimum", ConvergenceWarning)
+    return status
+
+
 _C = [POSITIVE]  # Prop. 2.1 needs C > 0
 _MIP_GAP = [Interval(Real, 0, 1, closed="left")]
+_TOL = [Interval(Real, 0, None, closed="left")]
 _BUDGET = [POSITIVE_INT, None]
 
 
@@ -118,6 +154,29 @@ class _BinaryLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def _validate_xy(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=False)
+        return X, self._code_labels(y)
+
+    def _validate_rows(self, X: Any, y: Any) -> tuple[Any, np.ndarray]:
+        """:meth:`_validate_xy`, or for a Dask ``X`` (which only the cutting planes read): checked (2-D, known row
+        chunks, finite) by its workers in one pass, ``y`` gathered and coded -1/+1."""
+        if not is_dask_array(X):
+            return self._validate_xy(X, y)
+        import dask.array as da
+
+        X = check_dask_array(X).astype(np.float64)
+        y = column_or_1d(np.asarray(y.compute() if is_dask_array(y) else y), warn=True)
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels")
+        if X.shape[0] < 2:
+            raise ValueError(f"Found array with {X.shape[0]} sample(s) (shape={X.shape}) while a minimum of 2 is "
+                             "required.")
+        if not bool(da.isfinite(X).all().compute()):
+            raise ValueError("Input X contains NaN or infinity.")
+        self.n_features_in_ = int(X.shape[1])
+        self.__dict__.pop("feature_names_in_", None)
+        return X, self._code_labels(y)
+
+    def _code_labels(self, y: np.ndarray) -> np.ndarray:
         check_classification_targets(y)
         classes = np.unique(y)
         if classes.shape[0] != 2:
@@ -125,19 +184,38 @@ class _BinaryLinearClassifier(ClassifierMixin, BaseEstimator):
                              f"classes in y, got {classes.shape[0]} class(es) {classes.tolist()[:5]}; use one-vs-rest "
                              "(sklearn.multiclass.OneVsRestClassifier) for more")
         self.classes_ = classes
-        ys = np.where(y == classes[1], 1.0, -1.0)
-        return X, ys
+        return np.where(y == classes[1], 1.0, -1.0)
 
-    def _set_solution(self, X: np.ndarray, ys: np.ndarray, sol: _rm.RLSolution) -> None:
-        w = np.where(np.abs(sol.w) > _rm.W_TOL, sol.w, 0.0)
+    def _set_solution(self, X: Any, ys: np.ndarray, sol: _rm.RLSolution) -> None:
+        self._set_wb(sol.w, sol.b)
+
+    def _set_wb(self, w: np.ndarray, b: float) -> None:
+        w = np.where(np.abs(w) > _rm.W_TOL, w, 0.0)
         self.coef_ = w.reshape(1, -1)
-        self.intercept_ = np.array([sol.b])
+        self.intercept_ = np.array([float(b)])
         self.selected_features_ = np.flatnonzero(w)
         self.n_selected_features_ = int(self.selected_features_.size)
 
+    def _cutting_plane_fit(self, X: Any, ys: np.ndarray, C: float, budget: int | None, *, tol: float,
+                           max_iter: int, time_limit: float | None) -> Any:
+        """(SVM-l1) / (FS-SVM) by cutting planes (:mod:`svmopt._ramp.cccp`): sets the solution, returns the cutting
+        planes' result."""
+        t0 = time.perf_counter()
+        deadline = None if time_limit is None else t0 + time_limit
+        engine = _cc.LinearCuttingPlanes(X, ys, budget=budget)
+        certify = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
+        sol = _cc.solve_fs(engine, C, budget, tol=tol, max_iter=max_iter, deadline=deadline, certify_time=certify)
+        w, b = engine.wb(sol)
+        self._set_wb(w, b)
+        self.n_iter_ = int(sol.n_iter)
+        self.lower_bound_ = float(sol.lower_bound)
+        return sol
+
     def decision_function(self, X: Any) -> np.ndarray:
-        """``f(x) = w.x + b``; positive values mean ``classes_[1]``."""
+        """``f(x) = w.x + b``; positive values mean ``classes_[1]`` (a Dask ``X`` chunk by chunk where it is)."""
         check_is_fitted(self)
+        if is_dask_array(X):
+            return map_row_chunks(self, "decision_function", X, 1)[:, 0]
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return X @ self.coef_[0] + self.intercept_[0]
 
@@ -158,6 +236,15 @@ class L1SVC(_BinaryLinearClassifier):
         Misclassification weight (> 0).
     solver_options : dict, optional
         HiGHS options (see :func:`svmopt.highs.merge_options`).
+    solver : {"auto", "lp", "cutting_plane"}, default "auto"
+        "lp": the LP above passed to HiGHS (a row and a column per training point). "cutting_plane": exact cutting
+        planes on the hinge sum, one pass over the data per iteration (:mod:`svmopt._cutting_plane`): memory
+        independent of n beyond ``X`` and a few n-vectors; ``X`` may be a float64 ``np.memmap`` or a Dask array.
+        "auto": "lp" up to ``AUTO_CUTTING_PLANE_ROWS`` rows, else "cutting_plane" (and for a Dask array).
+    tol : float, default 1e-6
+        The cutting planes stop at this certified relative gap.
+    max_iter : int, default 1000
+        The cutting planes' limit on passes over the data (a ConvergenceWarning if the gap is still above tol).
 
     Attributes
     ----------
@@ -172,7 +259,13 @@ class L1SVC(_BinaryLinearClassifier):
     objective_ : float
         LP objective recomputed as ``||w||_1 + C sum hinge``.
     status_ : str
-        ``"optimal"``.
+        ``"optimal"``, or ``"max_iter"`` (cutting planes stopped above ``tol``; warned).
+    solver_ : str
+        The solver used ("lp" or "cutting_plane").
+    n_iter_ : int
+        Passes over the data (cutting planes) or 1 (the LP).
+    lower_bound_ : float
+        A certified lower bound on the optimum (the LP's optimum for "lp").
     classes_ : ndarray (2,)
         The two labels; ``classes_[1]`` is the positive class.
     n_features_in_ : int
@@ -202,22 +295,38 @@ class L1SVC(_BinaryLinearClassifier):
     True
     """
 
-    _parameter_constraints: ClassVar[dict] = {"C": _C, "solver_options": [Mapping, None]}
+    _parameter_constraints: ClassVar[dict] = {
+        "C": _C, "solver_options": [Mapping, None], "solver": [StrOptions(set(_SOLVERS))], "tol": _TOL,
+        "max_iter": [POSITIVE_INT],
+    }
 
-    def __init__(self, *, C: float = 1.0, solver_options: dict | None = None):
+    def __init__(self, *, C: float = 1.0, solver_options: dict | None = None, solver: str = "auto",
+                 tol: float = 1e-6, max_iter: int = 1000):
         self.C = C
         self.solver_options = solver_options
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
 
     @fit_context
     def fit(self, X: Any, y: Any) -> L1SVC:
         C = float(self.C)
         merge_options(self.solver_options)
-        X, ys = self._validate_xy(X, y)
+        X, ys = self._validate_rows(X, y)
+        self.solver_ = _pick_solver(self.solver, X)
+        if self.solver_ == "cutting_plane":
+            sol = self._cutting_plane_fit(X, ys, C, None, tol=float(self.tol), max_iter=int(self.max_iter),
+                                          time_limit=None)
+            self.objective_ = float(sol.objective)
+            self.status_ = _cut_status(self, sol, float(self.tol))
+            return self
         w, b, _, _ = _rm.solve_svm_l1(X, ys, C, options=self.solver_options)
         sol = _rm.RLSolution.from_wb(X, ys, w, b, C, ramp_loss=False)
         self._set_solution(X, ys, sol)
         self.objective_ = sol.objective
         self.status_ = "optimal"
+        self.n_iter_ = 1
+        self.lower_bound_ = sol.objective
         return self
 
 
@@ -241,6 +350,16 @@ class FeatureBudgetSVC(_BinaryLinearClassifier):
         HiGHS relative MIP gap tolerance (the paper used 0).
     random_state : int, RandomState or None
         Seeds HiGHS' ``random_seed`` (None -> 0).
+    solver : {"auto", "lp", "cutting_plane"}, default "auto"
+        "lp": the MILP above (a row and a column per training point). "cutting_plane": cutting planes on the hinge
+        sum, one pass over the data per iteration (``X`` may be a float64 memmap or a Dask array): exact on each
+        support searched, the support improved by swaps, then certified by the MILP master over the d feature
+        indicators within ``time_limit`` (:meth:`svmopt._cutting_plane.HingeCuttingPlanes.solve`). "auto": "lp" up
+        to ``AUTO_CUTTING_PLANE_ROWS`` rows, else "cutting_plane".
+    tol : float, default 1e-6
+        The cutting planes' certified relative gap.
+    max_iter : int, default 1000
+        The cutting planes' limit on passes over the data.
 
     Attributes
     ----------
@@ -255,9 +374,16 @@ class FeatureBudgetSVC(_BinaryLinearClassifier):
     objective_ : float
         ``||w||_1 + C sum hinge`` on the training data.
     mip_gap_ : float
-        HiGHS's relative MIP gap at the end (NaN when a limit stopped it before any MILP solution).
+        HiGHS's relative MIP gap at the end (NaN when a limit stopped it before any MILP solution); for the
+        cutting planes the certified relative gap (inf when the MILP master gave no bound in the time).
     status_ : str
-        ``"optimal"``, ``"time_limit"`` or ``"limit"`` (both warned).
+        ``"optimal"``, ``"time_limit"``, ``"limit"`` or ``"max_iter"`` (all but the first warned).
+    solver_ : str
+        The solver used ("lp" or "cutting_plane").
+    n_iter_ : int
+        Passes over the data (cutting planes) or 1 (the MILP).
+    lower_bound_ : float
+        A certified lower bound on the optimum.
     classes_ : ndarray (2,)
         The two labels; ``classes_[1]`` is the positive class.
     n_features_in_ : int
@@ -291,24 +417,37 @@ class FeatureBudgetSVC(_BinaryLinearClassifier):
 
     _parameter_constraints: ClassVar[dict] = {
         "C": _C, "budget": _BUDGET, "time_limit": [SECONDS, None], "mip_gap": _MIP_GAP,
-        "random_state": ["random_state"],
+        "random_state": ["random_state"], "solver": [StrOptions(set(_SOLVERS))], "tol": _TOL,
+        "max_iter": [POSITIVE_INT],
     }
 
     def __init__(self, *, C: float = 1.0, budget: int | None = None, time_limit: float | None = None,
-                 mip_gap: float = 0.0, random_state: Any = None):
+                 mip_gap: float = 0.0, random_state: Any = None, solver: str = "auto", tol: float = 1e-6,
+                 max_iter: int = 1000):
         self.C = C
         self.budget = budget
         self.time_limit = time_limit
         self.mip_gap = mip_gap
         self.random_state = random_state
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
 
     @fit_context
     def fit(self, X: Any, y: Any) -> FeatureBudgetSVC:
         C = float(self.C)
         tl = None if self.time_limit is None else float(self.time_limit)
         seed = _seed_options(self.random_state)
-        X, ys = self._validate_xy(X, y)
+        X, ys = self._validate_rows(X, y)
         B = _budget(self.budget, X.shape[1])
+        self.solver_ = _pick_solver(self.solver, X)
+        if self.solver_ == "cutting_plane":
+            sol = self._cutting_plane_fit(X, ys, C, B, tol=float(self.tol), max_iter=int(self.max_iter),
+                                          time_limit=tl)
+            self.objective_ = float(sol.objective)
+            self.mip_gap_ = float(sol.gap)
+            self.status_ = _cut_status(self, sol, float(self.tol))
+            return self
         res, start = _rm.solve_fs_svm(X, ys, C, B, time_limit=tl, mip_gap=self.mip_gap, options=seed)
         if res is None:
             sol, status, gap = start, "time_limit", float("nan")
@@ -321,6 +460,8 @@ class FeatureBudgetSVC(_BinaryLinearClassifier):
         self.objective_ = _rm.hinge_objective(X, ys, self.coef_[0], self.intercept_[0], C)
         self.mip_gap_ = gap
         self.status_ = status
+        self.n_iter_ = 1
+        self.lower_bound_ = self.objective_ * (1.0 - gap) if np.isfinite(gap) else float("nan")
         return self
 
 
@@ -334,8 +475,14 @@ class RampLossSVC(_BinaryLinearClassifier):
         {0.01, 0.1, 1, 10, 100}.
     budget : int or None, default None
         ``B``, the largest number of features, in [1, n_features]; None means no budget, i.e. (RL-l1-M).
-    method : {"heuristic", "exact"}, default "heuristic"
+    method : {"auto", "heuristic", "exact", "cccp"}, default "auto"
         "exact": Algorithm 1 then the MILP with a MIP start (Sec. 4.2). "heuristic": DAKS (Algorithm 2, Sec. 3).
+        "cccp": the concave-convex procedure of Collobert et al. (2006) on the same objective, each convex step by
+        cutting planes with one pass over the data per iteration (:mod:`svmopt._ramp.cccp`): for data with too
+        many rows for a binary per row; ``X`` may be a float64 ``np.memmap`` or a Dask array. CCCP finds a local
+        optimum: ``objective_`` is a true (RL-FS) value, but no lower bound is known (``mip_gap_`` NaN,
+        ``status_`` "local"). "auto": "heuristic" up to ``AUTO_CCCP_ROWS`` training rows, "cccp" above (and for
+        a Dask array); the choice is ``method_``.
     time_limit : float or None, default None
         Seconds for the whole fit. None: no limit for "exact", 1800 s for "heuristic" (decision: the
         paper sets no limit on DAKS).
@@ -370,6 +517,14 @@ class RampLossSVC(_BinaryLinearClassifier):
         stops when no bound drops by more than ``1e-4 * max(1, old)``); DAKS uses at most 5 loops (phase 1).
     solver_options : dict, optional
         Extra HiGHS options for every LP and MILP.
+    n_init : int, default 3
+        CCCP: runs from the (FS-SVM) solution and from ``n_init - 1`` random perturbations of it (coefficients
+        scaled by ``1 + 0.5 N(0, 1)`` on its support, the intercept shifted by ``0.5 N(0, 1)`` times the scores'
+        standard deviation); the best is kept.
+    tol : float, default 1e-6
+        CCCP: the certified relative gap of each convex step's cutting planes (on the support found, with a budget).
+    max_iter : int, default 1000
+        CCCP: passes over the data per convex step.
 
     Attributes
     ----------
@@ -390,11 +545,20 @@ class RampLossSVC(_BinaryLinearClassifier):
     mip_gap_ : float
         0 if proven optimal, the relative gap after a time limit, NaN for the heuristic.
     status_ : str
-        "optimal", "time_limit" or "heuristic".
-    big_m_ : :class:`BigMBounds`
-        The M_i, u = l, UB_w, LB_b/UB_b used.
+        "optimal", "time_limit", "heuristic" (DAKS) or "local" (CCCP converged: the outlier set repeated).
+    method_ : str
+        The method used ("exact", "heuristic" or "cccp").
+    n_iter_ : int
+        CCCP steps of the kept run; DAKS sub-problems; 1 for the exact MILP.
+    lower_bound_ : float
+        HiGHS's dual bound for "exact"; NaN for the heuristics (no global bound is known).
+    big_m_ : :class:`BigMBounds` or None
+        The M_i, u = l, UB_w, LB_b/UB_b used (None for CCCP, which has no big-M).
     daks_ : dict or None
         Heuristic run summary (stop reason, phase-2 passes, sub-problems, UB history).
+    cccp_ : dict or None
+        CCCP run summary: per start the ramp objective at the start and after each step, the steps, the passes over
+        the data; the (FS-SVM) start's objective and passes.
     classes_ : ndarray (2,)
         The two labels; ``classes_[1]`` is the positive class.
     n_features_in_ : int
@@ -435,15 +599,15 @@ class RampLossSVC(_BinaryLinearClassifier):
         "t_easy": [SECONDS], "t_fea": [SECONDS], "t_inc": [SECONDS], "t_limit": [SECONDS],
         "tau": [Interval(Real, 0, 2, closed="both")],  # a threshold on xi, which lies in [0, 2] (2)
         "mip_gap": _MIP_GAP, "fix_dominated": ["boolean"], "max_iter_bigm": [POSITIVE_INT],
-        "solver_options": [Mapping, None],
+        "solver_options": [Mapping, None], "n_init": [POSITIVE_INT], "tol": _TOL, "max_iter": [POSITIVE_INT],
     }
 
-    def __init__(self, *, C: float = 1.0, budget: int | None = None, method: str = "heuristic",
+    def __init__(self, *, C: float = 1.0, budget: int | None = None, method: str = "auto",
                  time_limit: float | None = None, big_m: str = "variant1", random_state: Any = None,
                  verbose: bool = False, delta: float = 0.35, p: int = 2, q: int = 2, t_easy: float = 10.0,
                  t_fea: float = 120.0, t_inc: float = 160.0, t_limit: float = 400.0, tau: float = 1.0,
                  mip_gap: float = 0.0, fix_dominated: bool = True, max_iter_bigm: int = 30,
-                 solver_options: dict | None = None):
+                 solver_options: dict | None = None, n_init: int = 3, tol: float = 1e-6, max_iter: int = 1000):
         self.C = C
         self.budget = budget
         self.method = method
@@ -463,6 +627,9 @@ class RampLossSVC(_BinaryLinearClassifier):
         self.fix_dominated = fix_dominated
         self.max_iter_bigm = max_iter_bigm
         self.solver_options = solver_options
+        self.n_init = n_init
+        self.tol = tol
+        self.max_iter = max_iter
 
     def _resolved(self) -> dict:
         """The validated parameters as the solvers take them (HiGHS option names checked by merge_options)."""
@@ -473,17 +640,27 @@ class RampLossSVC(_BinaryLinearClassifier):
 
     @fit_context
     def fit(self, X: Any, y: Any) -> RampLossSVC:
-        """Fit (RL-FS-M) on ``X`` and two-class ``y`` by Algorithm 1 + MILP or by DAKS."""
+        """Fit (RL-FS-M) on ``X`` and two-class ``y`` by Algorithm 1 + MILP, by DAKS or by CCCP."""
         prm = self._resolved()
-        X, ys = self._validate_xy(X, y)
+        X, ys = self._validate_rows(X, y)
         n, d = X.shape
         B = _budget(self.budget, d)
         C = prm["C"]
+        method = self.method
+        if method == "auto":
+            method = "cccp" if is_dask_array(X) or n > AUTO_CCCP_ROWS else "heuristic"
+        elif is_dask_array(X) and method != "cccp":
+            raise ValueError(f"method={method!r} builds a MILP with a binary per training row in memory; for a Dask "
+                             "array use method='cccp' (or 'auto')")
+        self.method_ = method
+        self.cccp_ = None
+        if method == "cccp":
+            return self._fit_cccp(X, ys, C, B, prm)
         variant = self.big_m if self.big_m != "auto" else ("variant1" if n <= 600 else "variant2")
         opts = {**prm["seed"], **(self.solver_options or {})}
         t0 = time.perf_counter()
         self.daks_ = None
-        if self.method == "exact":
+        if method == "exact":
             tl = prm["time_limit"]
             bm, init = _rm.algorithm1(X, ys, C, B, variant=variant, max_iter=self.max_iter_bigm, time_limit=tl,
                                       options=opts, verbose=self.verbose, fix_dominated=bool(self.fix_dominated))
@@ -521,5 +698,38 @@ class RampLossSVC(_BinaryLinearClassifier):
         self.mip_gap_ = gap
         self.status_ = status
         self.big_m_ = bm
+        if method == "exact":
+            self.n_iter_ = 1
+            self.lower_bound_ = float(res.dual_bound) if res is not None else float("nan")
+        else:
+            self.n_iter_ = int(self.daks_["n_subproblems"]) if self.daks_ else 0
+            self.lower_bound_ = float("nan")
+        return self
+
+    def _fit_cccp(self, X: Any, ys: np.ndarray, C: float, B: int, prm: dict) -> RampLossSVC:
+        r = _cc.cccp(X, ys, C, B, n_init=int(self.n_init), random_state=self.random_state, tol=float(self.tol),
+                     max_iter=int(self.max_iter), time_limit=prm["time_limit"], solver_options=self.solver_options,
+                     verbose=bool(self.verbose))
+        best = r.best
+        self._set_wb(best.w, best.b)
+        t = ys * (best.scores + self.intercept_[0])  # the scores of (w, b) before tiny entries were zeroed
+        if not np.array_equal(self.coef_[0], best.w):
+            t = ys * (_dot_rows(X, self.coef_[0]) + self.intercept_[0])
+        self.outliers_ = np.flatnonzero(t <= -1.0 + 1e-9)
+        self.objective_ = float(np.abs(self.coef_[0]).sum() + C * _cc.ramp_values(t).sum())
+        self.initial_objective_ = r.initial_objective
+        self.mip_gap_ = float("nan")
+        self.lower_bound_ = float("nan")
+        self.n_iter_ = best.n_steps
+        self.big_m_ = None
+        self.daks_ = None
+        timed_out = any(run.timed_out for run in r.runs)
+        self.status_ = "time_limit" if timed_out else "local"
+        self.cccp_ = {"objectives": [run.objectives for run in r.runs], "steps": [run.n_steps for run in r.runs],
+                      "passes": [run.n_passes for run in r.runs], "converged": [run.converged for run in r.runs],
+                      "fs_objective": r.fs_objective, "fs_passes": r.fs_passes, "n_passes": r.n_passes}
+        if timed_out:
+            warn(f"RampLossSVC: the time limit stopped CCCP; using the best point found (objective "
+                 f"{self.objective_:.6g})", ConvergenceWarning)
         return self
 
