@@ -127,8 +127,9 @@ class CutSolution:
 
     @property
     def gap(self) -> float:
-        """Certified relative gap (objective - lower_bound) / max(1, |objective|)."""
-        return (self.objective - self.lower_bound) / max(1.0, abs(self.objective))
+        """Certified relative gap (objective - lower_bound) / max(1, |objective|), >= 0 (a bound above the objective
+        by rounding gives 0)."""
+        return max(0.0, (self.objective - self.lower_bound) / max(1.0, abs(self.objective)))
 
 
 def check_labels(y: np.ndarray, n: int, name: str = "y") -> np.ndarray:

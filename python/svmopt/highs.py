@@ -393,7 +393,7 @@ class HighsModel:
         idx = _as_int32(np.atleast_1d(indices), "indices")
         if idx.size and (idx.min() < 0 or idx.max() >= self.n_cols):
             raise ValueError(f"a column index is outside [0, {self.n_cols})")
-        flags = np.full(idx.size, 1 if integer else 0, dtype=np.int32)
+        flags = np.full(idx.size, 1 if integer else 0, dtype=np.uint8)
         if self._h.changeColsIntegrality(int(idx.size), idx, flags) == highspy.HighsStatus.kError:
             raise SolverError("HiGHS rejected the new integrality", "Model error")
         self._integer[idx] = flags

@@ -17,6 +17,15 @@ initial feasible solution from (SVM-l1), then the bounding LPs (UB-w), (LB-b)/(U
 
 * ``method="exact"`` (Sec. 4.2): Algorithm 1, then the MILP with the initial solution as MIP start.
 * ``method="heuristic"``: the Dynamic Adaptive Kernel Search (Algorithm 2, Sec. 3) with its three phases.
+* ``method="cccp"`` (not in the paper): the same objective by the concave-convex procedure of Collobert, Sinz,
+  Weston & Bottou (2006), each convex step by cutting planes with one pass over the data per iteration
+  (:mod:`svmopt._ramp.cccp`): no binary per row, so it runs on millions of rows (numpy, float64 memmap or Dask). A
+  local method: no lower bound, ``status_ = "local"``.
+* ``method="auto"`` (default): ``"heuristic"`` up to ``AUTO_CCCP_ROWS`` rows, ``"cccp"`` above.
+
+:class:`L1SVC` and :class:`FeatureBudgetSVC` take ``solver="cutting_plane"`` for the same pass-per-iteration
+solver of their LP / MILP (exact for (SVM-l1); for (FS-SVM) exact on the supports searched and certified by a MILP
+master over the d feature indicators within the time limit).
 
 Decisions (where the paper is silent or inconsistent; each is tested in ``tests/test_ramp_svc.py``):
 
@@ -126,12 +135,12 @@ def _pick_solver(solver: str, X: Any) -> str:
     return solver
 
 
-def _cut_status(est: Any, sol: Any, tol: float) -> str:
+def _cut_status(est: Any, sol: Any, tol: float, timed_out: bool = False) -> str:
     """"optimal" at a certified gap <= tol; else "max_iter" or "time_limit" with a ConvergenceWarning."""
     gap = float(sol.gap)
     if gap <= tol:
         return "optimal"
-    status = "time_limit" if sol.timed_out else "max_iter"
+    status = "time_limit" if sol.timed_out or timed_out else "max_iter"
     warn(f"{type(est).__name__}: the cutting planes stopped ({status}) at a certified relative gap of {gap:.2g} > "
          f"tol={tol:g}; the model is usable, its objective within that gap of the optimum", ConvergenceWarning)
     return status
@@ -345,7 +354,9 @@ class FeatureBudgetSVC(_BinaryLinearClassifier):
     budget : int or None, default None
         The largest number of features; None: no budget (the model equals (SVM-l1)).
     time_limit : float or None, default None
-        Seconds for the MILP; at the limit the incumbent is used with a ConvergenceWarning.
+        Seconds for the MILP (for the cutting planes: the whole fit, the MILP certificate included); at the limit
+        the incumbent is used with a ConvergenceWarning. None: no limit (the MILP over many features may then
+        take very long, with either solver).
     mip_gap : float, default 0.0
         HiGHS relative MIP gap tolerance (the paper used 0).
     random_state : int, RandomState or None
@@ -442,11 +453,13 @@ class FeatureBudgetSVC(_BinaryLinearClassifier):
         B = _budget(self.budget, X.shape[1])
         self.solver_ = _pick_solver(self.solver, X)
         if self.solver_ == "cutting_plane":
+            t0 = time.perf_counter()
             sol = self._cutting_plane_fit(X, ys, C, B, tol=float(self.tol), max_iter=int(self.max_iter),
                                           time_limit=tl)
             self.objective_ = float(sol.objective)
             self.mip_gap_ = float(sol.gap)
-            self.status_ = _cut_status(self, sol, float(self.tol))
+            spent = tl is not None and time.perf_counter() - t0 >= tl
+            self.status_ = _cut_status(self, sol, float(self.tol), spent)
             return self
         res, start = _rm.solve_fs_svm(X, ys, C, B, time_limit=tl, mip_gap=self.mip_gap, options=seed)
         if res is None:
@@ -484,8 +497,8 @@ class RampLossSVC(_BinaryLinearClassifier):
         ``status_`` "local"). "auto": "heuristic" up to ``AUTO_CCCP_ROWS`` training rows, "cccp" above (and for
         a Dask array); the choice is ``method_``.
     time_limit : float or None, default None
-        Seconds for the whole fit. None: no limit for "exact", 1800 s for "heuristic" (decision: the
-        paper sets no limit on DAKS).
+        Seconds for the whole fit. None: no limit for "exact" and "cccp", 1800 s for "heuristic" (decision:
+        the paper sets no limit on DAKS).
     big_m : {"variant1", "variant2", "auto", "initial"}, default "variant1"
         Algorithm 1's M tightening: one LP per point (Variant I, tighter), one per class (Variant II),
         "auto" = Variant I when n <= 600 (Sec. 2.6), "initial" = ``M_i = Delta_i UB`` without LPs.
@@ -653,7 +666,8 @@ class RampLossSVC(_BinaryLinearClassifier):
             raise ValueError(f"method={method!r} builds a MILP with a binary per training row in memory; for a Dask "
                              "array use method='cccp' (or 'auto')")
         self.method_ = method
-        self.cccp_ = None
+        self.cccp_: dict[str, Any] | None = None
+        self.big_m_: _rm.BigM | None = None
         if method == "cccp":
             return self._fit_cccp(X, ys, C, B, prm)
         variant = self.big_m if self.big_m != "auto" else ("variant1" if n <= 600 else "variant2")
@@ -702,7 +716,7 @@ class RampLossSVC(_BinaryLinearClassifier):
             self.n_iter_ = 1
             self.lower_bound_ = float(res.dual_bound) if res is not None else float("nan")
         else:
-            self.n_iter_ = int(self.daks_["n_subproblems"]) if self.daks_ else 0
+            self.n_iter_ = int(r.n_subproblems)
             self.lower_bound_ = float("nan")
         return self
 

@@ -32,6 +32,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from svmopt._cutting_plane import CutSolution, HingeCuttingPlanes
+from svmopt.distributed import is_dask_array
 
 __all__ = ["CCCPResult", "LinearCuttingPlanes", "cccp"]
 
@@ -199,9 +200,20 @@ def cccp(X: Any, y: np.ndarray, C: float, budget: int | None, *, n_init: int = 3
         else:
             if deadline is not None and time.perf_counter() > deadline:
                 break
-            # a perturbation of the (FS-SVM) solution on its own support (so within the budget)
-            w = w0 * (1.0 + 0.5 * rng.standard_normal(d))
-            b = b0 + 0.5 * spread * float(rng.standard_normal())
+            # a perturbation of the (FS-SVM) solution on its own support (so within the budget); when that solution
+            # is w = 0, a random direction on min(B, d) random features (scaled by the features' spread in the
+            # first 10,000 rows) instead
+            if np.any(w0):
+                w = w0 * (1.0 + 0.5 * rng.standard_normal(d))
+                b = b0 + 0.5 * spread * float(rng.standard_normal())
+            else:
+                k = min(d, B if B is not None else d)
+                head = X[:10_000]
+                std = np.asarray(head.std(axis=0).compute() if is_dask_array(head) else head.std(axis=0))
+                w = np.zeros(d)
+                pick = rng.choice(d, k, replace=False)
+                w[pick] = rng.standard_normal(k) / (np.sqrt(k) * np.where(std[pick] > 0, std[pick], 1.0))
+                b = b0
             engine.set_rows(y, None)
             scores = np.empty(engine.n)
             engine._pass(w, -b, scores)
