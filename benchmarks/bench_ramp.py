@@ -119,3 +119,53 @@ class ExactVsHeuristic:
 
     def track_objective(self, method):
         return self._fit(method).objective
+
+
+class CCCPvsDAKS:
+    """RampLossSVC's CCCP (local, cutting planes) vs DAKS (kernel search, ``time_limit`` 20 s) at n = 2000, d = 20,
+    B = 5, C = 1 on noisy synthetic data, and the l1-SVM (L1SVC, C = 1) by cutting planes vs the whole LP handed to
+    HiGHS at n = 20,000, d = 20. The ``track_*`` methods return each method's ramp-loss objective and their ratio
+    DAKS / CCCP, so the comparison is read from one run."""
+
+    timeout = 600
+
+    def setup(self):
+        self.X, self.y = _problem(2000, d=20, seed=2, flip=0.1)
+        self.Xl, self.yl = _problem(20_000, d=20, seed=3, flip=0.1)
+
+    def _ramp(self, method):
+        from svmopt import RampLossSVC
+
+        kw = {"time_limit": 20.0} if method == "heuristic" else {}
+        return RampLossSVC(C=1.0, budget=5, method=method, random_state=0, **kw).fit(self.X, self.y)
+
+    def _objective(self, method):
+        from svmopt.ramp_svc import ramp_loss_objective
+
+        m = self._ramp(method)
+        return ramp_loss_objective(self.X, self.y, m.coef_, float(np.ravel(m.intercept_)[0]), 1.0)
+
+    def time_ramp_cccp(self):
+        self._ramp("cccp")
+
+    def time_ramp_daks(self):
+        self._ramp("heuristic")
+
+    def track_objective_cccp(self):
+        return self._objective("cccp")
+
+    def track_objective_daks(self):
+        return self._objective("heuristic")
+
+    def track_objective_ratio_daks_over_cccp(self):
+        return self._objective("heuristic") / self._objective("cccp")
+
+    def time_l1svc_cutting_plane(self):
+        from svmopt import L1SVC
+
+        L1SVC(C=1.0, solver="cutting_plane").fit(self.Xl, self.yl)
+
+    def time_l1svc_lp(self):
+        from svmopt import L1SVC
+
+        L1SVC(C=1.0, solver="lp").fit(self.Xl, self.yl)

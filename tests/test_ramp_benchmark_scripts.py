@@ -1,0 +1,117 @@
+"""benchmarks/ramp_noise.py and benchmarks/ramp_vs_milp.py run end to end at tiny sizes, and their Markdown reports
+show the numbers of their JSON files."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def _load(name: str):
+    path = BENCH / f"{name}.py"
+    if not path.is_file():
+        pytest.skip(f"benchmarks/{name}.py is not in this checkout")
+    spec = importlib.util.spec_from_file_location(f"{name}_script", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    try:
+        spec.loader.exec_module(mod)  # importing runs nothing
+        return mod
+    finally:
+        sys.modules.pop(spec.name, None)
+
+
+@pytest.fixture(scope="module")
+def noise():
+    return _load("ramp_noise")
+
+
+@pytest.fixture(scope="module")
+def milp():
+    return _load("ramp_vs_milp")
+
+
+def test_noise_data_flips_only_far_points(noise):
+    w, b = noise.true_rule()
+    assert np.count_nonzero(w) == noise.N_TRUE and w.size == noise.D
+    X, y, flipped = noise.make_data(1000, seed=0)
+    assert flipped.size == 150
+    margin = X @ w + b
+    clean = np.where(margin >= 0, 1, -1)
+    assert np.array_equal(np.flatnonzero(clean != y), flipped)
+    # every flipped row is among the 50% farthest from the true boundary
+    assert np.abs(margin[flipped]).min() >= np.quantile(np.abs(margin), 0.5) - 1e-12
+    Xt, yt, none = noise.make_data(500, seed=1, flip=0.0)
+    assert none.size == 0 and np.array_equal(yt, np.where(Xt @ w + b >= 0, 1, -1))
+
+
+def test_noise_main_writes_json_markdown_and_figure(noise, tmp_path):
+    fig = tmp_path / "noise.png"
+    assert noise.main(["--sizes", "400", "--n-test", "1000", "--out-dir", str(tmp_path), "--figure", str(fig)]) == 0
+    saved = json.loads((tmp_path / "ramp_noise.json").read_text())
+    md = (tmp_path / "ramp_noise.md").read_text()
+    assert fig.is_file() and fig.stat().st_size > 0
+    (run,) = saved["results"]["runs"]
+    assert run["n"] == 400 and set(run["models"]) == set(noise.MODELS)
+    row = next(line for line in md.splitlines() if line.startswith("| 400 | ") and line.count("|") == 6)
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1:] == [f"{run['models'][m]['test_accuracy']:.4f}" for m in saved["results"]["models"]]
+    for m, o in run["models"].items():
+        assert 0.5 <= o["test_accuracy"] <= 1.0
+        assert o["C"] in o["selection"]["grid"] and o["wall_s"] > 0
+        assert f"| 400 | {m} | {o['C']:g} |" in md
+        assert f"| {o['true_in_top5']}/5 |" in md
+    ramp = run["models"]["RampLossSVC-cccp"]
+    assert ramp["n_selected"] <= noise.BUDGET and ramp["status"] == "local"
+    # --report-only rebuilds the same Markdown from the JSON
+    (tmp_path / "ramp_noise.md").unlink()
+    assert noise.main(["--report-only", "--out-dir", str(tmp_path), "--figure", "none"]) == 0
+    assert (tmp_path / "ramp_noise.md").read_text() == md
+
+
+def test_milp_cases_from_the_committed_csv(milp):
+    cases = milp.load_cases(milp.DEFAULT_CSV)
+    proved = {(c["dataset"], c["C"]) for c in cases if c["proved"]}
+    assert proved, "the committed Experiment 1 results hold at least one proved optimum"
+    for c in cases:
+        if c["proved"]:
+            assert c["exact_csv"]["status"] == "optimal" and c["exact_csv"]["gap"] == 0.0
+        assert c["best_known_csv"] <= c["exact_csv"]["objective"]
+    dist = milp.distribution([0.0, 0.5, 1.5, 4.0, 10.0, -2.0])
+    assert dist["within"] == dict(zip(milp.THRESHOLD_LABELS, [2, 3, 4, 5], strict=True))
+    assert dist["worst"] == 10.0 and dist["median"] == 1.0 and dist["better"] == 1
+
+
+def test_milp_main_on_one_proved_case(milp, tmp_path):
+    if not os.environ.get("SVMOPT_DATA"):
+        pytest.skip("SVMOPT_DATA is unset: the Colon data set is needed")
+    try:
+        milp.load_prepared("Colon")
+    except FileNotFoundError as exc:
+        pytest.skip(f"Colon data set not available: {exc}")
+    assert milp.main(["--cases", "Colon:0.01", "--no-rerun-exact", "--out-dir", str(tmp_path)]) == 0
+    saved = json.loads((tmp_path / "ramp_vs_milp.json").read_text())
+    md = (tmp_path / "ramp_vs_milp.md").read_text()
+    (rec,) = saved["records"]
+    assert rec["proved"] and rec["cccp"]["status"] == "local"
+    assert rec["cccp"]["objective"] == pytest.approx(rec["cccp"]["objective_attr"], rel=1e-9)
+    # a local solution cannot beat the proved optimum on the same data (6 significant digits in the CSV)
+    assert rec["diff_vs_exact_pct"] >= -1e-3
+    row = next(line for line in md.splitlines() if line.startswith("| Colon | 0.01 |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[9] == f"{rec['cccp']['objective']:.6g}"
+    assert cells[10] == f"{rec['cccp']['wall_s']:.2f}"
+    assert cells[12] == f"{rec['diff_vs_exact_pct']:+.3f}"
+    assert cells[15] == f"{rec['speed_ratio']:.3g}"
+    assert f"median {saved['summary']['proved']['diff_vs_exact']['median']:+.3f}%" in md
+    (tmp_path / "ramp_vs_milp.md").unlink()
+    assert milp.main(["--report-only", "--out-dir", str(tmp_path)]) == 0
+    assert (tmp_path / "ramp_vs_milp.md").read_text() == md
