@@ -109,12 +109,14 @@ CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const Matri
   };
 
   // Cached rows: the blocks of a batch run in parallel, each into its own sums, added up in block order (the result
-  // does not depend on the thread count; memory O(batch x L), whatever n), when the pass reads at least 2^21 values
+  // does not depend on the thread count; memory O(batch x L) <= 8 MiB, whatever n), when the pass reads at least 2^21 values
   // (below, the threads' start-up and barriers cost more than they save: 10^4 x 50 took 45 ms a pass in parallel on
   // a loaded 2-core machine, against 0.5 ms serial). Computed rows: the kernel evaluation of each block is itself
   // parallel, the blocks run in order.
   const int threads = n * L >= (Index{1} << 21) ? resolve_threads(n_threads) : 1;
-  const Index batch = cached ? std::max<Index>(1, 4 * threads) : 1;
+  // As many blocks a batch as 2^20 partial sums allow (8 MiB): one parallel region per pass at 10^6 x 50 instead of
+  // 122, since on a machine shared with other jobs each region's barrier can wait a whole time slice for a thread.
+  const Index batch = cached ? std::max<Index>(4 * threads, (Index{1} << 20) / std::max<Index>(L, 1)) : 1;
   std::vector<BlockSums> sums(static_cast<std::size_t>(std::min(batch, std::max<Index>(n_blocks, 1))));
   std::vector<RowMatrix> work(sums.size());
   bool failed = false;
