@@ -28,6 +28,20 @@ Two groups of cases:
   found (exact or DAKS). A negative difference means CCCP found a lower objective than the time-limited runs. The
   exact time there is the CSV's (its time limit), from another run on another day.
 
+Subsamples (``--subsamples``, on by default; ``--only-subsamples`` runs only this part and merges it into the saved
+JSON, keeping the first part's records): on the full data sets only two cases have a proved optimum, both with w = 0.
+To see how close CCCP gets to a proved optimum with w != 0, this part draws, for each of ``--sub-datasets`` (SONAR,
+IONO, Wdbc), ``--n-subsamples`` stratified random subsamples of ``--sub-rows`` rows (subsample ``k``:
+``numpy.random.default_rng([--seed, k])``, per class ``round_half_up(n_rows * class share)`` rows drawn without
+replacement), preprocesses each with ``make_preprocessor`` fitted on the subsample, uses B = the smallest budget of
+Table 3 (``TABLE3``, i.e. ``budget_values``; capped at d) and, for C in ``--sub-C``, fits
+``RampLossSVC(method="exact", budget=B, C=C, time_limit=--sub-exact-time-limit, random_state=0)`` and
+``RampLossSVC(method="cccp", budget=B, C=C, random_state=0)``; optionally (``--sub-daks``) DAKS
+(``method="heuristic"``). Both objectives are recomputed by ``ramp_loss_objective`` on the same data. Only the cases
+whose exact status is "optimal" enter the distribution of ``100 (cccp - opt) / opt``; the others are counted and
+listed. A CCCP objective below a proved optimum by more than 1e-6 relative is flagged as a bug. Its records, meta and
+summary are under the JSON key ``subsamples`` and its tables in the Markdown section "Subsamples".
+
 Results: ``ramp_vs_milp.json`` (raw records) and ``ramp_vs_milp.md`` (tables and the distribution of the differences,
 all computed from the JSON) in ``--out-dir``; ``--report-only`` rewrites the Markdown from the saved JSON::
 
@@ -224,6 +238,155 @@ def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+# ------------------------------------------------------------------------------------------- subsamples
+SUB_DATASETS = ("SONAR", "IONO", "Wdbc")
+SUB_CS = (0.1, 1.0, 10.0)
+#: a CCCP objective below a proved optimum by more than this relative amount is a bug
+BELOW_OPT_TOL = 1e-6
+
+
+def subsample_indices(y: np.ndarray, n_rows: int, rng: np.random.Generator) -> np.ndarray:
+    """Sorted indices of a stratified random subsample: per class ``round_half_up(n_rows * share)`` rows (the last
+    class takes the rest), drawn without replacement by ``rng``."""
+    from reproductions.baldomero_naranjo import round_half_up
+
+    classes = np.unique(y)
+    idx, left = [], n_rows
+    for i, c in enumerate(classes):
+        members = np.flatnonzero(y == c)
+        k = left if i == len(classes) - 1 else round_half_up(n_rows * members.size / y.size)
+        idx.append(rng.choice(members, size=k, replace=False))
+        left -= k
+    return np.sort(np.concatenate(idx))
+
+
+def _fit_record(est: Any, wall: float, cpu: float, nconv: int, X: np.ndarray, y: np.ndarray, C: float) -> dict:
+    obj = ramp_loss_objective(X, y, est.coef_, float(np.ravel(est.intercept_)[0]), C)
+    gap = float(getattr(est, "mip_gap_", np.nan))
+    return {"objective": obj, "objective_attr": float(est.objective_), "wall_s": wall, "cpu_s": cpu,
+            "status": str(est.status_), "gap": gap if math.isfinite(gap) else None,
+            "n_selected": int(np.size(est.selected_features_)), "convergence_warnings": nconv}
+
+
+def run_subsamples(datasets: Sequence[str], n_subsamples: int, n_rows: int, Cs: Sequence[float], seed: int,
+                   exact_time_limit: float, daks_time_limit: float | None,
+                   log: Callable[[str], None] = print,
+                   checkpoint: Callable[[list[dict[str, Any]]], None] | None = None) -> list[dict[str, Any]]:
+    """One record per (data set, subsample, C): exact, CCCP (and DAKS) on the same preprocessed subsample."""
+    from reproductions.baldomero_naranjo import TABLE3, load_paper_dataset, make_preprocessor
+
+    out: list[dict[str, Any]] = []
+    for label in datasets:
+        X_all, y_all, _ = load_paper_dataset(label)
+        for k in range(n_subsamples):
+            idx = subsample_indices(y_all, n_rows, np.random.default_rng([seed, k]))
+            X = np.ascontiguousarray(make_preprocessor().fit_transform(X_all[idx]))
+            y = y_all[idx]
+            B = min(min(TABLE3[label]), X.shape[1])
+            for C in Cs:
+                rec: dict[str, Any] = {"dataset": label, "subsample": k, "seed": [seed, k], "C": float(C), "B": B,
+                                       "n": int(X.shape[0]), "d": int(X.shape[1]), "n_pos": int(np.sum(y == 1))}
+                rec["exact"] = _fit_record(*timed(lambda C=C, B=B: RampLossSVC(
+                    method="exact", budget=B, C=C, time_limit=exact_time_limit, random_state=0), X, y), X, y, C)
+                rec["cccp"] = _fit_record(*timed(lambda C=C, B=B: RampLossSVC(
+                    method="cccp", budget=B, C=C, random_state=0), X, y), X, y, C)
+                if daks_time_limit:
+                    rec["daks"] = _fit_record(*timed(lambda C=C, B=B: RampLossSVC(
+                        method="heuristic", budget=B, C=C, time_limit=daks_time_limit, random_state=0), X, y),
+                        X, y, C)
+                rec["proved"] = rec["exact"]["status"] == "optimal"
+                eo = rec["exact"]["objective"]
+                rec["diff_pct"] = rel_diff(rec["cccp"]["objective"], eo)
+                rec["diff_daks_pct"] = rel_diff(rec["daks"]["objective"], eo) if "daks" in rec else None
+                rec["speed_ratio"] = rec["exact"]["wall_s"] / rec["cccp"]["wall_s"]
+                out.append(rec)
+                msg = (f"{label} k={k} C={C:g} B={B} d={X.shape[1]}: exact {eo:.6g} ({rec['exact']['status']}) in "
+                       f"{rec['exact']['wall_s']:.2f} s; cccp {rec['cccp']['objective']:.6g} in "
+                       f"{rec['cccp']['wall_s']:.3f} s; diff {rec['diff_pct']:+.3f}%")
+                if rec["proved"] and rec["diff_pct"] < -100 * BELOW_OPT_TOL:
+                    msg += "  *** CCCP BELOW THE PROVED OPTIMUM: BUG ***"
+                log(msg)
+                if checkpoint is not None:
+                    checkpoint(out)
+    return out
+
+
+def summarize_subsamples(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    proved = [r for r in records if r["proved"]]
+    dist = distribution(r["diff_pct"] for r in proved)
+    per_ds: dict[str, dict[str, int]] = {}
+    for r in records:
+        d = per_ds.setdefault(r["dataset"], {"cases": 0, "proved": 0})
+        d["cases"] += 1
+        d["proved"] += int(r["proved"])
+    within2 = dist["within"][THRESHOLD_LABELS[2]] if dist["n"] else 0
+    return {
+        "cases": len(records), "proved": len(proved), "not_proved": len(records) - len(proved), "per_dataset": per_ds,
+        "diff_vs_optimum": dist,
+        "exactly_equal": sum(r["diff_pct"] <= 100 * BELOW_OPT_TOL for r in proved),
+        "headline": f"CCCP within 2% of the proved optimum on {within2} of {len(proved)} proved cases",
+        "speed_ratio": _ratio_summary(r["speed_ratio"] for r in proved),
+        "speed_ratio_all": _ratio_summary(r["speed_ratio"] for r in records),
+        "diff_daks_vs_optimum": distribution(r["diff_daks_pct"] for r in proved if r.get("diff_daks_pct") is not None),
+        "not_proved_cases": [f"{r['dataset']} k={r['subsample']} C={r['C']:g} ({r['exact']['status']}, diff vs "
+                             f"incumbent {r['diff_pct']:+.3f}%)" for r in records if not r["proved"]],
+        "below_proved_optimum": [f"{r['dataset']} k={r['subsample']} C={r['C']:g}: {r['diff_pct']:+.6f}%"
+                                 for r in proved if r["diff_pct"] < -100 * BELOW_OPT_TOL],
+        "objective_attr_mismatch": [f"{r['dataset']} k={r['subsample']} C={r['C']:g} {m}" for r in records
+                                    for m in ("exact", "cccp", "daks") if m in r
+                                    and abs(r[m]["objective"] - r[m]["objective_attr"])
+                                    > 1e-6 * max(1.0, abs(r[m]["objective"]))],
+    }
+
+
+def markdown_subsamples(sub: dict[str, Any]) -> list[str]:
+    records, s, meta = sub["records"], sub["summary"], sub["meta"]
+    L = ["", "## Subsamples: CCCP vs proved optima with w != 0", "",
+         "Stratified random subsamples of the data sets (see the script's docstring), preprocessed on the subsample, "
+         "B = the smallest budget of Table 3; the exact MILP and CCCP fit the same data, objectives recomputed by "
+         "`ramp_loss_objective`. Differences `100 (cccp - exact) / exact`; only cases the exact method proved optimal "
+         "enter the distribution. CCCP is a local method: its objective is never claimed optimal.", ""]
+    L += [f"* {k}: {v}" for k, v in meta.items()]
+    L += ["", f"Proved optimal: **{s['proved']} of {s['cases']}** cases ("
+          + ", ".join(f"{k}: {v['proved']}/{v['cases']}" for k, v in s["per_dataset"].items()) + ").", ""]
+    has_daks = any("daks" in r for r in records)
+    head = ("| data set | subsample | C | B | n x d | exact status | exact obj. | exact wall s | exact CPU s | "
+            "CCCP obj. | CCCP wall s | CCCP CPU s | diff % | speed ratio exact/CCCP | exact # features | "
+            "CCCP # features |")
+    sep = "|---|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    if has_daks:
+        head += " DAKS obj. | DAKS s | DAKS diff % |"
+        sep += "---:|---:|---:|"
+    L += [head, sep]
+    for r in records:
+        e, c = r["exact"], r["cccp"]
+        row = (f"| {r['dataset']} | {r['subsample']} | {r['C']:g} | {r['B']} | {r['n']} x {r['d']} | {e['status']} | "
+               f"{_g(e['objective'])} | {e['wall_s']:.2f} | {e['cpu_s']:.2f} | {_g(c['objective'])} | "
+               f"{c['wall_s']:.3f} | {c['cpu_s']:.3f} | {_pct(r['diff_pct'])} | {r['speed_ratio']:.3g} | "
+               f"{e['n_selected']} | {c['n_selected']} |")
+        if has_daks:
+            dk = r.get("daks", {})
+            row += f" {_g(dk.get('objective'))} | {_g(dk.get('wall_s'), '{:.2f}')} | {_pct(r.get('diff_daks_pct'))} |"
+        L.append(row)
+    L += ["", "Distribution over the proved cases:", ""]
+    L += _dist_lines("CCCP vs the proved optimum", s["diff_vs_optimum"])
+    L.append(f"* **{s['headline']}**; CCCP's objective equal to the optimum (within 1e-6 relative): "
+             f"{s['exactly_equal']}/{s['proved']}.")
+    L.append(_ratio_line("speed ratio exact wall / CCCP wall, proved cases", s["speed_ratio"]))
+    L.append(_ratio_line("speed ratio exact wall / CCCP wall, all cases (time-limited exact runs included)",
+                         s["speed_ratio_all"]))
+    if has_daks:
+        L += _dist_lines("DAKS vs the proved optimum", s["diff_daks_vs_optimum"])
+    L += ["", f"Not proved within the time limit (excluded from the distribution; diff against the exact incumbent): "
+          f"{'; '.join(s['not_proved_cases']) or 'none'}.", ""]
+    below = s["below_proved_optimum"]
+    L.append(f"* CCCP below a proved optimum by more than {BELOW_OPT_TOL:g} relative: "
+             + (f"**YES -- A BUG: {'; '.join(below)}**" if below else "in no case") + ".")
+    L.append(f"* `objective_` differs from `ramp_loss_objective` on the same data: "
+             f"{', '.join(s['objective_attr_mismatch']) or 'in no case'}.")
+    return L
+
+
 # ------------------------------------------------------------------------------------------------ report
 def _g(x: float | None, fmt: str = "{:.6g}") -> str:
     return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else fmt.format(x)
@@ -253,7 +416,8 @@ def _ratio_line(title: str, s: dict[str, Any]) -> str:
             f"min {s['min']:.3g}x, max {s['max']:.3g}x.")
 
 
-def markdown(records: Sequence[dict[str, Any]], summary: dict[str, Any], meta: dict[str, Any]) -> str:
+def markdown(records: Sequence[dict[str, Any]], summary: dict[str, Any], meta: dict[str, Any],
+             subsamples: dict[str, Any] | None = None) -> str:
     L = ["# RampLossSVC: CCCP vs the exact MILP (paper 001, Experiment 1 cases)", "",
          "Generated by `benchmarks/ramp_vs_milp.py` from `ramp_vs_milp.json`; see the script's docstring for the "
          "protocol. CCCP returns a local solution (`status_ = \"local\"`); nothing here claims it is optimal. "
@@ -317,6 +481,8 @@ def markdown(records: Sequence[dict[str, Any]], summary: dict[str, Any], meta: d
             h = r["exact_here"]
             L.append(f"* {r['dataset']} C={r['C']:g}: exact rerun here {_g(h['objective'])} ({h['status']}), "
                      f"{h['matches_csv_pct']:+.4f}% from the CSV's optimum.")
+    if subsamples:
+        L += markdown_subsamples(subsamples)
     return "\n".join(L) + "\n"
 
 
@@ -349,6 +515,19 @@ def select_cases(cases: Sequence[dict[str, Any]], scope: str, max_d: int, datase
     return sorted(out, key=lambda c: (not c["proved"], c["dataset"], c["C"]))
 
 
+def _write(out_dir: Path, payload: dict[str, Any]) -> None:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "ramp_vs_milp.json").write_text(json.dumps(payload, indent=1) + "\n")
+    (out_dir / "ramp_vs_milp.md").write_text(markdown(payload["records"], payload["summary"], payload["meta"],
+                                                      payload.get("subsamples")))
+
+
+def _env_meta() -> dict[str, Any]:
+    return {"OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "unset"), "CPUs": os.cpu_count(),
+            "svmopt": svmopt.__version__, "git HEAD": _git_head(),
+            "python / numpy": f"{platform.python_version()} / {np.__version__}", "machine": platform.machine()}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -364,35 +543,71 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--note", action="append", default=[], help="a line added to the report's header")
     ap.add_argument("--report-only", action="store_true",
                     help="rewrite ramp_vs_milp.md from --out-dir/ramp_vs_milp.json (no fits)")
+    sub = ap.add_argument_group("subsamples")
+    sub.add_argument("--subsamples", action=argparse.BooleanOptionalAction, default=True,
+                     help="run the subsample part (default: on)")
+    sub.add_argument("--only-subsamples", action="store_true",
+                     help="run only the subsample part and merge it into the saved --out-dir/ramp_vs_milp.json")
+    sub.add_argument("--sub-datasets", nargs="+", default=list(SUB_DATASETS))
+    sub.add_argument("--n-subsamples", type=int, default=4)
+    sub.add_argument("--sub-rows", type=int, default=60)
+    sub.add_argument("--sub-C", type=float, nargs="+", default=list(SUB_CS))
+    sub.add_argument("--seed", type=int, default=0, help="subsample k uses numpy.random.default_rng([seed, k])")
+    sub.add_argument("--sub-exact-time-limit", type=float, default=60.0)
+    sub.add_argument("--sub-daks-time-limit", type=float, default=0.0, help="> 0: also fit DAKS with this limit")
+    sub.add_argument("--sub-note", action="append", default=[], help="a line added to the subsample section")
     args = ap.parse_args(argv)
     if args.report_only:
         saved = json.loads((args.out_dir / "ramp_vs_milp.json").read_text())
-        (args.out_dir / "ramp_vs_milp.md").write_text(markdown(saved["records"], saved["summary"], saved["meta"]))
+        (args.out_dir / "ramp_vs_milp.md").write_text(markdown(saved["records"], saved["summary"], saved["meta"],
+                                                               saved.get("subsamples")))
         return 0
     if not os.environ.get("SVMOPT_DATA"):
         print("warning: SVMOPT_DATA is unset; the loaders use their default data home", file=sys.stderr)
-    cases = select_cases(load_cases(args.csv), args.scope, args.max_d, args.datasets, args.cases)
+    command = "python " + " ".join([os.path.relpath(__file__), *(argv if argv is not None else sys.argv[1:])])
     t0 = time.perf_counter()
-    records = run_study(cases, args.rerun_exact, args.exact_time_limit,
-                        log=lambda msg: print(f"[{time.perf_counter() - t0:7.1f} s] {msg}", flush=True))
-    total = time.perf_counter() - t0
-    meta = {
-        "command": "python " + " ".join([os.path.relpath(__file__), *(argv if argv is not None else sys.argv[1:])]),
-        "CSV": os.path.relpath(args.csv, ROOT), "scope": args.scope, "max d (unproved cases)": args.max_d,
-        "exact rerun": f"{'yes' if args.rerun_exact else 'no'}, time limit {args.exact_time_limit:g} s",
-        "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "unset"), "CPUs": os.cpu_count(),
-        "svmopt": svmopt.__version__, "git HEAD": _git_head(),
-        "python / numpy": f"{platform.python_version()} / {np.__version__}", "machine": platform.machine(),
-        "total run time": f"{total:.1f} s",
-    }
-    for i, note in enumerate(args.note):
-        meta[f"note {i + 1}"] = note
-    summary = summarize(records)
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    (args.out_dir / "ramp_vs_milp.json").write_text(
-        json.dumps({"meta": meta, "records": records, "summary": summary}, indent=1) + "\n")
-    (args.out_dir / "ramp_vs_milp.md").write_text(markdown(records, summary, meta))
-    print(f"total {total:.1f} s; wrote {args.out_dir / 'ramp_vs_milp.md'}")
+
+    def log(msg: str) -> None:
+        print(f"[{time.perf_counter() - t0:7.1f} s] {msg}", flush=True)
+
+    if args.only_subsamples:
+        payload = json.loads((args.out_dir / "ramp_vs_milp.json").read_text())
+    else:
+        cases = select_cases(load_cases(args.csv), args.scope, args.max_d, args.datasets, args.cases)
+        records = run_study(cases, args.rerun_exact, args.exact_time_limit, log=log)
+        meta = {"command": command, "CSV": os.path.relpath(args.csv, ROOT), "scope": args.scope,
+                "max d (unproved cases)": args.max_d,
+                "exact rerun": f"{'yes' if args.rerun_exact else 'no'}, time limit {args.exact_time_limit:g} s",
+                **_env_meta(), "total run time": f"{time.perf_counter() - t0:.1f} s"}
+        for i, note in enumerate(args.note):
+            meta[f"note {i + 1}"] = note
+        payload = {"meta": meta, "records": records, "summary": summarize(records)}
+        _write(args.out_dir, payload)
+    if args.subsamples or args.only_subsamples:
+        t1 = time.perf_counter()
+        smeta = {"command": command, "data sets": ", ".join(args.sub_datasets), "subsamples per data set":
+                 args.n_subsamples, "rows per subsample": args.sub_rows,
+                 "C": ", ".join(f"{c:g}" for c in args.sub_C), "seed": f"default_rng([{args.seed}, k])",
+                 "exact time limit": f"{args.sub_exact_time_limit:g} s",
+                 "DAKS": f"time limit {args.sub_daks_time_limit:g} s" if args.sub_daks_time_limit else "not run",
+                 **_env_meta()}
+        for i, note in enumerate(args.sub_note):
+            smeta[f"note {i + 1}"] = note
+
+        def checkpoint(recs: list[dict[str, Any]], final: bool = False) -> None:
+            m = dict(smeta, **{"total run time": f"{time.perf_counter() - t1:.1f} s" + ("" if final else
+                                                                                         " (incomplete)")})
+            payload["subsamples"] = {"meta": m, "records": recs, "summary": summarize_subsamples(recs)}
+            _write(args.out_dir, payload)
+
+        recs = run_subsamples(args.sub_datasets, args.n_subsamples, args.sub_rows, args.sub_C, args.seed,
+                              args.sub_exact_time_limit, args.sub_daks_time_limit or None, log=log,
+                              checkpoint=checkpoint)
+        checkpoint(recs, final=True)
+        s = payload["subsamples"]["summary"]
+        log(f"subsamples: {s['headline']}; proved {s['proved']}/{s['cases']}; below optimum: "
+            f"{s['below_proved_optimum'] or 'none'}")
+    print(f"total {time.perf_counter() - t0:.1f} s; wrote {args.out_dir / 'ramp_vs_milp.md'}")
     return 0
 
 

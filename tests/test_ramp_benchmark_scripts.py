@@ -115,3 +115,51 @@ def test_milp_main_on_one_proved_case(milp, tmp_path):
     (tmp_path / "ramp_vs_milp.md").unlink()
     assert milp.main(["--report-only", "--out-dir", str(tmp_path)]) == 0
     assert (tmp_path / "ramp_vs_milp.md").read_text() == md
+
+
+def test_milp_subsample_indices_are_stratified_and_seeded(milp):
+    y = np.array([1] * 70 + [-1] * 30)
+    idx = milp.subsample_indices(y, 20, np.random.default_rng([0, 1]))
+    assert idx.size == 20 and np.unique(idx).size == 20 and np.all(np.diff(idx) > 0)
+    assert np.sum(y[idx] == 1) == 14
+    assert np.array_equal(idx, milp.subsample_indices(y, 20, np.random.default_rng([0, 1])))
+    assert not np.array_equal(idx, milp.subsample_indices(y, 20, np.random.default_rng([0, 2])))
+
+
+def test_milp_only_subsamples_merges_into_the_saved_json(milp, tmp_path, monkeypatch):
+    try:
+        from reproductions.baldomero_naranjo import load_paper_dataset
+
+        load_paper_dataset("Wdbc")
+    except (ImportError, FileNotFoundError) as exc:
+        pytest.skip(f"Wdbc data set not available: {exc}")
+    committed = BENCH / "results" / "ramp_vs_milp.json"
+    if not committed.is_file():
+        pytest.skip("no committed ramp_vs_milp.json")
+    old = json.loads(committed.read_text())
+    old.pop("subsamples", None)
+    (tmp_path / "ramp_vs_milp.json").write_text(json.dumps(old))
+    monkeypatch.setattr(milp, "SUB_DATASETS", ("Wdbc",))
+    monkeypatch.setattr(milp, "SUB_CS", (10.0,))
+    assert milp.main(["--only-subsamples", "--n-subsamples", "1", "--out-dir", str(tmp_path)]) == 0
+    saved = json.loads((tmp_path / "ramp_vs_milp.json").read_text())
+    md = (tmp_path / "ramp_vs_milp.md").read_text()
+    # the first part is kept as it was
+    assert saved["records"] == old["records"] and saved["meta"] == old["meta"]
+    sub = saved["subsamples"]
+    (rec,) = sub["records"]
+    assert (rec["dataset"], rec["subsample"], rec["C"], rec["n"]) == ("Wdbc", 0, 10.0, 60)
+    assert rec["cccp"]["status"] == "local" and rec["exact"]["status"] == "optimal" and rec["proved"]
+    for m in ("exact", "cccp"):
+        assert rec[m]["objective"] == pytest.approx(rec[m]["objective_attr"], rel=1e-6)
+    # a local solution never beats a proved optimum on the same data
+    assert rec["diff_pct"] >= -1e-4 and not sub["summary"]["below_proved_optimum"]
+    assert sub["summary"]["proved"] == 1 and sub["summary"]["cases"] == 1
+    row = next(line for line in md.splitlines() if line.startswith("| Wdbc | 0 | 10 |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[6] == f"{rec['exact']['objective']:.6g}" and cells[9] == f"{rec['cccp']['objective']:.6g}"
+    assert cells[12] == f"{rec['diff_pct']:+.3f}" and cells[13] == f"{rec['speed_ratio']:.3g}"
+    assert sub["summary"]["headline"] in md and "## Cases where an exact run proved optimality" in md
+    (tmp_path / "ramp_vs_milp.md").unlink()
+    assert milp.main(["--report-only", "--out-dir", str(tmp_path)]) == 0
+    assert (tmp_path / "ramp_vs_milp.md").read_text() == md
