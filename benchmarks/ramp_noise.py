@@ -40,20 +40,20 @@ import argparse
 import json
 import os
 import platform
-import subprocess
 import sys
 import time
-import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
 import svmopt
 from svmopt import L1SVC, RampLossSVC
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _util import fit_timed, git_head
 
 D = 50
 N_TRUE = 5
@@ -124,12 +124,7 @@ def _accuracy(model: Any, X: np.ndarray, y: np.ndarray) -> float:
 
 def timed_fit(model: Any, X: np.ndarray, y: np.ndarray) -> dict[str, Any]:
     """Fit, returning the model, wall / CPU seconds and the number of ConvergenceWarnings."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ConvergenceWarning)
-        wall0, cpu0 = time.perf_counter(), time.process_time()
-        model.fit(X, y)
-        wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
-    n_conv = sum(issubclass(w.category, ConvergenceWarning) for w in caught)
+    wall, cpu, n_conv = fit_timed(model, X, y)
     return {"model": model, "wall_s": wall, "cpu_s": cpu, "convergence_warnings": n_conv}
 
 
@@ -279,14 +274,6 @@ def figure(results: dict[str, Any], path: Path) -> None:
 
 
 # ------------------------------------------------------------------------------------------------- main
-def _git_head() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True,
-                              cwd=ROOT).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def write_report(saved: dict[str, Any], out_dir: Path, fig_path: Path | None) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "ramp_noise.md").write_text(markdown(saved["results"], saved["meta"]))
@@ -319,7 +306,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "command": "python " + " ".join([os.path.relpath(__file__), *(argv if argv is not None else sys.argv[1:])]),
         "sizes requested": sorted(args.sizes), "seed": args.seed, "C validated up to n": args.tune_max_n,
         "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "unset"), "CPUs": os.cpu_count(),
-        "svmopt": svmopt.__version__, "git HEAD": _git_head(),
+        "svmopt": svmopt.__version__, "git HEAD": git_head(),
         "python / numpy": f"{platform.python_version()} / {np.__version__}", "machine": platform.machine(),
     }
     for i, note in enumerate(args.note):

@@ -55,21 +55,21 @@ import json
 import math
 import os
 import platform
-import subprocess
 import sys
 import time
-import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.exceptions import ConvergenceWarning
 
 import svmopt
 from svmopt import RampLossSVC
 from svmopt.ramp_svc import ramp_loss_objective
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _util import fit_timed, git_head
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # the reproduction package lives at the repository root
@@ -133,12 +133,9 @@ def load_prepared(label: str) -> tuple[np.ndarray, np.ndarray, int]:
 
 
 def timed(make: Callable[[], Any], X: np.ndarray, y: np.ndarray) -> tuple[Any, float, float, int]:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ConvergenceWarning)
-        wall0, cpu0 = time.perf_counter(), time.process_time()
-        est = make().fit(X, y)
-        wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
-    return est, wall, cpu, sum(issubclass(w.category, ConvergenceWarning) for w in caught)
+    """A new estimator fitted: it, wall / CPU seconds and the number of ConvergenceWarnings."""
+    est = make()
+    return (est, *fit_timed(est, X, y))
 
 
 def rel_diff(value: float, ref: float) -> float:
@@ -487,14 +484,6 @@ def markdown(records: Sequence[dict[str, Any]], summary: dict[str, Any], meta: d
 
 
 # ------------------------------------------------------------------------------------------------- main
-def _git_head() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True,
-                              cwd=ROOT).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def select_cases(cases: Sequence[dict[str, Any]], scope: str, max_d: int, datasets: Sequence[str] | None,
                  only: Sequence[str] | None) -> list[dict[str, Any]]:
     """``only``: ``"label:C"`` strings; else the proved cases and (scope ``all``) the unproved ones of data sets
@@ -524,7 +513,7 @@ def _write(out_dir: Path, payload: dict[str, Any]) -> None:
 
 def _env_meta() -> dict[str, Any]:
     return {"OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "unset"), "CPUs": os.cpu_count(),
-            "svmopt": svmopt.__version__, "git HEAD": _git_head(),
+            "svmopt": svmopt.__version__, "git HEAD": git_head(),
             "python / numpy": f"{platform.python_version()} / {np.__version__}", "machine": platform.machine()}
 
 

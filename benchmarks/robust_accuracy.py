@@ -74,7 +74,6 @@ import json
 import math
 import os
 import platform
-import subprocess
 import sys
 import time
 import warnings
@@ -91,6 +90,9 @@ from sklearn.preprocessing import StandardScaler
 import svmopt
 from svmopt import FixedSizeLSSVC, RobustSVC
 from svmopt._robust_model import eta_from_rho
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _util import git_head
 
 #: The paper's nu grid (paper 000, Section 6).
 NU_GRID = tuple(float(v) for v in np.logspace(-3, 0, 5))
@@ -599,14 +601,6 @@ def reading(results: Mapping[str, Any], summ: Mapping[str, Any]) -> list[str]:
 
 
 # ------------------------------------------------------------------------------------------------- main
-def _git_head() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True,
-                              cwd=Path(__file__).resolve().parent).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def _json_default(o: Any) -> Any:
     if isinstance(o, np.generic):
         return o.item()
@@ -656,7 +650,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "splits": args.splits, "max_train": args.max_train, "max_test": args.max_test, "L": args.landmarks,
         "rhos": args.rhos, "master time limit (s)": limit, "retry wait (s)": args.retry_wait,
         "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "unset"),
-        "svmopt": f"{svmopt.__version__} at {Path(svmopt.__file__).parent}", "git HEAD": _git_head(),
+        "svmopt": f"{svmopt.__version__} at {Path(svmopt.__file__).parent}", "git HEAD": git_head(),
         "python / numpy": f"{platform.python_version()} / {np.__version__}", "machine": platform.machine(),
         "total run time": f"{total:.1f} s",
     }

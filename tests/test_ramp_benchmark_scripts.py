@@ -97,7 +97,7 @@ def test_milp_main_on_one_proved_case(milp, tmp_path):
         milp.load_prepared("Colon")
     except FileNotFoundError as exc:
         pytest.skip(f"Colon data set not available: {exc}")
-    assert milp.main(["--cases", "Colon:0.01", "--no-rerun-exact", "--out-dir", str(tmp_path)]) == 0
+    assert milp.main(["--cases", "Colon:0.01", "--no-rerun-exact", "--no-subsamples", "--out-dir", str(tmp_path)]) == 0
     saved = json.loads((tmp_path / "ramp_vs_milp.json").read_text())
     md = (tmp_path / "ramp_vs_milp.md").read_text()
     (rec,) = saved["records"]
