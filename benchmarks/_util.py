@@ -28,3 +28,19 @@ def fit_timed(est: Any, X: Any, y: Any) -> tuple[float, float, int]:
         est.fit(X, y)
         wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     return wall, cpu, sum(issubclass(w.category, ConvergenceWarning) for w in caught)
+
+
+def load_script(path: Path) -> Any:
+    """A script (benchmarks/*.py, reproductions/*.py) imported as a module without running it, for its tests."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location(f"{path.stem}_script", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    try:
+        spec.loader.exec_module(mod)  # importing runs nothing
+        return mod
+    finally:
+        sys.modules.pop(spec.name, None)

@@ -3,14 +3,14 @@ JSON file."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+from benchmarks._util import load_script
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 SCRIPTS = Path(__file__).resolve().parents[1]
@@ -20,14 +20,7 @@ def _load(name: str):
     path = SCRIPTS / f"{name}.py"
     if not path.is_file():
         pytest.skip(f"reproductions/{name}.py is not in this checkout")
-    spec = importlib.util.spec_from_file_location(f"{name}_script", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    try:
-        spec.loader.exec_module(mod)  # importing runs nothing
-        return mod
-    finally:
-        sys.modules.pop(spec.name, None)
+    return load_script(path)
 
 
 @pytest.fixture(scope="module")
