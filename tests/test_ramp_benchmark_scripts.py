@@ -41,6 +41,7 @@ def test_noise_data_flips_only_far_points(noise):
 
 
 def test_noise_main_writes_json_markdown_and_figure(noise, tmp_path):
+    pytest.importorskip("matplotlib", reason="the report's figure needs matplotlib (an optional dependency)")
     fig = tmp_path / "noise.png"
     assert noise.main(["--sizes", "400", "--n-test", "1000", "--out-dir", str(tmp_path), "--figure", str(fig)]) == 0
     saved = json.loads((tmp_path / "ramp_noise.json").read_text())
