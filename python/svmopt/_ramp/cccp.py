@@ -119,12 +119,11 @@ class CCCPResult:
     fs_objective: float  # its hinge objective, (FS-SVM)'s optimum within fs_gap
     fs_gap: float
     runs: list[CCCPRun] = field(default_factory=list)
+    fs_passes: int = 0  # passes of the (FS-SVM) start
 
     @property
     def n_passes(self) -> int:
         return int(sum(r.n_passes for r in self.runs)) + self.fs_passes
-
-    fs_passes: int = 0
 
 
 def _run(engine: LinearCuttingPlanes, y: np.ndarray, C: float, w: np.ndarray, b: float, scores: np.ndarray, *,
