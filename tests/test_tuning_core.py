@@ -424,7 +424,8 @@ def test_cv_cost_refuses_features_over_the_budget(linear):
     X, Y = make_problem("regression", n_src=120)
     folds = make_folds(120, 4, np.random.default_rng(0))
     PV = None if linear else np.ascontiguousarray(X[:15])
-    need = 120 * ((3 if linear else 15) + 1) * 8  # n x (m + 1) doubles
+    # kept per row: the d + 1 linear features, or the kernel block [K(x, PV), 1, y] (m + 2 doubles)
+    need = 120 * (3 + 1 if linear else 15 + 2) * 8
     core, _ = build(X, Y, folds, 4, PV, "regression", feature_budget=need)
     assert math.isfinite(core.cost(1.0, 1.0))
     with pytest.raises(ValueError, match="feature budget"):

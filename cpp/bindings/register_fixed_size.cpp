@@ -17,6 +17,14 @@
 namespace svmopt::bind {
 namespace {
 
+Statistics parse_statistics(const std::string& s) {
+  if (s == "auto") return Statistics::Auto;
+  if (s == "features") return Statistics::Features;
+  if (s == "kernel") return Statistics::Kernel;
+  throw py::value_error("statistics must be 'auto', 'features' or 'kernel', got '" + s + "'");
+}
+
+
 using OptionalInt64 = std::optional<Int64Array>;
 
 std::vector<Index> index_vector(const OptionalInt64& a, const char* name) {
@@ -135,21 +143,28 @@ void register_fixed_size(py::module_& m) {
                               "Per-fold statistics G_u = Phi_u^T Phi_u, t_u = Phi_u^T Y_u of the extended features "
                               "[phi(x), 1], one row block at a time.")
       .def(py::init([](const DoubleArray& PV, const KernelParams& p, const DoubleArray& P, Index n_folds,
-                       Index n_targets, Index n_features_linear, int n_threads, Index chunk, bool keep_features) {
+                       Index n_targets, Index n_features_linear, int n_threads, Index chunk, bool keep_features,
+                       const std::string& statistics) {
              ensure_blas();
              return new FoldAccumulator(matrix_copy(PV, "PV"), p, matrix_copy(P, "P"), n_folds, n_targets,
-                                        n_features_linear, n_threads, chunk, keep_features);
+                                        n_features_linear, n_threads, chunk, keep_features,
+                                        parse_statistics(statistics));
            }),
            py::arg("PV").noconvert(), py::arg("params"), py::arg("P").noconvert(), py::arg("n_folds") = 1,
            py::arg("n_targets") = 1, py::arg("n_features_linear") = 0, py::arg("n_threads") = 0, py::arg("chunk") = 0,
-           py::arg("keep_features") = false,
+           py::arg("keep_features") = false, py::arg("statistics") = "auto",
            "keep_features: also keep the features of every row added (n_rows x dim doubles, in the fold order they\n"
-           "are computed in) for predict_kept.")
+           "are computed in; with kernel statistics the kernel block, (m + 2) doubles a row) for predict_kept.\n"
+           "statistics: 'features' accumulates Phi_e^T Phi_e; 'kernel' accumulates C^T C of C = [K(X, PV), 1] and\n"
+           "transforms it by P on first read (n m^2 flops instead of 2 n m m' + n m'^2; the same results to\n"
+           "rounding where Omega_mm's kept spectrum is well conditioned); 'auto' picks kernel where it is cheaper\n"
+           "and that spectrum's lambda_max / lambda_min <= 1e5.")
       .def_property_readonly("n_folds", &FoldAccumulator::n_folds)
       .def_property_readonly("n_targets", &FoldAccumulator::n_targets)
       .def_property_readonly("dim", &FoldAccumulator::dim)
       .def_property_readonly("n_rows", &FoldAccumulator::n_rows)
       .def_property_readonly("keeps_features", &FoldAccumulator::keeps_features)
+      .def_property_readonly("kernel_statistics", &FoldAccumulator::kernel_statistics)
       .def(
           "kept_features",
           [](const FoldAccumulator& acc) {
@@ -220,19 +235,36 @@ void register_fixed_size(py::module_& m) {
           py::arg("X").noconvert(), "Extended features [phi(X), 1] of a block (nothing accumulated).")
       .def(
           "results",
-          [](const FoldAccumulator& acc) {
-            const Index v = acc.n_folds(), p = acc.dim(), k = acc.n_targets();
+          [](const FoldAccumulator& acc, bool raw) {
+            if (raw && !acc.kernel_statistics()) {
+              throw py::value_error("raw=True: this accumulator holds feature statistics (kernel_statistics is False)");
+            }
+            ensure_blas();
+            const Index v = acc.n_folds(), k = acc.n_targets();
+            std::vector<RowMatrix> Gs(v);
+            std::vector<Eigen::MatrixXd> ts(v);
+            {
+              py::gil_scoped_release release;  // the first read of kernel statistics projects them (dgemm)
+              for (Index u = 0; u < v; ++u) {
+                Gs[u] = raw ? acc.kernel_gram(u) : acc.gram(u);
+                ts[u] = raw ? acc.kernel_cross(u) : acc.cross(u);
+              }
+            }
+            const Index p = Gs[0].rows();
             DoubleArray G({v, p, p}), t({v, p, k}), yy({v, k});
             Int64Array counts(v);
             for (Index u = 0; u < v; ++u) {
-              Eigen::Map<RowMatrix>(G.mutable_data(u, 0, 0), p, p) = acc.gram(u);
-              Eigen::Map<RowMatrix>(t.mutable_data(u, 0, 0), p, k) = acc.cross(u);
+              Eigen::Map<RowMatrix>(G.mutable_data(u, 0, 0), p, p) = Gs[u];
+              Eigen::Map<RowMatrix>(t.mutable_data(u, 0, 0), p, k) = ts[u];
               for (Index j = 0; j < k; ++j) yy.mutable_at(u, j) = acc.yy(u)(j);
               counts.mutable_at(u) = acc.count(u);
             }
             return std::make_tuple(G, t, yy, counts);
           },
-          "(G (v, p, p), t (v, p, k), yy (v, k), counts (v,)) per fold.")
+          py::arg("raw") = false,
+          "(G (v, p, p), t (v, p, k), yy (v, k), counts (v,)) per fold. raw=True (kernel statistics only): C_u^T C_u\n"
+          "and C_u^T Y_u of C = [K(X, PV), 1] ((m + 1) rows), to be summed over data partitions and then mapped by\n"
+          "project_statistics.")
       .def(
           "fold_solve",
           [](FoldAccumulator& acc, double gamma, bool regularize_bias) {
@@ -264,6 +296,37 @@ void register_fixed_size(py::module_& m) {
       },
       py::arg("G").noconvert(), py::arg("t").noconvert(), py::arg("gamma"), py::arg("regularize_bias") = true,
       py::arg("n_threads") = 0, "theta_v = (G - G_v + R/gamma)^{-1} (c - t_v) for every fold v, eqs. (19)-(21).");
+  m.def(
+      "kernel_statistics_preferred",
+      [](const DoubleArray& P, Index n_targets) { return kernel_statistics_preferred(matrix_copy(P, "P"), n_targets); },
+      py::arg("P").noconvert(), py::arg("n_targets") = 1,
+      "Whether FoldAccumulator(statistics='auto') accumulates kernel statistics for the projection P (m x m'):\n"
+      "cheaper per row than the features, and lambda_max / lambda_min of P's spectrum (from its column norms) <= 1e5.");
+  m.def(
+      "project_statistics",
+      [](const DoubleArray& G, const DoubleArray& t, const DoubleArray& P) {
+        ensure_blas();
+        auto Gs = stack_in(G, "G");
+        auto ts = stack_in(t, "t");
+        const RowMatrix Pm = matrix_copy(P, "P");
+        std::pair<std::vector<Eigen::MatrixXd>, std::vector<Eigen::MatrixXd>> r;
+        {
+          py::gil_scoped_release release;
+          r = project_statistics(Gs, ts, Pm);
+        }
+        const Index v = static_cast<Index>(r.first.size()), p = Pm.cols() + 1, k = ts.empty() ? 0 : ts[0].cols();
+        DoubleArray Go({v, p, p}), to({v, p, k});
+        for (Index u = 0; u < v; ++u) {
+          RowMatrix g = r.first[u].triangularView<Eigen::Lower>();
+          g.triangularView<Eigen::StrictlyUpper>() = r.first[u].transpose().triangularView<Eigen::StrictlyUpper>();
+          Eigen::Map<RowMatrix>(Go.mutable_data(u, 0, 0), p, p) = g;
+          Eigen::Map<RowMatrix>(to.mutable_data(u, 0, 0), p, k) = r.second[u];
+        }
+        return std::make_tuple(Go, to);
+      },
+      py::arg("G").noconvert(), py::arg("t").noconvert(), py::arg("P").noconvert(),
+      "Feature statistics from kernel statistics (FoldAccumulator.results(raw=True), summed over partitions):\n"
+      "G_u = P~^T Gk_u P~, t_u = P~^T tk_u with P~ = [[P, 0], [0, 1]] (G (v, m+1, m+1), t (v, m+1, k), P (m, m')).");
   m.def(
       "ridge_solve",
       [](const DoubleArray& G, const DoubleArray& t, double gamma, bool regularize_bias) {
@@ -436,8 +499,9 @@ void register_fixed_size(py::module_& m) {
                        const DoubleArray& PV, const KernelParams& params, bool tune_rbf, Index n_features_linear,
                        CVTask task, const OptionalInt64& rows, const std::optional<DoubleArray>& mean,
                        const std::optional<DoubleArray>& scale, Index block, bool regularize_bias,
-                       std::int64_t feature_budget, int n_threads, Index cache_size) {
+                       std::int64_t feature_budget, int n_threads, Index cache_size, const std::string& statistics) {
              ensure_blas();
+             const Statistics st = parse_statistics(statistics);
              CVRows data;
              data.X = view2d(X, "X");
              data.rows = index_vector(rows, "rows");
@@ -452,14 +516,14 @@ void register_fixed_size(py::module_& m) {
              data.n_folds = n_folds;
              return std::make_unique<CVCost>(std::move(data), matrix_copy(PV, "PV"), params, tune_rbf,
                                              n_features_linear, task, regularize_bias, feature_budget, n_threads,
-                                             cache_size);
+                                             cache_size, st);
            }),
            py::keep_alive<1, 2>(), py::arg("X").noconvert(), py::arg("Y").noconvert(), py::arg("folds").noconvert(),
            py::arg("n_folds"), py::arg("PV").noconvert(), py::arg("params"), py::arg("tune_rbf"),
            py::arg("n_features_linear"), py::arg("task"), py::arg("rows").noconvert() = py::none(),
            py::arg("mean").noconvert() = py::none(), py::arg("scale").noconvert() = py::none(),
            py::arg("block") = 65536, py::arg("regularize_bias") = true, py::arg("feature_budget") = 1 << 30,
-           py::arg("n_threads") = 0, py::arg("cache_size") = 4)
+           py::arg("n_threads") = 0, py::arg("cache_size") = 4, py::arg("statistics") = "auto")
       .def(
           "cost",
           [](CVCost& cv, double gamma, double sigma2) {

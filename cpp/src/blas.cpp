@@ -173,6 +173,11 @@ bool gemm_rowmajor(Index nr, Index m, Index q, const double* K, const double* P,
   return gemm_cm('N', 'N', q, nr, m, P, q, K, m, C, ldc);
 }
 
+bool gemm_rowmajor_ld(Index nr, Index m, Index q, const double* K, Index ldk, const double* P, Index ldp, double* C,
+                      Index ldc) {
+  return gemm_cm('N', 'N', q, nr, m, P, ldp, K, ldk, C, ldc);
+}
+
 bool potrf_lower(Index n, double* A, Index lda, Index* info) {
   const Api* api = g_api.load();
   if (!api || !api->potrf) return false;

@@ -209,20 +209,36 @@ void gram(const MatrixView& X, const KernelParams& params, RowMatrixMap out, int
 
 void cross(const MatrixView& X, const MatrixView& Z, const KernelParams& params, RowMatrixMap out, int n_threads,
            Index block) {
+  check_out(out, X.rows, Z.rows, "cross");
+  cross_into(X, Z, params, out.data(), Z.rows, n_threads, block);
+}
+
+void cross_into(const MatrixView& X, const MatrixView& Z, const KernelParams& params, double* out, Index ld,
+                int n_threads, Index block) {
   validate(params);
   if (X.cols != Z.cols) throw std::invalid_argument("cross: X and Z have different numbers of features");
   const Index nx = X.rows, nz = Z.rows;
-  check_out(out, nx, nz, "cross");
+  if (ld < nz) throw std::invalid_argument("cross: the leading dimension is smaller than the number of columns");
   check_finite_rows(X, "X");
   check_finite_rows(Z, "Z");
   if (nx == 0 || nz == 0) return;
   block = clamp_block(block);
   const PackedRhs PZ(Z);
+  TileMap o(out, nx, ld, Eigen::OuterStride<>(ld));
   for_each_row_block(X, block, n_threads, [&](Index i0, Index ri, const auto& XI, const double* xn, RowMatrix& sc) {
     for (Index j0 = 0; j0 < nz; j0 += block) {
-      kernel_tile(out.block(i0, j0, ri, std::min(block, nz - j0)), XI, xn, PZ, j0, params, sc);
+      kernel_tile(o.block(i0, j0, ri, std::min(block, nz - j0)), XI, xn, PZ, j0, params, sc);
     }
   });
+}
+
+void kernel_map_inplace(const KernelParams& params, double* tile, Index rows, Index cols, Index ld, const double* nx,
+                        const double* nz) {
+  validate(params);
+  if (rows == 0 || cols == 0) return;
+  TileMap t(tile, rows, cols, Eigen::OuterStride<>(ld));
+  RowMatrix scratch;
+  apply_map(t, params, nx, nz, scratch);
 }
 
 void diag(const MatrixView& X, const KernelParams& params, Eigen::Ref<Vector> out) {

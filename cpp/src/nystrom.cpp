@@ -3,6 +3,7 @@
 #include "svmopt/fast_cv.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -100,26 +101,200 @@ void nystrom_features(const MatrixView& X, const MatrixView& PV, const KernelPar
   }
 }
 
+namespace {
+
+// P~ = [[P, 0], [0, 1]] ((m + 1) x (m' + 1)), row-major.
+RowMatrix extended_projection(const RowMatrix& P) {
+  RowMatrix Pt = RowMatrix::Zero(P.rows() + 1, P.cols() + 1);
+  Pt.topLeftCorner(P.rows(), P.cols()) = P;
+  Pt(P.rows(), P.cols()) = 1.0;
+  return Pt;
+}
+
+// G = P~^T S P~ for S symmetric (only its lower triangle is read), t = P~^T tk.
+void project_one(const Eigen::Ref<const Eigen::MatrixXd>& Sl, const Eigen::Ref<const Eigen::MatrixXd>& tk,
+                 const RowMatrix& Pt, const RowMatrix& PtT, Eigen::MatrixXd& G, Eigen::MatrixXd& t) {
+  const Index q = Pt.rows(), p = Pt.cols();
+  RowMatrix S(q, q), SP(q, p), Gu(p, p);
+  for (Index i = 0; i < q; ++i) {
+    for (Index j = 0; j <= i; ++j) S(i, j) = Sl(i, j);
+    for (Index j = i + 1; j < q; ++j) S(i, j) = Sl(j, i);
+  }
+  if (!(p >= blas::kMinDim && blas::gemm_rowmajor(q, q, p, S.data(), Pt.data(), SP.data(), p) &&
+        blas::gemm_rowmajor(p, q, p, PtT.data(), SP.data(), Gu.data(), p))) {
+    SP.noalias() = S * Pt;
+    Gu.noalias() = PtT * SP;
+  }
+  G = Gu;  // symmetric up to rounding; the lower triangle is read
+  t.noalias() = PtT * tk;
+}
+
+}  // namespace
+
+bool kernel_statistics_preferred(const RowMatrix& P, Index n_targets) {
+  const Index m = P.rows(), mp = P.cols();
+  if (m == 0 || mp == 0) return false;
+  const double ext = static_cast<double>(m + 1 + n_targets);
+  if (ext * ext >= 2.0 * static_cast<double>(m) * static_cast<double>(mp) + static_cast<double>((mp + 1) * (mp + 1))) {
+    return false;
+  }
+  const Eigen::VectorXd norms = P.colwise().squaredNorm().transpose();  // 1 / lambda_j for P = U' Lambda'^{-1/2}
+  const double lo = norms.minCoeff(), hi = norms.maxCoeff();
+  return lo > 0.0 && std::isfinite(hi) && hi <= kKernelStatsMaxCond * lo;
+}
+
 FoldAccumulator::FoldAccumulator(RowMatrix PV, KernelParams params, RowMatrix P, Index n_folds, Index n_targets,
-                                 Index n_features_linear, int n_threads, Index chunk, bool keep_features)
+                                 Index n_features_linear, int n_threads, Index chunk, bool keep_features,
+                                 Statistics statistics)
     : pv_(std::move(PV)), params_(params), P_(std::move(P)), v_(n_folds), k_(n_targets), d_lin_(n_features_linear),
       threads_(n_threads), keep_(keep_features) {
   if (v_ < 1) throw std::invalid_argument("n_folds must be >= 1");
   if (k_ < 1) throw std::invalid_argument("n_targets must be >= 1");
   if (d_lin_ > 0) {
     p_ = d_lin_ + 1;
+    if (statistics == Statistics::Kernel) {
+      throw std::invalid_argument("kernel statistics need prototypes (not explicit linear features)");
+    }
   } else {
     if (P_.rows() != pv_.rows()) throw std::invalid_argument("P must have one row per prototype");
     if (pv_.rows() < 1) throw std::invalid_argument("need at least one prototype (or explicit linear features)");
     validate(params_);
     p_ = P_.cols() + 1;
+    kernel_ = statistics == Statistics::Kernel ||
+              (statistics == Statistics::Auto && kernel_statistics_preferred(P_, k_));
   }
-  chunk_ = chunk > 0 ? chunk : default_chunk(pv_.rows(), p_);
-  G_.assign(v_, Eigen::MatrixXd::Zero(p_, p_));
-  t_.assign(v_, Eigen::MatrixXd::Zero(p_, k_));
+  Index q = p_;
+  if (kernel_) {
+    m_ = pv_.rows();
+    ext_ = m_ + 1 + k_;
+    q = ext_;
+    Pt_ = extended_projection(P_);
+    PtT_ = Pt_.transpose();
+    pvt_ = pv_.transpose();
+    pvnorm_ = pv_.rowwise().squaredNorm();
+    Gp_.assign(v_, Eigen::MatrixXd());
+    tp_.assign(v_, Eigen::MatrixXd());
+  }
+  chunk_ = chunk > 0 ? chunk : default_chunk(pv_.rows(), q);
+  G_.assign(v_, Eigen::MatrixXd::Zero(q, q));
+  t_.assign(v_, Eigen::MatrixXd::Zero(kernel_ ? 0 : p_, k_));
   yy_.assign(v_, Eigen::VectorXd::Zero(k_));
   counts_.assign(v_, 0);
 }
+
+void FoldAccumulator::add_kernel_block(const MatrixView& X, Index r0, Index nr, const MatrixView& Y,
+                                       const Index* y_rows, Index u, double* features_out, const Index* out_rows) {
+  if (X.cols != pv_.cols()) throw std::invalid_argument("X has the wrong number of columns");
+  W_.resize(nr, ext_);
+  const MatrixView Xb = sub_rows(X, r0, nr);
+  const double* xp = Xb.data;
+  Index ldx = Xb.row_stride;
+  if (!Xb.rows_contiguous()) {
+    xpack_.resize(nr, Xb.cols);
+    Xb.pack_rows(0, nr, xpack_.data());
+    xp = xpack_.data();
+    ldx = Xb.cols;
+  }
+  // The inner products X PV^T by the BLAS (its threads), then the kernel map on this thread: an OpenMP team here,
+  // between two BLAS calls, competed with the BLAS's spinning threads (docs/performance.md).
+  if (ldx == Xb.cols && pvt_.cols() >= 1 && blas::available() &&
+      blas::gemm_rowmajor_ld(nr, Xb.cols, m_, xp, ldx, pvt_.data(), m_, W_.data(), ext_)) {
+    xnorm_.resize(nr);
+    for (Index i = 0; i < nr; ++i) {
+      const Eigen::Map<const Eigen::RowVectorXd> xi(xp + i * ldx, Xb.cols);
+      xnorm_[i] = xi.squaredNorm();
+    }
+    kernel_map_inplace(params_, W_.data(), nr, m_, ext_, xnorm_.data(), pvnorm_.data());
+  } else {
+    cross_into(Xb, view_of(pv_), params_, W_.data(), ext_, resolve_threads(threads_));
+  }
+  for (Index i = 0; i < nr; ++i) {
+    const Index yi = y_rows ? y_rows[i] : r0 + i;
+    W_(i, m_) = 1.0;
+    for (Index j = 0; j < k_; ++j) W_(i, m_ + 1 + j) = Y(yi, j);
+  }
+  auto Yc = W_.rightCols(k_);
+  yy_[u] += Yc.colwise().squaredNorm().transpose();
+  counts_[u] += nr;
+  if (!(ext_ >= blas::kMinDim && blas::syrk_lower_rowmajor(nr, ext_, W_.data(), ext_, G_[u].data(), ext_))) {
+    G_[u].selfadjointView<Eigen::Lower>().rankUpdate(W_.transpose());
+  }
+  if (features_out) {
+    const RowMatrix F = W_.leftCols(m_) * P_;  // (5): phi(x) = P^T k_m(x)
+    for (Index i = 0; i < nr; ++i) {
+      double* dst = features_out + (out_rows ? out_rows[i] : r0 + i) * p_;
+      for (Index j = 0; j + 1 < p_; ++j) dst[j] = F(i, j);
+      dst[p_ - 1] = 1.0;
+    }
+  }
+  if (keep_) {
+    KeptChunk c;
+    c.fold = u;
+    if (out_rows) {
+      c.rows.resize(nr);
+      for (Index i = 0; i < nr; ++i) c.rows[i] = n_rows_ + out_rows[i];
+    } else {
+      c.start = n_rows_ + r0;
+    }
+    c.W = std::move(W_);
+    W_ = RowMatrix();
+    kept_.push_back(std::move(c));
+  }
+}
+
+
+std::pair<std::vector<Eigen::MatrixXd>, std::vector<Eigen::MatrixXd>> project_statistics(
+    const std::vector<Eigen::MatrixXd>& Gk, const std::vector<Eigen::MatrixXd>& tk, const RowMatrix& P) {
+  if (Gk.size() != tk.size()) throw std::invalid_argument("G and t must hold one entry per fold");
+  const RowMatrix Pt = extended_projection(P), PtT = Pt.transpose();
+  std::vector<Eigen::MatrixXd> G(Gk.size()), t(tk.size());
+  for (std::size_t u = 0; u < Gk.size(); ++u) {
+    if (Gk[u].rows() != Pt.rows() || Gk[u].cols() != Pt.rows() || tk[u].rows() != Pt.rows()) {
+      throw std::invalid_argument("kernel statistics must be (m + 1) x (m + 1) and (m + 1) x k for P with m rows");
+    }
+    project_one(Gk[u], tk[u], Pt, PtT, G[u], t[u]);
+  }
+  return {std::move(G), std::move(t)};
+}
+
+RowMatrix FoldAccumulator::kernel_gram(Index u) const {
+  if (!kernel_) throw std::invalid_argument("this accumulator holds feature statistics (kernel_statistics is False)");
+  const auto L = G_[u].topLeftCorner(m_ + 1, m_ + 1);
+  RowMatrix out = L.triangularView<Eigen::Lower>();
+  out.triangularView<Eigen::StrictlyUpper>() = L.transpose().triangularView<Eigen::StrictlyUpper>();
+  return out;
+}
+
+Eigen::MatrixXd FoldAccumulator::kernel_cross(Index u) const {
+  if (!kernel_) throw std::invalid_argument("this accumulator holds feature statistics (kernel_statistics is False)");
+  return G_[u].block(m_ + 1, 0, k_, m_ + 1).transpose();
+}
+
+void FoldAccumulator::ensure_transformed() const {
+  if (!kernel_) return;
+  const std::lock_guard<std::mutex> lock(phi_mutex_);
+  if (phi_valid_) return;
+  const Index q = m_ + 1;
+  for (Index u = 0; u < v_; ++u) {
+    // Phi_u^T Phi_u = P~^T (C_u^T C_u) P~, Phi_u^T Y_u = P~^T (C_u^T Y_u).
+    project_one(G_[u].topLeftCorner(q, q), G_[u].block(q, 0, k_, q).transpose(), Pt_, PtT_, Gp_[u], tp_[u]);
+  }
+  phi_valid_ = true;
+}
+
+const std::vector<Eigen::MatrixXd>& FoldAccumulator::phi_G() const {
+  if (!kernel_) return G_;
+  ensure_transformed();
+  return Gp_;
+}
+
+const std::vector<Eigen::MatrixXd>& FoldAccumulator::phi_t() const {
+  if (!kernel_) return t_;
+  ensure_transformed();
+  return tp_;
+}
+
+const Eigen::MatrixXd& FoldAccumulator::cross(Index u) const { return phi_t()[u]; }
 
 void FoldAccumulator::compute_features(const MatrixView& X, Index r0, Index nr, Eigen::MatrixXd& F) {
   F.resize(nr, p_);
@@ -172,6 +347,13 @@ void FoldAccumulator::add(const MatrixView& X, const MatrixView& Y, const std::i
   invalidate_totals();
   if (folds && v_ > 1) {
     add_by_fold(X, Y, folds, features_out);
+    n_rows_ += X.rows;
+    return;
+  }
+  if (kernel_) {
+    for (Index r0 = 0; r0 < X.rows; r0 += chunk_) {
+      add_kernel_block(X, r0, std::min(chunk_, X.rows - r0), Y, nullptr, 0, features_out, nullptr);
+    }
     n_rows_ += X.rows;
     return;
   }
@@ -254,6 +436,10 @@ void FoldAccumulator::add_by_fold(const MatrixView& X, const MatrixView& Y, cons
       const Index* rows = order.data() + a;
       Xg.resize(nr, X.cols);
       for (Index i = 0; i < nr; ++i) X.pack_rows(rows[i], 1, Xg.data() + i * X.cols);
+      if (kernel_) {
+        add_kernel_block(view_of(Xg), 0, nr, Y, rows, u, features_out, rows);
+        continue;
+      }
       Yc.resize(nr, k_);
       for (Index j = 0; j < k_; ++j)
         for (Index i = 0; i < nr; ++i) Yc(i, j) = Y(rows[i], j);
@@ -288,10 +474,11 @@ void FoldAccumulator::kept_features(RowMatrixMap out) const {
   if (!keep_) throw std::invalid_argument("this accumulator does not keep its features (keep_features=False)");
   if (out.rows() != n_rows_ || out.cols() != p_) throw std::invalid_argument("out must be n_rows x dim");
   for (const KeptChunk& ch : kept_) {
+    const Eigen::MatrixXd F = kernel_ ? Eigen::MatrixXd(ch.W.leftCols(m_ + 1) * Pt_) : ch.F;
     if (ch.rows.empty()) {
-      out.middleRows(ch.start, ch.F.rows()) = ch.F;
+      out.middleRows(ch.start, F.rows()) = F;
     } else {
-      for (Index i = 0; i < ch.F.rows(); ++i) out.row(ch.rows[i]) = ch.F.row(i);
+      for (Index i = 0; i < F.rows(); ++i) out.row(ch.rows[i]) = F.row(i);
     }
   }
 }
@@ -303,10 +490,15 @@ void FoldAccumulator::predict_kept(const std::vector<Eigen::MatrixXd>& theta, Ro
     if (th.rows() != p_ || th.cols() != k_) throw std::invalid_argument("theta must be dim x n_targets per fold");
   if (out.rows() != n_rows_ || out.cols() != k_) throw std::invalid_argument("out must be n_rows x n_targets");
   const Index nc = static_cast<Index>(kept_.size());
+  std::vector<Eigen::MatrixXd> theta_k;  // kernel mode: P~ theta_u, the models on [K(x, PV), 1]
+  if (kernel_) {
+    for (const auto& th : theta) theta_k.push_back(Pt_ * th);
+  }
 #pragma omp parallel for schedule(dynamic, 1) num_threads(resolve_threads(threads_)) if (nc > 1 && n_rows_ * p_ > (1 << 18))
   for (Index c = 0; c < nc; ++c) {
     const KeptChunk& ch = kept_[c];
-    const Eigen::MatrixXd f = ch.F * theta[ch.fold];
+    const Eigen::MatrixXd f =
+        kernel_ ? Eigen::MatrixXd(ch.W.leftCols(m_ + 1) * theta_k[ch.fold]) : Eigen::MatrixXd(ch.F * theta[ch.fold]);
     if (ch.rows.empty()) {
       out.middleRows(ch.start, f.rows()) = f;
     } else {
@@ -315,16 +507,21 @@ void FoldAccumulator::predict_kept(const std::vector<Eigen::MatrixXd>& theta, Ro
   }
 }
 
-void FoldAccumulator::invalidate_totals() { totals_valid_ = false; }
+void FoldAccumulator::invalidate_totals() {
+  totals_valid_ = false;
+  phi_valid_ = false;
+}
 
 void FoldAccumulator::update_totals() {
   const std::lock_guard<std::mutex> lock(totals_mutex_);
   if (totals_valid_) return;
-  S_ = G_[0];
-  c_ = t_[0];
+  const auto& G = phi_G();
+  const auto& t = phi_t();
+  S_ = G[0];
+  c_ = t[0];
   for (Index u = 1; u < v_; ++u) {
-    S_.triangularView<Eigen::Lower>() += G_[u];
-    c_ += t_[u];
+    S_.triangularView<Eigen::Lower>() += G[u];
+    c_ += t[u];
   }
   totals_valid_ = true;
 }
@@ -332,12 +529,13 @@ void FoldAccumulator::update_totals() {
 std::vector<Eigen::MatrixXd> FoldAccumulator::fold_solve(double gamma, bool regularize_bias) {
   if (!(gamma > 0.0)) throw std::invalid_argument("gamma must be > 0");
   update_totals();
-  return fold_ridge_solves(G_, t_, S_, c_, gamma, regularize_bias, threads_);
+  return fold_ridge_solves(phi_G(), phi_t(), S_, c_, gamma, regularize_bias, threads_);
 }
 
 RowMatrix FoldAccumulator::gram(Index u) const {
-  RowMatrix out = G_[u].triangularView<Eigen::Lower>();
-  out.triangularView<Eigen::StrictlyUpper>() = G_[u].transpose().triangularView<Eigen::StrictlyUpper>();
+  const Eigen::MatrixXd& G = phi_G()[u];
+  RowMatrix out = G.triangularView<Eigen::Lower>();
+  out.triangularView<Eigen::StrictlyUpper>() = G.transpose().triangularView<Eigen::StrictlyUpper>();
   return out;
 }
 

@@ -237,7 +237,8 @@ bool holdout_cheaper(Index n, Index p, Index v) {
 }
 
 CVCost::CVCost(CVRows data, RowMatrix PV, KernelParams params, bool tune_rbf, Index n_features_linear, CVTask task,
-               bool regularize_bias, std::int64_t feature_budget, int n_threads, Index cache_size)
+               bool regularize_bias, std::int64_t feature_budget, int n_threads, Index cache_size,
+               Statistics statistics)
     : data_(std::move(data)),
       pv_(std::move(PV)),
       params_(params),
@@ -245,7 +246,8 @@ CVCost::CVCost(CVRows data, RowMatrix PV, KernelParams params, bool tune_rbf, In
       d_lin_(pv_.rows() == 0 ? n_features_linear : 0),
       task_(task),
       regularize_bias_(regularize_bias),
-      cache_size_(std::max<Index>(cache_size, 1)) {
+      cache_size_(std::max<Index>(cache_size, 1)),
+      statistics_(statistics) {
   const Index n = n_rows(), d = data_.X.cols;
   if (pv_.rows() == 0 && d_lin_ != d) throw std::invalid_argument("n_features_linear must equal X's columns");
   if (pv_.rows() > 0 && pv_.cols() != d) throw std::invalid_argument("PV and X must have the same columns");
@@ -272,7 +274,9 @@ CVCost::CVCost(CVRows data, RowMatrix PV, KernelParams params, bool tune_rbf, In
   for (const auto f : data_.folds)
     if (f < 0 || f >= data_.n_folds) throw std::invalid_argument("fold ids must lie in [0, n_folds)");
   const Index p = (pv_.rows() > 0 ? pv_.rows() : d) + 1;  // before the small eigenpairs are dropped
-  if (static_cast<double>(n) * static_cast<double>(p) * 8.0 > static_cast<double>(feature_budget)) {
+  // What is kept per row: the features, or with kernel statistics the block [K(x, PV), 1, y] (nystrom.hpp).
+  const Index kept = pv_.rows() > 0 ? p + data_.Y.cols() : p;
+  if (static_cast<double>(n) * static_cast<double>(kept) * 8.0 > static_cast<double>(feature_budget)) {
     throw std::invalid_argument("the features of " + std::to_string(n) + " rows exceed the feature budget; " +
                                 "use the streaming engine");
   }
@@ -301,7 +305,8 @@ CVCost::Stats& CVCost::stats(double sigma2) {
   if (pv_.rows() > 0) {
     const KernelParams kp = params_for(sigma2);
     s.P = nystrom_projection(view_of(pv_), kp, n_threads_).P;
-    s.acc = std::make_unique<FoldAccumulator>(pv_, kp, s.P, v, data_.Y.cols(), 0, n_threads_, 0, !holdout_);
+    s.acc = std::make_unique<FoldAccumulator>(pv_, kp, s.P, v, data_.Y.cols(), 0, n_threads_, 0, !holdout_,
+                                              statistics_);
   } else {
     s.acc = std::make_unique<FoldAccumulator>(RowMatrix(0, d), params_, RowMatrix(0, 0), v, data_.Y.cols(), d_lin_,
                                               n_threads_, 0, !holdout_);

@@ -116,7 +116,16 @@ def _make_accumulator(recipe: dict[str, Any] | _Box) -> _core.fixed_size.FoldAcc
                                   n_threads=recipe["n_threads"])
     return _core.fixed_size.FoldAccumulator(recipe["PV"], _params_from_recipe(recipe["params"]), recipe["P"],
                                             n_folds=recipe["n_folds"], n_targets=recipe["n_targets"],
-                                            n_threads=recipe["n_threads"])
+                                            n_threads=recipe["n_threads"], statistics=recipe["statistics"])
+
+
+def _statistics(P: np.ndarray | None, k: int, choice: str = "auto") -> str:
+    """Which statistics the chunks accumulate, decided once on the driver (the sums of all chunks must agree):
+    the kernel statistics C^T C (summed raw, projected once by P after the reduction) where ``choice`` asks for them
+    or, for "auto", where the core prefers them."""
+    if P is None or choice == "features":
+        return "features"
+    return "kernel" if choice == "kernel" or _core.fixed_size.kernel_statistics_preferred(P, k) else "features"
 
 
 def _prepare_chunk(xb, mean, scale, mask) -> np.ndarray:
@@ -154,7 +163,7 @@ def _chunk_sums(xb, rows: _ChunkRows, mean, scale, recipe: dict, keep_features: 
     acc = _make_accumulator(recipe)
     phi = np.empty((xb.shape[0], acc.dim)) if keep_features else None
     acc.add(xb, rows.Y, rows.folds, out=phi)
-    return acc.results(), phi
+    return acc.results(raw=acc.kernel_statistics), phi
 
 
 def _chunk_features(data, is_features: bool, rows: _ChunkRows, mean, scale, recipe: dict) -> np.ndarray:
@@ -279,9 +288,11 @@ class DaskSource:
         return delayed(self.mean, pure=True), delayed(self.scale, pure=True)
 
 
-def _fold_sums(source: DaskSource, chunk_rows: list, recipe_d, keep_features: bool, split_every: int = 8):
+def _fold_sums(source: DaskSource, chunk_rows: list, recipe_d, keep_features: bool, split_every: int = 8,
+               project: np.ndarray | None = None):
     """One pass: per-chunk sums (and features) on the workers, tree-reduced; ``recipe_d`` is the delayed
-    accumulator description (persisted once per sigma^2 by :class:`DaskCVEngine`)."""
+    accumulator description (persisted once per sigma^2 by :class:`DaskCVEngine`). ``project``: the recipe's P
+    when its chunks accumulate kernel statistics (mapped to feature statistics here, once, after the reduction)."""
     import dask
     from dask import delayed
 
@@ -292,13 +303,16 @@ def _fold_sums(source: DaskSource, chunk_rows: list, recipe_d, keep_features: bo
     features = None
     if keep_features:  # one graph: the features stay on the workers, the sums come back
         features, total = dask.persist([o[1] for o in outs], total)
-    return tuple(np.asarray(a) for a in total.compute().value), features
+    sums = tuple(np.asarray(a) for a in total.compute().value)
+    if project is not None:
+        sums = (*_core.fixed_size.project_statistics(sums[0], sums[1], project), *sums[2:])
+    return sums, features
 
 
 def fold_sums(source: DaskSource, Y: np.ndarray, folds: np.ndarray, n_folds: int, PV: np.ndarray | None,
               params: _core.kernels.KernelParams | None, P: np.ndarray | None, *, mask: np.ndarray | None = None,
-              n_threads: int = 0, keep_features: bool = False,
-              split_every: int = 8) -> tuple[tuple[np.ndarray, ...], list[Any] | None]:
+              n_threads: int = 0, keep_features: bool = False, split_every: int = 8,
+              statistics: str = "auto") -> tuple[tuple[np.ndarray, ...], list[Any] | None]:
     """Per-fold sums G_u = Phi_u^T Phi_u, t_u = Phi_u^T Y_u, y_u^T y_u and counts over a dask array (eq. (20)).
 
     Each chunk's extended Nyström features [phi(x), 1] (eq. (5), projection ``P``) and partial sums are computed
@@ -318,6 +332,9 @@ def fold_sums(source: DaskSource, Y: np.ndarray, folds: np.ndarray, n_folds: int
         Rows of the problem (one-vs-one pairs); None: all rows.
     keep_features : bool
         Also return the per-chunk features, persisted on the workers (list of delayed, or None).
+    statistics : {"auto", "features", "kernel"}
+        What the chunks sum: the features' statistics, or those of the kernel block [K(X, PV), 1], reduced and
+        then mapped by ``P`` once (``FoldAccumulator``); the results are the features' statistics either way.
 
     Returns
     -------
@@ -329,12 +346,13 @@ def fold_sums(source: DaskSource, Y: np.ndarray, folds: np.ndarray, n_folds: int
         raise ValueError(f"folds must lie in [0, {n_folds}), got [{folds.min()}, {folds.max()}]")
     PV = None if PV is None else np.asarray(PV, dtype=np.float64)
     P = None if P is None else np.asarray(P, dtype=np.float64)
+    statistics = _statistics(P, Y.shape[1], statistics)
     recipe = {"PV": PV, "params": _params_recipe(params), "P": P, "n_folds": int(n_folds), "n_targets": Y.shape[1],
-            "n_features": source.d, "n_threads": int(n_threads)}
+            "n_features": source.d, "n_threads": int(n_threads), "statistics": statistics}
     from dask import delayed
 
     return _fold_sums(source, source.problem_chunks(mask, Y, folds), delayed(_Box, pure=True)(recipe), keep_features,
-                      split_every)
+                      split_every, project=P if statistics == "kernel" else None)
 
 
 class DaskCVEngine(CVEngine):
@@ -379,14 +397,16 @@ class DaskCVEngine(CVEngine):
             P, _ = nystrom_projection(self.PV, params, self.n_threads)
             p = P.shape[1] + 1
         keep_phi = self.n * p * 8 <= self.feature_budget
+        statistics = _statistics(P, self.k, self.statistics)
         recipe = {"PV": self.PV, "params": _params_recipe(params), "P": P, "n_folds": self.v, "n_targets": self.k,
-                "n_features": self.source.d, "n_threads": self.n_threads}
+                "n_features": self.source.d, "n_threads": self.n_threads, "statistics": statistics}
         import dask
         from dask import delayed
 
         (recipe_d,) = dask.persist(delayed(_Box, pure=True)(recipe))  # PV and P go to the cluster once per sigma^2
         self.n_passes += 1
-        (G, t, yy, counts), Phi = _fold_sums(self.source, self._rows(), recipe_d, keep_phi)
+        (G, t, yy, counts), Phi = _fold_sums(self.source, self._rows(), recipe_d, keep_phi,
+                                             project=P if statistics == "kernel" else None)
         entry = {"G": G, "t": t, "yy": yy, "counts": counts, "P": P, "Phi": Phi, "recipe": recipe_d}
         self._cache[key] = entry
         while len(self._cache) > self.cache_size:

@@ -29,7 +29,7 @@ import functools
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -143,6 +143,7 @@ def nystrom_projection(PV: np.ndarray, params: _core.kernels.KernelParams,
 
 
 Block = tuple[np.ndarray, np.ndarray]
+Statistics = Literal["auto", "features", "kernel"]
 BlockFactory = Callable[[], Iterable[Block]]
 ParamsFactory = Callable[[float], "_core.kernels.KernelParams"]
 
@@ -199,6 +200,9 @@ class CVEngine:
     task : "classification" (misclassification rate of sign(f), sign(0) = +1) or "regression" (MSE).
     feature_budget : bytes allowed for the in-memory Phi_e (default 1 GiB; the paper's machine had
         3.2 GB); above, blocked Algorithm 3B.
+    statistics : "auto", "features" or "kernel": what the accumulator sums per fold (``FoldAccumulator``):
+        Phi_u^T Phi_u, or C_u^T C_u of the kernel block C = [K(X, PV), 1] mapped by P once per sigma^2 (n m^2
+        flops a pass instead of 2 n m m' + n m'^2); "auto": the kernel block where the core prefers it.
 
     Fold solves: v Cholesky factorizations of (20)-(21) (``_core.fixed_size.fast_cv_solve``), or, when Phi_e is in
     memory and :func:`holdout_cheaper` says so (many folds that are small next to p), the holdout identity from one
@@ -210,7 +214,8 @@ class CVEngine:
     def __init__(self, blocks: BlockFactory | None, folds: np.ndarray, n_folds: int, PV: np.ndarray | None,
                  make_params: ParamsFactory, task: str, *, n_targets: int = 1, regularize_bias: bool = True,
                  feature_budget: int = 1 << 30, n_threads: int = 0, cache_size: int = 4, n_features: int | None = None,
-                 progress: Callable[[Iterable[Block]], Iterable[Block]] | None = None):
+                 progress: Callable[[Iterable[Block]], Iterable[Block]] | None = None,
+                 statistics: Statistics = "auto"):
         self.blocks = blocks
         self.folds = np.ascontiguousarray(folds, dtype=np.int32)
         self.n = self.folds.size
@@ -222,6 +227,7 @@ class CVEngine:
         self.regularize_bias = regularize_bias
         self.feature_budget = feature_budget
         self.n_features = n_features
+        self.statistics = statistics
         # p before the small eigenpairs are dropped
         if self.PV is not None:
             p = self.PV.shape[0] + 1
@@ -252,9 +258,11 @@ class CVEngine:
                                       keep_features=keep), None
         params = self.make_params(sigma2)
         P, _ = nystrom_projection(self.PV, params, self.n_threads)
-        keep = keep and self.n * (P.shape[1] + 1) * 8 <= self.feature_budget
+        # kept per row: the features, or the kernel block [K(x, PV), 1, Y] with kernel statistics (the bound for both)
+        keep = keep and self.n * (self.PV.shape[0] + 1 + self.k) * 8 <= self.feature_budget
         return _core.fixed_size.FoldAccumulator(self.PV, params, P, n_folds=n_folds, n_targets=self.k,
-                                                n_threads=self.n_threads, keep_features=keep), P
+                                                n_threads=self.n_threads, keep_features=keep,
+                                                statistics=self.statistics), P
 
     def _iter(self) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
         if self.blocks is None:
@@ -370,7 +378,8 @@ class CoreCVEngine:
     def __init__(self, X: np.ndarray, rows: np.ndarray | None, mean: np.ndarray | None, scale: np.ndarray | None,
                  block: int, Y: np.ndarray, folds: np.ndarray, n_folds: int, PV: np.ndarray | None,
                  make_params: ParamsFactory, task: str, *, tune_rbf: bool, n_features: int,
-                 regularize_bias: bool = True, feature_budget: int = 1 << 30, n_threads: int = 0):
+                 regularize_bias: bool = True, feature_budget: int = 1 << 30, n_threads: int = 0,
+                 statistics: Statistics = "auto"):
         linear = PV is None
         params = _core.kernels.KernelParams(_core.kernels.KernelKind.linear) if linear else make_params(1.0)
         self._cv = _core.fixed_size.CVCost(
@@ -381,7 +390,8 @@ class CoreCVEngine:
             rows=None if rows is None else np.asarray(rows, dtype=np.int64),
             mean=None if mean is None else np.asarray(mean, dtype=np.float64),
             scale=None if scale is None else np.asarray(scale, dtype=np.float64), block=int(block),
-            regularize_bias=bool(regularize_bias), feature_budget=int(feature_budget), n_threads=int(n_threads))
+            regularize_bias=bool(regularize_bias), feature_budget=int(feature_budget), n_threads=int(n_threads),
+            statistics=statistics)
 
     @staticmethod
     def fits(n: int, p: int, feature_budget: int) -> bool:

@@ -48,6 +48,9 @@ bool gemm_rowmajor_into_colmajor(Index nr, Index m, Index q, const double* K, co
 
 // C (nr x q, row-major, row stride ldc) = K P with K row-major nr x m and P row-major m x q. False as above.
 bool gemm_rowmajor(Index nr, Index m, Index q, const double* K, const double* P, double* C, Index ldc);
+// The same with row strides ldk (>= m) and ldp (>= q) for K and P.
+bool gemm_rowmajor_ld(Index nr, Index m, Index q, const double* K, Index ldk, const double* P, Index ldp, double* C,
+                      Index ldc);
 
 // In-place Cholesky factorization of the lower triangle of A (n x n, column-major, lda): A = L L^T, L in the lower
 // triangle. Returns false when no dpotrf is installed (A untouched); otherwise *info is LAPACK's (0: success, > 0:

@@ -42,6 +42,17 @@ void gram(const MatrixView& X, const KernelParams& params, RowMatrixMap out, int
 void cross(const MatrixView& X, const MatrixView& Z, const KernelParams& params, RowMatrixMap out,
            int n_threads = 0, Index block = kDefaultBlock);
 
+// The same into the first n_z columns of a row-major buffer with leading dimension ld >= n_z (the remaining
+// columns are left as they are): lets a caller lay K(X, Z) beside other columns without a copy.
+void cross_into(const MatrixView& X, const MatrixView& Z, const KernelParams& params, double* out, Index ld,
+                int n_threads = 0, Index block = kDefaultBlock);
+
+// The kernel map applied in place to a rows x cols tile of inner products <x_i, z_j> (row-major, leading dimension
+// ld) -- the second half of cross, for callers that form the inner products themselves (a BLAS dgemm). nx, nz:
+// squared row norms (read for the RBF kernel only). One thread.
+void kernel_map_inplace(const KernelParams& params, double* tile, Index rows, Index cols, Index ld, const double* nx,
+                        const double* nz);
+
 // out (n) = diag K(X, X) = k(x_i, x_i), from row norms only.
 void diag(const MatrixView& X, const KernelParams& params, Eigen::Ref<Vector> out);
 

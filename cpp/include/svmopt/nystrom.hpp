@@ -10,10 +10,20 @@
 // triangle of G_u with a symmetric rank-k update split into column panels across threads (each
 // output element is written by one thread in a fixed order, so results do not depend on the thread
 // count). Total memory O(chunk * m + v * m'^2); never O(n m).
+//
+// Kernel statistics. Everything the model needs from the features is a fixed linear map of the statistics of the
+// kernel block C = [K(X, PV), 1]: with P~ = [[P, 0], [0, 1]], Phi_e = C P~, so Phi_u^T Phi_u = P~^T (C_u^T C_u) P~,
+// Phi_u^T Y_u = P~^T (C_u^T Y_u), and a held-out prediction is Phi_e theta = C (P~ theta). Accumulating C^T C costs
+// one symmetric rank-k update of order m + 1 (n m^2 flops) instead of the projection C P (2 n m m') plus the update
+// of order m' + 1; the m x m' transforms run once per fold when the statistics are read. The transform multiplies
+// the rounding errors of C^T C by ||P||^2 = 1 / lambda'_min, so the kernel statistics are used only where the kept
+// spectrum of Omega_mm is well conditioned (kKernelStatsMaxCond; measured in docs/performance.md) and the
+// features otherwise.
 #pragma once
 
 #include <cstdint>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "svmopt/common.hpp"
@@ -25,19 +35,36 @@ namespace svmopt {
 void nystrom_features(const MatrixView& X, const MatrixView& PV, const KernelParams& params, const MatrixView& P,
                       RowMatrixMap out, int n_threads = 0, Index chunk = 0);
 
+// Which statistics a FoldAccumulator accumulates (see above). Auto: kernel_statistics_preferred.
+enum class Statistics { Auto, Features, Kernel };
+
+// Largest lambda_max / lambda'_min of the kept spectrum (from P's column norms, ||P_j||^2 = 1 / lambda_j) at which
+// Auto accumulates the kernel statistics.
+constexpr double kKernelStatsMaxCond = 1e5;
+
+// Auto's rule: Nystrom mode, P's columns conditioned within kKernelStatsMaxCond, and fewer flops per row:
+// (m + 1 + k)^2 for the kernel statistics against 2 m m' + (m' + 1)^2 for the features.
+bool kernel_statistics_preferred(const RowMatrix& P, Index n_targets);
+
+// The feature statistics from summed kernel statistics: G_u = P~^T Gk_u P~, t_u = P~^T tk_u (lower triangles read).
+std::pair<std::vector<Eigen::MatrixXd>, std::vector<Eigen::MatrixXd>> project_statistics(
+    const std::vector<Eigen::MatrixXd>& Gk, const std::vector<Eigen::MatrixXd>& tk, const RowMatrix& P);
+
 class FoldAccumulator {
  public:
   // Nystrom mode: PV (m x d), P (m x m'). Explicit-linear mode: pass PV with 0 rows and P with
   // 0 columns and set n_features_linear = d.
   // keep_features: also keep every block's features, in fold order as computed (no copy), for predict_kept.
   FoldAccumulator(RowMatrix PV, KernelParams params, RowMatrix P, Index n_folds, Index n_targets,
-                  Index n_features_linear = 0, int n_threads = 0, Index chunk = 0, bool keep_features = false);
+                  Index n_features_linear = 0, int n_threads = 0, Index chunk = 0, bool keep_features = false,
+                  Statistics statistics = Statistics::Auto);
 
   Index n_folds() const { return v_; }
   Index n_targets() const { return k_; }
   Index dim() const { return p_; }  // m' + 1 (features plus the constant column)
   Index n_rows() const { return n_rows_; }
   bool keeps_features() const { return keep_; }
+  bool kernel_statistics() const { return kernel_; }
 
   // Add the rows of a block. Y: rows x n_targets. folds: one fold id in [0, v) per row, or empty
   // (all rows in fold 0). features_out (optional, rows x dim, row-major): receives Phi_e of the block.
@@ -47,9 +74,13 @@ class FoldAccumulator {
   void features(const MatrixView& X, double* out);
 
   // Results: G_u (dim x dim, symmetric, filled from the lower triangle), t_u (dim x k),
-  // yy_u (k: sums of squares of Y per column), counts_u.
+  // yy_u (k: sums of squares of Y per column), counts_u. With kernel statistics, transformed on first read.
   RowMatrix gram(Index u) const;
-  const Eigen::MatrixXd& cross(Index u) const { return t_[u]; }
+  const Eigen::MatrixXd& cross(Index u) const;
+  // With kernel statistics, the raw ones: C_u^T C_u ((m + 1) x (m + 1), symmetric) and C_u^T Y_u ((m + 1) x k),
+  // C = [K(X, PV), 1] (summed over data partitions, then project_statistics).
+  RowMatrix kernel_gram(Index u) const;
+  Eigen::MatrixXd kernel_cross(Index u) const;
   const Eigen::VectorXd& yy(Index u) const { return yy_[u]; }
   Index count(Index u) const { return counts_[u]; }
 
@@ -68,11 +99,28 @@ class FoldAccumulator {
   void add_by_fold(const MatrixView& X, const MatrixView& Y, const std::int32_t* folds, double* features_out);
   void invalidate_totals();
   void update_totals();
+  // Kernel statistics: the rows [r0, r0 + nr) of X (or of a gathered block) into W_ = [K(X, PV), 1, Y] and its
+  // Gram into G_[u]; features_out (optional) receives their features.
+  void add_kernel_block(const MatrixView& X, Index r0, Index nr, const MatrixView& Y, const Index* y_rows,
+                        Index u, double* features_out, const Index* out_rows);
+  // The Phi-space statistics Gp_, tp_ from the kernel statistics (kernel mode; lazily, under totals_mutex_).
+  void ensure_transformed() const;
+  const std::vector<Eigen::MatrixXd>& phi_G() const;
+  const std::vector<Eigen::MatrixXd>& phi_t() const;
 
   RowMatrix pv_;
   KernelParams params_;
   RowMatrix P_;
   Index v_, k_, d_lin_, p_;
+  bool kernel_ = false;  // kernel statistics: G_[u] is the Gram of [C, Y] (ext_ x ext_), t_ unused
+  Index m_ = 0, ext_ = 0;
+  RowMatrix Pt_, PtT_;   // P~ ((m + 1) x dim) and its transpose, row-major (kernel mode)
+  RowMatrix W_;          // the current block [K(X, PV), 1, Y] (kernel mode)
+  RowMatrix pvt_, xpack_;  // PV^T (d x m) and a packed copy of a strided block (kernel mode)
+  Eigen::VectorXd pvnorm_, xnorm_;
+  mutable std::vector<Eigen::MatrixXd> Gp_, tp_;  // Phi-space statistics (kernel mode), valid while phi_valid_
+  mutable bool phi_valid_ = false;
+  mutable std::mutex phi_mutex_;
   int threads_;
   Index chunk_;
   Index n_rows_ = 0;
@@ -87,12 +135,13 @@ class FoldAccumulator {
     Index fold = 0, start = 0;
     std::vector<Index> rows;
     Eigen::MatrixXd F;
+    RowMatrix W;  // kernel mode: [K(X, PV), 1, Y] of the chunk instead of its features
   };
   bool keep_ = false;
   std::vector<KeptChunk> kept_;
   Eigen::MatrixXd S_, c_;  // sums over the folds (S_: lower triangle), valid while totals_valid_
   bool totals_valid_ = false;
-  std::mutex totals_mutex_;  // fold_solve may run from several Python threads at once (the GIL is released)
+  mutable std::mutex totals_mutex_;  // fold_solve may run from several Python threads at once (the GIL is released)
 };
 
 // G (p x p, lower triangle) += F^T F for the rows of F (col-major, rows x p), in column panels

@@ -79,9 +79,12 @@ class CVCost {
  public:
   // Nyström mode: PV (m x d) and `params` (for an RBF kernel with tune_rbf, alpha is set from sigma2 at each call:
   // alpha = sqrt(sigma2 / 2)). Explicit-linear mode: PV with 0 rows and n_features_linear = d. The features must fit
-  // `feature_budget` bytes (n x (m + 1) doubles); throws std::invalid_argument otherwise (use the streaming engine).
+  // `feature_budget` bytes (n x (d + 1) doubles, or in Nystrom mode n x (m + 1 + k): the kernel block kept with
+  // kernel statistics); throws std::invalid_argument otherwise (use the streaming engine). `statistics`: what each
+  // sigma^2's FoldAccumulator accumulates (nystrom.hpp).
   CVCost(CVRows data, RowMatrix PV, KernelParams params, bool tune_rbf, Index n_features_linear, CVTask task,
-         bool regularize_bias, std::int64_t feature_budget, int n_threads, Index cache_size = 4);
+         bool regularize_bias, std::int64_t feature_budget, int n_threads, Index cache_size = 4,
+         Statistics statistics = Statistics::Auto);
 
   // The CV cost (19)-(21): misclassification rate of sign(f) (sign(0) = +1) or MSE, pooled over folds and targets.
   double cost(double gamma, double sigma2);
@@ -114,6 +117,7 @@ class CVCost {
   int n_threads_;
   bool holdout_ = false;
   Index cache_size_;
+  Statistics statistics_ = Statistics::Auto;
   std::list<Stats> cache_;  // most recently used first
   std::atomic<Index> n_passes_{0}, n_evals_{0};  // read without the lock (properties)
   std::mutex mutex_;  // cost and fit may be called from several Python threads at once (the GIL is released)

@@ -4,7 +4,7 @@ nystrom.hpp, fast_cv.hpp, csa.hpp). The dense products and factorizations run on
 on first use. Array policy: see :mod:`svmopt._core.kernels`."""
 
 from collections.abc import Callable
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -81,6 +81,7 @@ class FoldAccumulator:
         n_threads: int = 0,
         chunk: int = 0,
         keep_features: bool = False,
+        statistics: Literal["auto", "features", "kernel"] = "auto",
     ) -> None: ...
     @property
     def n_folds(self) -> int: ...
@@ -92,6 +93,8 @@ class FoldAccumulator:
     def n_rows(self) -> int: ...
     @property
     def keeps_features(self) -> bool: ...
+    @property
+    def kernel_statistics(self) -> bool: ...
     def add(
         self,
         X: NDArray[np.float64],
@@ -108,11 +111,20 @@ class FoldAccumulator:
     def predict_kept(self, theta: NDArray[np.float64]) -> NDArray[np.float64]:
         """Every kept row predicted by its own fold's model theta[fold] (n_rows, k)."""
     def results(
-        self,
+        self, raw: bool = False
     ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]:
-        """(G (v, p, p), t (v, p, k), yy (v, k), counts (v,))."""
+        """(G (v, p, p), t (v, p, k), yy (v, k), counts (v,)); raw=True (kernel statistics): C_u^T C_u, C_u^T Y_u of
+        C = [K(X, PV), 1] instead of G, t."""
     def fold_solve(self, gamma: float, regularize_bias: bool = True) -> NDArray[np.float64]:
         """The fold models theta (v, p, k) of (19)-(21) from the accumulated statistics."""
+
+def kernel_statistics_preferred(P: NDArray[np.float64], n_targets: int = 1) -> bool:
+    """Whether FoldAccumulator(statistics="auto") accumulates kernel statistics for the projection P."""
+
+def project_statistics(
+    G: NDArray[np.float64], t: NDArray[np.float64], P: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """G_u = P~^T Gk_u P~, t_u = P~^T tk_u with P~ = [[P, 0], [0, 1]]: feature statistics from kernel statistics."""
 
 def fast_cv_solve(
     G: NDArray[np.float64], t: NDArray[np.float64], gamma: float, regularize_bias: bool = True, n_threads: int = 0
@@ -256,6 +268,7 @@ class CVCost:
         feature_budget: int = 1073741824,
         n_threads: int = 0,
         cache_size: int = 4,
+        statistics: Literal["auto", "features", "kernel"] = "auto",
     ) -> None: ...
     def cost(self, gamma: float, sigma2: float) -> float: ...
     def fit(self, gamma: float, sigma2: float) -> tuple[NDArray[np.float64] | None, NDArray[np.float64]]: ...
