@@ -32,6 +32,15 @@ import numpy as np
 
 
 def _maxrss_mib() -> float:
+    """This process's peak resident set: VmHWM, not ``ru_maxrss``, which Linux carries over exec from the forked
+    copy of the parent (a child would report the parent's peak when that is larger)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux reports KiB
 
 

@@ -266,6 +266,19 @@ void register_fixed_size(py::module_& m) {
           "and C_u^T Y_u of C = [K(X, PV), 1] ((m + 1) rows), to be summed over data partitions and then mapped by\n"
           "project_statistics.")
       .def(
+          "totals",
+          [](const FoldAccumulator& acc) {
+            ensure_blas();
+            std::pair<Eigen::MatrixXd, Eigen::MatrixXd> r;
+            {
+              py::gil_scoped_release release;
+              r = acc.totals();
+            }
+            return std::make_tuple(to_numpy(r.first), to_numpy(r.second));
+          },
+          "(G, t) summed over the folds, (p, p) and (p, k): the statistics of the final fit (7) (with kernel\n"
+          "statistics the raw sums mapped once).")
+      .def(
           "fold_solve",
           [](FoldAccumulator& acc, double gamma, bool regularize_bias) {
             ensure_blas();

@@ -270,6 +270,25 @@ Eigen::MatrixXd FoldAccumulator::kernel_cross(Index u) const {
   return G_[u].block(m_ + 1, 0, k_, m_ + 1).transpose();
 }
 
+std::pair<Eigen::MatrixXd, Eigen::MatrixXd> FoldAccumulator::totals() const {
+  Eigen::MatrixXd G, t;
+  if (kernel_) {
+    const Index q = m_ + 1;
+    Eigen::MatrixXd S = G_[0];
+    for (Index u = 1; u < v_; ++u) S.triangularView<Eigen::Lower>() += G_[u];
+    project_one(S.topLeftCorner(q, q), S.block(q, 0, k_, q).transpose(), Pt_, PtT_, G, t);
+  } else {
+    G = G_[0];
+    t = t_[0];
+    for (Index u = 1; u < v_; ++u) {
+      G.triangularView<Eigen::Lower>() += G_[u];
+      t += t_[u];
+    }
+  }
+  G.triangularView<Eigen::StrictlyUpper>() = G.transpose().triangularView<Eigen::StrictlyUpper>();
+  return {G, t};
+}
+
 void FoldAccumulator::ensure_transformed() const {
   if (!kernel_) return;
   const std::lock_guard<std::mutex> lock(phi_mutex_);

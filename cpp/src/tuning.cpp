@@ -389,11 +389,7 @@ std::pair<RowMatrix, Eigen::MatrixXd> CVCost::fit(double gamma, double sigma2) {
   check_hyperparameters(gamma, sigma2);
   const std::lock_guard<std::mutex> lock(mutex_);
   Stats& s = stats(sigma2);
-  Eigen::MatrixXd G = s.acc->gram(0), t = s.acc->cross(0);
-  for (Index u = 1; u < s.acc->n_folds(); ++u) {
-    G += s.acc->gram(u);
-    t += s.acc->cross(u);
-  }
+  const auto [G, t] = s.acc->totals();
   return {s.P, ridge_solve(G, t, gamma, regularize_bias_)};
 }
 

@@ -371,10 +371,12 @@ class _FixedSizeLSSVM(BaseEstimator):
             # streaming pass (Phi_e over the budget and a misclassification cost), which would cost 50% more.
             if v >= 2 and (self._task == "regression" or n_p * p_dim * 8 <= budget):
                 cv_score = engine.cost(gamma, sigma2)
+            else:  # no CV: one pass summing all rows at once (no per-fold sums to split the blocks by)
+                v = 1
         if n_p == 0:
             raise ValueError("a binary problem has no rows")
-        if v < 2:  # a single row: ridge on it alone
-            engine = make_engine(np.zeros(n_p, np.int32), 1)
+        if v < 2:  # a single row, or no CV: ridge on all rows
+            engine = make_engine(np.zeros(n_p, np.int32), 1, progress)
         P, theta = engine.fit(gamma, sigma2)
         w, b = theta[:-1, 0], float(theta[-1, 0])
         coef = w if P is None else P @ w

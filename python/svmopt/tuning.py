@@ -325,9 +325,23 @@ class CVEngine:
             return _core.fixed_size.fold_predict(s["Phi"], self.folds, theta, self.n_threads), s["Y"]
         F, Ys = [], []
         self.n_passes += 1
+        kernel = s["acc"].kernel_statistics
+        if kernel:  # the fold models on [K(x, PV), 1]: P theta_u (m x k each, side by side) and the biases
+            V = np.ascontiguousarray(np.concatenate([s["P"] @ th[:-1] for th in theta], axis=1))
+            bias = np.stack([th[-1] for th in theta])  # (v, k)
+            params = self.make_params(sigma2)
+        PV = self.PV if self.PV is not None else np.empty((0, 0))  # kernel statistics: Nystrom mode only
         for r0, Xb, Yb in self._iter():
-            Phi_b = s["acc"].features(Xb)
-            F.append(_core.fixed_size.fold_predict(Phi_b, self.folds[r0:r0 + Xb.shape[0]], theta, self.n_threads))
+            fb = self.folds[r0:r0 + Xb.shape[0]]
+            if kernel:
+                # Phi_e theta_u = K(x, PV) (P theta_u) + b_u: the kernel block times v k columns (n m (d + v k)
+                # flops), not the features (2 n m m'), as in the accumulation
+                KV = _core.kernels.matvec(Xb, PV, V, params, self.n_threads, 256)
+                KV = KV.reshape(Xb.shape[0], self.v, self.k)[np.arange(Xb.shape[0]), fb]
+                F.append(KV + bias[fb])
+            else:
+                Phi_b = s["acc"].features(Xb)
+                F.append(_core.fixed_size.fold_predict(Phi_b, fb, theta, self.n_threads))
             Ys.append(Yb)
         return np.concatenate(F), np.concatenate(Ys)
 
@@ -362,8 +376,10 @@ class CVEngine:
     def fit(self, gamma: float, sigma2: float) -> tuple[np.ndarray | None, np.ndarray]:
         """Final fit (7) on all rows: (P, theta) with theta = [w; b] (p x k)."""
         s = self.stats(sigma2)
-        G = s["G"].sum(axis=0)
-        t = s["t"].sum(axis=0)
+        if s.get("acc") is not None:  # summed in the core (kernel statistics: mapped once, not per fold)
+            G, t = s["acc"].totals()
+        else:
+            G, t = s["G"].sum(axis=0), s["t"].sum(axis=0)
         return s["P"], _core.fixed_size.ridge_solve(G, t, float(gamma), self.regularize_bias)
 
 

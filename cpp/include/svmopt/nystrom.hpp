@@ -77,6 +77,9 @@ class FoldAccumulator {
   // yy_u (k: sums of squares of Y per column), counts_u. With kernel statistics, transformed on first read.
   RowMatrix gram(Index u) const;
   const Eigen::MatrixXd& cross(Index u) const;
+  // The statistics summed over the folds, G = sum_u G_u (symmetric, full) and t = sum_u t_u: the final fit (7).
+  // With kernel statistics the raw sums are mapped once, not every fold's.
+  std::pair<Eigen::MatrixXd, Eigen::MatrixXd> totals() const;
   // With kernel statistics, the raw ones: C_u^T C_u ((m + 1) x (m + 1), symmetric) and C_u^T Y_u ((m + 1) x k),
   // C = [K(X, PV), 1] (summed over data partitions, then project_statistics).
   RowMatrix kernel_gram(Index u) const;

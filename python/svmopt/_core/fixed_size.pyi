@@ -115,6 +115,8 @@ class FoldAccumulator:
     ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]:
         """(G (v, p, p), t (v, p, k), yy (v, k), counts (v,)); raw=True (kernel statistics): C_u^T C_u, C_u^T Y_u of
         C = [K(X, PV), 1] instead of G, t."""
+    def totals(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """(G, t) summed over the folds: the statistics of the final fit (7)."""
     def fold_solve(self, gamma: float, regularize_bias: bool = True) -> NDArray[np.float64]:
         """The fold models theta (v, p, k) of (19)-(21) from the accumulated statistics."""
 
