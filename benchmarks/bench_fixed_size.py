@@ -12,6 +12,9 @@
 * ``FoldSolves`` -- the v fold models in place vs copied statistics vs SciPy.
 * ``KeptFeatures`` -- fold statistics + CV predictions from the accumulator's kept fold-sorted features vs a
   stream-ordered copy of Phi_e and ``fold_predict``.
+* ``KernelStatistics`` -- one pass of 10-fold statistics over raw rows: the kernel block's C^T C mapped by P
+  ("kernel"), the features' Phi^T Phi ("features", the paper's Algorithm 3), and what a numpy user writes
+  ("numpy": K(X, PV) by ``sklearn.metrics.pairwise.rbf_kernel``, then ``C @ P`` and ``F.T @ F`` per fold).
 
 Run: ``asv run --python=same -b bench_fixed_size``.
 """
@@ -193,3 +196,39 @@ class KeptFeatures:
         Phi = np.empty((self.X.shape[0], acc.dim))
         acc.add(self.X, self.Y, self.folds, out=Phi)
         return _core.fixed_size.fold_predict(Phi, self.folds, self.theta, 1)
+
+
+class KernelStatistics:
+    """Per-fold Phi_u^T Phi_u, Phi_u^T y_u of the Nystrom features of n raw rows: kernel statistics vs features vs
+    numpy."""
+
+    params = ([100_000], [200, 500], ["kernel", "features", "numpy"])
+    param_names = ("n", "m", "impl")
+    number = 1
+    repeat = (1, 3, 60.0)
+    timeout = 600
+
+    def setup(self, n, m, impl):
+        rng = np.random.default_rng(0)
+        self.X = rng.standard_normal((n, 20))
+        self.y = np.sign(rng.standard_normal((n, 1)))
+        self.PV = np.ascontiguousarray(self.X[:m])
+        self.params = _rbf(20.0)
+        self.P, _ = nystrom_projection(self.PV, self.params)
+        self.folds = (np.arange(n) % 10).astype(np.int32)
+
+    def time_pass(self, n, m, impl):
+        if impl == "numpy":
+            from sklearn.metrics.pairwise import rbf_kernel
+
+            out = []
+            for u in range(10):
+                rows = self.folds == u
+                F = np.hstack([rbf_kernel(self.X[rows], self.PV, gamma=1.0 / 20.0) @ self.P,
+                               np.ones((int(rows.sum()), 1))])
+                out.append((F.T @ F, F.T @ self.y[rows]))
+            return out
+        acc = _core.fixed_size.FoldAccumulator(self.PV, self.params, self.P, n_folds=10, statistics=impl)
+        for s in range(0, n, 65_536):
+            acc.add(self.X[s:s + 65_536], self.y[s:s + 65_536], self.folds[s:s + 65_536])
+        return acc.results()

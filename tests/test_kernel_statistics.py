@@ -97,6 +97,10 @@ def test_raw_kernel_statistics_and_their_projection():
     G, t = fs.project_statistics(Gk, tk, P)
     Gr, tr, _, _ = acc.results()
     assert _rel(Gr, G) < 1e-13 and _rel(tr, t) < 1e-13
+    for st in ("kernel", "features"):  # the final fit's sums: mapped once (kernel) or summed (features)
+        Gs, ts = _accumulate(X, Y, folds, 4, PV, params, P, st).totals()
+        assert _rel(Gr.sum(0), Gs) < 1e-12 and _rel(tr.sum(0), ts) < 1e-12
+        np.testing.assert_array_equal(Gs, Gs.T)
     Pt = np.zeros((31, P.shape[1] + 1))
     Pt[:30, :-1], Pt[30, -1] = P, 1.0
     assert _rel(np.einsum("ij,ujk,kl->uil", Pt.T, Gk, Pt), G) < 1e-12
@@ -108,6 +112,10 @@ def test_raw_kernel_statistics_and_their_projection():
 
 def test_statistics_argument_is_checked():
     PV = np.zeros((3, 2))
+    bad = PV.copy()
+    bad[1, 0] = np.nan
+    with pytest.raises(ValueError, match="PV"):
+        fs.FoldAccumulator(bad, _rbf_params(1.0), np.eye(3), statistics="kernel")
     with pytest.raises(ValueError, match="statistics must be"):
         fs.FoldAccumulator(PV, _rbf_params(1.0), np.eye(3), statistics="gram")
     with pytest.raises(ValueError, match="need prototypes"):

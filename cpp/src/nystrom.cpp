@@ -170,6 +170,7 @@ FoldAccumulator::FoldAccumulator(RowMatrix PV, KernelParams params, RowMatrix P,
     q = ext_;
     Pt_ = extended_projection(P_);
     PtT_ = Pt_.transpose();
+    check_finite_rows(view_of(pv_), "PV");  // the dgemm path below never reads PV through cross()
     pvt_ = pv_.transpose();
     pvnorm_ = pv_.rowwise().squaredNorm();
     Gp_.assign(v_, Eigen::MatrixXd());
