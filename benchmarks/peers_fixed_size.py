@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -45,7 +44,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _util import git_head
+from _util import fit_timed, git_head
 from scale_fixed_size import _maxrss_mib, make_data
 
 N_TEST = 100_000
@@ -170,12 +169,7 @@ def child(args) -> dict:
         else:
             est = Est(n_prototypes=m, gamma=args.gamma, sigma2=args.sigma2, random_state=0, feature_memory=1,
                       statistics="features" if args.contender == "svmopt-features" else "auto")
-    ru0 = resource.getrusage(resource.RUSAGE_SELF)
-    w0 = time.perf_counter()
-    est.fit(X, y)
-    wall = time.perf_counter() - w0
-    ru1 = resource.getrusage(resource.RUSAGE_SELF)
-    cpu = (ru1.ru_utime + ru1.ru_stime) - (ru0.ru_utime + ru0.ru_stime)
+    wall, cpu, _ = fit_timed(est, X, y)
     out = {"task": task, "contender": args.contender, "rows": n, "d": d, "m": m, "source": args.source,
            "fit_s": round(wall, 2), "fit_cpu_s": round(cpu, 2),
            "peak_rss_mib": round(_maxrss_mib(), 1), "input_mib": round(n * d * 8 / 2**20, 1)}

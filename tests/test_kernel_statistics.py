@@ -311,3 +311,21 @@ def test_tuned_fits_equal_across_statistics(data):
     assert a.gamma_ == pytest.approx(b.gamma_, rel=1e-10)
     assert a.sigma2_ == pytest.approx(b.sigma2_, rel=1e-10)
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
+
+
+@pytest.mark.parametrize("layout", ["row-strided", "fortran"])
+def test_kernel_statistics_read_strided_blocks(layout):
+    """A block whose rows are spaced (a column slice) goes to the dgemm with its row stride; a column-major one is
+    packed first: both give the contiguous block's statistics."""
+    rng = np.random.default_rng(7)
+    wide = rng.normal(size=(500, 9))
+    X = wide[:, :4] if layout == "row-strided" else np.asfortranarray(wide[:, :4])
+    Y = rng.normal(size=(500, 1))
+    PV = np.ascontiguousarray(X[:30])
+    params = _rbf_params(2.0)
+    P, _ = nystrom_projection(PV, params)
+    got = fs.FoldAccumulator(PV, params, P, statistics="kernel")
+    got.add(X, Y)
+    ref = fs.FoldAccumulator(PV, params, P, statistics="kernel")
+    ref.add(np.ascontiguousarray(X), Y)
+    assert _rel(ref.results()[0], got.results()[0]) < 1e-13

@@ -198,7 +198,7 @@ void FoldAccumulator::add_kernel_block(const MatrixView& X, Index r0, Index nr, 
   }
   // The inner products X PV^T by the BLAS (its threads), then the kernel map on this thread: an OpenMP team here,
   // between two BLAS calls, competed with the BLAS's spinning threads (docs/performance.md).
-  if (ldx == Xb.cols && pvt_.cols() >= 1 && blas::available() &&
+  if (pvt_.cols() >= 1 && blas::available() &&
       blas::gemm_rowmajor_ld(nr, Xb.cols, m_, xp, ldx, pvt_.data(), m_, W_.data(), ext_)) {
     xnorm_.resize(nr);
     for (Index i = 0; i < nr; ++i) {
