@@ -42,6 +42,20 @@ def _fold_accumulate(seed: int):
     return acc.results()
 
 
+def _kernel_statistics():
+    acc = fixed_size.FoldAccumulator(PV, KP, P, n_folds=3, n_targets=1, n_threads=2, chunk=20, keep_features=True,
+                                     statistics="kernel")
+    acc.add(X, y[:, None].copy(), FOLDS)
+    return [*acc.results(), *acc.totals(), acc.predict_kept(acc.fold_solve(5.0))]
+
+
+def _project_statistics():
+    acc = fixed_size.FoldAccumulator(PV, KP, P, n_folds=3, n_targets=1, statistics="kernel")
+    acc.add(X, y[:, None].copy(), FOLDS)
+    G, t, _, _ = acc.results(raw=True)
+    return fixed_size.project_statistics(G, t, P)
+
+
 def _predict_kept():
     acc = fixed_size.FoldAccumulator(PV, KP, P, n_folds=3, n_targets=1, n_threads=2, chunk=20, keep_features=True)
     acc.add(X, y[:, None].copy(), FOLDS)
@@ -136,6 +150,9 @@ CALLS = {
     "fixed_size.FoldAccumulator": lambda: _fold_accumulate(0),
     "fixed_size.FoldAccumulator_team": _fold_accumulate_wide,
     "fixed_size.FoldAccumulator_kept": _predict_kept,
+    "fixed_size.FoldAccumulator_kernel": _kernel_statistics,
+    "fixed_size.project_statistics": _project_statistics,
+    "fixed_size.kernel_statistics_preferred": lambda: fixed_size.kernel_statistics_preferred(P),
     "fixed_size.fast_cv_solve": _fast_cv,
     "fixed_size.fast_cv_holdout": _fast_cv_holdout,
     "fixed_size.ridge_solve": lambda: fixed_size.ridge_solve(K[:10, :10], S[:10, None], 3.0),
@@ -182,7 +199,7 @@ def test_every_computing_entry_point_is_exercised():
     public = {f"{sub}.{n}" for sub in ("kernels", "robust", "fixed_size", "pso")
               for n in dir(getattr(_core, sub)) if not n.startswith("_")}
     assert skip <= public, skip - public
-    base = {re.sub(r"_(poly|stratified|team|kept)$", "", c) for c in CALLS}
+    base = {re.sub(r"_(poly|stratified|team|kept|kernel)$", "", c) for c in CALLS}
     assert public - skip <= base, (public - skip) - base
     assert base <= public, base - public
 
