@@ -18,7 +18,15 @@ from typing import Any
 import numpy as np
 
 from svmopt import _core
-from svmopt.tuning import CVEngine, ParamsFactory, linear_accumulator, nystrom_projection
+from svmopt.tuning import (
+    CVEngine,
+    ParamsFactory,
+    kernel_fold_models,
+    kernel_fold_predict,
+    linear_accumulator,
+    nystrom_projection,
+    resolve_statistics,
+)
 
 __all__ = ["DaskCVEngine", "DaskSource", "check_dask_array", "fold_sums", "is_dask_array"]
 
@@ -119,15 +127,6 @@ def _make_accumulator(recipe: dict[str, Any] | _Box) -> _core.fixed_size.FoldAcc
                                             n_threads=recipe["n_threads"], statistics=recipe["statistics"])
 
 
-def _statistics(P: np.ndarray | None, k: int, choice: str = "auto") -> str:
-    """Which statistics the chunks accumulate, decided once on the driver (the sums of all chunks must agree):
-    the kernel statistics C^T C (summed raw, projected once by P after the reduction) where ``choice`` asks for them
-    or, for "auto", where the core prefers them."""
-    if P is None or choice == "features":
-        return "features"
-    return "kernel" if choice == "kernel" or _core.fixed_size.kernel_statistics_preferred(P, k) else "features"
-
-
 def _prepare_chunk(xb, mean, scale, mask) -> np.ndarray:
     """Standardize a raw chunk with the training statistics and keep the problem's rows (as the in-memory
     stream does: standardize the block, then select)."""
@@ -180,12 +179,9 @@ def _chunk_fold_outputs(data, is_features: bool, rows: _ChunkRows, mean, scale, 
     if is_features or r["statistics"] != "kernel":
         phi = _chunk_features(data, is_features, rows, mean, scale, recipe)
         return _core.fixed_size.fold_predict(phi, rows.folds, theta, _n_threads(recipe))
-    xb = _prepare_chunk(data, mean, scale, rows.mask)
-    v, k = theta.shape[0], theta.shape[2]
-    V = np.ascontiguousarray(np.concatenate([r["P"] @ th[:-1] for th in theta], axis=1))
-    KV = _core.kernels.matvec(xb, r["PV"], V, _params_from_recipe(r["params"]), r["n_threads"], 256)
-    sel = KV.reshape(xb.shape[0], v, k)[np.arange(xb.shape[0]), rows.folds]
-    return sel + theta[rows.folds, -1, :]
+    V, bias = kernel_fold_models(r["P"], theta)
+    return kernel_fold_predict(_prepare_chunk(data, mean, scale, rows.mask), r["PV"], _params_from_recipe(r["params"]),
+                               V, bias, rows.folds, r["n_threads"])
 
 
 def _chunk_errors(data, is_features: bool, rows: _ChunkRows, mean, scale, recipe: dict, theta, task: str) -> float:
@@ -360,7 +356,7 @@ def fold_sums(source: DaskSource, Y: np.ndarray, folds: np.ndarray, n_folds: int
         raise ValueError(f"folds must lie in [0, {n_folds}), got [{folds.min()}, {folds.max()}]")
     PV = None if PV is None else np.asarray(PV, dtype=np.float64)
     P = None if P is None else np.asarray(P, dtype=np.float64)
-    statistics = _statistics(P, Y.shape[1], statistics)
+    statistics = resolve_statistics(P, Y.shape[1], statistics)
     recipe = {"PV": PV, "params": _params_recipe(params), "P": P, "n_folds": int(n_folds), "n_targets": Y.shape[1],
             "n_features": source.d, "n_threads": int(n_threads), "statistics": statistics}
     from dask import delayed
@@ -411,7 +407,7 @@ class DaskCVEngine(CVEngine):
             P, _ = nystrom_projection(self.PV, params, self.n_threads)
             p = P.shape[1] + 1
         keep_phi = self.n * p * 8 <= self.feature_budget
-        statistics = _statistics(P, self.k, self.statistics)
+        statistics = resolve_statistics(P, self.k, self.statistics)
         recipe = {"PV": self.PV, "params": _params_recipe(params), "P": P, "n_folds": self.v, "n_targets": self.k,
                 "n_features": self.source.d, "n_threads": self.n_threads, "statistics": statistics}
         import dask

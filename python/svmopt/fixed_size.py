@@ -59,7 +59,7 @@ from svmopt._validation import (
 from svmopt.bandwidth import entropy_bandwidths
 from svmopt.distributed import DaskCVEngine, DaskSource, is_dask_array, map_row_chunks
 from svmopt.kernels import Kernel
-from svmopt.tuning import CoreCVEngine, CVEngine, csa_simplex, make_folds
+from svmopt.tuning import CoreCVEngine, CVEngine, csa_simplex, make_folds, resolve_statistics
 
 __all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR", "choose_n_prototypes", "select_prototypes"]
 
@@ -380,12 +380,7 @@ class _FixedSizeLSSVM(BaseEstimator):
         P, theta = engine.fit(gamma, sigma2)
         w, b = theta[:-1, 0], float(theta[-1, 0])
         coef = w if P is None else P @ w
-        if P is None or self.statistics == "features":
-            statistics = "features"
-        elif self.statistics == "kernel" or _core.fixed_size.kernel_statistics_preferred(P, 1):
-            statistics = "kernel"
-        else:
-            statistics = "features"
+        statistics = resolve_statistics(P, 1, self.statistics)
         return {"gamma": gamma, "sigma2": sigma2 if mode == "rbf" else math.nan, "cv_score": cv_score, "coef": coef,
                 "intercept": b, "n_evals": n_evals, "n_passes": engine.n_passes, "n_rows": n_p,
                 "statistics": statistics}

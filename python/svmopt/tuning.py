@@ -166,6 +166,30 @@ def linear_accumulator(d: int, **kw: Any) -> _core.fixed_size.FoldAccumulator:
     return _core.fixed_size.FoldAccumulator(np.zeros((0, d)), linear, np.zeros((0, 0)), n_features_linear=d, **kw)
 
 
+def resolve_statistics(P: np.ndarray | None, n_targets: int, choice: str = "auto") -> str:
+    """What a ``FoldAccumulator(statistics=choice)`` with projection ``P`` (None: explicit linear features) sums:
+    "kernel" or "features" ("auto": ``_core.fixed_size.kernel_statistics_preferred``)."""
+    if P is None or choice == "features":
+        return "features"
+    return "kernel" if choice == "kernel" or _core.fixed_size.kernel_statistics_preferred(P, n_targets) else "features"
+
+
+def kernel_fold_models(P: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The fold models theta (v, p, k) on [K(x, PV), 1]: V = [P w_1, ..., P w_v] (m x v k, w_u = theta_u without its
+    bias row) and the biases (v, k)."""
+    theta = np.asarray(theta)
+    return np.ascontiguousarray(np.concatenate([P @ th[:-1] for th in theta], axis=1)), theta[:, -1, :]
+
+
+def kernel_fold_predict(X: np.ndarray, PV: np.ndarray, params: _core.kernels.KernelParams, V: np.ndarray,
+                        bias: np.ndarray, folds: np.ndarray, n_threads: int = 0) -> np.ndarray:
+    """Row i of X predicted by its own fold's model, Phi_e[i] theta_u = K(x_i, PV) P w_u + b_u (u = folds[i]), by the
+    streamed kernel matvec against all v models at once (n m (d + v k) flops, not the features' 2 n m m')."""
+    n, (v, k) = X.shape[0], bias.shape
+    KV = _core.kernels.matvec(X, PV, V, params, n_threads, 256).reshape(n, v, k)
+    return KV[np.arange(n), folds] + bias[folds]
+
+
 class _FoldStats(dict):
     """A :meth:`CVEngine.stats` entry: the accumulator (``acc``), ``P``, ``Phi``, ``holdout``, ``kept`` (the
     accumulator keeps the features: the CV predictions come from ``acc.predict_kept``, and ``Phi`` in stream order is
@@ -326,19 +350,14 @@ class CVEngine:
         F, Ys = [], []
         self.n_passes += 1
         kernel = s["acc"].kernel_statistics
-        if kernel:  # the fold models on [K(x, PV), 1]: P theta_u (m x k each, side by side) and the biases
-            V = np.ascontiguousarray(np.concatenate([s["P"] @ th[:-1] for th in theta], axis=1))
-            bias = np.stack([th[-1] for th in theta])  # (v, k)
+        if kernel:  # Phi_e theta_u from the kernel block, as in the accumulation
+            V, bias = kernel_fold_models(s["P"], theta)
             params = self.make_params(sigma2)
         PV = self.PV if self.PV is not None else np.empty((0, 0))  # kernel statistics: Nystrom mode only
         for r0, Xb, Yb in self._iter():
             fb = self.folds[r0:r0 + Xb.shape[0]]
             if kernel:
-                # Phi_e theta_u = K(x, PV) (P theta_u) + b_u: the kernel block times v k columns (n m (d + v k)
-                # flops), not the features (2 n m m'), as in the accumulation
-                KV = _core.kernels.matvec(Xb, PV, V, params, self.n_threads, 256)
-                KV = KV.reshape(Xb.shape[0], self.v, self.k)[np.arange(Xb.shape[0]), fb]
-                F.append(KV + bias[fb])
+                F.append(kernel_fold_predict(Xb, PV, params, V, bias, fb, self.n_threads))
             else:
                 Phi_b = s["acc"].features(Xb)
                 F.append(_core.fixed_size.fold_predict(Phi_b, fb, theta, self.n_threads))
