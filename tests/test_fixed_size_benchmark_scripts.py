@@ -13,16 +13,10 @@ from benchmarks._util import load_script
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
-def _load(name: str):
-    path = BENCH / f"{name}.py"
-    if not path.is_file():
-        pytest.skip(f"benchmarks/{name}.py is not in this checkout")
-    return load_script(path)
-
 
 def test_peers_script_runs_and_reports(tmp_path, capsys):
     pytest.importorskip("sklearn")
-    peers, report = _load("peers_fixed_size"), _load("report_fixed_size_peers")
+    peers, report = load_script(BENCH / "peers_fixed_size.py"), load_script(BENCH / "report_fixed_size_peers.py")
     out = tmp_path / "peers.json"
     assert peers.main(["--rows", "3000", "--m", "20", "--tasks", "classification", "--contenders", "svmopt",
                        "svmopt-features", "sklearn", "--floor-rows", "2000", "--workdir", str(tmp_path),
@@ -45,7 +39,7 @@ def test_peers_script_runs_and_reports(tmp_path, capsys):
 
 
 def test_accuracy_script_case_and_report(capsys):
-    acc, report = _load("statistics_accuracy"), _load("report_fixed_size_peers")
+    acc, report = load_script(BENCH / "statistics_accuracy.py"), load_script(BENCH / "report_fixed_size_peers.py")
     well = acc.case(400, 3, 20, 1.0, None, (10.0,))[0]
     assert well["auto"] == "kernel" and well["cond"] < 1e5
     assert well["features"] < 1e-11 and well["kernel"] < 1e-11

@@ -14,16 +14,10 @@ from benchmarks._util import load_script
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
-def _load(name: str):
-    path = BENCH / f"{name}.py"
-    if not path.is_file():
-        pytest.skip(f"benchmarks/{name}.py is not in this checkout")
-    return load_script(path)
-
 
 @pytest.fixture(scope="module")
 def noise():
-    return _load("ramp_noise")
+    return load_script(BENCH / "ramp_noise.py")
 
 
 def test_noise_data_flips_only_far_points(noise):

@@ -16,16 +16,10 @@ BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 SCRIPTS = Path(__file__).resolve().parents[1]
 
 
-def _load(name: str):
-    path = SCRIPTS / f"{name}.py"
-    if not path.is_file():
-        pytest.skip(f"reproductions/{name}.py is not in this checkout")
-    return load_script(path)
-
 
 @pytest.fixture(scope="module")
 def milp():
-    return _load("ramp_vs_milp")
+    return load_script(SCRIPTS / "ramp_vs_milp.py")
 
 
 
