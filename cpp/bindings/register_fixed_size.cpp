@@ -330,9 +330,7 @@ void register_fixed_size(py::module_& m) {
         const Index v = static_cast<Index>(r.first.size()), p = Pm.cols() + 1, k = ts.empty() ? 0 : ts[0].cols();
         DoubleArray Go({v, p, p}), to({v, p, k});
         for (Index u = 0; u < v; ++u) {
-          RowMatrix g = r.first[u].triangularView<Eigen::Lower>();
-          g.triangularView<Eigen::StrictlyUpper>() = r.first[u].transpose().triangularView<Eigen::StrictlyUpper>();
-          Eigen::Map<RowMatrix>(Go.mutable_data(u, 0, 0), p, p) = g;
+          Eigen::Map<RowMatrix>(Go.mutable_data(u, 0, 0), p, p) = symmetric_from_lower(r.first[u]);
           Eigen::Map<RowMatrix>(to.mutable_data(u, 0, 0), p, k) = r.second[u];
         }
         return std::make_tuple(Go, to);

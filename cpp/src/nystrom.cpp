@@ -101,6 +101,12 @@ void nystrom_features(const MatrixView& X, const MatrixView& PV, const KernelPar
   }
 }
 
+RowMatrix symmetric_from_lower(const Eigen::Ref<const Eigen::MatrixXd>& L) {
+  RowMatrix out = L.triangularView<Eigen::Lower>();
+  out.triangularView<Eigen::StrictlyUpper>() = L.transpose().triangularView<Eigen::StrictlyUpper>();
+  return out;
+}
+
 namespace {
 
 // P~ = [[P, 0], [0, 1]] ((m + 1) x (m' + 1)), row-major.
@@ -115,11 +121,8 @@ RowMatrix extended_projection(const RowMatrix& P) {
 void project_one(const Eigen::Ref<const Eigen::MatrixXd>& Sl, const Eigen::Ref<const Eigen::MatrixXd>& tk,
                  const RowMatrix& Pt, const RowMatrix& PtT, Eigen::MatrixXd& G, Eigen::MatrixXd& t) {
   const Index q = Pt.rows(), p = Pt.cols();
-  RowMatrix S(q, q), SP(q, p), Gu(p, p);
-  for (Index i = 0; i < q; ++i) {
-    for (Index j = 0; j <= i; ++j) S(i, j) = Sl(i, j);
-    for (Index j = i + 1; j < q; ++j) S(i, j) = Sl(j, i);
-  }
+  const RowMatrix S = symmetric_from_lower(Sl);
+  RowMatrix SP(q, p), Gu(p, p);
   if (!(p >= blas::kMinDim && blas::gemm_rowmajor(q, q, p, S.data(), Pt.data(), SP.data(), p) &&
         blas::gemm_rowmajor(p, q, p, PtT.data(), SP.data(), Gu.data(), p))) {
     SP.noalias() = S * Pt;
@@ -260,10 +263,7 @@ std::pair<std::vector<Eigen::MatrixXd>, std::vector<Eigen::MatrixXd>> project_st
 
 RowMatrix FoldAccumulator::kernel_gram(Index u) const {
   if (!kernel_) throw std::invalid_argument("this accumulator holds feature statistics (kernel_statistics is False)");
-  const auto L = G_[u].topLeftCorner(m_ + 1, m_ + 1);
-  RowMatrix out = L.triangularView<Eigen::Lower>();
-  out.triangularView<Eigen::StrictlyUpper>() = L.transpose().triangularView<Eigen::StrictlyUpper>();
-  return out;
+  return symmetric_from_lower(G_[u].topLeftCorner(m_ + 1, m_ + 1));
 }
 
 Eigen::MatrixXd FoldAccumulator::kernel_cross(Index u) const {
@@ -286,8 +286,7 @@ std::pair<Eigen::MatrixXd, Eigen::MatrixXd> FoldAccumulator::totals() const {
       t += t_[u];
     }
   }
-  G.triangularView<Eigen::StrictlyUpper>() = G.transpose().triangularView<Eigen::StrictlyUpper>();
-  return {G, t};
+  return {symmetric_from_lower(G), t};
 }
 
 void FoldAccumulator::ensure_transformed() const {
@@ -553,10 +552,7 @@ std::vector<Eigen::MatrixXd> FoldAccumulator::fold_solve(double gamma, bool regu
 }
 
 RowMatrix FoldAccumulator::gram(Index u) const {
-  const Eigen::MatrixXd& G = phi_G()[u];
-  RowMatrix out = G.triangularView<Eigen::Lower>();
-  out.triangularView<Eigen::StrictlyUpper>() = G.transpose().triangularView<Eigen::StrictlyUpper>();
-  return out;
+  return symmetric_from_lower(phi_G()[u]);
 }
 
 }  // namespace svmopt

@@ -46,6 +46,9 @@ constexpr double kKernelStatsMaxCond = 1e5;
 // (m + 1 + k)^2 for the kernel statistics against 2 m m' + (m' + 1)^2 for the features.
 bool kernel_statistics_preferred(const RowMatrix& P, Index n_targets);
 
+// The full symmetric matrix whose lower triangle is L's (the accumulators keep lower triangles only).
+RowMatrix symmetric_from_lower(const Eigen::Ref<const Eigen::MatrixXd>& L);
+
 // The feature statistics from summed kernel statistics: G_u = P~^T Gk_u P~, t_u = P~^T tk_u (lower triangles read).
 std::pair<std::vector<Eigen::MatrixXd>, std::vector<Eigen::MatrixXd>> project_statistics(
     const std::vector<Eigen::MatrixXd>& Gk, const std::vector<Eigen::MatrixXd>& tk, const RowMatrix& P);
