@@ -448,7 +448,7 @@ TOY_KERNELS = (
 def _toy_fit(X, y, **params):
     from svmopt.robust_svc import RobustSVC
 
-    return RobustSVC(nu=1.0, line_search="grid", **params).fit(X, y)
+    return RobustSVC(nu=1.0, line_search="grid", n_landmarks=None, selection="training_error", **params).fit(X, y)
 
 
 def figure1(X: np.ndarray, y: np.ndarray, surfaces: str = "paper"):

@@ -31,6 +31,9 @@ from svmopt.robust_svc import (
     threshold_interval,
 )
 
+#: The defaults before hyperparameter selection: one nu = 1 and the paper's width rule (alpha = max_j std_j).
+PAPER = {"nu": 1.0, "alpha": "paper"}
+
 
 def _blobs(m=80, n=3, seed=0, shift=1.2):
     rng = np.random.default_rng(seed)
@@ -348,11 +351,11 @@ def test_exact_never_worse_than_grid_on_fits():
         X, y = _blobs(60, 2, seed=20 + seed, shift=0.3)
         for kw in ({}, {"p": 2, "rho": 1e-2}, {"kernel": "poly", "degree": 2}):
             for interval in ("paper", "corrected"):
-                g = RobustSVC(line_search="grid", interval=interval, **kw).fit(X, y)
-                e = RobustSVC(line_search="exact", interval=interval, **kw).fit(X, y)
+                g = RobustSVC(line_search="grid", interval=interval, **PAPER, **kw).fit(X, y)
+                e = RobustSVC(line_search="exact", interval=interval, **PAPER, **kw).fit(X, y)
                 np.testing.assert_array_equal(g.dual_coef_, e.dual_coef_)  # same LP
                 assert e.training_error_[0] <= g.training_error_[0]
-                u = RobustSVC(line_search="exact", interval="unbounded", **kw).fit(X, y)
+                u = RobustSVC(line_search="exact", interval="unbounded", **PAPER, **kw).fit(X, y)
                 assert u.training_error_[0] <= e.training_error_[0]
 
 
@@ -370,7 +373,7 @@ def test_nu_selection_rule():
     """The nu with the smallest training count wins; the smallest nu on ties."""
     X, y = _blobs(60, 2, seed=40, shift=0.4)
     for kw in ({}, {"p": 2, "rho": 1e-2}):
-        clf = RobustSVC(nu="grid", **kw).fit(X, y)
+        clf = RobustSVC(nu="grid", selection="training_error", **kw).fit(X, y)
         counts = [rec["training_count"] for rec in clf.fit_path_[0]]
         assert [rec["nu"] for rec in clf.fit_path_[0]] == list(NU_GRID)
         assert clf.nu_[0] == NU_GRID[int(np.argmin(counts))]
@@ -416,9 +419,9 @@ def test_toy_robust_paper_setting():
     X = np.vstack([rng.normal([0, 0], 0.8, (30, 2)), rng.normal([2, 1.5], 0.8, (30, 2))])
     y = np.repeat([1, -1], 30)
     for kern in (Kernel("inhom_poly", degree=2, c=0.3), Kernel("rbf", alpha=1.9)):
-        det = RobustSVC(kernel=kern).fit(X, y)
+        det = RobustSVC(kernel=kern, nu=1.0).fit(X, y)
         for p in (2, "inf"):
-            rob = RobustSVC(kernel=kern, p=p, eta={1: 0.01, -1: 0.03}).fit(X, y)
+            rob = RobustSVC(kernel=kern, nu=1.0, p=p, eta={1: 0.01, -1: 0.03}).fit(X, y)
             d = rob.delta_[0]
             assert np.all(d[y == 1] < d[y == -1])
             assert rob.objective_[0] >= det.objective_[0] - 1e-9  # (23) is a restriction of (6)
@@ -497,7 +500,7 @@ def test_majority_class_error_rates(name, counts, expected):
 # ------------------------------------------------------------------------------------- API, errors, pipeline
 def test_fitted_attributes_and_prediction_through_support():
     X, y = _blobs(60, 3, seed=60)
-    clf = RobustSVC(nu=0.5).fit(X, y)
+    clf = RobustSVC(nu=0.5, alpha="paper").fit(X, y)
     assert clf.n_features_in_ == 3 and clf.classes_.tolist() == [-1.0, 1.0]
     assert clf.dual_coef_.shape == (1, clf.support_.size) and clf.intercept_.shape == (1,)
     assert clf.omega_.shape == (1, 2) and clf.gamma_.shape == (1,)
@@ -543,7 +546,14 @@ def test_auto_scale_with_constant_features_is_one():
     ({"kernel": "sigmoid", "p": 2, "rho": 1e-3}, "sigmoid"),
     ({"kernel": "nope"}, "kernel"),
     ({"nu": -1.0}, "nu"),
-    ({"nu": "auto"}, "nu"),
+    ({"nu": "best"}, "nu"),
+    ({"alpha": "wide"}, "alpha"),
+    ({"alpha": [1.0, -2.0]}, "alpha must be a number > 0"),
+    ({"alpha": [1.0, 2.0], "selection": "training_error"}, "cannot compare kernel widths"),
+    ({"p": 2, "rho": "grid", "selection": "training_error"}, "cannot compare rho"),
+    ({"p": 2, "rho": [0.1, -0.1]}, "rho must be a number >= 0"),
+    ({"selection": "test"}, "selection"),
+    ({"cv": 1}, "'cv' parameter"),
     ({"p": 0.5}, r"'p' parameter of RobustSVC must be None, .* range \[1.0, inf\]\. Got 0.5"),
     ({"p": "two"}, "'p' parameter"),
     ({"nu": [0.1, -1.0]}, "nu must be a number > 0"),

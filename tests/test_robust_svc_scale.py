@@ -16,6 +16,9 @@ import svmopt.robust_svc as rs
 from svmopt import MemoryBudgetError, RobustSVC
 from svmopt._robust_reduced import solve_direct
 
+#: The cutting planes at one nu with the paper's width (no hyperparameter selection): the solver these tests check.
+CUTS = {"solver": "cutting_plane", "nu": 1.0, "alpha": "paper"}
+
 
 def _data(n=300, d=4, seed=0, classes=2):
     rng = np.random.default_rng(seed)
@@ -80,10 +83,10 @@ def test_the_reduced_path_allocates_no_m_by_m_matrix():
     try:
         svmopt.set_memory_budget(600 * 600 * 8 // 2)  # an m x m Gram would not fit
         with pytest.raises(MemoryBudgetError):
-            RobustSVC().fit(X, y)
-        cached = RobustSVC(n_landmarks=40, landmarks="random", random_state=0).fit(X, y)
+            RobustSVC(n_landmarks=None).fit(X, y)
+        cached = RobustSVC(n_landmarks=40, landmarks="random", random_state=0, **CUTS).fit(X, y)
         svmopt.set_memory_budget(600 * 40 * 8)  # the kernel rows are not cached: computed at every pass
-        streamed = RobustSVC(n_landmarks=40, landmarks="random", random_state=0).fit(X, y)
+        streamed = RobustSVC(n_landmarks=40, landmarks="random", random_state=0, **CUTS).fit(X, y)
     finally:
         svmopt.set_memory_budget(old)
     np.testing.assert_allclose(streamed.objective_, cached.objective_, rtol=1e-12)
@@ -94,12 +97,12 @@ def test_the_reduced_path_allocates_no_m_by_m_matrix():
 def test_max_iter_is_a_convergence_warning_with_a_usable_model():
     X, y = _data(300)
     with pytest.warns(ConvergenceWarning, match="certified relative gap"):
-        clf = RobustSVC(n_landmarks=40, landmarks="random", random_state=0, max_iter=3).fit(X, y)
+        clf = RobustSVC(n_landmarks=40, landmarks="random", random_state=0, max_iter=3, **CUTS).fit(X, y)
     assert np.all(clf.lower_bound_ <= clf.objective_)
     assert clf.predict(X).shape == (300,)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        RobustSVC(n_landmarks=40, landmarks="random", random_state=0).fit(X, y)
+        RobustSVC(n_landmarks=40, landmarks="random", random_state=0, **CUTS).fit(X, y)
 
 
 def test_multiclass_one_vs_rest_on_the_reduced_model():
@@ -113,7 +116,7 @@ def test_multiclass_one_vs_rest_on_the_reduced_model():
 @pytest.mark.parametrize(("kw", "match"), [
     (dict(n_landmarks=3, landmarks=np.zeros((4, 4))), "landmarks must be a finite array of shape"),
     (dict(n_landmarks=3, landmarks=np.zeros((3, 2))), "landmarks must be a finite array of shape"),
-    (dict(landmarks=np.zeros((3, 4))), "landmarks given as points need the reduced model"),
+    (dict(n_landmarks=None, landmarks=np.zeros((3, 4))), "landmarks given as points need the reduced model"),
     (dict(n_landmarks=1000), "exceeds the 50 training rows"),
     (dict(n_landmarks=0), "n_landmarks"),
     (dict(solver="simplex"), "solver"),
@@ -135,7 +138,7 @@ def test_a_master_stopped_at_a_highs_limit_certifies_nothing():
                        1.0).objective
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # HiGHS's own notice of each limited solve
-        clf = RobustSVC(n_landmarks="auto", landmarks=Z, alpha=1.0, max_iter=60,
+        clf = RobustSVC(n_landmarks="auto", landmarks=Z, alpha=1.0, nu=1.0, solver="cutting_plane", max_iter=60,
                         solver_options={"simplex_iteration_limit": 80, "simplex_strategy": 4}).fit(X, y)
     assert clf.model_ == "reduced" and clf.landmarks_.shape == (30, X.shape[1])  # "auto" with given points
     assert clf.lower_bound_[0] <= opt * (1 + 1e-9)
@@ -146,7 +149,7 @@ def test_a_master_stopped_at_a_highs_limit_certifies_nothing():
 
 def test_max_iter_bounds_the_passes():
     X, y = _data(300)
-    clf = RobustSVC(n_landmarks=40, landmarks="random", random_state=0, max_iter=5)
+    clf = RobustSVC(n_landmarks=40, landmarks="random", random_state=0, max_iter=5, **CUTS)
     with pytest.warns(ConvergenceWarning):
         clf.fit(X, y)
     assert clf.n_iter_[0] <= 5

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +32,8 @@ LP_SOLVERS = ("auto", "highs", "dense")
 #: ``lp_solver="auto"`` uses the dense simplex up to this many training points (per binary problem), HiGHS above:
 #: the crossover measured by ``benchmarks/bench_robust.py::DenseLP`` (docs/performance.md).
 DENSE_LP_MAX_M = 100
+#: ``on_solution(nu, coef, b)``: called with every solution of a path (see :func:`fit_binary`).
+OnSolution = Callable[[float, np.ndarray, float], None]
 
 
 # ------------------------------------------------------------------------------------------ one binary LP path
@@ -103,7 +105,7 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
                nus: Sequence[float] | np.ndarray = (1.0,),
                line_search: str = "exact", n_grid: int = 10_000, interval: str = "paper",
                solver_options: Mapping[str, Any] | None = None, warm_start: bool = False,
-               lp_solver: str = "auto") -> BinaryFit:
+               lp_solver: str = "auto", on_solution: OnSolution | None = None) -> BinaryFit:
     """Pseudocode 1 of the paper on a precomputed Gram ``K`` for every ``nu`` in ``nus``; keep the best.
 
     ``y`` must be float64 in {-1, +1} with both classes present. ``delta=None`` (or all zeros) is the
@@ -119,6 +121,10 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
     are solved by HiGHS instead (recorded as ``solver`` in the path). ``"auto"`` is ``"dense"`` for
     ``m <= DENSE_LP_MAX_M`` when no ``solver_options`` are given, else ``"highs"``. The two solvers reach the
     same optimal objective; on degenerate LPs they may return different optimal vertices ``u``.
+
+    ``on_solution(nu, coef, b)``, when given, is called at every ``nu`` with the decision's coefficients
+    ``coef_j = y_j u_j`` (so ``f(x) = sum_j k(x, x_j) coef_j``) and the threshold ``b`` (cross-validation reads the
+    whole path this way).
     """
     K = np.asarray(K, dtype=np.float64)
     m = K.shape[0]
@@ -185,6 +191,8 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
             logger.debug("solver xi differs from the hinge by up to %.3g (nu=%g)", dev.max(), nu)
         rec.update(training_count=t.count, b=t.b)
         path.append(rec)
+        if on_solution is not None:
+            on_solution(nu, y * u, t.b)
         if best is None or t.count < best.training_count:
             best = BinaryFit(u=u, gamma=gamma, b=t.b, xi=t.xi, omega=t.omega, nu=nu, training_count=t.count,
                              objective=rec["objective"], scores=t.scores, interval=t.interval,
@@ -199,13 +207,14 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
                        delta: np.ndarray | None = None, nus: Sequence[float] | np.ndarray = (1.0,),
                        solver: str = "cutting_plane", tol: float = 1e-6, max_iter: int = 1000,
                        line_search: str = "exact", n_grid: int = 10_000, interval: str = "paper",
-                       solver_options: Mapping[str, Any] | None = None) -> BinaryFit:
+                       solver_options: Mapping[str, Any] | None = None,
+                       on_solution: OnSolution | None = None) -> BinaryFit:
     """Pseudocode 1 on the reduced model (:mod:`svmopt._robust_reduced`) for every ``nu`` in ``nus``; keep the best.
 
     The kernel rows against the landmarks come from ``Phi`` (n x L) or are computed from ``X``, ``Z`` and
     ``params`` at every pass. ``solver="cutting_plane"`` keeps its cuts across ``nus`` and stops each solve at a
     certified relative gap ``tol``; ``"lp"`` passes the reduced LP to HiGHS (needs ``Phi``). ``u`` of the result
-    holds the landmark coefficients ``v``."""
+    holds the landmark coefficients ``v``; ``on_solution(nu, v, b)`` as for :func:`fit_binary`."""
     y = np.ascontiguousarray(y, dtype=np.float64)
     d = None if delta is None else np.ascontiguousarray(delta, dtype=np.float64)
     lp = None
@@ -238,6 +247,8 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
                              interval=interval)
         rec.update(training_count=t.count, b=t.b)
         path.append(rec)
+        if on_solution is not None:
+            on_solution(nu, sol.v, t.b)
         if best is None or t.count < best.training_count:
             best = BinaryFit(u=sol.v, gamma=sol.gamma, b=t.b, xi=t.xi, omega=t.omega, nu=nu, training_count=t.count,
                              objective=sol.objective, scores=t.scores, interval=t.interval,
