@@ -317,14 +317,18 @@ def test_synthetic_paper_data_against_hard_margin_svm():
         assert np.degrees(np.arccos(np.clip(w @ ws, -1, 1))) < 20
 
 
+#: The paper's ellipsoids: no whitening shrinkage, the radii of Section 4.2 (no cross-validated selection).
+PAPER = {"ratio": 1.0, "shrinkage": 0.0}
+
+
 # ------------------------------------------------------------------------------------------ estimator
 def test_determinism_and_exact_solver():
     X, y = load_dataset("iris")
-    a = EllipsoidPSOClassifier(random_state=3).fit(X, y)
-    b = EllipsoidPSOClassifier(random_state=3).fit(X, y)
+    a = EllipsoidPSOClassifier(random_state=3, **PAPER).fit(X, y)
+    b = EllipsoidPSOClassifier(random_state=3, **PAPER).fit(X, y)
     np.testing.assert_array_equal(a.coef_, b.coef_)
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
-    e = EllipsoidPSOClassifier(solver="exact").fit(X, y)
+    e = EllipsoidPSOClassifier(solver="exact", **PAPER).fit(X, y)
     assert np.all(e.certificate_gaps_ < 1e-9)
     assert np.all(a.distances_ >= e.distances_ - 1e-12)
     assert np.all(a.distances_ - e.distances_ < 2e-2)  # PSO distance within 2e-2 of the exact one

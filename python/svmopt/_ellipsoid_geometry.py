@@ -229,6 +229,10 @@ def shrink_factor(mu1, P1, mu2, P2) -> float:
     return float(max(ratio(u)[0], ratio(dmu / np.linalg.norm(dmu))[0]))
 
 
+#: Ridge added (relative to the largest eigenvalue) to a class covariance that is singular at that level.
+SINGULAR_RIDGE = 1e-6
+
+
 def class_ellipsoids(Q1, Q2, *, metric: str = "inverse", reading: str = "B") -> dict:
     """The class ellipsoids of paper 003, Section 4.2 and eq. (15): ``E_c = E(mu_c, M_c / rho_c)``.
 
@@ -249,11 +253,13 @@ def class_ellipsoids(Q1, Q2, *, metric: str = "inverse", reading: str = "B") -> 
         mu = Q.mean(axis=0)
         Sigma = np.atleast_2d(np.cov(Q, rowvar=False, ddof=1))
         ev = np.linalg.eigvalsh(Sigma)
-        if ev[0] <= 1e-12 * max(ev[-1], 1e-300):
-            raise ValueError(
-                "a class covariance is singular in the working space; the class ellipsoid is undefined "
-                "(use more samples per class or projection='pair')"
-            )
+        if ev[-1] <= 0.0 or not np.isfinite(ev[-1]):
+            raise ValueError("a class has zero variance in the working space; the class ellipsoid is undefined")
+        if ev[0] <= SINGULAR_RIDGE * ev[-1]:
+            # Decision (the paper assumes invertible covariances): a class whose points are flat in a working
+            # direction (one-hot features, fewer rows than features) gets the ridge SINGULAR_RIDGE * lambda_max,
+            # a thin but full-dimensional ellipsoid, instead of an undefined one.
+            Sigma = Sigma + SINGULAR_RIDGE * ev[-1] * np.eye(n)
         M = np.linalg.inv(Sigma) if metric == "inverse" else Sigma
         mus.append(mu)
         Ms.append(0.5 * (M + M.T))

@@ -9,6 +9,14 @@ Per binary problem:
 2. Class ellipsoids (Section 4.2, eq. (15); reading B: see ``reading``): ``E_c = E(mu_c, M_c / rho_c)`` with ``M_c =
    Sigma_c^{-1}`` (``metric="inverse"``; ``"covariance"`` is the literal eq. (15)) and ``rho_c`` the squared Mahalanobis
    distance of class c's own training point nearest (in the other class's metric) to the other class's mean.
+   Selected on the training rows (not in the paper; ``ratio="auto"``, ``shrinkage="auto"``, the defaults): the
+   radii of the two ellipsoids are scaled by ``sqrt(ratio)`` and ``1 / sqrt(ratio)`` (the paper's pair is ratio 1;
+   the bisector of step 5 then moves towards the smaller ellipsoid's class, which matters with unequal classes), and
+   the whitening of step 1 may shrink the covariance towards ``mean(eig) I`` by the Ledoit-Wolf amount (a
+   covariance estimated from few rows per feature); both by held-out errors on ``cv`` stratified folds of each
+   binary problem's rows (:data:`RATIO_GRID` x {0, Ledoit-Wolf}; ties to the paper's choices). A class covariance
+   singular in the working space (one-hot features, fewer rows than features) gets a ridge of ``1e-6 lambda_max``
+   (``_ellipsoid_geometry.SINGULAR_RIDGE``) instead of no ellipsoid.
 3. Shrink fallback (not in the paper): if the ellipsoids intersect, both are shrunk by ``s = gamma * s*`` with
    ``s* = max_u u^T (mu_1 - mu_2) / (g_1(u) + g_2(u))``; counted in ``n_shrunk_``.
 4. Closest points (the QCQP (4)-(5) of Section 3.1): the two coupled swarms of eq. (7) in the C++ core
@@ -25,7 +33,7 @@ kept: ``decision_function`` is ``-z`` so that positive values mean ``classes_[1]
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -42,7 +50,7 @@ from svmopt._ellipsoid_geometry import (
     support_dual,
 )
 from svmopt._swarms import _SWARM_CONSTRAINTS, _seed_from, pso_closest_points, pso_single_swarm
-from svmopt._validation import Interval, Real, StrOptions, fit_context
+from svmopt._validation import Integral, Interval, Real, StrOptions, fit_context
 
 __all__ = [
     "ClosestPoints",
@@ -59,9 +67,17 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------------------------- projection
-def _whiten(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _whiten(X: np.ndarray, shrinkage: float | str = 0.0) -> tuple[np.ndarray, np.ndarray]:
     m = X.mean(axis=0)
     C = np.atleast_2d(np.cov(X, rowvar=False, ddof=1))
+    if shrinkage == "ledoit_wolf":
+        from sklearn.covariance import ledoit_wolf_shrinkage
+
+        a = float(ledoit_wolf_shrinkage(X - m)) if X.shape[0] > 1 else 0.0
+    else:
+        a = float(shrinkage)
+    if a:  # (1 - a) C + a mean(eig C) I: the whitening of a covariance estimated from few rows per feature
+        C = (1.0 - a) * C + a * (np.trace(C) / C.shape[0]) * np.eye(C.shape[0])
     lam, V = np.linalg.eigh(C)
     if lam[-1] <= 0 or not np.isfinite(lam[-1]):
         raise ValueError("the training samples of a class pair have zero variance; nothing separates them")
@@ -100,6 +116,9 @@ def _proj2(Z1: np.ndarray, Z2: np.ndarray, p2_mode: str, rng) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------------------------- estimator
+#: ``ratio="auto"``: the radius ratios of the two class ellipsoids compared by cross-validation (1 = the paper's).
+RATIO_GRID = 2.0 ** np.arange(-3.0, 4.0)
+
 _CHOICES = {
     "solver": ("pso", "exact"),
     "metric": ("inverse", "covariance"),
@@ -161,6 +180,14 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         the second swarm sees the first's new best.
     boundary_mode : {"revert", "project"}, default "revert"
         The paper's revert rule for infeasible moves, or their projection onto the ellipsoid (extension).
+    ratio : float > 0 or "auto", default "auto"
+        The class-1 ellipsoid's radius is multiplied by ``sqrt(ratio)``, the class-2 one's divided by it (1 = the
+        paper's ellipsoids). ``"auto"``: chosen per binary problem among :data:`RATIO_GRID` by held-out errors.
+    shrinkage : float in [0, 1], "ledoit_wolf" or "auto", default "auto"
+        Shrinkage of the covariance the whitening uses towards ``mean(eig) I`` (0 = the paper's). ``"auto"``: 0 or
+        the Ledoit-Wolf amount, chosen per binary problem with ``ratio`` by held-out errors.
+    cv : int >= 2, default 3
+        Stratified (unshuffled) folds of the selection (fewer when a class has fewer rows).
 
     Attributes
     ----------
@@ -177,6 +204,13 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
     models_ : list of dict
         Per model: whitening ``m``, ``W``, projection ``Pi``, ellipsoids ``mu1, P1, mu2, P2`` (after the shrink),
         shrink factor ``s``, closest points ``x, y``, working-space ``w, w0``.
+    ratios_ : ndarray (n_models,)
+        The radius ratio per model.
+    shrinkages_ : ndarray (n_models,) of object
+        The whitening shrinkage per model (0.0 or "ledoit_wolf").
+    selection_ : dict or None
+        The candidates (``shrinkage``, ``ratio``) and the held-out error rates per model, shape
+        (n_models, n_shrinkages, n_ratios); None when nothing was selected.
     shrink_factors_ : ndarray (n_models,)
         ``s`` per model (1 = no shrink).
     n_shrunk_ : int
@@ -217,6 +251,9 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         **{name: [StrOptions(set(allowed))] for name, allowed in _CHOICES.items()},
         "random_state": ["random_state"],
         "gamma": [Interval(Real, 0, 1, closed="neither")],
+        "ratio": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
+        "shrinkage": [StrOptions({"auto", "ledoit_wolf"}), Interval(Real, 0, 1, closed="both")],
+        "cv": [Interval(Integral, 2, None, closed="left")],
     }
 
     def __init__(
@@ -242,6 +279,9 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         rand_scope="particle",
         sync="jacobi",
         boundary_mode="revert",
+        ratio="auto",
+        shrinkage="auto",
+        cv=3,
     ):
         self.n_particles = n_particles
         self.max_iter = max_iter
@@ -263,6 +303,9 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         self.rand_scope = rand_scope
         self.sync = sync
         self.boundary_mode = boundary_mode
+        self.ratio = ratio
+        self.shrinkage = shrinkage
+        self.cv = cv
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -285,20 +328,30 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"EllipsoidPSOClassifier needs at least 2 classes; got 1 class: {self.classes_}")
         seed = _seed_from(self.random_state)
         rng = np.random.RandomState(seed)
-        if self.projection == "dataset":
-            glob = _whiten(X)
-        else:
-            glob = None
+        shrinks: list[float | str] = [0.0, "ledoit_wolf"] if self.shrinkage == "auto" else [self.shrinkage]
+        globs = {sh: _whiten(X, sh) if self.projection == "dataset" else None for sh in shrinks}
         if self.multiclass == "ovo" or K == 2:
             pairs = [(a, b) for a in range(K) for b in range(a + 1, K)]
         else:
             pairs = [(a, -1) for a in range(K)]
         models = []
+        errors = []
         for k, (a, b) in enumerate(pairs):
             V1 = X[yi == a]
             V2 = X[yi == b] if b >= 0 else X[yi != a]
-            models.append(self._fit_binary(V1, V2, glob, seed + k, rng))
+            ratios = RATIO_GRID if self.ratio == "auto" else np.array([float(self.ratio)])
+            if ratios.size * len(shrinks) > 1:
+                (sh, ratio), err = self._select(V1, V2, globs, seed + k, shrinks, ratios)
+                errors.append(err)
+            else:
+                sh, ratio = shrinks[0], float(ratios[0])
+            models.append(self._fit_binary(V1, V2, globs[sh], seed + k, rng, ratio, sh))
         self.pairs_ = pairs
+        self.ratios_ = np.array([mdl["ratio"] for mdl in models])
+        self.shrinkages_ = np.array([mdl["shrinkage"] for mdl in models], dtype=object)
+        self.selection_ = None if not errors else {
+            "shrinkage": shrinks, "ratio": RATIO_GRID.copy() if self.ratio == "auto" else np.array([self.ratio]),
+            "errors": np.array(errors)}
         self.models_ = models
         self.coef_ = np.array([mdl["w_in"] for mdl in models])
         self.intercept_ = np.array([mdl["b_in"] for mdl in models])
@@ -309,17 +362,47 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         self.n_iter_ = int(self.max_iter) if self.solver == "pso" else 1
         return self
 
-    def _fit_binary(self, V1, V2, glob, seed, rng) -> dict:
+    def _select(self, V1, V2, globs, seed, shrinks, ratios) -> tuple[tuple[Any, float], np.ndarray]:
+        """The whitening shrinkage and the radius ratio of one binary problem by held-out errors on ``cv``
+        stratified (unshuffled) folds of its rows. Ties go to the paper's choices: no shrinkage, then the ratio
+        nearest 1. A candidate whose ellipsoids are undefined on a fold (too few rows) counts that fold's held-out
+        rows as errors. Returns the choice and the error rates, shape (n_shrinkages, n_ratios)."""
+        from sklearn.model_selection import StratifiedKFold
+
+        t = np.r_[np.ones(len(V1), dtype=int), np.zeros(len(V2), dtype=int)]
+        V = np.vstack([V1, V2])
+        err = np.zeros((len(shrinks), ratios.size))
+        k = min(int(self.cv), len(V1), len(V2))
+        order = [(i, j) for i in range(len(shrinks)) for j in np.argsort(np.abs(np.log(ratios)), kind="stable")]
+        if k < 2:  # nothing to hold out: the paper's ellipsoids
+            i, j = order[0]
+            return (shrinks[i], float(ratios[j])), err
+        for tr, va in StratifiedKFold(n_splits=k).split(V, t):
+            A, B = V[tr][t[tr] == 1], V[tr][t[tr] == 0]
+            for i, sh in enumerate(shrinks):
+                for j, r in enumerate(ratios):
+                    try:
+                        mdl = self._fit_binary(A, B, globs[sh], seed, np.random.RandomState(seed), float(r), sh)
+                    except ValueError:
+                        err[i, j] += va.size
+                        continue
+                    err[i, j] += np.count_nonzero(((V[va] @ mdl["w_in"] + mdl["b_in"]) >= 0) != (t[va] == 1))
+        err /= V.shape[0]
+        i, j = order[int(np.argmin([err[c] for c in order]))]
+        return (shrinks[i], float(ratios[j])), err
+
+    def _fit_binary(self, V1, V2, glob, seed, rng, ratio: float = 1.0, shrinkage: float | str = 0.0) -> dict:
         d = V1.shape[1]
         if self.projection == "none":
             m, W, Pi = np.zeros(d), np.eye(d), np.eye(d)
         else:
-            m, W = glob if glob is not None else _whiten(np.vstack([V1, V2]))
+            m, W = glob if glob is not None else _whiten(np.vstack([V1, V2]), shrinkage)
             Pi = _proj2((V1 - m) @ W, (V2 - m) @ W, self.p2_mode, rng)
         T = W @ Pi  # input -> working: q = T^T (v - m)
         Q1, Q2 = (V1 - m) @ T, (V2 - m) @ T
         E = class_ellipsoids(Q1, Q2, metric=self.metric, reading=self.reading)
-        mu1, P1, mu2, P2 = E["mu1"], E["P1"], E["mu2"], E["P2"]
+        # Radii scaled by sqrt(ratio) (class 1) and 1/sqrt(ratio) (class 2): ratio = 1 is the paper's pair.
+        mu1, P1, mu2, P2 = E["mu1"], E["P1"] / ratio, E["mu2"], E["P2"] * ratio
         s = 1.0
         if self.fallback == "shrink":
             s_star = shrink_factor(mu1, P1, mu2, P2)
@@ -375,6 +458,8 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
             "distance": cp.distance,
             "gap": cp.gap,
             "ellipsoids": E,
+            "ratio": ratio,
+            "shrinkage": shrinkage,
         }
 
     # ---------------------------------------------------------------- prediction
