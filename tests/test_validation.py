@@ -60,8 +60,8 @@ def test_bools_are_not_numbers():
 
 
 def test_message_names_parameter_range_and_value():
-    est = svmopt.RampLossSVC(C=-1.0)
-    with pytest.raises(ValueError, match=r"^The 'C' parameter of RampLossSVC must be a float in the range "
+    est = svmopt.L1SVC(C=-1.0)
+    with pytest.raises(ValueError, match=r"^The 'C' parameter of L1SVC must be a float in the range "
                                          r"\(0\.0, inf\)\. Got -1\.0 instead\.$"):
         est.fit(np.zeros((4, 2)), [0, 1, 0, 1])
 
