@@ -63,6 +63,8 @@ from svmopt.tuning import CoreCVEngine, CVEngine, csa_simplex, make_folds, resol
 
 __all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR", "choose_n_prototypes", "select_prototypes"]
 
+#: ``n_prototypes="auto"``: m = 500, at most the candidate rows (without the warning an explicit larger m gets).
+AUTO_PROTOTYPES = 500
 
 
 def _rbf_params(sigma2: float) -> _core.kernels.KernelParams:
@@ -73,7 +75,7 @@ def _rbf_params(sigma2: float) -> _core.kernels.KernelParams:
 class _FixedSizeLSSVM(BaseEstimator):
     _task = "regression"
     _parameter_constraints: ClassVar[dict] = {
-        "n_prototypes": [POSITIVE_INT],
+        "n_prototypes": [POSITIVE_INT, StrOptions({"auto"})],
         "kernel": [StrOptions({"rbf", "linear"}), Kernel],
         "gamma": [POSITIVE, None],  # None: tuned by CSA + simplex
         "sigma2": [POSITIVE, None],
@@ -92,7 +94,7 @@ class _FixedSizeLSSVM(BaseEstimator):
         "statistics": [StrOptions({"auto", "features", "kernel"})],
     }
 
-    def __init__(self, *, n_prototypes: int = 500, kernel: str | Kernel = "rbf", gamma: float | None = None,
+    def __init__(self, *, n_prototypes: int | str = "auto", kernel: str | Kernel = "rbf", gamma: float | None = None,
                  sigma2: float | None = None, cv: int = 10, block_size: int | None = None, random_state=None,
                  verbose: bool = False, regularize_bias: bool = True, standardize: bool = True,
                  n_csa: int = 90, n_simplex: int = 70, max_candidates: int = MAX_CANDIDATES,
@@ -202,8 +204,9 @@ class _FixedSizeLSSVM(BaseEstimator):
                 self.n_bandwidth_fallbacks_ = n_fallbacks
             timings["bandwidth"] = time.perf_counter() - t1
             t2 = time.perf_counter()
-            m = min(int(self.n_prototypes), Xc.shape[0])
-            if m < self.n_prototypes and n > 1:
+            asked = AUTO_PROTOTYPES if self.n_prototypes == "auto" else int(self.n_prototypes)
+            m = min(asked, Xc.shape[0])
+            if m < asked and n > 1 and self.n_prototypes != "auto":
                 warn(f"n_prototypes={self.n_prototypes} exceeds the {Xc.shape[0]} candidate rows; "
                               f"using m={m}", UserWarning)
             labels = self._strata(y[cand])
@@ -428,8 +431,9 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
 
     Parameters
     ----------
-    n_prototypes : int, default=500
-        m, the number of prototype vectors (clamped to the number of candidate rows with a warning).
+    n_prototypes : int or "auto", default="auto"
+        m, the number of prototype vectors (clamped to the number of candidate rows with a warning); ``"auto"``:
+        :data:`AUTO_PROTOTYPES`, or every candidate row when there are fewer (no warning).
     kernel : {"rbf", "linear"} or svmopt.Kernel, default="rbf"
     gamma : float or None
         Regularization constant of (7); None: tuned.
@@ -649,7 +653,7 @@ class FixedSizeLSSVC(ClassifierMixin, _FixedSizeLSSVM):
         "multiclass": [StrOptions({"ovo", "moc"})],
     }
 
-    def __init__(self, *, n_prototypes: int = 500, kernel: str | Kernel = "rbf", gamma: float | None = None,
+    def __init__(self, *, n_prototypes: int | str = "auto", kernel: str | Kernel = "rbf", gamma: float | None = None,
                  sigma2: float | None = None, cv: int = 10, multiclass: str = "ovo", block_size: int | None = None,
                  random_state=None, verbose: bool = False, regularize_bias: bool = True, standardize: bool = True,
                  n_csa: int = 90, n_simplex: int = 70, max_candidates: int = MAX_CANDIDATES,
