@@ -255,10 +255,11 @@ def class_ellipsoids(Q1, Q2, *, metric: str = "inverse", reading: str = "B") -> 
         ev = np.linalg.eigvalsh(Sigma)
         if ev[-1] <= 0.0 or not np.isfinite(ev[-1]):
             raise ValueError("a class has zero variance in the working space; the class ellipsoid is undefined")
-        if ev[0] <= SINGULAR_RIDGE * ev[-1]:
+        if ev[0] <= 1e-12 * ev[-1]:
             # Decision (the paper assumes invertible covariances): a class whose points are flat in a working
             # direction (one-hot features, fewer rows than features) gets the ridge SINGULAR_RIDGE * lambda_max,
-            # a thin but full-dimensional ellipsoid, instead of an undefined one.
+            # a thin but full-dimensional ellipsoid, instead of an undefined one (better conditioned covariances
+            # are used as they are).
             Sigma = Sigma + SINGULAR_RIDGE * ev[-1] * np.eye(n)
         M = np.linalg.inv(Sigma) if metric == "inverse" else Sigma
         mus.append(mu)
