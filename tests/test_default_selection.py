@@ -245,3 +245,33 @@ def test_ramp_loss_auto_c_counts_the_held_out_errors_of_cccp_fits():
     ref = RampLossSVC(C=clf.C_, method="cccp", random_state=0).fit(X, y)
     np.testing.assert_array_equal(clf.coef_, ref.coef_)
     assert RampLossSVC(C=2.0, method="cccp").fit(X, y).selection_ is None
+
+
+def test_ramp_loss_with_w_zero_warns_naming_c():
+    from svmopt import RampLossSVC
+
+    X, y = _data(100, d=4, seed=14, flip=0.0)
+    with pytest.warns(UserWarning, match="w is 0 .*raise C"):
+        clf = RampLossSVC(C=1e-4, method="cccp").fit(X, y)
+    assert clf.n_selected_features_ == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        RampLossSVC(C=1.0, method="cccp").fit(X, y)
+
+
+def test_ellipsoid_hyperplane_beyond_the_data_warns(monkeypatch):
+    """The check itself: a pair's hyperplane that leaves every training point of the pair on one side."""
+    X, y = _data(80, seed=15)
+    fit_binary = EllipsoidPSOClassifier._fit_binary
+
+    def far(self, *args, **kwargs):
+        mdl = fit_binary(self, *args, **kwargs)
+        return {**mdl, "b_in": 1e6}
+
+    monkeypatch.setattr(EllipsoidPSOClassifier, "_fit_binary", far)
+    with pytest.warns(UserWarning, match="puts every training point of the pair on one side"):
+        EllipsoidPSOClassifier(solver="exact", ratio=1.0, shrinkage=0.0).fit(X, y)
+    monkeypatch.undo()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        EllipsoidPSOClassifier(solver="exact").fit(X, y)

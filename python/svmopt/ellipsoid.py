@@ -40,6 +40,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from svmopt._config import warn
 from svmopt._ellipsoid_geometry import (
     ClosestPoints,
     class_ellipsoids,
@@ -360,6 +361,16 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         self.distances_ = np.array([mdl["distance"] for mdl in models])
         self.certificate_gaps_ = np.array([mdl["gap"] for mdl in models])
         self.n_iter_ = int(self.max_iter) if self.solver == "pso" else 1
+        Z = self._pair_scores(X)
+        for k, (a, b) in enumerate(pairs):
+            rows = (yi == a) | (yi == b) if b >= 0 else np.ones(yi.size, dtype=bool)
+            side = Z[rows, k] >= 0
+            if side.all() or not side.any():
+                which = f"classes {self.classes_[a]!r} and {self.classes_[b]!r}" if b >= 0 else \
+                    f"class {self.classes_[a]!r} against the rest"
+                warn(f"EllipsoidPSOClassifier: the hyperplane of {which} puts every training point of the pair on "
+                     "one side (the ellipsoids' closest points lie beyond the data: classes of very different "
+                     "spread or size); try ratio='auto' or solver='exact'", UserWarning)
         return self
 
     def _select(self, V1, V2, globs, seed, shrinks, ratios) -> tuple[tuple[Any, float], np.ndarray]:

@@ -698,8 +698,9 @@ class RampLossSVC(_BinaryLinearClassifier):
         for tr, va in StratifiedKFold(n_splits=k).split(Xs, yc):
             for j, c in enumerate(C_GRID):
                 est = clone(self).set_params(C=float(c), method="cccp", verbose=False, time_limit=None)
-                with warnings.catch_warnings():
+                with warnings.catch_warnings():  # a fold's limits and degenerate models are scored as they are
                     warnings.simplefilter("ignore", ConvergenceWarning)
+                    warnings.filterwarnings("ignore", message="RampLossSVC: ", category=UserWarning)
                     est.fit(Xs[tr], yc[tr])
                 err[j] += np.count_nonzero(est.predict(Xs[va]) != yc[va])
         order = np.argsort(np.abs(np.log(C_GRID)), kind="stable")
@@ -733,7 +734,9 @@ class RampLossSVC(_BinaryLinearClassifier):
         self.cccp_: dict[str, Any] | None = None
         self.big_m_: _rm.BigM | None = None
         if method == "cccp":
-            return self._fit_cccp(X, ys, C, B, prm)
+            self._fit_cccp(X, ys, C, B, prm)
+            self._warn_degenerate(n)
+            return self
         variant = self.big_m if self.big_m != "auto" else ("variant1" if n <= 600 else "variant2")
         opts = {**prm["seed"], **(self.solver_options or {})}
         t0 = time.perf_counter()
@@ -782,7 +785,18 @@ class RampLossSVC(_BinaryLinearClassifier):
         else:
             self.n_iter_ = int(r.n_subproblems)
             self.lower_bound_ = float("nan")
+        self._warn_degenerate(n)
         return self
+
+    def _warn_degenerate(self, n: int) -> None:
+        """A ``UserWarning`` naming the cause when the model is w = 0 (one class for every point) or flags every
+        training point as an outlier."""
+        if self.n_selected_features_ == 0:
+            warn(f"RampLossSVC: the fitted w is 0 (no feature selected), so every point gets the class of the "
+                 f"intercept's sign: the l1 norm outweighs C={self.C_:g} times the losses; raise C", UserWarning)
+        elif self.outliers_.size == n:
+            warn(f"RampLossSVC: every training point is flagged as an outlier (y_i f(x_i) <= -1): the labels look "
+                 f"inverted or C={self.C_:g} is too small to fit them; check y or raise C", UserWarning)
 
     def _fit_cccp(self, X: Any, ys: np.ndarray, C: float, B: int, prm: dict) -> RampLossSVC:
         r = _cc.cccp(X, ys, C, B, n_init=int(self.n_init), random_state=self.random_state, tol=float(self.tol),
