@@ -275,3 +275,16 @@ def test_ellipsoid_hyperplane_beyond_the_data_warns(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         EllipsoidPSOClassifier(solver="exact").fit(X, y)
+
+
+def test_verbose_shows_the_search_and_the_default_prints_nothing(capsys):
+    X, y = _data(90, seed=16)
+    RobustSVC(n_landmarks=None).fit(X, y)
+    EllipsoidPSOClassifier(solver="exact").fit(X, y)
+    assert capsys.readouterr().out == ""
+    clf = RobustSVC(n_landmarks=None, verbose=True).fit(X, y)
+    out = capsys.readouterr().out
+    assert "3-fold cross-validation on 90 rows" in out and out.count("alpha=") == len(ALPHA_FACTORS)
+    assert f"alpha={clf.kernel_.alpha:.4g} rho=-" in out.split("<- selected")[0].splitlines()[-1]
+    EllipsoidPSOClassifier(solver="exact", verbose=True).fit(X, y)
+    assert "selected ratio" in capsys.readouterr().out

@@ -189,6 +189,8 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         the Ledoit-Wolf amount, chosen per binary problem with ``ratio`` by held-out errors.
     cv : int >= 2, default 3
         Stratified (unshuffled) folds of the selection (fewer when a class has fewer rows).
+    verbose : bool, default False
+        Print each binary problem's held-out errors and its choice (nothing is printed otherwise).
 
     Attributes
     ----------
@@ -255,6 +257,7 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         "ratio": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
         "shrinkage": [StrOptions({"auto", "ledoit_wolf"}), Interval(Real, 0, 1, closed="both")],
         "cv": [Interval(Integral, 2, None, closed="left")],
+        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -283,6 +286,7 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         ratio="auto",
         shrinkage="auto",
         cv=3,
+        verbose=False,
     ):
         self.n_particles = n_particles
         self.max_iter = max_iter
@@ -307,6 +311,7 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         self.ratio = ratio
         self.shrinkage = shrinkage
         self.cv = cv
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -344,6 +349,11 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
             if ratios.size * len(shrinks) > 1:
                 (sh, ratio), err = self._select(V1, V2, globs, seed + k, shrinks, ratios)
                 errors.append(err)
+                if self.verbose:
+                    table = "; ".join(f"shrinkage {s_!r}: " + " ".join(f"{e:.3f}" for e in row)
+                                     for s_, row in zip(shrinks, err, strict=True))
+                    print(f"[EllipsoidPSOClassifier] pair {k} held-out error per ratio {ratios.tolist()}: {table}; "
+                          f"selected ratio {ratio:g}, shrinkage {sh!r}")
             else:
                 sh, ratio = shrinks[0], float(ratios[0])
             models.append(self._fit_binary(V1, V2, globs[sh], seed + k, rng, ratio, sh))

@@ -278,6 +278,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         is usable, its objective within the reported gap).
     random_state : int, RandomState instance or None, default=None
         Seeds the landmark selection and the subsample of ``selection="cv"`` (the folds are unshuffled).
+    verbose : bool, default=False
+        Print the cross-validation's held-out error of every candidate (nothing is printed otherwise).
 
     Attributes
     ----------
@@ -374,6 +376,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         "tol": [POSITIVE],
         "max_iter": [POSITIVE_INT],
         "random_state": ["random_state"],
+        "verbose": ["verbose"],
     }
 
     def __init__(self, *, kernel: str | Kernel = "rbf", degree: int = 1, c: float | str = "auto",
@@ -382,7 +385,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                  selection: str = "cv", cv: int = 3, line_search: str = "exact", n_grid: int = 10_000,
                  interval: str = "paper", solver_options: Mapping[str, Any] | None = None, lp_solver: str = "auto",
                  n_landmarks: int | str | None = "auto", landmarks: str | Any = "entropy", solver: str = "auto",
-                 tol: float = 1e-6, max_iter: int = 1000, random_state: Any = None):
+                 tol: float = 1e-6, max_iter: int = 1000, random_state: Any = None, verbose: bool = False):
         self.kernel = kernel
         self.degree = degree
         self.c = c
@@ -404,6 +407,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.max_iter = max_iter
         self.random_state = random_state
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -638,6 +642,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                 "time_s": sel.seconds}
             logger.info("RobustSVC: selected %s, rho=%s, nu=%s by %d-fold cross-validation on %d rows (%.2f s)",
                         kernels[0], rhos[0], sel.nu.tolist(), sel.n_folds, n_val, sel.seconds)
+            if self.verbose:
+                self._print_selection(self.selection_, sel.kernel, sel.rho)
         kern = kernels[0]
         rho = rhos[0]
         self.kernel_ = kern
@@ -688,6 +694,21 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         self.fit_path_ = [f.path for f in fits]
         self._warn_degenerate(fits, problems, y, p)
         return self
+
+    def _print_selection(self, sel: dict, ka: int, kr: int) -> None:
+        """``verbose``: the held-out error rate of every candidate (best nu per problem), the choice marked."""
+        alphas = sel["alpha"] if sel["alpha"] is not None else [None]
+        rhos = sel["rho"] if sel["rho"] is not None else [None]
+        print(f"[RobustSVC] {sel['n_folds']}-fold cross-validation on {sel['n_rows']} rows, {sel['time_s']:.2f} s; "
+              f"held-out error (best nu of {len(sel['nu'])}) per candidate:")
+        for a, alpha in enumerate(alphas):
+            for r, rho in enumerate(rhos):
+                err = sel["errors"][a, r]
+                best = ", ".join(f"{e:.4f} at nu={sel['nu'][int(np.argmin(row))]:g}"
+                                 for e, row in zip(err.min(axis=1), err, strict=True))
+                mark = "  <- selected" if (a, r) == (ka, kr) else ""
+                print(f"  alpha={'-' if alpha is None else f'{alpha:.4g}'} rho={'-' if rho is None else rho}: "
+                      f"{best}{mark}")
 
     def _warn_degenerate(self, fits: list[BinaryFit], problems: list[Any], y: np.ndarray, p: float | None) -> None:
         """A ``UserWarning`` naming the cause when a binary problem's model gives every training point one class."""
