@@ -166,13 +166,12 @@ SELECTIONS = ("cv", "training_error")
 SELECT_MAX_ROWS = 1000
 
 
-def _auto_solver(X: Any, L: int | None, n: int | None = None) -> str:
+def _auto_solver(X: Any, L: int | None) -> str:
     """``solver="auto"``: LP (23) for the paper's model; the reduced LP directly while its n x L kernel values are at
     most :data:`DIRECT_LP_MAX_CELLS` (in memory), else the cutting planes."""
     if L is None:
         return "lp"
-    n = X.shape[0] if n is None else n
-    return "lp" if not is_dask_array(X) and n * L <= DIRECT_LP_MAX_CELLS else "cutting_plane"
+    return "lp" if not is_dask_array(X) and X.shape[0] * L <= DIRECT_LP_MAX_CELLS else "cutting_plane"
 
 
 def _values(name: str, value: Any, rules: str, zero: bool = False) -> np.ndarray:
@@ -631,19 +630,17 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                 warn(f"RobustSVC: {sel.n_not_converged} cross-validation solves stopped at max_iter={self.max_iter}; "
                      "they were scored as they were", ConvergenceWarning)
             nu_per_problem = [np.array([v]) for v in sel.nu]
-            kernels, rhos = [kernels[sel.kernel]], [rhos[sel.rho]]
             n_val = sel.n_rows
             self.selection_ = {
-                "alpha": [k.alpha for k in self._width_candidates(kern, stds, total_var)] if kern.name == "rbf"
-                else None,
-                "rho": None if self.rho is None else np.asarray(
-                    RHO_GRID if isinstance(self.rho, str) else _values("rho", self.rho, "'grid'", zero=True)),
+                "alpha": [k.alpha for k in kernels] if kern.name == "rbf" else None,
+                "rho": None if self.rho is None else np.asarray(rhos),
                 "nu": nus, "errors": sel.errors / n_val, "n_rows": n_val, "n_folds": sel.n_folds,
                 "time_s": sel.seconds}
             logger.info("RobustSVC: selected %s, rho=%s, nu=%s by %d-fold cross-validation on %d rows (%.2f s)",
-                        kernels[0], rhos[0], sel.nu.tolist(), sel.n_folds, n_val, sel.seconds)
+                        kernels[sel.kernel], rhos[sel.rho], sel.nu.tolist(), sel.n_folds, n_val, sel.seconds)
             if self.verbose:
                 self._print_selection(self.selection_, sel.kernel, sel.rho)
+            kernels, rhos = [kernels[sel.kernel]], [rhos[sel.rho]]
         kern = kernels[0]
         rho = rhos[0]
         self.kernel_ = kern
