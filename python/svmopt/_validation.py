@@ -33,6 +33,9 @@ from sklearn.utils._param_validation import (
 
 from svmopt._config import atomic_fit
 
+#: The ``class_weight`` declaration every classifier shares: None, "balanced" or a dict {label: weight >= 0}.
+CLASS_WEIGHT = [StrOptions({"balanced"}), dict, None]
+
 __all__ = [
     "NONNEGATIVE",
     "NONNEGATIVE_INT",
@@ -45,6 +48,7 @@ __all__ = [
     "Options",
     "Real",
     "StrOptions",
+    "check_fit_weights",
     "fit_context",
     "is_finite_real",
     "validate_parameter_constraints",
@@ -99,3 +103,64 @@ def fit_context(fit: _F) -> _F:
 def is_finite_real(value: Any) -> TypeGuard[Real]:
     """A real number (not a bool) that is finite."""
     return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def check_fit_weights(X: np.ndarray, y: np.ndarray, sample_weight: Any = None, class_weight: Any = None,
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The one validation of ``fit(..., sample_weight)`` and ``class_weight``: ``(X, y, w)`` ready to fit.
+
+    * ``sample_weight``: None or a 1-d array-like of ``n_samples`` finite, non-negative numbers, not all zero;
+      anything else is a ``ValueError`` naming ``sample_weight`` before any work starts.
+    * ``class_weight`` (classifiers): a dict ``{label: weight}`` multiplies the weights of that class's rows;
+      ``"balanced"`` gives class ``c`` the factor ``W / (k * W_c)``, with ``W_c`` the *weighted* count of class
+      ``c`` (so integer sample weights still equal repeated rows) and ``k`` the number of classes.
+    * Rows of weight 0 are removed (a zero weight means "not in the training set", exactly), so every model
+      sees only positive weights. ``w`` is None when no weights were given (every model's unweighted path, bit
+      for bit the same as before weights existed) or when they are all equal to 1 after class weighting.
+    """
+    n = X.shape[0]
+    w: np.ndarray | None = None
+    if sample_weight is not None:
+        try:
+            w = np.asarray(sample_weight, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"sample_weight must be an array of numbers, got {type(sample_weight).__name__}") \
+                from exc
+        if w.ndim == 0:
+            w = np.full(n, float(w))
+        if w.shape != (n,):
+            raise ValueError(f"sample_weight must have shape ({n},) (one weight per row of X), got {w.shape}")
+        if not np.all(np.isfinite(w)):
+            raise ValueError(f"sample_weight contains {np.count_nonzero(~np.isfinite(w))} NaN or infinite values")
+        if np.any(w < 0):
+            raise ValueError(f"sample_weight must be non-negative; {np.count_nonzero(w < 0)} weights are negative "
+                             f"(smallest {w.min():.6g})")
+    if class_weight is not None:
+        labels, inverse = np.unique(y, return_inverse=True)
+        base = np.ones(n) if w is None else w
+        if isinstance(class_weight, str):  # "balanced", on the weighted class counts
+            counts = np.bincount(inverse, weights=base, minlength=labels.size)
+            with np.errstate(divide="ignore"):
+                factor = np.where(counts > 0, counts.sum() / (labels.size * np.where(counts > 0, counts, 1.0)), 0.0)
+        else:
+            factor = np.ones(labels.size)
+            known = {lab.item() if hasattr(lab, "item") else lab: i for i, lab in enumerate(labels)}
+            for key, value in class_weight.items():
+                k = key.item() if hasattr(key, "item") else key
+                if k not in known:
+                    raise ValueError(f"class_weight has the label {key!r}, which is not in y (labels: "
+                                     f"{labels.tolist()})")
+                if not is_finite_real(value) or value < 0:
+                    raise ValueError(f"class_weight[{key!r}] must be a finite number >= 0, got {value!r}")
+                factor[known[k]] = float(value)
+        w = base * factor[inverse]
+    if w is None:
+        return X, y, None
+    if not w.sum() > 0:
+        raise ValueError("sample_weight (times class_weight) is zero for every row: there is nothing to fit")
+    keep = w > 0
+    if not keep.all():
+        X, y, w = X[keep], y[keep], w[keep]
+    if np.all(w == 1.0):
+        return X, y, None
+    return X, y, w
