@@ -18,17 +18,26 @@ namespace {
 
 using OptionalArray = std::optional<DoubleArray>;
 
-// Validate (s, y), release the GIL around `search(s, y, n)` and return (b, count).
+// The count a search returns to Python: an int without weights (a number of points), else the weight sum.
+py::object count_object(double count, bool weighted) {
+  if (weighted) return py::float_(count);
+  return py::int_(static_cast<Index>(count));
+}
+
+// Validate (s, y, w), release the GIL around `search(s, y, w, n)` and return (b, count).
 template <typename Search>
-std::tuple<double, Index> run_line_search(const DoubleArray& s, const DoubleArray& y, Search&& search) {
+std::tuple<double, py::object> run_line_search(const DoubleArray& s, const DoubleArray& y, const OptionalArray& w,
+                                               Search&& search) {
   const Contiguous1d<double> sc(s, "s");
   const Contiguous1d<double> yc(y, "y", sc.size());
+  std::optional<Contiguous1d<double>> wc;
+  if (w) wc.emplace(*w, "w", sc.size());
   LineSearchResult r;
   {
     py::gil_scoped_release release;
-    r = search(sc.data(), yc.data(), sc.size());
+    r = search(sc.data(), yc.data(), wc ? wc->data() : nullptr, sc.size());
   }
-  return std::make_tuple(r.b, r.count);
+  return std::make_tuple(r.b, count_object(r.count, w.has_value()));
 }
 
 }  // namespace
@@ -67,29 +76,35 @@ void register_robust(py::module_& m) {
 
   m.def(
       "line_search_count",
-      [](const DoubleArray& s, const DoubleArray& y, double b, LineSearchObjective objective) {
+      [](const DoubleArray& s, const DoubleArray& y, double b, LineSearchObjective objective, const OptionalArray& w) {
         const Contiguous1d<double> sc(s, "s");
         const Contiguous1d<double> yc(y, "y", sc.size());
-        return line_search_count(sc.data(), yc.data(), sc.size(), b, objective);
+        std::optional<Contiguous1d<double>> wc;
+        if (w) wc.emplace(*w, "w", sc.size());
+        return count_object(line_search_count(sc.data(), yc.data(), sc.size(), b, objective,
+                                              wc ? wc->data() : nullptr),
+                            w.has_value());
       },
       py::arg("s").noconvert(), py::arg("y").noconvert(), py::arg("b"),
-      py::arg("objective") = LineSearchObjective::Paper,
-      "Misclassified training points at threshold b: 'paper' = (10)/(27), 'decision' = the test-time rule.");
+      py::arg("objective") = LineSearchObjective::Paper, py::arg("w").noconvert() = py::none(),
+      "Misclassified training points at threshold b: 'paper' = (10)/(27), 'decision' = the test-time rule "
+      "(with weights w: their weight sum, a float).");
 
   // The grid search and the paper code's scan it is checked against: the same signature and result.
   using GridSearch = LineSearchResult (*)(const double*, const double*, Index, double, double, Index, double,
-                                          LineSearchObjective, int);
+                                          LineSearchObjective, int, const double*);
   const auto def_grid = [&m](const char* name, GridSearch search, const char* doc) {
     m.def(
         name,
         [search](const DoubleArray& s, const DoubleArray& y, double lo, double hi, Index n_grid, double b_init,
-                 LineSearchObjective objective, int n_threads) {
-          return run_line_search(s, y, [&](const double* sp, const double* yp, Index n) {
-            return search(sp, yp, n, lo, hi, n_grid, b_init, objective, n_threads);
+                 LineSearchObjective objective, int n_threads, const OptionalArray& w) {
+          return run_line_search(s, y, w, [&](const double* sp, const double* yp, const double* wp, Index n) {
+            return search(sp, yp, n, lo, hi, n_grid, b_init, objective, n_threads, wp);
           });
         },
         py::arg("s").noconvert(), py::arg("y").noconvert(), py::arg("lo"), py::arg("hi"), py::arg("n_grid") = 10000,
-        py::arg("b_init") = 0.0, py::arg("objective") = LineSearchObjective::Paper, py::arg("n_threads") = 0, doc);
+        py::arg("b_init") = 0.0, py::arg("objective") = LineSearchObjective::Paper, py::arg("n_threads") = 0,
+        py::arg("w").noconvert() = py::none(), doc);
   };
   def_grid("line_search_grid", &line_search_grid,
            "The paper's grid line search (paper 000, Section 6): linspace(lo, hi, n_grid), first strict improvement, "
@@ -101,14 +116,15 @@ void register_robust(py::module_& m) {
   m.def(
       "line_search_exact",
       [](const DoubleArray& s, const DoubleArray& y, double lo, double hi, double b_init,
-         LineSearchObjective objective) {
-        return run_line_search(s, y, [&](const double* sp, const double* yp, Index n) {
-          return line_search_exact(sp, yp, n, lo, hi, b_init, objective);
+         LineSearchObjective objective, const OptionalArray& w) {
+        return run_line_search(s, y, w, [&](const double* sp, const double* yp, const double* wp, Index n) {
+          return line_search_exact(sp, yp, n, lo, hi, b_init, objective, wp);
         });
       },
       py::arg("s").noconvert(), py::arg("y").noconvert(), py::arg("lo"), py::arg("hi"), py::arg("b_init") = 0.0,
-      py::arg("objective") = LineSearchObjective::Paper,
-      "Exact O(m log m) line search over [min(lo,hi), max(lo,hi)] (never worse than the grid). Returns (b, count).");
+      py::arg("objective") = LineSearchObjective::Paper, py::arg("w").noconvert() = py::none(),
+      "Exact O(m log m) line search over [min(lo,hi), max(lo,hi)] (never worse than the grid). Returns (b, count); "
+      "with weights w (> 0 each) the count is the misclassified points' weight sum.");
 
   py::enum_<DenseLPStatus>(m, "DenseLPStatus", py::module_local())
       .value("optimal", DenseLPStatus::Optimal)
@@ -170,7 +186,7 @@ void register_robust(py::module_& m) {
       [](const DoubleArray& y, const DoubleArray& v, double gamma, double S, const OptionalArray& Phi,
          const OptionalArray& X, const OptionalArray& Z, const std::optional<KernelParams>& params,
          const OptionalArray& delta, const OptionalArray& offset, const OptionalArray& scores_out, int n_threads,
-         Index block, Index n_groups, Index row_offset, Index n_total) {
+         Index block, Index n_groups, Index row_offset, Index n_total, const OptionalArray& weight) {
         MatrixView pv, xv, zv;
         KernelParams kp;
         Index n = 0;
@@ -191,6 +207,8 @@ void register_robust(py::module_& m) {
         if (delta) dc.emplace(*delta, "delta", n);
         std::optional<Contiguous1d<double>> oc;
         if (offset) oc.emplace(*offset, "offset", n);
+        std::optional<Contiguous1d<double>> wc;
+        if (weight) wc.emplace(*weight, "weight", n);
         double* out = nullptr;
         if (scores_out) {
           DoubleArray o = *scores_out;
@@ -201,17 +219,20 @@ void register_robust(py::module_& m) {
         }
         py::gil_scoped_release release;
         return reduced_cut_pass(pv, xv, zv, kp, yc.data(), dc ? dc->data() : nullptr, oc ? oc->data() : nullptr, vv,
-                                gamma, S, out, n_threads, block, n_groups, row_offset, n_total);
+                                gamma, S, out, n_threads, block, n_groups, row_offset, n_total,
+                                wc ? wc->data() : nullptr);
       },
       py::arg("y").noconvert(), py::arg("v").noconvert(), py::arg("gamma"), py::arg("S"), py::kw_only(),
       py::arg("Phi").noconvert() = py::none(), py::arg("X").noconvert() = py::none(),
       py::arg("Z").noconvert() = py::none(), py::arg("params") = py::none(), py::arg("delta").noconvert() = py::none(),
       py::arg("offset").noconvert() = py::none(), py::arg("scores_out").noconvert() = py::none(), py::arg("n_threads") = 0, py::arg("block") = 4096,
       py::arg("n_groups") = 1, py::arg("row_offset") = 0, py::arg("n_total") = -1,
+      py::arg("weight").noconvert() = py::none(),
       "One pass of the reduced robust LP's cutting planes at (v, gamma) with S = S(v): the kernel rows from Phi "
       "(n x L; Phi = X for the linear l1-SVMs) or K(X, Z) computed block by block; margin offsets a_i (offset, "
       "default 1); scores f = Phi v into scores_out; the sums also per group of "
-      "consecutive rows (n_groups, for a multi-cut master); the rows may be rows row_offset.. of n_total (a chunk).");
+      "consecutive rows (n_groups, for a multi-cut master); the rows may be rows row_offset.. of n_total (a chunk); "
+      "weight (> 0 per row, default 1) multiplies each row's hinge and cut terms.");
 }
 
 }  // namespace svmopt::bind

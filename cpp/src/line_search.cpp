@@ -24,28 +24,39 @@ inline bool is_error(double s, double y, double b, LineSearchObjective objective
   return s > b;
 }
 
-// Scores must not be NaN (a NaN breaks the sort's strict weak ordering: the exact search could loop forever)
-// and labels must be exactly +1 or -1 (anything else would be counted silently as class B).
-void check_scores(const double* s, const double* y, Index m) {
+// Scores must not be NaN (a NaN breaks the sort's strict weak ordering: the exact search could loop forever),
+// labels must be exactly +1 or -1 (anything else would be counted silently as class B) and weights finite and > 0.
+void check_scores(const double* s, const double* y, Index m, const double* w) {
   for (Index i = 0; i < m; ++i) {
     if (std::isnan(s[i])) throw std::invalid_argument("s (the scores) must not contain NaN");
     if (y[i] != 1.0 && y[i] != -1.0) throw std::invalid_argument("y must hold labels +1 or -1 only");
+    if (w && !(w[i] > 0.0 && std::isfinite(w[i]))) throw std::invalid_argument("w (the weights) must be finite and > 0");
   }
 }
 
-Index count_errors(const double* s, const double* y, Index m, double b, LineSearchObjective objective) {
-  Index cnt = 0;
-  for (Index i = 0; i < m; ++i) cnt += is_error(s[i], y[i], b, objective) ? 1 : 0;
+inline double weight(const double* w, Index i) { return w ? w[i] : 1.0; }
+
+double total_weight(const double* w, Index m) {
+  if (!w) return static_cast<double>(m);
+  double t = 0.0;
+  for (Index i = 0; i < m; ++i) t += w[i];
+  return t;
+}
+
+double count_errors(const double* s, const double* y, Index m, double b, LineSearchObjective objective,
+                    const double* w) {
+  double cnt = 0.0;
+  for (Index i = 0; i < m; ++i) cnt += is_error(s[i], y[i], b, objective) ? weight(w, i) : 0.0;
   return cnt;
 }
 
 // The grid searches' argument checks (both variants refuse the same inputs).
-void check_grid(const double* s, const double* y, Index m, double lo, double hi, Index n_grid) {
+void check_grid(const double* s, const double* y, Index m, double lo, double hi, Index n_grid, const double* w) {
   if (n_grid < 2) throw std::invalid_argument("line_search_grid: n_grid must be >= 2");
   if (!std::isfinite(lo) || !std::isfinite(hi)) {
     throw std::invalid_argument("line_search_grid: the interval must be finite");
   }
-  check_scores(s, y, m);
+  check_scores(s, y, m, w);
 }
 
 // MATLAB linspace: lo + k * step, with the last point exactly hi.
@@ -53,14 +64,14 @@ inline double grid_point(Index k, Index n_grid, double lo, double hi, double ste
   return (k == n_grid - 1) ? hi : lo + static_cast<double>(k) * step;
 }
 
-// The paper's loop over the grid counts: best = m at b_init, first strict improvement wins.
-LineSearchResult first_improvement(const std::vector<Index>& counts, double lo, double hi, double step,
+// The paper's loop over the grid counts: best = m (the total weight) at b_init, first strict improvement wins.
+LineSearchResult first_improvement(const std::vector<double>& counts, double lo, double hi, double step,
                                    double b_init, const double* s, const double* y, Index m,
-                                   LineSearchObjective objective) {
+                                   LineSearchObjective objective, const double* w) {
   const Index n_grid = static_cast<Index>(counts.size());
   LineSearchResult res;
   res.b = b_init;
-  Index best = m;
+  double best = total_weight(w, m);
   bool improved = false;
   for (Index k = 0; k < n_grid; ++k) {
     if (counts[static_cast<std::size_t>(k)] < best) {
@@ -69,91 +80,99 @@ LineSearchResult first_improvement(const std::vector<Index>& counts, double lo, 
       improved = true;
     }
   }
-  res.count = improved ? best : count_errors(s, y, m, b_init, objective);
+  res.count = improved ? best : count_errors(s, y, m, b_init, objective, w);
   return res;
 }
 
 }  // namespace
 
-Index line_search_count(const double* s, const double* y, Index m, double b, LineSearchObjective objective) {
-  check_scores(s, y, m);
-  return count_errors(s, y, m, b, objective);
+double line_search_count(const double* s, const double* y, Index m, double b, LineSearchObjective objective,
+                         const double* w) {
+  check_scores(s, y, m, w);
+  return count_errors(s, y, m, b, objective, w);
 }
 
 LineSearchResult line_search_grid_naive(const double* s, const double* y, Index m, double lo, double hi,
-                                        Index n_grid, double b_init, LineSearchObjective objective, int n_threads) {
-  check_grid(s, y, m, lo, hi, n_grid);
-  std::vector<Index> counts(static_cast<std::size_t>(n_grid));
+                                        Index n_grid, double b_init, LineSearchObjective objective, int n_threads,
+                                        const double* w) {
+  check_grid(s, y, m, lo, hi, n_grid, w);
+  std::vector<double> counts(static_cast<std::size_t>(n_grid));
   const double step = (hi - lo) / static_cast<double>(n_grid - 1);
   const int threads = resolve_threads(n_threads);
   (void)threads;
 #pragma omp parallel for schedule(static) num_threads(threads) if (n_grid * m >= (1 << 20))
   for (Index k = 0; k < n_grid; ++k) {
-    counts[static_cast<std::size_t>(k)] = count_errors(s, y, m, grid_point(k, n_grid, lo, hi, step), objective);
+    counts[static_cast<std::size_t>(k)] = count_errors(s, y, m, grid_point(k, n_grid, lo, hi, step), objective, w);
   }
-  return first_improvement(counts, lo, hi, step, b_init, s, y, m, objective);
+  return first_improvement(counts, lo, hi, step, b_init, s, y, m, objective, w);
 }
 
 LineSearchResult line_search_grid(const double* s, const double* y, Index m, double lo, double hi, Index n_grid,
-                                  double b_init, LineSearchObjective objective, int n_threads) {
-  check_grid(s, y, m, lo, hi, n_grid);
+                                  double b_init, LineSearchObjective objective, int n_threads, const double* w) {
+  check_grid(s, y, m, lo, hi, n_grid, w);
   // O(m log m + n_grid): sort each class's scores once, then sweep the (monotone) grid with one pointer per class
   // (a pointer moves both ways, so any order of grid points stays correct). Same comparisons as count_errors,
-  // so the counts and the chosen b equal the naive O(n_grid m) scan (tests/test_line_search.py).
-  std::vector<double> sa, sb;
+  // so the counts and the chosen b equal the naive O(n_grid m) scan (tests/test_line_search.py). A class's count
+  // below a pointer is the prefix sum of its sorted points' weights (exact integers when unweighted).
+  std::vector<std::pair<double, double>> sa, sb;  // (score, weight)
   sa.reserve(static_cast<std::size_t>(m));
   sb.reserve(static_cast<std::size_t>(m));
-  for (Index i = 0; i < m; ++i) (y[i] > 0 ? sa : sb).push_back(s[i]);
-  std::sort(sa.begin(), sa.end());
-  std::sort(sb.begin(), sb.end());
+  for (Index i = 0; i < m; ++i) (y[i] > 0 ? sa : sb).emplace_back(s[i], weight(w, i));
+  const auto by_score = [](const auto& a, const auto& b) { return a.first < b.first; };
+  std::stable_sort(sa.begin(), sa.end(), by_score);
+  std::stable_sort(sb.begin(), sb.end(), by_score);
   const std::size_t na = sa.size(), nb = sb.size();
+  std::vector<double> wa(na + 1, 0.0), wb(nb + 1, 0.0);  // prefix sums of the weights
+  for (std::size_t i = 0; i < na; ++i) wa[i + 1] = wa[i] + sa[i].second;
+  for (std::size_t i = 0; i < nb; ++i) wb[i + 1] = wb[i] + sb[i].second;
   const bool paper = objective == LineSearchObjective::Paper;
-  std::vector<Index> counts(static_cast<std::size_t>(n_grid));
+  std::vector<double> counts(static_cast<std::size_t>(n_grid));
   const double step = (hi - lo) / static_cast<double>(n_grid - 1);
   (void)n_threads;
   std::size_t pa = 0, pb = 0;  // pa = #A "below" b (s < b, or s <= b), pb = #B with s <= b
   for (Index k = 0; k < n_grid; ++k) {
     const double b = grid_point(k, n_grid, lo, hi, step);
     if (paper) {
-      while (pa < na && sa[pa] < b) ++pa;
-      while (pa > 0 && !(sa[pa - 1] < b)) --pa;
+      while (pa < na && sa[pa].first < b) ++pa;
+      while (pa > 0 && !(sa[pa - 1].first < b)) --pa;
     } else {
-      while (pa < na && sa[pa] <= b) ++pa;
-      while (pa > 0 && !(sa[pa - 1] <= b)) --pa;
+      while (pa < na && sa[pa].first <= b) ++pa;
+      while (pa > 0 && !(sa[pa - 1].first <= b)) --pa;
     }
-    while (pb < nb && sb[pb] <= b) ++pb;
-    while (pb > 0 && !(sb[pb - 1] <= b)) --pb;
+    while (pb < nb && sb[pb].first <= b) ++pb;
+    while (pb > 0 && !(sb[pb - 1].first <= b)) --pb;
     // A (y > 0) is an error iff s < b (paper) or s <= b; B iff s > b.
-    counts[static_cast<std::size_t>(k)] = static_cast<Index>(pa + (nb - pb));
+    counts[static_cast<std::size_t>(k)] = wa[pa] + (wb[nb] - wb[pb]);
   }
-  return first_improvement(counts, lo, hi, step, b_init, s, y, m, objective);
+  return first_improvement(counts, lo, hi, step, b_init, s, y, m, objective, w);
 }
 
 LineSearchResult line_search_exact(const double* s, const double* y, Index m, double lo, double hi, double b_init,
-                                   LineSearchObjective objective) {
+                                   LineSearchObjective objective, const double* w) {
   if (std::isnan(lo) || std::isnan(hi)) throw std::invalid_argument("line_search_exact: NaN interval end");
-  check_scores(s, y, m);
+  check_scores(s, y, m, w);
   const double L = std::min(lo, hi), R = std::max(lo, hi);
 
-  // Sorted scores with labels (one sort), then distinct breakpoints with cumulative class counts.
-  std::vector<std::pair<double, bool>> sv(static_cast<std::size_t>(m));
-  Index nB = 0;
+  // Sorted scores with labels (one sort), then distinct breakpoints with cumulative class counts (weight sums).
+  std::vector<std::pair<double, double>> sv(static_cast<std::size_t>(m));  // (score, +w for A, -w for B)
+  double nB = 0.0;
   for (Index i = 0; i < m; ++i) {
-    sv[static_cast<std::size_t>(i)] = {s[i], y[i] > 0};
-    nB += (y[i] > 0) ? 0 : 1;
+    sv[static_cast<std::size_t>(i)] = {s[i], y[i] > 0 ? weight(w, i) : -weight(w, i)};
+    nB += (y[i] > 0) ? 0.0 : weight(w, i);
   }
-  std::sort(sv.begin(), sv.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<double> t;          // distinct scores
-  std::vector<Index> a_lt, b_le;  // #A with s < t_k, #B with s <= t_k
-  std::vector<Index> a_le;        // #A with s <= t_k
+  std::stable_sort(sv.begin(), sv.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<double> t;           // distinct scores
+  std::vector<double> a_lt, b_le;  // #A with s < t_k, #B with s <= t_k
+  std::vector<double> a_le;        // #A with s <= t_k
   {
-    Index ca = 0, cb = 0;
+    double ca = 0.0, cb = 0.0;
     std::size_t i = 0;
     while (i < sv.size()) {
       const double v = sv[i].first;
-      const Index ca_before = ca;
+      const double ca_before = ca;
       while (i < sv.size() && sv[i].first == v) {
-        (sv[i].second ? ca : cb) += 1;
+        if (sv[i].second > 0) ca += sv[i].second;
+        else cb -= sv[i].second;
         ++i;
       }
       t.push_back(v);
@@ -165,10 +184,10 @@ LineSearchResult line_search_exact(const double* s, const double* y, Index m, do
   const std::size_t q = t.size();
 
   LineSearchResult best;
-  best.count = std::numeric_limits<Index>::max();
+  best.count = std::numeric_limits<double>::infinity();
   best.b = b_init;
   double best_dist = std::numeric_limits<double>::infinity();
-  auto consider = [&](double b, Index cnt) {
+  auto consider = [&](double b, double cnt) {
     const double dist = std::abs(b - lo);
     if (cnt < best.count || (cnt == best.count && dist < best_dist)) {
       best.count = cnt;
@@ -203,7 +222,7 @@ LineSearchResult line_search_exact(const double* s, const double* y, Index m, do
     // breakpoint inside, or on an open piece (t_k, t_{k+1}) meeting [L, R]. Among minimisers an open piece
     // is preferred (b strictly between scores: no training point lies on the threshold, so the count is also
     // the decision rule's count), then the one nearest to lo; b is the midpoint of piece  intersect  [L, R].
-    struct Cand { double b; Index cnt; bool open; double dist; };
+    struct Cand { double b; double cnt; bool open; double dist; };
     std::vector<Cand> cands;
     cands.reserve(2 * q + 1);
     auto dist_to_lo = [&](double a, double e) {  // distance from lo to the closed hull of piece ∩ [L, R]
@@ -217,7 +236,7 @@ LineSearchResult line_search_exact(const double* s, const double* y, Index m, do
       const double e = (k < q) ? t[k] : inf;
       const double b = place(a, e, true);
       if (!std::isnan(b)) {
-        const Index cnt = (k == 0) ? nB : a_le[k - 1] + (nB - b_le[k - 1]);
+        const double cnt = (k == 0) ? nB : a_le[k - 1] + (nB - b_le[k - 1]);
         cands.push_back({b, cnt, true, dist_to_lo(a, e)});
       }
       if (k < q && t[k] >= L && t[k] <= R) cands.push_back({t[k], a_lt[k] + (nB - b_le[k]), false, std::abs(t[k] - lo)});
@@ -244,9 +263,9 @@ LineSearchResult line_search_exact(const double* s, const double* y, Index m, do
     }
   }
 
-  if (best.count >= m || best.count == std::numeric_limits<Index>::max()) {
+  if (best.count >= total_weight(w, m) || std::isinf(best.count)) {
     best.b = b_init;
-    best.count = count_errors(s, y, m, b_init, objective);
+    best.count = count_errors(s, y, m, b_init, objective, w);
   }
   return best;
 }

@@ -21,7 +21,7 @@ struct BlockSums {
 CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const MatrixView& Z, const KernelParams& params,
                          const double* y, const double* delta, const double* offset, const Vector& v, double gamma,
                          double S, double* scores_out, int n_threads, Index block, Index n_groups, Index row_offset,
-                         Index n_total) {
+                         Index n_total, const double* weight) {
   const bool cached = Phi.data != nullptr;
   const Index n = cached ? Phi.rows : X.rows;
   const Index L = cached ? Phi.cols : Z.rows;
@@ -46,6 +46,9 @@ CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const Matri
       throw std::invalid_argument("delta must be finite and >= 0");
     }
     if (offset && !std::isfinite(offset[i])) throw std::invalid_argument("offset must be finite");
+    if (weight && !(weight[i] > 0.0 && std::isfinite(weight[i]))) {
+      throw std::invalid_argument("weight must be finite and > 0");
+    }
   }
   CutSums out;
   const Index G = n_groups;
@@ -69,7 +72,7 @@ CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const Matri
   auto accumulate = [&](Index r0, const RowsMap& rows, BlockSums& s) {
     const Index nb = rows.rows();
     const Vector f = rows * v;
-    Vector w = Vector::Zero(nb);  // c_i y_i
+    Vector w = Vector::Zero(nb);  // w_i c_i y_i
     s = BlockSums{};
     for (Index i = 0; i < nb; ++i) {
       // A NaN or infinity in row i of Phi makes f_i non-finite (v is finite): the check costs no second read.
@@ -77,11 +80,12 @@ CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const Matri
       const double yi = y[r0 + i], di = delta ? delta[r0 + i] : 0.0, ai = offset ? offset[r0 + i] : 1.0;
       const double margin = ai + yi * gamma - yi * f(i) + di * S;
       if (margin > 0.0) {
-        w(i) = yi;
-        s.b += yi;
-        s.e += di;
-        s.n_c += ai;
-        s.hinge += margin;
+        const double wi = weight ? weight[r0 + i] : 1.0;
+        w(i) = wi * yi;
+        s.b += wi * yi;
+        s.e += wi * di;
+        s.n_c += wi * ai;
+        s.hinge += wi * margin;
       }
       if (scores_out) scores_out[r0 + i] = f(i);
     }

@@ -41,7 +41,7 @@ from svmopt import _core
 from svmopt.exceptions import SolverError
 from svmopt.highs import HighsModel
 
-__all__ = ["DEFAULT_GROUPS", "CutSolution", "GroupSums", "HingeCuttingPlanes"]
+__all__ = ["DEFAULT_GROUPS", "CutSolution", "GroupSums", "HingeCuttingPlanes", "check_weight"]
 
 #: Groups of consecutive rows with a hinge-sum model each in the master (G = 1: the 1-slack form). Measured (RBF,
 #: nu = 1, 1e-6 gap; docs/performance.md): n = 5,000, L = 100: 443 / 135 / 62 / 40 passes at G = 1 / 4 / 16 / 64,
@@ -71,7 +71,7 @@ class GroupSums:
         return float(self.hinge_groups.sum())
 
 
-def _chunk_pass(xb, yb, db, ob, v, gamma, S, Z, recipe, n_groups, row_offset, n_total):
+def _chunk_pass(xb, yb, db, ob, v, gamma, S, Z, recipe, n_groups, row_offset, n_total, wb=None):
     """One chunk's part of a pass (on the worker that holds it): the group sums and the chunk's scores. ``Z`` None:
     the chunk's rows are Phi's rows themselves (the linear models)."""
     from svmopt.distributed import _params_from_recipe
@@ -80,11 +80,11 @@ def _chunk_pass(xb, yb, db, ob, v, gamma, S, Z, recipe, n_groups, row_offset, n_
     rows: dict[str, Any] = {"Phi": np.asarray(xb, dtype=np.float64)} if Z is None else {
         "X": np.asarray(xb, dtype=np.float64), "Z": Z, "params": _params_from_recipe(recipe)}
     cut = _core.robust.reduced_cut_pass(yb, v, gamma, S, delta=db, offset=ob, scores_out=scores, n_groups=n_groups,
-                                        row_offset=row_offset, n_total=n_total, **rows)
+                                        row_offset=row_offset, n_total=n_total, weight=wb, **rows)
     return (cut.a_groups, cut.b_groups, cut.e_groups, cut.n_c_groups, cut.hinge_groups), scores
 
 
-def _dask_pass(X, y, delta, offset, v, gamma, S, Z, params, n_groups) -> tuple[GroupSums, np.ndarray]:
+def _dask_pass(X, y, delta, offset, v, gamma, S, Z, params, n_groups, weight=None) -> tuple[GroupSums, np.ndarray]:
     """A pass over a Dask array: each chunk's sums computed by the core where the chunk is, tree-reduced; the scores
     (n floats) gathered in row order."""
     import dask
@@ -97,8 +97,9 @@ def _dask_pass(X, y, delta, offset, v, gamma, S, Z, params, n_groups) -> tuple[G
     for xb, nb in zip(X.to_delayed().ravel(), X.chunks[0], strict=True):
         db = None if delta is None else delta[r0:r0 + nb]
         ob = None if offset is None else offset[r0:r0 + nb]
+        wb = None if weight is None else weight[r0:r0 + nb]
         parts.append(delayed(_chunk_pass, nout=2, pure=True)(xb, y[r0:r0 + nb], db, ob, v, gamma, S, Z, recipe,
-                                                             n_groups, r0, n))
+                                                             n_groups, r0, n, wb))
         r0 += nb
     sums = _tree_reduce([p[0] for p in parts], _add_sums)
     total, scores = dask.compute(sums, [p[1] for p in parts])
@@ -148,6 +149,16 @@ def check_nonnegative(a: np.ndarray | None, n: int, name: str) -> np.ndarray | N
     return a
 
 
+def check_weight(w: np.ndarray | None, n: int) -> np.ndarray | None:
+    """Sample weights of the hinge terms: None (all 1) or n finite values > 0."""
+    if w is None:
+        return None
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w <= 0):
+        raise ValueError(f"weight must hold {n} finite values > 0")
+    return w
+
+
 def check_nu(nu: float) -> float:
     nu = float(nu)
     if not nu > 0 or not np.isfinite(nu):
@@ -168,6 +179,8 @@ class HingeCuttingPlanes:
         parameters (Phi = K(X, Z) computed at every pass).
     delta : the per-row factors of the robust term (n,), or None.
     offset : the margins a_i (n,), or None for 1.
+    weight : the sample weights w_i > 0 (n,), or None for 1: the hinge sum is sum_i w_i max(0, ...), so every cut's
+        sums are weighted (integer weights equal repeated rows).
     budget : at most this many nonzero v_j (a MILP master with L binaries); None: no budget.
     n_groups : the master models the hinge sum of each of this many groups of consecutive rows by its own cuts
         (the multi-cut form; 1 is the 1-slack form); default :data:`DEFAULT_GROUPS` (at most n).
@@ -176,7 +189,8 @@ class HingeCuttingPlanes:
     def __init__(self, y: np.ndarray, r: np.ndarray, *, Phi: Any = None, X: Any = None, Z: np.ndarray | None = None,
                  params: _core.kernels.KernelParams | None = None, delta: np.ndarray | None = None,
                  offset: np.ndarray | None = None, budget: int | None = None, n_threads: int = 0, block: int = 4096,
-                 n_groups: int | None = None, solver_options: Mapping[str, Any] | None = None):
+                 n_groups: int | None = None, solver_options: Mapping[str, Any] | None = None,
+                 weight: np.ndarray | None = None):
         from svmopt.distributed import check_dask_array, is_dask_array
 
         self.r = np.ascontiguousarray(r, dtype=np.float64)
@@ -205,6 +219,7 @@ class HingeCuttingPlanes:
         self.y = check_labels(y, n)
         self.delta = check_nonnegative(delta, n, "delta")
         self.offset = None if offset is None else self._check_offset(offset)
+        self.weight = check_weight(weight, n)
         self.n_threads, self.block = int(n_threads), int(block)
         self.G = min(DEFAULT_GROUPS, max(n, 1)) if n_groups is None else int(n_groups)
         if not 1 <= self.G <= max(n, 1):
@@ -257,14 +272,14 @@ class HingeCuttingPlanes:
         if self._dask:
             X = self._rows["Phi"] if self.Phi is not None else self._rows["X"]
             sums, f = _dask_pass(X, self.y, self.delta, self.offset, v, float(gamma), S, self._rows["Z"],
-                                 self._rows["params"], self.G)
+                                 self._rows["params"], self.G, self.weight)
             if scores is not None:
                 scores[:] = f
             return sums
         rows = {k: val for k, val in self._rows.items() if val is not None}
         return _core.robust.reduced_cut_pass(self.y, v, float(gamma), S, delta=self.delta, offset=self.offset,
                                              scores_out=scores, n_threads=self.n_threads, block=self.block,
-                                             n_groups=self.G, **rows)
+                                             n_groups=self.G, weight=self.weight, **rows)
 
     # -- the master -----------------------------------------------------------------------------------------------
     def _new_master(self, *, with_budget: bool) -> HighsModel:

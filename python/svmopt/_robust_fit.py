@@ -19,6 +19,7 @@ from svmopt import _core
 from svmopt._config import check_dense_allocation, warn
 from svmopt._robust_model import threshold_interval
 from svmopt._robust_reduced import ReducedLP, solve_direct
+from svmopt.exceptions import SolverError
 from svmopt.highs import HighsModel
 
 __all__ = ["DENSE_LP_MAX_M", "LINE_SEARCHES", "LP_SOLVERS", "NU_GRID", "BinaryFit", "Threshold", "fit_binary",
@@ -47,13 +48,14 @@ class BinaryFit:
     xi: np.ndarray
     omega: tuple[float, float]
     nu: float
-    training_count: int
+    training_count: float  # misclassified training points (their weight sum with sample weights)
     objective: float
     scores: np.ndarray  # robust shifted scores s_i
     interval: tuple[float, float]
     path: list[dict] = field(default_factory=list)  # one record per nu tried
     lower_bound: float = float("nan")  # certified lower bound on the LP optimum (the optimum itself for HiGHS)
     n_iter: int = 0  # simplex iterations (LP) or passes over the data (cutting planes)
+    stopped: str = ""  # what max_time cut short ("": nothing)
 
 
 def line_search_objective(line_search: str, interval: str) -> str:
@@ -65,13 +67,13 @@ def line_search_objective(line_search: str, interval: str) -> str:
 
 
 def _line_search(s: np.ndarray, y: np.ndarray, lo: float, hi: float, gamma: float, line_search: str,
-                 n_grid: int, interval: str) -> tuple[float, int]:
+                 n_grid: int, interval: str, weight: np.ndarray | None = None) -> tuple[float, float]:
     objective = _core.robust.Objective.__members__[line_search_objective(line_search, interval)]
     s = np.asarray(s, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if line_search == "grid":
-        return _core.robust.line_search_grid(s, y, lo, hi, n_grid, gamma, objective)
-    return _core.robust.line_search_exact(s, y, lo, hi, gamma, objective)
+        return _core.robust.line_search_grid(s, y, lo, hi, n_grid, gamma, objective, w=weight)
+    return _core.robust.line_search_exact(s, y, lo, hi, gamma, objective, w=weight)
 
 
 @dataclass
@@ -83,11 +85,11 @@ class Threshold:
     omega: tuple[float, float]
     interval: tuple[float, float]
     b: float
-    count: int
+    count: float  # misclassified training points (their weight sum with sample weights)
 
 
 def select_threshold(f: np.ndarray, y: np.ndarray, delta: np.ndarray | None, S: float, gamma: float, *,
-                     line_search: str, n_grid: int, interval: str) -> Threshold:
+                     line_search: str, n_grid: int, interval: str, weight: np.ndarray | None = None) -> Threshold:
     """From the scores ``f_i`` of an LP solution, ``S = sum_j r_j |u_j|`` and ``gamma``: the robust scores
     ``s_i = f_i - y_i delta_i S``, the hinge ``xi`` (recomputed, not the solver's: see the module docstring),
     ``omega`` (9), the interval and the threshold ``b`` of (10)/(27) with its training count."""
@@ -97,15 +99,17 @@ def select_threshold(f: np.ndarray, y: np.ndarray, delta: np.ndarray | None, S: 
     pos = y > 0
     omega = (float(xi[pos].max()), float(xi[~pos].max()))
     lo, hi = threshold_interval(gamma, omega[0], omega[1], interval)
-    b, count = _line_search(s, y, lo, hi, gamma, line_search, n_grid, interval)
-    return Threshold(scores=s, xi=xi, omega=omega, interval=(lo, hi), b=float(b), count=int(count))
+    b, count = _line_search(s, y, lo, hi, gamma, line_search, n_grid, interval, weight)
+    return Threshold(scores=s, xi=xi, omega=omega, interval=(lo, hi), b=float(b),
+                     count=int(count) if weight is None else float(count))
 
 
 def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
                nus: Sequence[float] | np.ndarray = (1.0,),
                line_search: str = "exact", n_grid: int = 10_000, interval: str = "paper",
                solver_options: Mapping[str, Any] | None = None, warm_start: bool = False,
-               lp_solver: str = "auto", on_solution: OnSolution | None = None) -> BinaryFit:
+               lp_solver: str = "auto", on_solution: OnSolution | None = None,
+               weight: np.ndarray | None = None, deadline: float | None = None) -> BinaryFit:
     """Pseudocode 1 of the paper on a precomputed Gram ``K`` for every ``nu`` in ``nus``; keep the best.
 
     ``y`` must be float64 in {-1, +1} with both classes present. ``delta=None`` (or all zeros) is the
@@ -125,6 +129,12 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
     ``on_solution(nu, coef, b)``, when given, is called at every ``nu`` with the decision's coefficients
     ``coef_j = y_j u_j`` (so ``f(x) = sum_j k(x, x_j) coef_j``) and the threshold ``b`` (cross-validation reads the
     whole path this way).
+
+    ``weight`` (m,) > 0, the sample weights: the slack costs become ``nu w_i`` and the line search counts weights
+    (``"auto"`` then takes HiGHS: the dense simplex has no weights). ``deadline`` (a ``time.perf_counter()``
+    value): the path stops after the ``nu`` at which the deadline passed, and HiGHS gets the time left as its
+    ``time_limit`` from the second ``nu`` on (the first always runs to its end, so a usable model exists);
+    ``BinaryFit.stopped`` says what was cut short.
     """
     K = np.asarray(K, dtype=np.float64)
     m = K.shape[0]
@@ -132,7 +142,11 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
         raise ValueError(f"lp_solver must be one of {LP_SOLVERS}, got {lp_solver!r}")
     y = np.ascontiguousarray(y, dtype=np.float64)
     d = None if delta is None else np.ascontiguousarray(delta, dtype=np.float64)
-    use_dense = lp_solver == "dense" or (lp_solver == "auto" and m <= DENSE_LP_MAX_M and not solver_options)
+    w = None if weight is None else np.ascontiguousarray(weight, dtype=np.float64)
+    if w is not None and lp_solver == "dense":
+        raise ValueError("lp_solver='dense' has no sample weights; use 'highs' or 'auto'")
+    use_dense = lp_solver == "dense" or (lp_solver == "auto" and m <= DENSE_LP_MAX_M and not solver_options
+                                         and w is None)
     dense = None
     if use_dense:
         check_dense_allocation(m, 4 * m + 1, "RobustSVC's dense simplex tableau (m x (4m + 1))")
@@ -140,12 +154,12 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
     model: HighsModel | None = None
     xi_cols = np.arange(2 * m + 1, 3 * m + 1, dtype=np.int32)
 
-    def highs_solve(nu: float):
+    def highs_solve(nu: float, limited: bool):
         nonlocal model
         if model is None:
             check_dense_allocation(m, 3 * m, "RobustSVC's LP (23) (2 m^2 values + indices)")
             start, index, value = _core.robust.lp_matrix(K, y, d)
-            cost = np.concatenate([np.ones(2 * m), [0.0], np.full(m, nu)])
+            cost = np.concatenate([np.ones(2 * m), [0.0], xi_cost(nu)])
             lower = np.zeros(3 * m + 1)
             lower[2 * m] = -np.inf
             model = HighsModel(a_start=start, a_index=index, a_value=value, col_cost=cost, n_rows=m,
@@ -153,14 +167,23 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
                                options=solver_options)
             del start, index, value
         else:
-            model.change_costs(xi_cols, np.full(m, nu), warm_start=warm_start)
+            model.change_costs(xi_cols, xi_cost(nu), warm_start=warm_start)
+        if limited and deadline is not None:
+            model.set_option("time_limit", max(1e-3, deadline - time.perf_counter()))
         return model.solve()
+
+    def xi_cost(nu: float) -> np.ndarray:
+        return np.full(m, nu) if w is None else nu * w
 
     r = np.sqrt(np.clip(np.diag(K), 0.0, None))
     best: BinaryFit | None = None
     path: list[dict] = []
-    for nu in nus:
+    stopped = ""
+    for k, nu in enumerate(nus):
         nu = float(nu)
+        if k > 0 and deadline is not None and time.perf_counter() >= deadline:
+            stopped = f"the nu path after {k} of {len(nus)} values"
+            break
         rec: dict[str, Any] = {"nu": nu}
         x = None
         if dense is not None:
@@ -176,7 +199,13 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
                 rec["solver"] = f"highs (dense simplex: {out.status.name})"
                 dense = None
         if x is None:
-            res = highs_solve(nu)
+            try:
+                res = highs_solve(nu, limited=best is not None)
+            except SolverError as exc:
+                if best is None or deadline is None or exc.status != "Time limit reached":
+                    raise
+                stopped = f"the nu path at nu={nu:g} (HiGHS: {exc.status})"
+                break
             x = res.x
             rec.update(objective=res.objective, iterations=res.iterations, solve_time=res.runtime,
                        status=res.status, lower_bound=res.objective if res.optimal else -np.inf)
@@ -185,7 +214,9 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
         gamma = float(x[2 * m])
         f = K @ (y * u)
         S = float(r @ np.abs(u))
-        t = select_threshold(f, y, d, S, gamma, line_search=line_search, n_grid=n_grid, interval=interval)
+        t = select_threshold(f, y, d, S, gamma, line_search=line_search, n_grid=n_grid, interval=interval, weight=w)
+        if not res_optimal(rec):
+            stopped = f"a HiGHS solve (status {rec['status']!r}) at nu={nu:g}"
         dev = np.abs(t.xi - x[2 * m + 1 :])
         if np.any(dev > 1e-6 * np.maximum(1.0, t.xi)):
             logger.debug("solver xi differs from the hinge by up to %.3g (nu=%g)", dev.max(), nu)
@@ -199,7 +230,13 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
                              lower_bound=rec.get("lower_bound", rec["objective"]), n_iter=int(rec["iterations"]))
     assert best is not None
     best.path = path
+    best.stopped = stopped
     return best
+
+
+def res_optimal(rec: dict) -> bool:
+    """Whether a path record's LP was solved to optimality (not stopped by a HiGHS limit)."""
+    return rec.get("status") == "Optimal"
 
 
 def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None = None, X: np.ndarray | None = None,
@@ -208,43 +245,64 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
                        solver: str = "cutting_plane", tol: float = 1e-6, max_iter: int = 1000,
                        line_search: str = "exact", n_grid: int = 10_000, interval: str = "paper",
                        solver_options: Mapping[str, Any] | None = None,
-                       on_solution: OnSolution | None = None) -> BinaryFit:
+                       on_solution: OnSolution | None = None, weight: np.ndarray | None = None,
+                       deadline: float | None = None) -> BinaryFit:
     """Pseudocode 1 on the reduced model (:mod:`svmopt._robust_reduced`) for every ``nu`` in ``nus``; keep the best.
 
     The kernel rows against the landmarks come from ``Phi`` (n x L) or are computed from ``X``, ``Z`` and
     ``params`` at every pass. ``solver="cutting_plane"`` keeps its cuts across ``nus`` and stops each solve at a
     certified relative gap ``tol``; ``"lp"`` passes the reduced LP to HiGHS (needs ``Phi``). ``u`` of the result
-    holds the landmark coefficients ``v``; ``on_solution(nu, v, b)`` as for :func:`fit_binary`."""
+    holds the landmark coefficients ``v``; ``on_solution(nu, v, b)``, ``weight`` and ``deadline`` as for
+    :func:`fit_binary` (the cutting planes stop at the deadline with their certified gap as it stands)."""
     y = np.ascontiguousarray(y, dtype=np.float64)
+    w = None if weight is None else np.ascontiguousarray(weight, dtype=np.float64)
     d = None if delta is None else np.ascontiguousarray(delta, dtype=np.float64)
     lp = None
     if solver == "cutting_plane":
-        lp = ReducedLP(y, r, Phi=Phi, X=X, Z=Z, params=params, delta=d, solver_options=solver_options)
+        lp = ReducedLP(y, r, Phi=Phi, X=X, Z=Z, params=params, delta=d, solver_options=solver_options, weight=w)
     elif Phi is None:
         raise ValueError("solver='lp' passes the reduced LP to HiGHS as it is: it needs the kernel rows in memory")
     best: BinaryFit | None = None
     path: list[dict] = []
-    for nu in nus:
+    stopped = ""
+    for k, nu in enumerate(nus):
         nu = float(nu)
+        if k > 0 and deadline is not None and time.perf_counter() >= deadline:
+            stopped = f"the nu path after {k} of {len(nus)} values"
+            break
         t0 = time.perf_counter()
         if lp is not None:
             passes = lp.n_passes
-            sol = lp.solve(nu, tol=tol, max_iter=max_iter)
+            sol = lp.solve(nu, tol=tol, max_iter=max_iter, deadline=deadline)
             n_iter, status = lp.n_passes - passes, "Optimal" if sol.gap <= tol else "Iteration limit reached"
-            if sol.gap > tol:
+            if sol.timed_out and sol.gap > tol:
+                status = "Time limit reached"
+                stopped = f"the cutting planes at nu={nu:g} (certified relative gap {sol.gap:.2g} > tol={tol:g})"
+            elif sol.gap > tol:
                 warn(f"RobustSVC: the cutting planes stopped at max_iter={max_iter} with a certified relative gap "
                      f"of {sol.gap:.2g} > tol={tol:g} (nu={nu:g}); the model is usable, its objective within that "
                      "gap of the optimum", ConvergenceWarning)
         else:
             assert Phi is not None
-            sol = solve_direct(Phi, y, r, nu, d, solver_options)
+            opts = dict(solver_options or {})
+            if deadline is not None and best is not None:  # the first LP runs to its end: a usable model
+                opts["time_limit"] = max(1e-3, deadline - time.perf_counter())
+            try:
+                sol = solve_direct(Phi, y, r, nu, d, opts, weight=w)
+            except SolverError as exc:
+                if best is None or deadline is None or exc.status != "Time limit reached":
+                    raise
+                stopped = f"the nu path at nu={nu:g} (HiGHS: {exc.status})"
+                break
             n_iter, status = 1, "Optimal" if sol.gap <= 0 else "not certified (a HiGHS limit)"
+            if sol.gap > 0:
+                stopped = f"a HiGHS solve at nu={nu:g}"
         rec: dict[str, Any] = {"nu": nu, "objective": sol.objective, "lower_bound": sol.lower_bound,
                                "iterations": n_iter, "solve_time": time.perf_counter() - t0, "status": status,
                                "solver": solver}
         S = float(r @ np.abs(sol.v))
         t = select_threshold(sol.scores, y, d, S, sol.gamma, line_search=line_search, n_grid=n_grid,
-                             interval=interval)
+                             interval=interval, weight=w)
         rec.update(training_count=t.count, b=t.b)
         path.append(rec)
         if on_solution is not None:
@@ -255,4 +313,5 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
                              lower_bound=sol.lower_bound, n_iter=n_iter)
     assert best is not None
     best.path = path
+    best.stopped = stopped
     return best

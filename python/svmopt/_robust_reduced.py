@@ -4,7 +4,7 @@ Paper 000's LP (23) expands the surface over every training point, f(x) = sum_j 
 values and an LP with ~2 m^2 nonzeros. The reduced model (Lee & Mangasarian's reduced SVM) expands it over L
 landmarks z_j only, f(x) = sum_j k(x, z_j) v_j, and keeps every training row as a constraint:
 
-    min  ||v||_1 + nu sum_i xi_i
+    min  ||v||_1 + nu sum_i w_i xi_i        (sample weights w_i; 1 without them)
     s.t. y_i (Phi_i v - gamma) - delta_i sum_j r_j |v_j| >= 1 - xi_i,   xi >= 0,
          Phi_ij = k(x_i, z_j),  r_j = sqrt(k(z_j, z_j)),  delta_i of Lemmas 1-3 (0: the deterministic model (6)).
 
@@ -32,6 +32,7 @@ from svmopt._cutting_plane import (
     check_labels,
     check_nonnegative,
     check_nu,
+    check_weight,
 )
 from svmopt.highs import HighsModel
 
@@ -52,13 +53,15 @@ def _check(y: np.ndarray, r: np.ndarray, delta: np.ndarray | None, n: int) -> tu
 
 
 def solve_direct(Phi: np.ndarray, y: np.ndarray, r: np.ndarray, nu: float, delta: np.ndarray | None = None,
-                 solver_options: Mapping[str, Any] | None = None) -> ReducedSolution:
-    """The reduced LP passed to HiGHS as it is (dense n x L blocks: for moderate n only)."""
+                 solver_options: Mapping[str, Any] | None = None, weight: np.ndarray | None = None) -> ReducedSolution:
+    """The reduced LP passed to HiGHS as it is (dense n x L blocks: for moderate n only); ``weight`` (n,) > 0
+    multiplies the slack costs (nu w_i xi_i)."""
     Phi = np.asarray(Phi, dtype=np.float64)
     n, L = Phi.shape
     r = np.asarray(r, dtype=np.float64)
     y, delta = _check(y, r, delta, n)
     check_nu(nu)
+    w = check_weight(weight, n)
     if r.shape != (L,):
         raise ValueError(f"r must hold one value per landmark ({L})")
     yPhi = y[:, None] * Phi
@@ -69,7 +72,7 @@ def solve_direct(Phi: np.ndarray, y: np.ndarray, r: np.ndarray, nu: float, delta
     index = np.concatenate([np.tile(np.arange(n, dtype=np.int32), 2 * L), np.arange(n, dtype=np.int32),
                             np.arange(n, dtype=np.int32)])
     start = np.concatenate([np.arange(2 * L + 1, dtype=np.int64) * n, 2 * L * n + n + np.arange(n + 1)])
-    cost = np.concatenate([np.ones(2 * L), [0.0], np.full(n, float(nu))])
+    cost = np.concatenate([np.ones(2 * L), [0.0], np.full(n, float(nu)) if w is None else float(nu) * w])
     lower = np.zeros(2 * L + 1 + n)
     lower[2 * L] = -np.inf
     res = HighsModel(a_start=start, a_index=index, a_value=value, col_cost=cost, n_rows=n, col_lower=lower,

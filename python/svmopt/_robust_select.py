@@ -6,7 +6,9 @@ largest nu and the narrowest kernel; so ``RobustSVC(selection="cv")`` compares t
 errors instead:
 
 * stratified k-fold (``cv`` folds, unshuffled: deterministic) on the training rows, or on a stratified subsample
-  of them above the estimator's ``SELECT_MAX_ROWS`` (the same folds for every candidate);
+  of them above the estimator's ``SELECT_MAX_ROWS`` (the same folds for every candidate); or the user's splitter
+  or (train, test) pairs (:func:`svmopt._validation.cv_splits`);
+* with sample weights, the folds' LPs and line searches are weighted and a held-out error counts its weight;
 * every candidate kernel width and rho is one LP path over the nu grid per fold and binary problem, solved exactly
   as the final fit solves it (LP (23) on the fold's Gram block, or the reduced model over the fit's landmarks),
   the threshold chosen on the fold's training rows by the line search (10)/(27);
@@ -30,7 +32,6 @@ from typing import Any
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.model_selection import KFold, StratifiedKFold
 
 from svmopt._robust_fit import fit_binary, fit_binary_reduced
 from svmopt.kernels import Kernel
@@ -53,6 +54,7 @@ class Selection:
     n_folds: int
     seconds: float
     n_not_converged: int  # fold solves stopped by max_iter (their models were scored as they were)
+    stopped: bool = False  # max_time's deadline cut the search short (unscored candidates have infinite errors)
 
 
 def stratified_subsample(y: np.ndarray, n_max: int, rng: np.random.RandomState) -> np.ndarray:
@@ -66,31 +68,31 @@ def stratified_subsample(y: np.ndarray, n_max: int, rng: np.random.RandomState) 
     return np.sort(idx)
 
 
-def _folds(y: np.ndarray, cv: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Unshuffled stratified folds, as scikit-learn's ``cross_val_score(cv=k)`` draws them (deterministic)."""
-    counts = np.unique(y, return_counts=True)[1]
-    k = min(cv, int(counts.min()))
-    if k >= 2:
-        return list(StratifiedKFold(n_splits=k).split(np.zeros(y.size), y))
-    # A class with a single row: stratification is impossible, plain folds (a fold may miss a class).
-    return list(KFold(n_splits=min(cv, y.size)).split(np.zeros(y.size)))
-
-
 def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], kernels: Sequence[Kernel],
                          rhos: Sequence[float | None], nus: np.ndarray, *, p: float | None,
                          delta_of: DeltaOf,
-                         Z: np.ndarray | None, cv: int, solver: str,
-                         fit_options: dict[str, Any]) -> Selection:
+                         Z: np.ndarray | None, folds: list[tuple[np.ndarray, np.ndarray]], solver: str,
+                         fit_options: dict[str, Any], weight: np.ndarray | None = None,
+                         deadline: float | None = None) -> Selection:
     """Held-out error counts of every (kernel, rho, problem, nu) on common folds of ``(X, y)``; the choice.
 
     ``delta_of(kernel, X_fold, y_binary_fold, rho, rows)`` gives the fold's robust bounds (None: deterministic);
     ``rows`` are the fold's row indices into ``X`` (for per-sample eta). ``Z=None`` fits LP (23) on the fold's Gram
-    block; else the reduced model over the landmarks ``Z``. ``fit_options`` go to the path fitter."""
+    block; else the reduced model over the landmarks ``Z``. ``fit_options`` go to the path fitter.
+
+    ``weight`` (sample weights, > 0): the folds' fits are weighted and a held-out error counts its row's weight.
+    ``deadline`` (``time.perf_counter()``): no fold solve starts after it, and the nu paths stop there; a
+    candidate not scored on every fold counts as an infinite error (with none scored: the first width and rho, and
+    the largest nu). ``Selection.stopped`` says whether it hit."""
     t0 = time.perf_counter()
-    folds = _folds(y, cv)
     errors = np.zeros((len(kernels), len(rhos), len(problems), nus.size))
+    scored = np.zeros(errors.shape, dtype=np.int64)  # folds on which each candidate was scored
     not_converged = 0
+    stopped = False
     for a, kern in enumerate(kernels):
+        if deadline is not None and time.perf_counter() >= deadline:
+            stopped = True
+            break
         if Z is None:
             F = kern.gram(X)  # rows: held-out points, columns: the fold's expansion points (its training rows)
             r = None
@@ -104,32 +106,45 @@ def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], 
             for pi, label in enumerate(problems):
                 yb = np.where(y == label, 1.0, -1.0)
                 truth = yb[va] > 0
+                w_tr = None if weight is None else weight[tr]
+                w_va = np.ones(va.size) if weight is None else weight[va]
                 for ri, rho in enumerate(rhos):
+                    if deadline is not None and time.perf_counter() >= deadline:
+                        stopped = True
+                        break
                     delta = None if p is None else delta_of(kern, X[tr], yb[tr], rho, tr)
                     F_va = F[np.ix_(va, tr)] if Z is None else F[va]
-                    cell = errors[a, ri, pi]
+                    cell, done = errors[a, ri, pi], scored[a, ri, pi]
 
-                    def score(nu: float, coef: np.ndarray, b: float, F_va=F_va, truth=truth, cell=cell) -> None:
+                    def score(nu: float, coef: np.ndarray, b: float, F_va=F_va, truth=truth, cell=cell,
+                              done=done, w_va=w_va) -> None:
                         k = int(np.flatnonzero(nus == nu)[0])
-                        cell[k] += np.count_nonzero(((F_va @ coef - b) > 0) != truth)
+                        wrong = ((F_va @ coef - b) > 0) != truth
+                        cell[k] += np.count_nonzero(wrong) if weight is None else float(w_va[wrong].sum())
+                        done[k] += 1
 
                     with warnings.catch_warnings(record=True) as caught:
                         warnings.simplefilter("always", ConvergenceWarning)
                         if Z is None:
                             fit_binary(F[np.ix_(tr, tr)], yb[tr], delta=delta, nus=nus, on_solution=score,
-                                       **fit_options)
+                                       weight=w_tr, deadline=deadline, **fit_options)
                         else:
                             assert r is not None
                             fit_binary_reduced(yb[tr], r, Phi=np.ascontiguousarray(F[tr]), delta=delta, nus=nus,
-                                               solver=solver, on_solution=score, **fit_options)
-                    not_converged += sum(issubclass(w.category, ConvergenceWarning) for w in caught)
+                                               solver=solver, on_solution=score, weight=w_tr, deadline=deadline,
+                                               **fit_options)
+                    # max_iter's warnings are counted; HiGHS's at max_time's deadline are the Selection's `stopped`
+                    not_converged += sum(issubclass(w.category, ConvergenceWarning) and "max_iter" in str(w.message)
+                                         for w in caught)
                     for w in caught:
                         if not issubclass(w.category, ConvergenceWarning):
                             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    stopped = stopped or bool(np.any(scored < len(folds)))
+    errors[scored < len(folds)] = np.inf  # not scored on every fold (max_time): never preferred to a scored one
     # The kernel width and rho: the smallest sum over problems of each problem's best count (first on ties).
     total = errors.min(axis=3).sum(axis=2)
     ka, kr = (int(i) for i in np.unravel_index(int(np.argmin(total)), total.shape))
     last = nus.size - 1 - np.argmin(errors[ka, kr][:, ::-1], axis=1)  # per problem, the last nu on ties
     nu = nus[last]
     return Selection(kernel=ka, rho=kr, nu=nu, errors=errors, n_rows=int(y.size), n_folds=len(folds),
-                     seconds=time.perf_counter() - t0, n_not_converged=not_converged)
+                     seconds=time.perf_counter() - t0, n_not_converged=not_converged, stopped=stopped)

@@ -49,8 +49,10 @@ __all__ = [
     "Real",
     "StrOptions",
     "check_fit_weights",
+    "cv_splits",
     "fit_context",
     "is_finite_real",
+    "kept_rows",
     "validate_parameter_constraints",
     "validate_params",
 ]
@@ -63,6 +65,10 @@ class Interval(_SklearnInterval):
     def is_satisfied_by(self, val: Any) -> bool:
         return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
 
+
+#: The ``cv`` declaration of the estimators that select hyperparameters on held-out folds: a fold count >= 2, a
+#: scikit-learn CV splitter, or an iterable of (train, test) index pairs.
+CV = [Interval(Integral, 2, None, closed="left"), "cv_object"]
 
 POSITIVE = Interval(Real, 0, None, closed="neither")
 """A finite real > 0."""
@@ -164,3 +170,53 @@ def check_fit_weights(X: np.ndarray, y: np.ndarray, sample_weight: Any = None, c
     if np.all(w == 1.0):
         return X, y, None
     return X, y, w
+
+
+def kept_rows(y: np.ndarray, sample_weight: Any = None, class_weight: Any = None) -> np.ndarray | None:
+    """The original indices of the rows :func:`check_fit_weights` keeps (None: all of them)."""
+    if sample_weight is None and class_weight is None:
+        return None
+    n = y.shape[0]
+    idx = check_fit_weights(np.arange(n)[:, None], y, sample_weight, class_weight)[0][:, 0]
+    return None if idx.size == n else idx
+
+
+def cv_splits(cv: Any, y: np.ndarray, kept: np.ndarray | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (train, test) index pairs of ``cv`` on the rows of ``y``.
+
+    * an int k (None: 3): unshuffled stratified k-fold, as scikit-learn's ``cross_val_score(cv=k)`` draws them
+      (deterministic), with k capped by the smallest class; plain k-fold when a class has one row;
+    * a splitter (an object with ``split``): its folds of these rows;
+    * an iterable of (train, test) pairs: indices into the rows *as given to fit*; ``kept`` (from
+      :func:`kept_rows`) maps them to the rows left after zero-weight rows were removed.
+    """
+    from sklearn.model_selection import KFold, StratifiedKFold
+
+    n = y.shape[0]
+    if cv is None:
+        cv = 3
+    if isinstance(cv, Integral) and not isinstance(cv, bool):
+        counts = np.unique(y, return_counts=True)[1]
+        k = min(int(cv), int(counts.min()))
+        if k >= 2:
+            return list(StratifiedKFold(n_splits=k).split(np.zeros(n), y))
+        return list(KFold(n_splits=min(int(cv), n)).split(np.zeros(n)))
+    if hasattr(cv, "split"):
+        return [(np.asarray(tr), np.asarray(te)) for tr, te in cv.split(np.zeros((n, 1)), y)]
+    splits = [(np.asarray(tr, dtype=np.int64), np.asarray(te, dtype=np.int64)) for tr, te in cv]
+    if not splits:
+        raise ValueError("cv is an empty iterable: give at least one (train, test) pair")
+    if kept is not None:
+        where = np.full(int(kept.max()) + 1 if kept.size else 0, -1, dtype=np.int64)
+        where[kept] = np.arange(kept.size)
+
+        def remap(idx: np.ndarray) -> np.ndarray:
+            idx = idx[idx < where.size]
+            new = where[idx]
+            return new[new >= 0]
+
+        splits = [(remap(tr), remap(te)) for tr, te in splits]
+    for tr, te in splits:
+        if any(idx.size and (idx.min() < 0 or idx.max() >= n) for idx in (tr, te)):
+            raise ValueError(f"cv has an index outside the {n} training rows")
+    return splits

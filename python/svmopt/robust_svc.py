@@ -105,16 +105,23 @@ from svmopt._robust_model import (
     threshold_interval,
 )
 from svmopt._robust_select import cross_validate_paths, stratified_subsample
+from svmopt._runtime import TimeBudget, progress
 from svmopt._validation import (
+    CLASS_WEIGHT,
+    CV,
     NONNEGATIVE,
     POSITIVE,
     POSITIVE_INT,
+    SECONDS,
     Integral,
     Interval,
     Real,
     StrOptions,
+    check_fit_weights,
+    cv_splits,
     fit_context,
     is_finite_real,
+    kept_rows,
 )
 from svmopt.distributed import check_dask_array, is_dask_array, map_row_chunks
 from svmopt.kernels import KERNEL_NAMES, Kernel
@@ -164,6 +171,8 @@ SELECTIONS = ("cv", "training_error")
 #: ``selection="cv"`` draws its folds from a stratified subsample of at most this many training rows (the paper's
 #: model: at most :data:`AUTO_MAX_ROWS`); the final fit uses every row.
 SELECT_MAX_ROWS = 1000
+#: Under ``max_time``, the cross-validation starts no fold solve after this share of it (the rest is the final fit's).
+SELECT_TIME_SHARE = 0.75
 
 
 def _auto_solver(X: Any, L: int | None) -> str:
@@ -184,6 +193,21 @@ def _values(name: str, value: Any, rules: str, zero: bool = False) -> np.ndarray
         raise ValueError(f"{name} must be a number {'>=' if zero else '>'} 0, a non-empty sequence of them, or "
                          f"{rules}; got {value!r}")
     return out
+
+
+def _weighted_spread(X: np.ndarray, w: np.ndarray | None) -> tuple[np.ndarray, float]:
+    """The column stds (ddof=1; frequency-weighted: ``sum w (x - mean)^2 / (W - 1)``) and the variance of all the
+    entries of X (its population form, weighted by ``w``), the data statistics of the kernel widths."""
+    n = X.shape[0]
+    if w is None:
+        col_var = X.var(axis=0)
+        stds = np.sqrt(col_var * n / (n - 1))
+        return stds, (float(col_var.mean() + X.mean(axis=0).var()) if X.shape[1] else 0.0)
+    W = float(w.sum())
+    mean = w @ X / W
+    col_var = w @ (X - mean) ** 2 / W
+    stds = np.sqrt(col_var * W / (W - 1.0)) if W > 1.0 else np.zeros(X.shape[1])
+    return stds, (float(col_var.mean() + mean.var()) if X.shape[1] else 0.0)
 
 
 def _finite(M: np.ndarray, what: str) -> np.ndarray:
@@ -235,8 +259,10 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         (:mod:`svmopt._robust_select`); then one fit on every row. ``"training_error"``: the paper's Pseudocode 1,
         the smallest (robust) training count over the ``nu`` values (one width and one rho only: the training
         count always prefers the narrowest kernel and the smallest rho).
-    cv : int >= 2, default=3
-        Folds of ``selection="cv"`` (fewer when a class has fewer rows).
+    cv : int >= 2, CV splitter or iterable of (train, test) index pairs, default=3
+        Folds of ``selection="cv"``: an int is that many unshuffled stratified folds (fewer when a class has fewer
+        rows); a splitter (e.g. ``StratifiedKFold(5, shuffle=True)``) or explicit index pairs (into the rows given
+        to ``fit``; with pairs the selection uses every row, no subsample) are used as given.
     line_search : {"exact", "grid", "exact_decision"}, default="exact"
         Threshold search of (10)/(27): exact O(m log m) (never worse than the grid), the paper's grid of
         ``n_grid`` points, or exact with ties counted by the test-time rule.
@@ -277,8 +303,19 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         is usable, its objective within the reported gap).
     random_state : int, RandomState instance or None, default=None
         Seeds the landmark selection and the subsample of ``selection="cv"`` (the folds are unshuffled).
+    class_weight : dict {label: weight}, "balanced" or None, default=None
+        Multiplies the sample weights of each class's rows (``"balanced"``: ``W / (n_classes W_c)`` with ``W_c``
+        the class's weight sum); see ``fit``'s ``sample_weight`` for where the weights enter.
+    max_time : float > 0 or None, default=None
+        Seconds the whole ``fit`` may take (None: no limit). The cross-validation starts no fold solve once
+        :data:`SELECT_TIME_SHARE` of it is spent (candidates not scored on every fold are not chosen), the ``nu``
+        path and the cutting planes stop at the deadline with the best model so far, and HiGHS gets the time left
+        as its ``time_limit`` except on the first LP of each binary problem's final fit, which always runs to the
+        end (so a usable model exists). Reaching it is a ``ConvergenceWarning`` naming what was cut short, and
+        ``max_time_reached_`` is True.
     verbose : bool, default=False
-        Print the cross-validation's held-out error of every candidate (nothing is printed otherwise).
+        Print the cross-validation's held-out error of every candidate and show a progress bar of the final
+        fits (stderr); nothing is printed otherwise.
 
     Attributes
     ----------
@@ -323,6 +360,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         The model fitted: the expansion over every training point, or over ``landmarks_``.
     landmarks_ : ndarray (L, n_features) or None
         The reduced model's landmarks (None for the paper's model). ``support_`` then indexes its rows.
+    max_time_reached_ : bool
+        Whether ``max_time`` cut the fit short (the model is then the best found in time).
     n_features_in_ : int
         Number of features seen during ``fit``.
 
@@ -363,7 +402,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         "eta": [None, NONNEGATIVE, Mapping, "array-like"],  # per class / per sample: checked against y in fit
         "rho": [None, NONNEGATIVE, StrOptions({"grid"}), "array-like"],
         "selection": [StrOptions(set(SELECTIONS))],
-        "cv": [Interval(Integral, 2, None, closed="left")],
+        "cv": CV,
         "line_search": [StrOptions(set(LINE_SEARCHES))],
         "n_grid": [Interval(Integral, 2, None, closed="left")],
         "interval": [StrOptions(set(INTERVALS))],
@@ -375,6 +414,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         "tol": [POSITIVE],
         "max_iter": [POSITIVE_INT],
         "random_state": ["random_state"],
+        "class_weight": CLASS_WEIGHT,
+        "max_time": [SECONDS, None],
         "verbose": ["verbose"],
     }
 
@@ -384,7 +425,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                  selection: str = "cv", cv: int = 3, line_search: str = "exact", n_grid: int = 10_000,
                  interval: str = "paper", solver_options: Mapping[str, Any] | None = None, lp_solver: str = "auto",
                  n_landmarks: int | str | None = "auto", landmarks: str | Any = "entropy", solver: str = "auto",
-                 tol: float = 1e-6, max_iter: int = 1000, random_state: Any = None, verbose: bool = False):
+                 tol: float = 1e-6, max_iter: int = 1000, random_state: Any = None, class_weight: Any = None,
+                 max_time: float | None = None, verbose: bool = False):
         self.kernel = kernel
         self.degree = degree
         self.c = c
@@ -406,6 +448,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.max_iter = max_iter
         self.random_state = random_state
+        self.class_weight = class_weight
+        self.max_time = max_time
         self.verbose = verbose
 
     def __sklearn_tags__(self):
@@ -557,26 +601,47 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
 
     # -- fit -------------------------------------------------------------------------------------
     @fit_context
-    def fit(self, X: Any, y: Any) -> RobustSVC:
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> RobustSVC:
         """Select the hyperparameters (``selection``), then fit one LP per binary problem (one-vs-rest for more
         than two classes).
 
+        ``sample_weight`` (n_samples,), finite and >= 0, not all 0 (times ``class_weight``): weights are
+        frequencies. Row i's slack costs ``nu w_i xi_i`` in LP (23) (and in the reduced model), the line search
+        (10)/(27) and the selection count misclassified weight, and the data statistics -- the ``"scale"`` and
+        ``"paper"`` widths and the rho rule's class stds -- are the frequency-weighted ones, so integer weights
+        give the model of the rows repeated. The landmarks of the reduced model are chosen among the rows
+        without regard to weight. Rows of weight 0 are left out.
+
         Atomic: on an error or an interrupt the estimator is left as it was before the call."""
+        budget = TimeBudget(self.max_time)
         kern, nus, p, rhos = self._resolved()
+        w: np.ndarray | None = None
+        kept: np.ndarray | None = None
         if is_dask_array(X):
             X, y, stds, total_var = self._dask_data(X, y)
+            if sample_weight is not None or self.class_weight is not None:
+                _, _, w = check_fit_weights(np.zeros((y.shape[0], 0)), y, sample_weight, self.class_weight)
+                if w is not None and w.shape[0] != y.shape[0]:
+                    raise ValueError("sample_weight (times class_weight) has zeros: with a Dask X every weight "
+                                     "must be > 0 (drop those rows from the array)")
         else:
             X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=False)
             y = column_or_1d(y, warn=True)
-            col_var = X.var(axis=0)
-            stds = np.sqrt(col_var * X.shape[0] / (X.shape[0] - 1))
-            total_var = float(col_var.mean() + X.mean(axis=0).var()) if X.shape[1] else 0.0
+            y_given = y
+            kept = kept_rows(y, sample_weight, self.class_weight)
+            X, y, w = check_fit_weights(X, y, sample_weight, self.class_weight)
+            stds, total_var = _weighted_spread(X, w)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         if self.classes_.size < 2:
             raise ValueError(f"RobustSVC needs samples of at least 2 classes in y; got 1 class ({self.classes_[0]!r})")
         kernels = self._width_candidates(kern, stds, total_var)
-        eta_all = self._eta_vector(X, y)
+        if is_dask_array(X):
+            eta_all = self._eta_vector(X, y)
+        else:
+            eta_all = self._eta_vector(np.empty((y_given.shape[0], 0)), y_given)
+            if eta_all is not None and kept is not None:
+                eta_all = eta_all[kept]
         problems = [self.classes_[1]] if self.classes_.size == 2 else list(self.classes_)
         L = self._landmark_count(X.shape[0])
         solver = self.solver if self.solver != "auto" else _auto_solver(X, L)
@@ -599,7 +664,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             if p is None:
                 return None
             if rho is not None:
-                eta = eta_from_rho(Xs, yb, float(rho))
+                eta = eta_from_rho(Xs, yb, float(rho), None if w is None else (w if rows is None else w[rows]))
             elif eta_all is not None:
                 eta = eta_all if rows is None else eta_all[rows]
             else:
@@ -610,8 +675,13 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         nu_per_problem: list[np.ndarray] = [nus] * len(problems)
         self.selection_ = None
         if self.selection == "cv" and (len(kernels) > 1 or nus.size > 1 or len(rhos) > 1):
-            sel_rows = stratified_subsample(y, AUTO_MAX_ROWS if L is None else SELECT_MAX_ROWS, rng)
+            explicit = not (self.cv is None or isinstance(self.cv, Integral) or hasattr(self.cv, "split"))
+            if explicit:  # (train, test) pairs index the rows given to fit: every row
+                sel_rows = np.arange(y.shape[0])
+            else:
+                sel_rows = stratified_subsample(y, AUTO_MAX_ROWS if L is None else SELECT_MAX_ROWS, rng)
             Xs = _take_rows(X, sel_rows) if sel_rows.size < X.shape[0] or is_dask_array(X) else X
+            folds = cv_splits(self.cv, y[sel_rows], kept if explicit else None)
             options = {"line_search": self.line_search, "n_grid": self.n_grid, "interval": self.interval,
                        "solver_options": self.solver_options}
             # The folds solve the same LPs exactly: LP (23) on the fold's Gram block for the paper's model, the
@@ -622,10 +692,13 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             elif cv_solver == "cutting_plane":
                 options.update(tol=self.tol, max_iter=self.max_iter)
             sel = cross_validate_paths(
-                Xs, y[sel_rows], problems, kernels, rhos, nus, p=p, Z=None if L is None else Z, cv=self.cv,
-                solver=cv_solver, fit_options=options,
-                delta_of=lambda k, Xf, yf, rho, rows: delta_of(
-                    k, Xf, yf, rho, None if eta_all is None else sel_rows[rows]))
+                Xs, y[sel_rows], problems, kernels, rhos, nus, p=p, Z=None if L is None else Z, folds=folds,
+                solver=cv_solver, fit_options=options, weight=None if w is None else w[sel_rows],
+                deadline=None if self.max_time is None else budget.start + SELECT_TIME_SHARE * self.max_time,
+                delta_of=lambda k, Xf, yf, rho, rows: delta_of(k, Xf, yf, rho, sel_rows[rows]))
+            if sel.stopped:
+                budget.cut(f"the cross-validation (after {SELECT_TIME_SHARE:g} of max_time; candidates not scored "
+                           "on every fold were not chosen)")
             if sel.n_not_converged:
                 warn(f"RobustSVC: {sel.n_not_converged} cross-validation solves stopped at max_iter={self.max_iter}; "
                      "they were scored as they were", ConvergenceWarning)
@@ -655,19 +728,26 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                 rows = {"X": X, "Z": Z, "params": kern.core_params}
         fits: list[BinaryFit] = []
         deltas = []
+        deadline = budget.deadline
+        bar = progress(self.verbose, len(problems), "RobustSVC fit")
         for label, nus_p in zip(problems, nu_per_problem, strict=True):
             yb = np.where(y == label, 1.0, -1.0)
             delta = delta_of(kern, X, yb, rho, None)
             if paper_lp:
                 fits.append(fit_binary(K, yb, delta=delta, nus=nus_p, line_search=self.line_search,
                                        n_grid=self.n_grid, interval=self.interval, solver_options=self.solver_options,
-                                       lp_solver=self.lp_solver))
+                                       lp_solver=self.lp_solver, weight=w, deadline=deadline))
             else:
                 fits.append(fit_binary_reduced(yb, r, delta=delta, nus=nus_p, solver=solver, tol=self.tol,
                                                max_iter=self.max_iter, line_search=self.line_search,
                                                n_grid=self.n_grid, interval=self.interval,
-                                               solver_options=self.solver_options, **rows))
+                                               solver_options=self.solver_options, weight=w, deadline=deadline,
+                                               **rows))
+            if fits[-1].stopped:
+                budget.cut(fits[-1].stopped + ("" if len(problems) == 1 else f" (problem {label!r} vs rest)"))
             deltas.append(np.zeros(X.shape[0]) if delta is None else delta)
+            bar.update()
+        bar.close()
         U = np.stack([f.u for f in fits])  # (n_problems, number of expansion points)
         if paper_lp:  # LP (23)'s u: the coefficients are y_j u_j
             del K
@@ -684,12 +764,14 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         self.nu_ = np.array([f.nu for f in fits])
         self.rho_ = rho
         self.delta_ = np.stack(deltas)
-        self.training_error_ = np.array([f.training_count / X.shape[0] for f in fits])
+        total_weight = float(X.shape[0]) if w is None else float(w.sum())
+        self.training_error_ = np.array([f.training_count / total_weight for f in fits])
         self.objective_ = np.array([f.objective for f in fits])
         self.lower_bound_ = np.array([f.lower_bound for f in fits])
         self.n_iter_ = np.array([f.n_iter for f in fits])
         self.fit_path_ = [f.path for f in fits]
         self._warn_degenerate(fits, problems, y, p)
+        budget.finish(self)
         return self
 
     def _print_selection(self, sel: dict, ka: int, kr: int) -> None:

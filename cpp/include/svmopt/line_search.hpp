@@ -16,6 +16,10 @@
 // line_search_exact minimises the same objective over the closed segment [min(lo,hi), max(lo,hi)] in
 // O(m log m) (sort + one sweep over the score breakpoints). Because every grid point lies in the
 // segment, its count is never larger than the grid's.
+//
+// Sample weights: every search takes an optional weight per point (w = nullptr: all 1). A misclassified point then
+// counts w_i, so the count is the weighted error sum(w_i [i misclassified]); integer weights give the same b and
+// count as the points repeated w_i times. Weights must be finite and > 0.
 #pragma once
 
 #include "svmopt/common.hpp"
@@ -26,22 +30,23 @@ enum class LineSearchObjective : int { Paper = 0, Decision = 1 };
 
 struct LineSearchResult {
   double b = 0.0;
-  Index count = 0;   // misclassified training points at b under the chosen objective
+  double count = 0.0;  // misclassified training points at b under the chosen objective (their weight sum)
 };
 
 // Misclassification count at threshold b under `objective` (O(m)).
-Index line_search_count(const double* s, const double* y, Index m, double b, LineSearchObjective objective);
+double line_search_count(const double* s, const double* y, Index m, double b, LineSearchObjective objective,
+                         const double* w = nullptr);
 
 // Paper grid search: n_grid >= 2 points from lo to hi. If no grid point has fewer than m errors the result
 // is b = b_init with its true count (first minimiser in grid order). n_threads is accepted for API stability
 // and used by the naive reference only (parallel over grid points).
 LineSearchResult line_search_grid(const double* s, const double* y, Index m, double lo, double hi, Index n_grid,
                                   double b_init, LineSearchObjective objective = LineSearchObjective::Paper,
-                                  int n_threads = 0);
+                                  int n_threads = 0, const double* w = nullptr);
 LineSearchResult line_search_grid_naive(const double* s, const double* y, Index m, double lo, double hi,
                                         Index n_grid, double b_init,
                                         LineSearchObjective objective = LineSearchObjective::Paper,
-                                        int n_threads = 0);
+                                        int n_threads = 0, const double* w = nullptr);
 
 // Exact search over [min(lo,hi), max(lo,hi)].
 //  * Paper objective: E is lower semicontinuous, so its minimum is attained at a score in [L, R] or on an
@@ -52,9 +57,10 @@ LineSearchResult line_search_grid_naive(const double* s, const double* y, Index 
 //  * Decision objective: E_dec is constant on the half-open pieces [t_k, t_{k+1}) between sorted distinct
 //    scores; b is the midpoint of (best piece  intersect  [L, R]), or its single point. Ties between pieces:
 //    the piece nearest to `lo`.
-// If the minimum count is m (nothing better than misclassifying all) the result is b = b_init, as the grid.
+// If the minimum count is m (the total weight: nothing better than misclassifying all) the result is b = b_init, as the grid.
 // lo or hi may be infinite (the "unbounded" interval); then b is placed inside the finite part.
 LineSearchResult line_search_exact(const double* s, const double* y, Index m, double lo, double hi, double b_init,
-                                   LineSearchObjective objective = LineSearchObjective::Paper);
+                                   LineSearchObjective objective = LineSearchObjective::Paper,
+                                   const double* w = nullptr);
 
 }  // namespace svmopt

@@ -34,13 +34,14 @@ struct CutSums {
 
 // The kernel rows come from Phi (n x L, any strides) when Phi.data is set, else they are computed block by block as
 // K(X, Z) with `params` (memory O(block x L)). y in {-1, +1}; delta (may be nullptr: 0); offset (may be nullptr: 1);
-// S = S(v) of the iterate. scores_out (optional, n): f = Phi v. Blocks are added up in order, so the sums do not
+// S = S(v) of the iterate; weight (may be nullptr: 1) the sample weights w_i > 0, which multiply each row's hinge
+// term -- the objective's nu sum_i w_i xi_i -- and so every sum of the cut. scores_out (optional, n): f = Phi v. Blocks are added up in order, so the sums do not
 // depend on the thread count.
 // The rows may be rows row_offset .. row_offset + n - 1 of a larger data set of n_total rows (< 0: n), one chunk of a
 // Dask array: the groups are those of the whole data set, so the chunks' group sums add up to its own.
 CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const MatrixView& Z, const KernelParams& params,
                          const double* y, const double* delta, const double* offset, const Vector& v, double gamma,
                          double S, double* scores_out, int n_threads = 0, Index block = 4096, Index n_groups = 1,
-                         Index row_offset = 0, Index n_total = -1);
+                         Index row_offset = 0, Index n_total = -1, const double* weight = nullptr);
 
 }  // namespace svmopt

@@ -23,8 +23,12 @@ def lp_matrix(
     """CSC (start, index, value) of A = [DKD - delta r^T, -DKD - delta r^T, -y, I], columns [u+, u-, gamma, xi]."""
 
 def line_search_count(
-    s: NDArray[np.float64], y: NDArray[np.float64], b: float, objective: Objective = Objective.paper
-) -> int: ...
+    s: NDArray[np.float64],
+    y: NDArray[np.float64],
+    b: float,
+    objective: Objective = Objective.paper,
+    w: NDArray[np.float64] | None = None,
+) -> int | float: ...
 def line_search_grid(
     s: NDArray[np.float64],
     y: NDArray[np.float64],
@@ -34,7 +38,8 @@ def line_search_grid(
     b_init: float = 0.0,
     objective: Objective = Objective.paper,
     n_threads: int = 0,
-) -> tuple[float, int]:
+    w: NDArray[np.float64] | None = None,
+) -> tuple[float, int | float]:
     """The paper's grid search: (b, count)."""
 
 def line_search_grid_naive(
@@ -46,7 +51,8 @@ def line_search_grid_naive(
     b_init: float = 0.0,
     objective: Objective = Objective.paper,
     n_threads: int = 0,
-) -> tuple[float, int]:
+    w: NDArray[np.float64] | None = None,
+) -> tuple[float, int | float]:
     """The O(n_grid m) scan the grid search is checked against: (b, count)."""
 
 def line_search_exact(
@@ -56,8 +62,10 @@ def line_search_exact(
     hi: float,
     b_init: float = 0.0,
     objective: Objective = Objective.paper,
-) -> tuple[float, int]:
-    """Exact O(m log m) search over [min(lo, hi), max(lo, hi)]: (b, count)."""
+    w: NDArray[np.float64] | None = None,
+) -> tuple[float, int | float]:
+    """Exact O(m log m) search over [min(lo, hi), max(lo, hi)]: (b, count); with weights w the count is the
+    misclassified points' weight sum (a float)."""
 
 class DenseLPStatus(PybindEnum):
     optimal: ClassVar[DenseLPStatus]
@@ -143,6 +151,7 @@ def reduced_cut_pass(
     n_groups: int = 1,
     row_offset: int = 0,
     n_total: int = -1,
+    weight: NDArray[np.float64] | None = None,
 ) -> CutSums:
     """One pass at (v, gamma), S = sum_j sqrt(k(z_j, z_j)) |v_j|: c_i = [a_i + y_i gamma - y_i f_i + delta_i S > 0]
     (a = offset, default 1), f = Phi v with Phi given or K(X, Z) computed block by block; f written into scores_out."""
