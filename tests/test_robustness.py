@@ -776,6 +776,13 @@ _FIXED_SIZE = [
     ("tune_cv", "bounds", lambda: _tune(upper=np.array([1.0, -2.0])), ValueError, "lower < upper"),
     ("tune_cv", "int x0", lambda: _tune(x0=np.zeros((3, 2), int)), TypeError, ""),
     ("tune_cv", "not a CVCost", lambda: _tune(cv="cv"), TypeError, ""),
+    ("tune_cv", "negative time_limit", lambda: _tune(time_limit=-1.0), ValueError, "time_limit"),
+    ("tune_cv", "nan time_limit", lambda: _tune(time_limit=np.nan), ValueError, "time_limit"),
+    ("csa_simplex", "negative time_limit", lambda: _search(fixed_size.csa_simplex, time_limit=-1.0), ValueError,
+     "time_limit"),
+    ("nelder_mead", "nan time_limit", lambda: _search(fixed_size.nelder_mead, time_limit=np.nan), ValueError,
+     "time_limit"),
+    ("csa_minimize", "negative time_limit", lambda: _csa(time_limit=-0.5), ValueError, "time_limit"),
 ]
 _PSO = [
     ("two_swarm", "nan", lambda: _two_swarm(mu1=np.array([np.nan, 0.0])), ValueError, "non-finite"),

@@ -46,6 +46,13 @@ CostFunction python_cost(const py::function& cost_fn) {
   };
 }
 
+// time_limit of the searches: None (no limit) or seconds >= 0, as the core's Deadline takes it (negative: none).
+double time_limit_seconds(const std::optional<double>& t) {
+  if (!t) return -1.0;
+  if (!(*t >= 0.0)) throw py::value_error("time_limit must be None or a number of seconds >= 0");
+  return *t;
+}
+
 }  // namespace
 
 void register_fixed_size(py::module_& m) {
@@ -411,12 +418,13 @@ void register_fixed_size(py::module_& m) {
       .def_property_readonly("history", [](const CSAResult& r) { return to_numpy(r.history); },
                              "One row per evaluation: x..., cost.")
       .def_readonly("Tac", &CSAResult::Tac_final)
-      .def_readonly("n_stages", &CSAResult::n_stages);
+      .def_readonly("n_stages", &CSAResult::n_stages)
+      .def_readonly("timed_out", &CSAResult::timed_out);
   m.def(
       "csa_minimize",
       [](const py::function& cost_fn, const DoubleArray& x0, const DoubleArray& lower, const DoubleArray& upper,
          Index max_evals, Index inner, double T0, double Tac0, double alpha, double target_ratio,
-         std::uint64_t seed) {
+         std::uint64_t seed, const std::optional<double>& time_limit) {
         const CostFunction cost = python_cost(cost_fn);
         const RowMatrix x0m = matrix_copy(x0, "x0");
         const Vector lo = vector_copy(lower, "lower", x0m.cols()), hi = vector_copy(upper, "upper", x0m.cols());
@@ -428,13 +436,16 @@ void register_fixed_size(py::module_& m) {
         opt.alpha = alpha;
         opt.target_ratio = target_ratio;
         opt.seed = seed;
+        opt.deadline = Deadline(time_limit_seconds(time_limit));
         return csa_minimize(cost, x0m, lo, hi, opt);
       },
       py::arg("cost"), py::arg("x0").noconvert(), py::arg("lower").noconvert(), py::arg("upper").noconvert(),
       py::arg("max_evals") = 90, py::arg("inner") = 5, py::arg("T0") = 1.0, py::arg("Tac0") = 0.0,
       py::arg("alpha") = 0.05, py::arg("target_ratio") = 0.99, py::arg("seed") = 0,
+      py::arg("time_limit") = py::none(),
       "Coupled simulated annealing with variance control (CSA-MwVC) from the q initial states x0 (q x dim); "
-      "cost(x) -> float is called with the GIL held.");
+      "cost(x) -> float is called with the GIL held. time_limit: seconds (None: none), checked between "
+      "evaluations; a run it stops returns its best state so far with timed_out set.");
 
   // ---------------------------------------------------------------- tuning in the core (tuning.hpp)
   m.def(
@@ -465,11 +476,13 @@ void register_fixed_size(py::module_& m) {
       .def_readonly("n_csa", &SearchResult::n_csa)
       .def_readonly("n_simplex", &SearchResult::n_simplex)
       .def_readonly("Tac", &SearchResult::Tac)
-      .def_readonly("n_stages", &SearchResult::n_stages);
+      .def_readonly("n_stages", &SearchResult::n_stages)
+      .def_readonly("timed_out", &SearchResult::timed_out);
   m.def(
       "nelder_mead",
       [](const py::function& cost_fn, const DoubleArray& x0, const std::optional<DoubleArray>& lower,
-         const std::optional<DoubleArray>& upper, Index max_evals, double step, double tol) {
+         const std::optional<DoubleArray>& upper, Index max_evals, double step, double tol,
+         const std::optional<double>& time_limit) {
         const Vector x = vector_copy(x0, "x0");
         if (lower.has_value() != upper.has_value()) throw py::value_error("give both lower and upper, or neither");
         Vector lo, hi;
@@ -478,26 +491,29 @@ void register_fixed_size(py::module_& m) {
           hi = vector_copy(*upper, "upper", x.size());
         }
         return nelder_mead(python_cost(cost_fn), x, lower ? &lo : nullptr, lower ? &hi : nullptr, max_evals, step,
-                           tol);
+                           tol, Deadline(time_limit_seconds(time_limit)));
       },
       py::arg("cost"), py::arg("x0").noconvert(), py::arg("lower").noconvert() = py::none(),
       py::arg("upper").noconvert() = py::none(), py::arg("max_evals") = 70, py::arg("step") = 0.5,
-      py::arg("tol") = 1e-4,
+      py::arg("tol") = 1e-4, py::arg("time_limit") = py::none(),
       "Nelder-Mead (1, 2, 0.5, 0.5) from the simplex x0, x0 + step e_i (Section 6.3); evaluated points clipped into "
       "the bounds; cost(x) -> float is called with the GIL held.");
   m.def(
       "csa_simplex",
       [](const py::function& cost_fn, const DoubleArray& x0, const DoubleArray& lower, const DoubleArray& upper,
-         Index n_csa, Index n_simplex, Index inner, std::uint64_t seed, double step) {
+         Index n_csa, Index n_simplex, Index inner, std::uint64_t seed, double step,
+         const std::optional<double>& time_limit) {
         const RowMatrix x0m = matrix_copy(x0, "x0");
+        const double limit = time_limit_seconds(time_limit);
         return csa_simplex(python_cost(cost_fn), x0m, vector_copy(lower, "lower", x0m.cols()),
-                           vector_copy(upper, "upper", x0m.cols()), n_csa, n_simplex, inner, seed, step);
+                           vector_copy(upper, "upper", x0m.cols()), n_csa, n_simplex, inner, seed, step, limit);
       },
       py::arg("cost"), py::arg("x0").noconvert(), py::arg("lower").noconvert(), py::arg("upper").noconvert(),
       py::arg("n_csa") = 90, py::arg("n_simplex") = 70, py::arg("inner") = 5, py::arg("seed") = 0,
-      py::arg("step") = 0.5,
+      py::arg("step") = 0.5, py::arg("time_limit") = py::none(),
       "The paper's tuning (Section 6.3): CSA for n_csa costs (0: none), then Nelder-Mead for n_simplex from the CSA "
-      "best; the best point over all evaluations. cost(x) -> float is called with the GIL held.");
+      "best; the best point over all evaluations. cost(x) -> float is called with the GIL held. time_limit: seconds "
+      "for both stages (None: none), checked between evaluations (timed_out: it stopped the search).");
 
   py::enum_<CVTask>(m, "CVTask", py::module_local(),
                     "The CV error: classification = misclassification rate of sign(f); regression = MSE.")
@@ -562,17 +578,20 @@ void register_fixed_size(py::module_& m) {
       "tune_cv",
       [](CVCost& cv, const DoubleArray& x0, const DoubleArray& lower, const DoubleArray& upper, bool tune_gamma,
          bool tune_sigma2, double gamma, double sigma2, Index n_csa, Index n_simplex, Index inner,
-         std::uint64_t seed, double step) {
+         std::uint64_t seed, double step, const std::optional<double>& time_limit) {
         const RowMatrix x0m = matrix_copy(x0, "x0");
         const Vector lo = vector_copy(lower, "lower", x0m.cols()), hi = vector_copy(upper, "upper", x0m.cols());
+        const double limit = time_limit_seconds(time_limit);
         py::gil_scoped_release release;
-        return tune_cv(cv, x0m, lo, hi, tune_gamma, tune_sigma2, gamma, sigma2, n_csa, n_simplex, inner, seed, step);
+        return tune_cv(cv, x0m, lo, hi, tune_gamma, tune_sigma2, gamma, sigma2, n_csa, n_simplex, inner, seed, step,
+                       limit);
       },
       py::arg("cv"), py::arg("x0").noconvert(), py::arg("lower").noconvert(), py::arg("upper").noconvert(),
       py::arg("tune_gamma"), py::arg("tune_sigma2"), py::arg("gamma"), py::arg("sigma2"), py::arg("n_csa") = 90,
       py::arg("n_simplex") = 70, py::arg("inner") = 5, py::arg("seed") = 0, py::arg("step") = 0.5,
+      py::arg("time_limit") = py::none(),
       "The estimator's tuning of (log gamma, log sigma2) by CSA + simplex on cv.cost, all in the core (GIL "
-      "released); a cost that fails counts as +inf.");
+      "released); a cost that fails counts as +inf. time_limit: seconds (None: none), checked between evaluations.");
 }
 
 }  // namespace svmopt::bind

@@ -13,7 +13,25 @@ double uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11)
 
 double clean(double e) { return std::isnan(e) ? std::numeric_limits<double>::infinity() : e; }
 
+// Thrown by an evaluation the deadline forbids.
+struct TimeUp {};
+
 }  // namespace
+
+Deadline::Deadline(double seconds) {
+  if (std::isnan(seconds)) throw std::invalid_argument("the time limit must not be NaN");
+  if (seconds >= 0.0 && std::isfinite(seconds)) {
+    set = true;
+    at = std::chrono::steady_clock::now() +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+  }
+}
+
+bool Deadline::allows_next() const {
+  if (!set) return true;
+  const auto now = std::chrono::steady_clock::now();
+  return count == 0 ? now < at : now + total / count < at;
+}
 
 Vector csa_acceptance(const Vector& energies, double Tac, double* variance) {
   const Index q = energies.size();
@@ -62,7 +80,10 @@ CSAResult csa_minimize(const std::function<double(const Vector&)>& cost, const R
   std::vector<double> hist_e;
   res.f_best = std::numeric_limits<double>::infinity();
   auto eval = [&](const Vector& x) {
+    if (!opt.deadline.allows_next()) throw TimeUp{};
+    const auto t0 = std::chrono::steady_clock::now();
     const double e = clean(cost(x));
+    opt.deadline.record(std::chrono::steady_clock::now() - t0);
     hist_x.push_back(x);
     hist_e.push_back(e);
     if (e < res.f_best || res.x_best.size() == 0) {
@@ -74,11 +95,13 @@ CSAResult csa_minimize(const std::function<double(const Vector&)>& cost, const R
 
   std::vector<Vector> X(q);
   Vector E(q);
+  Index k = 0;
+  double Tac = opt.Tac0;
+  try {
   for (Index i = 0; i < q; ++i) {
     X[i] = x0.row(i).transpose().cwiseMax(lower).cwiseMin(upper);
     E(i) = eval(X[i]);
   }
-  double Tac = opt.Tac0;
   if (!(Tac > 0.0)) {
     const bool finite = E.allFinite();
     double sd = 0.0;
@@ -89,7 +112,6 @@ CSAResult csa_minimize(const std::function<double(const Vector&)>& cost, const R
     Tac = sd > 0.0 ? sd : 1.0;
   }
   Index evals = q;
-  Index k = 0;
   bool done = false;
   while (!done) {
     const double T = opt.T0 / static_cast<double>(k + 1);
@@ -126,6 +148,14 @@ CSAResult csa_minimize(const std::function<double(const Vector&)>& cost, const R
     csa_acceptance(E, Tac, &var);
     Tac = csa_update_tac(Tac, var, q, opt.alpha, opt.target_ratio);
     ++k;
+  }
+  } catch (const TimeUp&) {
+    res.timed_out = true;
+    if (res.x_best.size() == 0) {  // nothing evaluated: the first initial state, cost unknown
+      res.x_best = x0.row(0).transpose().cwiseMax(lower).cwiseMin(upper);
+      res.f_best = std::numeric_limits<double>::infinity();
+    }
+    if (!(Tac > 0.0)) Tac = 1.0;
   }
   res.n_stages = k;
   res.Tac_final = Tac;

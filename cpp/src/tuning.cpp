@@ -87,7 +87,7 @@ NystromProjection nystrom_projection(const MatrixView& PV, const KernelParams& p
 }
 
 SearchResult nelder_mead(const CostFunction& cost, const Vector& x0, const Vector* lower, const Vector* upper,
-                         Index max_evals, double step, double tol) {
+                         Index max_evals, double step, double tol, const Deadline& deadline) {
   const Index N = x0.size();
   if (N < 1) throw std::invalid_argument("x0 must not be empty");
   if ((lower == nullptr) != (upper == nullptr)) throw std::invalid_argument("give both bounds or neither");
@@ -101,9 +101,15 @@ SearchResult nelder_mead(const CostFunction& cost, const Vector& x0, const Vecto
   Index evals = 0;
   auto func = [&](const Vector& x) {
     if (evals >= max_evals) throw BudgetSpent{};
+    if (!deadline.allows_next()) {
+      r.timed_out = true;
+      throw BudgetSpent{};
+    }
     ++evals;
     const Vector xc = lower ? Vector(x.cwiseMax(*lower).cwiseMin(*upper)) : x;
+    const auto t0 = std::chrono::steady_clock::now();
     double e = cost(xc);
+    deadline.record(std::chrono::steady_clock::now() - t0);
     if (std::isnan(e)) e = kInf;
     record(hist, xc, e);
     return e;
@@ -133,7 +139,7 @@ SearchResult nelder_mead(const CostFunction& cost, const Vector& x0, const Vecto
     }
     sort_simplex();
     const std::size_t last = static_cast<std::size_t>(N);
-    while (evals < max_evals) {
+    while (evals < max_evals && !r.timed_out) {
       try {
         bool converged = true;  // every |x_j - x_0| <= tol and |f_0 - f_j| <= tol (NaN: not converged)
         for (std::size_t j = 1; j <= last && converged; ++j) {
@@ -199,8 +205,10 @@ SearchResult nelder_mead(const CostFunction& cost, const Vector& x0, const Vecto
 }
 
 SearchResult csa_simplex(const CostFunction& cost, const RowMatrix& x0, const Vector& lower, const Vector& upper,
-                         Index n_csa, Index n_simplex, Index inner, std::uint64_t seed, double step) {
+                         Index n_csa, Index n_simplex, Index inner, std::uint64_t seed, double step,
+                         double time_limit) {
   check_search_box(x0, lower, upper);  // whether CSA runs or not
+  const Deadline deadline(time_limit);  // shared by both stages (the simplex starts with CSA's mean duration)
   if (n_csa > 0 && n_csa < x0.rows()) {
     throw std::invalid_argument("n_csa must be 0 or at least the number of initial states (" +
                                 std::to_string(x0.rows()) + ")");
@@ -211,12 +219,16 @@ SearchResult csa_simplex(const CostFunction& cost, const RowMatrix& x0, const Ve
     opt.max_evals = n_csa;
     opt.inner = inner;
     opt.seed = seed;
+    opt.deadline = deadline;
     c = csa_minimize(cost, x0, lower, upper, opt);
+    deadline.total = opt.deadline.total;  // the simplex starts from CSA's mean evaluation time
+    deadline.count = opt.deadline.count;
   } else {  // no CSA stage: the simplex starts from the first initial state
     c.x_best = x0.row(0).transpose();
     c.history.resize(0, x0.cols() + 1);
   }
-  const SearchResult s = nelder_mead(cost, c.x_best, &lower, &upper, n_simplex, step);
+  // After a timed-out CSA the simplex evaluates nothing (the deadline has passed).
+  const SearchResult s = nelder_mead(cost, c.x_best, &lower, &upper, c.timed_out ? 0 : n_simplex, step, 1e-4, deadline);
   const Index dim = x0.cols();
   SearchResult r;
   r.history.resize(c.history.rows() + s.history.rows(), dim + 1);
@@ -225,6 +237,7 @@ SearchResult csa_simplex(const CostFunction& cost, const RowMatrix& x0, const Ve
   r.n_simplex = s.history.rows();
   r.Tac = c.Tac_final;
   r.n_stages = c.n_stages;
+  r.timed_out = c.timed_out || s.timed_out;
   take_best(r, dim);
   if (r.history.rows() == 0) r.x = c.x_best;  // nothing evaluated: the start
   return r;
@@ -395,7 +408,7 @@ std::pair<RowMatrix, Eigen::MatrixXd> CVCost::fit(double gamma, double sigma2) {
 
 SearchResult tune_cv(CVCost& cv, const RowMatrix& x0, const Vector& lower, const Vector& upper, bool tune_gamma,
                      bool tune_sigma2, double gamma, double sigma2, Index n_csa, Index n_simplex, Index inner,
-                     std::uint64_t seed, double step) {
+                     std::uint64_t seed, double step, double time_limit) {
   if (!tune_gamma && !tune_sigma2) throw std::invalid_argument("nothing to tune");
   if (x0.cols() != static_cast<Index>(tune_gamma) + static_cast<Index>(tune_sigma2)) {
     throw std::invalid_argument("x0 must have one column per tuned hyperparameter");
@@ -411,7 +424,7 @@ SearchResult tune_cv(CVCost& cv, const RowMatrix& x0, const Vector& lower, const
       return kInf;
     }
   };
-  return csa_simplex(cost, x0, lower, upper, n_csa, n_simplex, inner, seed, step);
+  return csa_simplex(cost, x0, lower, upper, n_csa, n_simplex, inner, seed, step, time_limit);
 }
 
 }  // namespace svmopt

@@ -39,6 +39,7 @@ __all__ = [
     "CVEngine",
     "CoreCVEngine",
     "TuningResult",
+    "WeightedCVEngine",
     "csa",
     "csa_simplex",
     "holdout_cheaper",
@@ -59,22 +60,24 @@ class TuningResult:
     n_csa: int = 0
     n_simplex: int = 0
     extra: dict = field(default_factory=dict)
+    timed_out: bool = False  # stopped by ``time_limit`` with the best point so far
 
 
 def csa(cost: Callable[[np.ndarray], float], x0: np.ndarray, lower, upper, *, max_evals: int = 90, inner: int = 5,
-        T0: float = 1.0, Tac0: float = 0.0, seed: int = 0) -> TuningResult:
-    """Coupled simulated annealing (CSA-MwVC) from the q initial states ``x0`` (q x dim), inside [lower, upper]."""
+        T0: float = 1.0, Tac0: float = 0.0, seed: int = 0, time_limit: float | None = None) -> TuningResult:
+    """Coupled simulated annealing (CSA-MwVC) from the q initial states ``x0`` (q x dim), inside [lower, upper].
+    ``time_limit``: seconds (None: none), checked between evaluations; the best state so far when it stops."""
     x0 = np.atleast_2d(np.asarray(x0, dtype=np.float64))
     r = _core.fixed_size.csa_minimize(lambda v: float(cost(np.array(v))), x0, np.asarray(lower, dtype=np.float64),
                                       np.asarray(upper, dtype=np.float64), max_evals=int(max_evals), inner=int(inner),
-                                      T0=float(T0), Tac0=float(Tac0), seed=int(seed))
+                                      T0=float(T0), Tac0=float(Tac0), seed=int(seed), time_limit=time_limit)
     return TuningResult(np.asarray(r.x), float(r.fun), np.asarray(r.history), n_csa=len(r.history),
-                        extra={"Tac": r.Tac, "n_stages": r.n_stages})
+                        extra={"Tac": r.Tac, "n_stages": r.n_stages}, timed_out=bool(r.timed_out))
 
 
 def _result(r: _core.fixed_size.SearchResult) -> TuningResult:
     return TuningResult(r.x, float(r.fun), r.history, n_csa=int(r.n_csa), n_simplex=int(r.n_simplex),
-                        extra={"Tac": r.Tac, "n_stages": r.n_stages} if r.n_csa else {})
+                        extra={"Tac": r.Tac, "n_stages": r.n_stages} if r.n_csa else {}, timed_out=bool(r.timed_out))
 
 
 def _float_cost(cost: Callable[[np.ndarray], float]) -> Callable[[np.ndarray], float]:
@@ -82,26 +85,29 @@ def _float_cost(cost: Callable[[np.ndarray], float]) -> Callable[[np.ndarray], f
 
 
 def nelder_mead(cost: Callable[[np.ndarray], float], x0, lower=None, upper=None, *, max_evals: int = 70,
-                step: float = 0.5, tol: float = 1e-4) -> TuningResult:
+                step: float = 0.5, tol: float = 1e-4, time_limit: float | None = None) -> TuningResult:
     """Nelder–Mead (1, 2, 0.5, 0.5) from ``x0`` with initial simplex x0 + step e_i; at most ``max_evals`` costs,
-    evaluated at points clipped into [lower, upper] (a NaN cost counts as +inf); the best point evaluated."""
+    evaluated at points clipped into [lower, upper] (a NaN cost counts as +inf); the best point evaluated.
+    ``time_limit``: seconds (None: none), checked between evaluations."""
     x0 = np.asarray(x0, dtype=np.float64).ravel()
     lo = None if lower is None else np.asarray(lower, dtype=np.float64)
     hi = None if upper is None else np.asarray(upper, dtype=np.float64)
     return _result(_core.fixed_size.nelder_mead(_float_cost(cost), x0, lo, hi, max_evals=int(max_evals),
-                                                step=float(step), tol=float(tol)))
+                                                step=float(step), tol=float(tol), time_limit=time_limit))
 
 
 def csa_simplex(cost: Callable[[np.ndarray], float], x0: np.ndarray, lower, upper, *, n_csa: int = 90,
-                n_simplex: int = 70, inner: int = 5, seed: int = 0, step: float = 0.5) -> TuningResult:
+                n_simplex: int = 70, inner: int = 5, seed: int = 0, step: float = 0.5,
+                time_limit: float | None = None) -> TuningResult:
     """The paper's tuning (Section 6.3): CSA for ``n_csa`` evaluations (0: none), then Nelder–Mead for ``n_simplex``
     from the CSA best; returns the best point over all evaluations (decision: the argmin over all CSA and
-    simplex evaluations)."""
+    simplex evaluations). ``time_limit``: seconds for both stages (None: none), checked in the core between
+    evaluations; when it stops the search, the best point so far and ``timed_out=True``."""
     x0 = np.atleast_2d(np.asarray(x0, dtype=np.float64))
     return _result(_core.fixed_size.csa_simplex(_float_cost(cost), x0, np.asarray(lower, dtype=np.float64),
                                                 np.asarray(upper, dtype=np.float64), n_csa=int(n_csa),
                                                 n_simplex=int(n_simplex), inner=int(inner), seed=int(seed),
-                                                step=float(step)))
+                                                step=float(step), time_limit=time_limit))
 
 
 # ----------------------------------------------------------------------------------------------- CV
@@ -451,13 +457,160 @@ class CoreCVEngine:
 
     def tune(self, x0: np.ndarray, lower, upper, *, tune_gamma: bool, tune_sigma2: bool, gamma: float,
              sigma2: float, n_csa: int = 90, n_simplex: int = 70, inner: int = 5, seed: int = 0,
-             step: float = 0.5) -> TuningResult:
+             step: float = 0.5, time_limit: float | None = None) -> TuningResult:
         """:func:`csa_simplex` over x = (log gamma, log sigma2) -- the tuned ones; the others fixed at ``gamma``,
-        ``sigma2`` -- on :meth:`cost`, all in the core (a failed cost counts as +inf)."""
+        ``sigma2`` -- on :meth:`cost`, all in the core (a failed cost counts as +inf; ``time_limit`` as there)."""
         return _result(_core.fixed_size.tune_cv(
             self._cv, np.atleast_2d(np.asarray(x0, dtype=np.float64)), np.asarray(lower, dtype=np.float64),
             np.asarray(upper, dtype=np.float64), bool(tune_gamma), bool(tune_sigma2), float(gamma), float(sigma2),
-            n_csa=int(n_csa), n_simplex=int(n_simplex), inner=int(inner), seed=int(seed), step=float(step)))
+            n_csa=int(n_csa), n_simplex=int(n_simplex), inner=int(inner), seed=int(seed), step=float(step),
+            time_limit=time_limit))
+
+
+class WeightedCVEngine:
+    """Fast v-fold CV (19)-(21) and final fit (7) of one *weighted* least-squares problem (``sample_weight`` /
+    ``class_weight``): row i enters every sum with its weight w_i > 0, so the model minimises
+    sum_i w_i (y_i - phi_e(x_i)^T theta)^2 + theta^T R theta / gamma.
+
+    One streaming pass per sigma^2 computes the extended features Phi_e = [phi(X), 1] of each block in the core
+    (``FoldAccumulator.features``, eq. (5)) and sums per fold G_u = Phi_u^T W_u Phi_u and t_u = Phi_u^T W_u Y_u
+    (the bias column included: its diagonal entry is the fold's weight sum) as (sqrt(W) Phi)^T (sqrt(W) Phi); the
+    fold models are those of (20)-(21) on these sums (``fast_cv_solve``), and the CV cost is the weighted mean of
+    the held-out losses, sum_i w_i L_i / sum_i w_i (squared error, or the misclassification of sign(f)). Phi_e is
+    kept for the held-out predictions when it fits ``feature_budget``, else recomputed in a second pass (the MSE
+    from the fold sums when it does not cancel, as :class:`CVEngine`). The same interface as :class:`CVEngine`
+    (``cost``, ``fit``, ``n_passes``, ``n_evals``); feature statistics only (``statistics`` does not apply).
+    """
+
+    def __init__(self, blocks: BlockFactory, folds: np.ndarray, n_folds: int, PV: np.ndarray | None,
+                 make_params: ParamsFactory, task: str, *, weights: np.ndarray, n_targets: int = 1,
+                 regularize_bias: bool = True, feature_budget: int = 1 << 30, n_threads: int = 0,
+                 cache_size: int = 4, n_features: int | None = None,
+                 progress: Callable[[Iterable[Block]], Iterable[Block]] | None = None, **_: Any):
+        self.blocks = blocks
+        self.folds = np.ascontiguousarray(folds, dtype=np.int32)
+        self.n = self.folds.size
+        self.v = int(n_folds)
+        self.w = np.ascontiguousarray(weights, dtype=np.float64)
+        if self.w.shape != (self.n,) or not np.all(self.w > 0) or not np.all(np.isfinite(self.w)):
+            raise ValueError("weights must hold one finite weight > 0 per row")
+        self.PV = None if PV is None else np.asarray(PV, dtype=np.float64)
+        if self.PV is None and n_features is None:
+            raise TypeError(f"{type(self).__name__}: n_features is required with explicit linear features (PV=None)")
+        self.n_features = n_features
+        self.make_params = make_params
+        self.task = task
+        self.k = int(n_targets)
+        self.regularize_bias = regularize_bias
+        self.feature_budget = feature_budget
+        p = (self.PV.shape[0] if self.PV is not None else int(n_features or 0)) + 1
+        self.n_threads = 1 if self.n * p * p < 2e8 else n_threads
+        self.cache_size = cache_size
+        self._cache: OrderedDict[float, dict[str, Any]] = OrderedDict()
+        self.progress = progress
+        self.n_passes = 0
+        self.n_evals = 0
+
+    def featurizer(self, sigma2: float) -> tuple[_core.fixed_size.FoldAccumulator, np.ndarray | None]:
+        """An accumulator used only for its feature map [phi(x), 1] at ``sigma2``, and P (None: linear)."""
+        if self.PV is None:
+            return linear_accumulator(int(self.n_features or 0), n_threads=self.n_threads), None
+        params = self.make_params(sigma2)
+        P, _ = nystrom_projection(self.PV, params, self.n_threads)
+        return _core.fixed_size.FoldAccumulator(self.PV, params, P, n_threads=self.n_threads,
+                                                statistics="features"), P
+
+    def _iter(self) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+        r0 = 0
+        it = self.blocks()
+        if self.progress is not None:
+            it = self.progress(it)
+        for Xb, Yb in it:
+            Yb = np.asarray(Yb, dtype=np.float64).reshape(Xb.shape[0], -1)
+            yield r0, np.ascontiguousarray(Xb, dtype=np.float64), Yb
+            r0 += Xb.shape[0]
+        if r0 != self.n:
+            raise ValueError(f"the block stream yielded {r0} rows, expected {self.n}; it must be re-iterable")
+
+    def stats(self, sigma2: float) -> dict[str, Any]:
+        """Per-fold weighted sums for one sigma^2 (cached): G (v, p, p), t (v, p, k), yy (v, k: sum w y^2),
+        wsum (v,), the featurizer, P, and Phi_e and Y in stream order when kept."""
+        key = float(sigma2)
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            return self._cache[key]
+        feat, P = self.featurizer(sigma2)
+        p, v, k = feat.dim, self.v, self.k
+        G, t = np.zeros((v, p, p)), np.zeros((v, p, k))
+        yy, wsum = np.zeros((v, k)), np.zeros(v)
+        keep = self.n * p * 8 <= self.feature_budget
+        Phi = np.empty((self.n, p)) if keep else None
+        Y = np.empty((self.n, k)) if keep else None
+        self.n_passes += 1
+        for r0, Xb, Yb in self._iter():
+            nb = Xb.shape[0]
+            F = feat.features(Xb)
+            if Phi is not None and Y is not None:
+                Phi[r0:r0 + nb], Y[r0:r0 + nb] = F, Yb
+            wb, fb = self.w[r0:r0 + nb], self.folds[r0:r0 + nb]
+            sq = np.sqrt(wb)[:, None]
+            Fs, Ys = F * sq, Yb * sq
+            for u in np.unique(fb):
+                sel = fb == u
+                Fu, Yu = Fs[sel], Ys[sel]
+                G[u] += Fu.T @ Fu
+                t[u] += Fu.T @ Yu
+                yy[u] += (Yu**2).sum(axis=0)
+                wsum[u] += wb[sel].sum()
+        entry = {"G": G, "t": t, "yy": yy, "wsum": wsum, "feat": feat, "P": P, "Phi": Phi, "Y": Y}
+        self._cache[key] = entry
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+        return entry
+
+    def predictions(self, gamma: float, sigma2: float) -> tuple[np.ndarray, np.ndarray]:
+        """Every row predicted by its own fold's weighted model, and the targets (stream order)."""
+        s = self.stats(sigma2)
+        theta = _core.fixed_size.fast_cv_solve(s["G"], s["t"], float(gamma), self.regularize_bias, self.n_threads)
+        if s["Phi"] is not None:
+            return _core.fixed_size.fold_predict(s["Phi"], self.folds, theta, self.n_threads), s["Y"]
+        self.n_passes += 1
+        F, Ys = [], []
+        for r0, Xb, Yb in self._iter():
+            fb = self.folds[r0:r0 + Xb.shape[0]]
+            F.append(_core.fixed_size.fold_predict(s["feat"].features(Xb), fb, theta, self.n_threads))
+            Ys.append(Yb)
+        return np.concatenate(F), np.concatenate(Ys)
+
+    def cost(self, gamma: float, sigma2: float) -> float:
+        """Weighted CV cost: sum_i w_i L_i / sum_i w_i over the held-out rows (the mean over targets)."""
+        self.n_evals += 1
+        s = self.stats(sigma2)
+        W = float(self.w.sum())
+        if self.task == "regression" and s["Phi"] is None:  # the weighted SSE from the fold sums
+            theta = _core.fixed_size.fast_cv_solve(s["G"], s["t"], float(gamma), self.regularize_bias,
+                                                   self.n_threads)
+            sse = 0.0
+            for u in range(self.v):
+                th, G, t = theta[u], s["G"][u], s["t"][u]
+                e = s["yy"][u] - 2.0 * np.einsum("pk,pk->k", th, t) + np.einsum("pk,pq,qk->k", th, G, th)
+                if np.any(e < 1e-8 * np.maximum(s["yy"][u], 1e-300)):
+                    break
+                sse += float(e.sum())
+            else:
+                return sse / (W * self.k)
+        f, Y = self.predictions(gamma, sigma2)
+        if self.task == "regression":
+            loss = (Y - f) ** 2
+        else:
+            loss = (np.where(f >= 0, 1.0, -1.0) != Y).astype(np.float64)
+        return float(self.w @ loss.sum(axis=1)) / (W * self.k)
+
+    def fit(self, gamma: float, sigma2: float) -> tuple[np.ndarray | None, np.ndarray]:
+        """Final weighted fit (7) on all rows: (P, theta), theta = (Phi^T W Phi + R/gamma)^{-1} Phi^T W Y."""
+        s = self.stats(sigma2)
+        return s["P"], _core.fixed_size.ridge_solve(s["G"].sum(axis=0), s["t"].sum(axis=0), float(gamma),
+                                                    self.regularize_bias)
 
 
 def simple_cv_cost(X: np.ndarray, Y: np.ndarray, folds: np.ndarray, PV: np.ndarray | None,

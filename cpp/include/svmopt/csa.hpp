@@ -12,6 +12,7 @@
 // best state ever evaluated is returned.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -19,6 +20,27 @@
 #include "svmopt/common.hpp"
 
 namespace svmopt {
+
+// A wall-clock limit on a search (the estimators' max_time), checked between cost evaluations: no evaluation starts
+// once the limit has passed or when one of the mean duration of those timed so far would end after it, so a search
+// overruns the limit by at most the excess of one evaluation over that mean. No limit when constructed from a
+// negative or infinite number of seconds.
+struct Deadline {
+  Deadline() = default;
+  explicit Deadline(double seconds);
+  bool expired() const { return set && std::chrono::steady_clock::now() >= at; }
+  // Whether the next evaluation may start (always true without a limit).
+  bool allows_next() const;
+  // Record the duration of an evaluation (for allows_next).
+  void record(std::chrono::steady_clock::duration d) const {
+    total += d;
+    ++count;
+  }
+  bool set = false;
+  std::chrono::steady_clock::time_point at{};
+  mutable std::chrono::steady_clock::duration total{};
+  mutable Index count = 0;
+};
 
 struct CSAOptions {
   Index max_evals = 90;
@@ -28,6 +50,7 @@ struct CSAOptions {
   double alpha = 0.05;        // variance-control step
   double target_ratio = 0.99; // sigma_D^2 = target_ratio * (q - 1) / q^2
   std::uint64_t seed = 0;
+  Deadline deadline;          // no evaluation starts after it (the best state so far is returned)
 };
 
 struct CSAResult {
@@ -36,6 +59,7 @@ struct CSAResult {
   RowMatrix history;  // one row per evaluation: x (dim), E
   double Tac_final = 0.0;
   Index n_stages = 0;
+  bool timed_out = false;  // stopped by opt.deadline before the evaluation budget was spent
 };
 
 // A_i of the current energies (they sum to 1) and their variance (1/q) sum A_i^2 - 1/q^2.

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "svmopt/common.hpp"
+#include "svmopt/csa.hpp"
 #include "svmopt/kernels.hpp"
 #include "svmopt/nystrom.hpp"
 
@@ -41,21 +42,25 @@ struct SearchResult {
   Index n_csa = 0, n_simplex = 0;
   double Tac = 0.0;  // CSA's final acceptance temperature (0 without CSA)
   Index n_stages = 0;
+  bool timed_out = false;  // stopped by the time limit before the evaluation budget was spent
 };
 
 // Nelder-Mead with coefficients (1, 2, 0.5, 0.5) from the simplex x0, x0 + step e_i (Section 6.3), at most
 // max_evals costs; stops when the simplex spans at most tol in x and in cost. With bounds the evaluated point is
 // clipped into [lower, upper] (the simplex itself is not), and a NaN cost counts as +inf. The same sequence of steps
 // as scipy.optimize.minimize(method="Nelder-Mead") with xatol = fatol = tol.
+// No evaluation starts after `deadline` (csa.hpp): the best point so far is returned, timed_out set.
 SearchResult nelder_mead(const CostFunction& cost, const Vector& x0, const Vector* lower, const Vector* upper,
-                         Index max_evals = 70, double step = 0.5, double tol = 1e-4);
+                         Index max_evals = 70, double step = 0.5, double tol = 1e-4,
+                         const Deadline& deadline = Deadline());
 
 // The paper's tuning (Section 6.3): CSA (csa.hpp) for n_csa costs from the q initial states x0, then Nelder-Mead for
 // n_simplex costs from the CSA best; the result is the best point over all evaluations. n_csa = 0 skips CSA (the
-// simplex starts from the first initial state).
+// simplex starts from the first initial state). time_limit: seconds for both stages together (negative or infinite:
+// none), checked between evaluations; a search stopped by it returns its best point so far, timed_out set.
 SearchResult csa_simplex(const CostFunction& cost, const RowMatrix& x0, const Vector& lower, const Vector& upper,
                          Index n_csa = 90, Index n_simplex = 70, Index inner = 5, std::uint64_t seed = 0,
-                         double step = 0.5);
+                         double step = 0.5, double time_limit = -1.0);
 
 // Whether the holdout identity beats v Cholesky solves at n rows, p features, v folds (the rule and its measured
 // factor 2 are documented at svmopt.tuning.holdout_cheaper).
@@ -127,6 +132,6 @@ class CVCost {
 // throws (a fold system not positive definite, an undefined Nyström map) counts as +inf, as in the Python path.
 SearchResult tune_cv(CVCost& cv, const RowMatrix& x0, const Vector& lower, const Vector& upper, bool tune_gamma,
                      bool tune_sigma2, double gamma, double sigma2, Index n_csa = 90, Index n_simplex = 70,
-                     Index inner = 5, std::uint64_t seed = 0, double step = 0.5);
+                     Index inner = 5, std::uint64_t seed = 0, double step = 0.5, double time_limit = -1.0);
 
 }  // namespace svmopt

@@ -175,6 +175,8 @@ class CSAResult:
     def Tac(self) -> float: ...
     @property
     def n_stages(self) -> int: ...
+    @property
+    def timed_out(self) -> bool: ...
 
 def csa_minimize(
     cost: Callable[[NDArray[np.float64]], float],
@@ -188,6 +190,7 @@ def csa_minimize(
     alpha: float = 0.05,
     target_ratio: float = 0.99,
     seed: int = 0,
+    time_limit: float | None = None,
 ) -> CSAResult:
     """Coupled simulated annealing with variance control; ``cost(x)`` is called with the GIL held."""
 
@@ -217,6 +220,8 @@ class SearchResult:
     def Tac(self) -> float: ...
     @property
     def n_stages(self) -> int: ...
+    @property
+    def timed_out(self) -> bool: ...
 
 def nelder_mead(
     cost: Callable[[NDArray[np.float64]], float],
@@ -226,6 +231,7 @@ def nelder_mead(
     max_evals: int = 70,
     step: float = 0.5,
     tol: float = 1e-4,
+    time_limit: float | None = None,
 ) -> SearchResult:
     """Nelder-Mead (1, 2, 0.5, 0.5) from the simplex x0, x0 + step e_i (Section 6.3), evaluated points clipped into
     the bounds; the same steps as scipy's with xatol = fatol = tol."""
@@ -240,6 +246,7 @@ def csa_simplex(
     inner: int = 5,
     seed: int = 0,
     step: float = 0.5,
+    time_limit: float | None = None,
 ) -> SearchResult:
     """CSA for n_csa costs (0: none) from the q initial states x0, then Nelder-Mead from the CSA best."""
 
@@ -297,5 +304,6 @@ def tune_cv(
     inner: int = 5,
     seed: int = 0,
     step: float = 0.5,
+    time_limit: float | None = None,
 ) -> SearchResult:
     """CSA + simplex on cv.cost over (log gamma, log sigma2) -- the tuned ones -- all in the core, GIL released."""
