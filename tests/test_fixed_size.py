@@ -245,8 +245,22 @@ def test_errors():
     assert m.n_prototypes_ == 50
 
 
+_RANDOM_PROTOTYPES = ("the prototypes are selected by a seeded random search over the rows given, so weighted rows and "
+                      "repeated rows may select different prototypes and models (on this check's data the m = 20 "
+                      "prototypes include all its 15 distinct rows and it passes); with fixed prototypes the "
+                      "equivalence holds (tests/test_fixed_size_weights.py)")
+
+
+def _expected_failed_checks(estimator):
+    """The checks these instances fail by design (scikit-learn >= 1.6 names; a name not run is ignored)."""
+    return {"check_sample_weight_equivalence_on_dense_data": _RANDOM_PROTOTYPES,
+            "check_sample_weight_equivalence": _RANDOM_PROTOTYPES}
+
+
 @parametrize_with_checks([FixedSizeLSSVC(n_prototypes=20, n_csa=10, n_simplex=5, random_state=0),
-                          FixedSizeLSSVR(n_prototypes=20, n_csa=10, n_simplex=5, random_state=0)])
+                          FixedSizeLSSVR(n_prototypes=20, n_csa=10, n_simplex=5, random_state=0),
+                          FixedSizeLSSVC(n_prototypes=20, gamma=5.0, sigma2=2.0, random_state=0)],
+                         expected_failed_checks=_expected_failed_checks)
 def test_sklearn_contract(estimator, check):
     """Scikit-learn's estimator checks (small tuning budget to keep them fast)."""
     import warnings

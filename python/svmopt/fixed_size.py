@@ -24,6 +24,13 @@ tree-reduced; the candidate rows for the prototypes are sampled from the dask ar
 the prototypes, folds and hence the fit equal the in-memory ones up to floating-point summation order). Memory is
 O(block * m + v m^2) besides the input (for dask: O(chunk * m) per worker task, O(v m^2) on the driver).
 
+Weights, streaming, time. ``fit(X, y, sample_weight)`` (and ``class_weight`` for the classifier) solves the weighted
+least-squares form of (7), min sum_i w_i (y_i - w^T phi(x_i) - b)^2 + ||[w; b]||^2 / gamma: the weights enter the
+blockwise sums Phi^T W Phi and Phi^T W y (the bias column included), the fast CV cost (a weighted mean of the held-out
+losses), and the standardization statistics; the prototypes are chosen among the rows of positive weight without
+regard to the weight values. ``partial_fit`` accumulates the same sums chunk by chunk with fixed hyperparameters;
+``prototypes`` fixes the prototype vectors; ``max_time`` bounds the tuning (the search keeps its best point).
+
 Kernels: ``"rbf"`` is K(x, z) = exp(-||x - z||^2 / sigma2) (the paper's and LS-SVMlab's convention; svmopt's
 ``Kernel("rbf", alpha=sqrt(sigma2 / 2))``); ``"linear"`` uses the inputs as explicit features (decision: equivalent to
 the Nyström-linear model when the prototypes span R^d; gamma tuned alone); any other :class:`svmopt.Kernel` is used
@@ -33,35 +40,55 @@ as given through the Nyström map (gamma tuned alone).
 from __future__ import annotations
 
 import math
+import numbers
 import time
 from itertools import combinations
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted, check_random_state, validate_data
 
 from svmopt import _core
-from svmopt._config import parse_bytes, warn
+from svmopt._config import atomic_fit, parse_bytes, warn
 from svmopt._prototypes import MAX_CANDIDATES, _random_prototypes, choose_n_prototypes, select_prototypes
+from svmopt._runtime import TimeBudget
+from svmopt._runtime import progress as progress_bar
 from svmopt._sources import DEFAULT_BLOCK, Source, check_block, load_source
 from svmopt._validation import (
+    CLASS_WEIGHT,
     NONNEGATIVE_INT,
     POSITIVE,
     POSITIVE_INT,
+    SECONDS,
     Integral,
     Interval,
     Options,
     StrOptions,
+    check_fit_weights,
     fit_context,
+    validate_params,
 )
 from svmopt.bandwidth import entropy_bandwidths
 from svmopt.distributed import DaskCVEngine, DaskSource, is_dask_array, map_row_chunks
 from svmopt.kernels import Kernel
-from svmopt.tuning import CoreCVEngine, CVEngine, csa_simplex, make_folds, resolve_statistics
+from svmopt.tuning import (
+    CoreCVEngine,
+    CVEngine,
+    WeightedCVEngine,
+    csa_simplex,
+    linear_accumulator,
+    make_folds,
+    nystrom_projection,
+    resolve_statistics,
+)
 
 __all__ = ["FixedSizeLSSVC", "FixedSizeLSSVR", "choose_n_prototypes", "select_prototypes"]
+
+#: One binary/regression system for partial_fit: (Phi^T W Phi, Phi^T W y, the classes whose rows it holds).
+_System = tuple[np.ndarray, np.ndarray, list]
 
 #: ``n_prototypes="auto"``: m = 500, at most the candidate rows (without the warning an explicit larger m gets).
 AUTO_PROTOTYPES = 500
@@ -69,6 +96,22 @@ AUTO_PROTOTYPES = 500
 
 def _rbf_params(sigma2: float) -> _core.kernels.KernelParams:
     return _core.kernels.KernelParams(_core.kernels.KernelKind.rbf, alpha=math.sqrt(float(sigma2) / 2.0))
+
+
+def _weighted_variance_denominator(W: float) -> float:
+    """The denominator of a weighted variance sum_i w_i (x_i - mean)^2 with W = sum_i w_i: W - 1 (integer weights
+    are repeated rows, as ddof=1 on them), and W / 2 below W = 2 (so that tiny weights keep a finite scale)."""
+    return max(W - 1.0, W / 2.0)
+
+
+def _feature_map(PV: np.ndarray | None, params: _core.kernels.KernelParams | None, d: int
+                 ) -> tuple[_core.fixed_size.FoldAccumulator, np.ndarray | None]:
+    """The extended feature map [phi(x), 1] of (5) (an accumulator used for ``features`` only) and P (None for the
+    explicit linear features)."""
+    if PV is None or params is None:
+        return linear_accumulator(d), None
+    P, _ = nystrom_projection(PV, params)
+    return _core.fixed_size.FoldAccumulator(PV, params, P, statistics="features"), P
 
 
 # --------------------------------------------------------------------------------------------- estimators
@@ -79,7 +122,8 @@ class _FixedSizeLSSVM(BaseEstimator):
         "kernel": [StrOptions({"rbf", "linear"}), Kernel],
         "gamma": [POSITIVE, None],  # None: tuned by CSA + simplex
         "sigma2": [POSITIVE, None],
-        "cv": [Interval(Integral, 2, None, closed="left")],  # number of folds
+        "cv": [Interval(Integral, 2, None, closed="left"), "cv_object"],  # folds, a splitter or (train, test) pairs
+        "prototypes": ["array-like", None],  # fixed prototype vectors (standardized scale); None: selected
         "block_size": [POSITIVE_INT, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -92,6 +136,7 @@ class _FixedSizeLSSVM(BaseEstimator):
         "n_jobs": [POSITIVE_INT, Options(Integral, {-1}), None],  # threads; None or -1 = all
         "prototype_selection": [StrOptions({"entropy", "random"})],
         "statistics": [StrOptions({"auto", "features", "kernel"})],
+        "max_time": [SECONDS, None],
     }
 
     def __init__(self, *, n_prototypes: int | str = "auto", kernel: str | Kernel = "rbf", gamma: float | None = None,
@@ -99,7 +144,8 @@ class _FixedSizeLSSVM(BaseEstimator):
                  verbose: bool = False, regularize_bias: bool = True, standardize: bool = True,
                  n_csa: int = 90, n_simplex: int = 70, max_candidates: int = MAX_CANDIDATES,
                  feature_memory: str | int = "1G", n_jobs: int | None = None,
-                 prototype_selection: str = "entropy", statistics: str = "auto"):
+                 prototype_selection: str = "entropy", statistics: str = "auto", prototypes=None,
+                 max_time: float | None = None):
         self.n_prototypes = n_prototypes
         self.kernel = kernel
         self.gamma = gamma
@@ -117,6 +163,8 @@ class _FixedSizeLSSVM(BaseEstimator):
         self.n_jobs = n_jobs
         self.prototype_selection = prototype_selection
         self.statistics = statistics
+        self.prototypes = prototypes
+        self.max_time = max_time
 
     # -- parameters (validated by fit_context against _parameter_constraints) ------------------------
     def _resolved(self):
@@ -142,44 +190,159 @@ class _FixedSizeLSSVM(BaseEstimator):
     def _check_y(self, y):
         return np.asarray(y, dtype=np.float64)
 
-    def _problems(self, y) -> list[dict]:
+    def _problems(self, y, w=None) -> list[dict]:
         raise NotImplementedError
 
+    def _class_weight(self):
+        return None
+
+    def _given_prototypes(self, d: int) -> np.ndarray:
+        """The ``prototypes`` parameter as a float64 (m, d) array, checked."""
+        PV = check_array(self.prototypes, dtype=np.float64, input_name="prototypes")
+        if PV.shape[1] != d:
+            raise ValueError(f"prototypes has {PV.shape[1]} columns but X has {d} features")
+        return np.ascontiguousarray(PV)
+
     @fit_context
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, sample_weight=None):
         """Fit on X (array, np.memmap, dask array, callable returning (X_block, y_block) pairs, or an iterator of
         them). A positive ``n_jobs`` also limits the BLAS's threads (the feature, Gram and Cholesky kernels run on
-        it) for the duration of the fit."""
+        it) for the duration of the fit.
+
+        ``sample_weight`` (array-like of n_samples non-negative numbers; X an array or np.memmap): weighted least
+        squares, every row's terms of (7) and of the CV cost multiplied by its weight; rows of weight 0 are left
+        out. Which quantities the weights enter is listed in the class docstring."""
         nj = self.n_jobs
         if isinstance(nj, (int, np.integer)) and not isinstance(nj, bool) and nj > 0:
             from svmopt.tuning import _blas_controller
 
             with _blas_controller().limit(limits=int(nj), user_api="blas"):
-                return self._fit(X, y)
-        return self._fit(X, y)
+                return self._fit(X, y, sample_weight)
+        return self._fit(X, y, sample_weight)
 
-    def _fit(self, X, y):
+    def _split_folds(self, X, y, n: int) -> np.ndarray:
+        """Fold ids from ``cv`` given as a splitter (``split(X, y)``) or as (train, test) index pairs: fold u holds
+        the test rows of split u; the test sets must partition the rows."""
+        cv: Any = self.cv
+        splits = list(cv.split(X, y)) if hasattr(cv, "split") else list(cv)
+        folds = np.full(n, -1, dtype=np.int32)
+        for u, split in enumerate(splits):
+            test = np.asarray(split[1])
+            if test.dtype == bool:
+                test = np.flatnonzero(test)
+            test = test.astype(np.int64)
+            if test.size and (test.min() < 0 or test.max() >= n):
+                raise ValueError(f"cv: split {u} has test indices outside [0, {n})")
+            if np.any(folds[test] >= 0):
+                raise ValueError("cv: the test sets of the splits overlap; they must partition the rows")
+            folds[test] = u
+        if len(splits) < 2 or np.any(folds < 0):
+            raise ValueError("cv: give at least 2 splits whose test sets cover every row exactly once (they are the "
+                             "folds of the fast CV)")
+        return folds
+
+    def _weights_and_folds(self, src, y, sample_weight):
+        """(source, y, w, folds): the rows of positive weight, their weights (None: unweighted), and the fold ids
+        from a ``cv`` of splits (None: ``cv`` folds drawn per problem)."""
+        cw = self._class_weight()
+        custom_cv = self.cv is not None and not isinstance(self.cv, numbers.Integral)
+        if sample_weight is None and cw is None and not custom_cv:
+            return src, y, None, None
+        if not (isinstance(src, Source) and src.array is not None):
+            raise ValueError("sample_weight, class_weight and a cv of splits need X as a numpy array or np.memmap "
+                             "(not a block stream or a dask array)")
+        n = y.shape[0]
+        idx, y_kept, w = check_fit_weights(np.arange(n).reshape(-1, 1), y, sample_weight, cw)
+        folds = self._split_folds(src.array, y, n) if custom_cv else None
+        if idx.shape[0] < n:  # rows of weight 0 left out
+            rows = idx[:, 0]
+            src = Source(np.asarray(src.array[rows], dtype=np.float64), y_kept, src.block_size)
+            folds = None if folds is None else folds[rows]
+        return src, y_kept, w, folds
+
+    def _select(self, Xc: np.ndarray, labels, rng: np.random.Generator, n: int, timings: dict) -> np.ndarray:
+        """Indices (sorted) of the prototype vectors among the candidate rows ``Xc`` (steps 2-3); sets the entropy
+        attributes."""
+        t1 = time.perf_counter()
+        d = Xc.shape[1]
+        entropy = self.prototype_selection == "entropy"
+        if entropy:
+            h, n_fallbacks = entropy_bandwidths(Xc) if Xc.shape[0] >= 2 else (np.ones(d), d)
+            self.n_bandwidth_fallbacks_ = n_fallbacks
+        timings["bandwidth"] = time.perf_counter() - t1
+        t2 = time.perf_counter()
+        asked = AUTO_PROTOTYPES if self.n_prototypes == "auto" else int(self.n_prototypes)
+        m = min(asked, Xc.shape[0])
+        if m < asked and n > 1 and self.n_prototypes != "auto":
+            warn(f"n_prototypes={self.n_prototypes} exceeds the {Xc.shape[0]} candidate rows; "
+                          f"using m={m}", UserWarning)
+        if entropy:
+            sel = select_prototypes(Xc, m, labels=labels, bandwidths=h, random_state=int(rng.integers(2**62)))
+            idx = np.sort(sel["idx"])
+            self.entropy_bandwidths_: np.ndarray | None = h
+            self.entropy_log_offdiag_ = sel["log_offdiag"]
+            self.n_pv_proposals_ = sel["n_proposals"]
+        else:
+            idx = _random_prototypes(Xc.shape[0], m, labels, rng)
+            self.entropy_log_offdiag_, self.n_pv_proposals_, self.n_bandwidth_fallbacks_ = None, 0, 0
+        timings["prototypes"] = time.perf_counter() - t2
+        return idx
+
+    def _given(self, timings: dict) -> None:
+        """The entropy attributes when the prototypes are given (no selection)."""
+        self.prototype_indices_ = None
+        self.entropy_log_offdiag_, self.n_pv_proposals_, self.n_bandwidth_fallbacks_ = None, 0, 0
+        timings["bandwidth"] = timings["prototypes"] = 0.0
+
+    def _check_prototypes_mode(self, mode: str) -> None:
+        if mode == "linear" and self.prototypes is not None:
+            raise ValueError("prototypes: the linear kernel uses the inputs as features and takes no prototypes; "
+                             "leave prototypes=None")
+
+    def _fit(self, X, y, sample_weight=None):
+        tbudget = TimeBudget(self.max_time)
         mode, kern, sigma2_fixed = self._resolved()
+        self._check_prototypes_mode(mode)
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
         rng = np.random.default_rng(check_random_state(self.random_state).randint(0, 2**31 - 1, size=4))
         threads = 0 if self.n_jobs in (None, -1) else int(self.n_jobs)
         src, y, d = self._load(X, y)
+        src, y, w, folds_given = self._weights_and_folds(src, y, sample_weight)
+        PV_given = self._given_prototypes(d) if self.prototypes is not None else None
         n = y.shape[0]
-        problems = self._problems(y)
+        problems = self._problems(y, w)
+        for prob in problems:
+            prob["weights"] = None if w is None else (w if prob["mask"] is None else w[prob["mask"]])
+            prob["folds"] = None if folds_given is None else (
+                folds_given if prob["mask"] is None else folds_given[prob["mask"]])
+        self._stream = None  # a fit keeps no statistics for partial_fit
 
-        # 1. standardization statistics (one streaming pass)
+        # 1. standardization statistics (one streaming pass; weighted means and deviations with sample weights)
         if isinstance(src, DaskSource):  # dask reductions on the workers (and the finiteness check)
             mean, scale = src.moments(self.standardize)
         elif self.standardize:
             s1, s2 = np.zeros(d), np.zeros(d)
-            for xb, _ in src.raw():
-                xb = np.asarray(xb, dtype=np.float64)
-                s1 += xb.sum(axis=0)
-            mean = s1 / n
-            for xb, _ in src.raw():
-                s2 += ((np.asarray(xb, dtype=np.float64) - mean) ** 2).sum(axis=0)
-            scale = np.sqrt(s2 / max(n - 1, 1))
+            if w is None:
+                for xb, _ in src.raw():
+                    xb = np.asarray(xb, dtype=np.float64)
+                    s1 += xb.sum(axis=0)
+                mean = s1 / n
+                for xb, _ in src.raw():
+                    s2 += ((np.asarray(xb, dtype=np.float64) - mean) ** 2).sum(axis=0)
+                scale = np.sqrt(s2 / max(n - 1, 1))
+            else:
+                W, r0 = float(w.sum()), 0
+                for xb, _ in src.raw():
+                    xb = np.asarray(xb, dtype=np.float64)
+                    s1 += w[r0:r0 + xb.shape[0]] @ xb
+                    r0 += xb.shape[0]
+                mean, r0 = s1 / W, 0
+                for xb, _ in src.raw():
+                    xb = np.asarray(xb, dtype=np.float64)
+                    s2 += w[r0:r0 + xb.shape[0]] @ ((xb - mean) ** 2)
+                    r0 += xb.shape[0]
+                scale = np.sqrt(s2 / _weighted_variance_denominator(W))
             scale[~(scale > 0)] = 1.0
             src.mean, src.scale = mean, scale
         else:
@@ -190,38 +353,19 @@ class _FixedSizeLSSVM(BaseEstimator):
         self.x_mean_, self.x_scale_ = mean, scale
         timings["standardize"] = time.perf_counter() - t0
 
-        # 2-3. entropy bandwidths and prototype vectors on the candidate rows
-        t1 = time.perf_counter()
+        # 2-3. entropy bandwidths and prototype vectors on the candidate rows (or the given prototypes)
         self.entropy_bandwidths_ = None
-        PV = None
-        if mode != "linear":
+        PV: np.ndarray | None = None
+        if mode != "linear" and PV_given is not None:
+            PV = PV_given
+            self._given(timings)
+        elif mode != "linear":
             cand = np.arange(n) if n <= self.max_candidates else np.sort(rng.choice(n, self.max_candidates,
                                                                                      replace=False))
             Xc = self._gather(src, cand)
-            entropy = self.prototype_selection == "entropy"
-            if entropy:
-                h, n_fallbacks = entropy_bandwidths(Xc) if Xc.shape[0] >= 2 else (np.ones(d), d)
-                self.n_bandwidth_fallbacks_ = n_fallbacks
-            timings["bandwidth"] = time.perf_counter() - t1
-            t2 = time.perf_counter()
-            asked = AUTO_PROTOTYPES if self.n_prototypes == "auto" else int(self.n_prototypes)
-            m = min(asked, Xc.shape[0])
-            if m < asked and n > 1 and self.n_prototypes != "auto":
-                warn(f"n_prototypes={self.n_prototypes} exceeds the {Xc.shape[0]} candidate rows; "
-                              f"using m={m}", UserWarning)
-            labels = self._strata(y[cand])
-            if entropy:
-                sel = select_prototypes(Xc, m, labels=labels, bandwidths=h, random_state=int(rng.integers(2**62)))
-                idx = np.sort(sel["idx"])
-                self.entropy_bandwidths_ = h
-                self.entropy_log_offdiag_ = sel["log_offdiag"]
-                self.n_pv_proposals_ = sel["n_proposals"]
-            else:
-                idx = _random_prototypes(Xc.shape[0], m, labels, rng)
-                self.entropy_log_offdiag_, self.n_pv_proposals_, self.n_bandwidth_fallbacks_ = None, 0, 0
+            idx = self._select(Xc, self._strata(y[cand]), rng, n, timings)
             PV = np.ascontiguousarray(Xc[idx])
             self.prototype_indices_ = cand[idx]
-            timings["prototypes"] = time.perf_counter() - t2
         self.prototypes_ = PV
         self.n_prototypes_ = 0 if PV is None else PV.shape[0]
         self.kernel_mode_ = mode
@@ -235,12 +379,18 @@ class _FixedSizeLSSVM(BaseEstimator):
             return fixed_params if fixed_params is not None else _rbf_params(s2)
 
         self.problems_ = []
+        last_tuned: list[tuple[float, float]] = []
         for prob in problems:
             self.problems_.append(self._fit_problem(src, prob, PV, d, mode, make_params, sigma2_fixed, rng, threads,
-                                                    budget))
+                                                    budget, tbudget, last_tuned))
         timings["tuning_and_fit"] = time.perf_counter() - t3
         timings["total"] = time.perf_counter() - t0
         self.timings_ = timings
+        self._set_hyperparameters()
+        tbudget.finish(self)
+        return self
+
+    def _set_hyperparameters(self) -> None:
         if len(self.problems_) == 1:
             self.gamma_ = self.problems_[0]["gamma"]
             self.sigma2_ = self.problems_[0]["sigma2"]
@@ -249,7 +399,6 @@ class _FixedSizeLSSVM(BaseEstimator):
             self.gamma_ = np.array([p["gamma"] for p in self.problems_])
             self.sigma2_ = np.array([p["sigma2"] for p in self.problems_])
             self.cv_score_ = np.array([p["cv_score"] for p in self.problems_])
-        return self
 
     def _strata(self, y):
         return None
@@ -269,8 +418,10 @@ class _FixedSizeLSSVM(BaseEstimator):
             j, r0 = k, r0 + nb
         return np.ascontiguousarray(np.concatenate(out)) if out else np.zeros((0, self.n_features_in_))
 
-    def _fit_problem(self, src, prob, PV, d, mode, make_params, sigma2_fixed, rng, threads, budget) -> dict:
+    def _fit_problem(self, src, prob, PV, d, mode, make_params, sigma2_fixed, rng, threads, budget,
+                     tbudget: TimeBudget, last_tuned: list) -> dict:
         mask, T = prob["mask"], prob["targets"].reshape(-1, 1).astype(np.float64)
+        wp = prob.get("weights")
         n_p = T.shape[0]
         if mask is None:
             def blocks():
@@ -288,26 +439,26 @@ class _FixedSizeLSSVM(BaseEstimator):
                     if k:
                         yield np.ascontiguousarray(xb[mb]), np.ascontiguousarray(T[t0:t0 + k])
                     r0, t0 = r0 + xb.shape[0], t0 + k
-        v = int(min(self.cv, n_p))
-        folds = make_folds(n_p, max(v, 1), rng)
+        if prob.get("folds") is not None:  # cv given as splits: their test sets are the folds
+            folds = np.ascontiguousarray(prob["folds"], dtype=np.int32)
+            v = int(folds.max()) + 1 if n_p else 1
+        else:
+            v = int(min(10 if self.cv is None else self.cv, n_p))
+            folds = make_folds(n_p, max(v, 1), rng)
         progress = None
-        tune_bar = None
-        if self.verbose:
+        if self.verbose and n_p > int(self.block_size or DEFAULT_BLOCK):  # a bar per pass only if it has blocks
             from tqdm.auto import tqdm
 
-            if n_p > int(self.block_size or DEFAULT_BLOCK):  # a bar per streaming pass only if it has blocks
+            def progress(it):
+                return tqdm(it, desc="row blocks", leave=False, unit="block")
 
-                def progress(it):
-                    return tqdm(it, desc="row blocks", leave=False, unit="block")
-
-            if self.gamma is None or (mode == "rbf" and sigma2_fixed is None):
-                tune_bar = tqdm(total=self.n_csa + self.n_simplex, desc=f"tuning ({prob.get('name', 'model')})",
-                                unit="eval")
-
-        def make_engine(folds_, v_, progress_=None) -> CVEngine | CoreCVEngine:
+        def make_engine(folds_, v_, progress_=None) -> CVEngine | CoreCVEngine | WeightedCVEngine:
             kw = {"regularize_bias": self.regularize_bias, "feature_budget": budget, "n_threads": threads,
                   "n_features": d, "statistics": self.statistics}
             PVx = None if mode == "linear" else PV
+            if wp is not None:  # weighted least squares: Phi^T W Phi, Phi^T W y and a weighted CV cost
+                return WeightedCVEngine(blocks, folds_, v_, PVx, make_params, self._task, weights=wp,
+                                        progress=progress_, **kw)
             if isinstance(src, DaskSource):
                 return DaskCVEngine(src, T, mask, folds_, v_, PVx, make_params, self._task, **kw)
             # kept per row: the features, or the kernel block [K(x, PV), 1, y] (kernel statistics)
@@ -345,10 +496,12 @@ class _FixedSizeLSSVM(BaseEstimator):
                 s = math.exp(x[-1]) if tune_sigma else sigma2
                 return g, s
 
+            tune_bar = progress_bar(self.verbose, self.n_csa + self.n_simplex,
+                                    f"tuning ({prob.get('name', 'model')})")
+
             def cost(x):
                 g, s = unpack(x)
-                if tune_bar is not None:
-                    tune_bar.update(1)
+                tune_bar.update(1)
                 try:
                     return engine.cost(g, s)
                 except (RuntimeError, np.linalg.LinAlgError, ValueError):
@@ -357,22 +510,34 @@ class _FixedSizeLSSVM(BaseEstimator):
             q = min(5, self.n_csa) if self.n_csa >= 1 else 5  # 5 coupled CSA processes (fewer if n_csa < 5)
             x0 = rng.uniform(ilo, ihi, size=(q, len(lo)))
             seed = int(rng.integers(2**62))
-            if isinstance(engine, CoreCVEngine) and tune_bar is None:  # the default: no Python call per evaluation
+            # max_time: the search stops (checked in the core between evaluations) with its best point so far
+            limit = tbudget.remaining_or_none()
+            if isinstance(engine, CoreCVEngine) and not self.verbose:  # the default: no Python call per evaluation
                 res = engine.tune(x0, lo, hi, tune_gamma=tune_gamma, tune_sigma2=tune_sigma, gamma=gamma,
-                                  sigma2=sigma2, n_csa=self.n_csa, n_simplex=self.n_simplex, seed=seed)
+                                  sigma2=sigma2, n_csa=self.n_csa, n_simplex=self.n_simplex, seed=seed,
+                                  time_limit=limit)
             else:
-                res = csa_simplex(cost, x0, lo, hi, n_csa=self.n_csa, n_simplex=self.n_simplex, seed=seed)
-            gamma, sigma2 = unpack(res.x)
-            cv_score = res.fun
-            if tune_bar is not None:
-                tune_bar.close()
+                res = csa_simplex(cost, x0, lo, hi, n_csa=self.n_csa, n_simplex=self.n_simplex, seed=seed,
+                                  time_limit=limit)
+            tune_bar.close()
             n_evals = res.history.shape[0]
+            if res.timed_out:
+                tbudget.cut("tuning (CSA + simplex)")
+            if n_evals == 0 and last_tuned:  # no time for a single evaluation: the previous problem's values
+                gamma, sigma2 = last_tuned[-1]  # (none before: CSA's first initial state)
+                cv_score = math.nan
+            else:
+                gamma, sigma2 = unpack(res.x)
+                cv_score = res.fun if n_evals else math.nan
+            last_tuned.append((gamma, sigma2))
         else:
             n_evals = 0
             p_dim = d + 1 if mode == "linear" else PV.shape[0] + 2  # kept per row, as for make_engine
             # Fixed hyperparameters: the CV score is informational. Skip it when it would need a second
             # streaming pass (Phi_e over the budget and a misclassification cost), which would cost 50% more.
-            if v >= 2 and (self._task == "regression" or n_p * p_dim * 8 <= budget):
+            if v >= 2 and tbudget.expired():
+                tbudget.cut("CV score")  # informational only: skipped past max_time
+            elif v >= 2 and (self._task == "regression" or n_p * p_dim * 8 <= budget):
                 cv_score = engine.cost(gamma, sigma2)
             else:  # no CV: one pass summing all rows at once (no per-fold sums to split the blocks by)
                 v = 1
@@ -383,10 +548,172 @@ class _FixedSizeLSSVM(BaseEstimator):
         P, theta = engine.fit(gamma, sigma2)
         w, b = theta[:-1, 0], float(theta[-1, 0])
         coef = w if P is None else P @ w
-        statistics = resolve_statistics(P, 1, self.statistics)
+        statistics = "features" if wp is not None else resolve_statistics(P, 1, self.statistics)
         return {"gamma": gamma, "sigma2": sigma2 if mode == "rbf" else math.nan, "cv_score": cv_score, "coef": coef,
                 "intercept": b, "n_evals": n_evals, "n_passes": engine.n_passes, "n_rows": n_p,
                 "statistics": statistics}
+
+    # -- streaming fit (partial_fit) -----------------------------------------------------------------
+    def _fixed_hyperparameters(self) -> bool:
+        """partial_fit exists only with fixed hyperparameters (as scikit-learn's MLPClassifier.partial_fit exists only
+        for its stochastic solvers): an AttributeError naming the missing ones otherwise."""
+        try:
+            mode, _, sigma2 = self._resolved()
+        except ValueError:  # an unresolved kernel: partial_fit raises it
+            return True
+        missing = [name for name, value in (("gamma", self.gamma), ("sigma2", sigma2))
+                   if value is None and (name == "gamma" or mode == "rbf")]
+        if missing:
+            raise AttributeError(f"partial_fit needs fixed hyperparameters, but {' and '.join(missing)} "
+                                 f"{'is' if len(missing) == 1 else 'are'} None: pass numbers for "
+                                 f"{' and '.join(missing)} (e.g. the gamma_ and sigma2_ of a tuned fit on a sample), "
+                                 "or use fit, which tunes them")
+        return True
+
+    def _stream_targets(self, y: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def _stream_solve(self, G: np.ndarray, t: np.ndarray, yy: np.ndarray) -> list[_System]:
+        raise NotImplementedError
+
+    def _chunk_weights(self, X, y, sample_weight):
+        """(X, y, w) of a partial_fit chunk: rows of weight 0 left out; ``class_weight`` (a dict) applied by label."""
+        X, y, w = check_fit_weights(X, y, sample_weight, None)
+        cw = self._class_weight()
+        if cw is None:
+            return X, y, w
+        if isinstance(cw, str):
+            raise ValueError("class_weight='balanced' needs the class counts of the whole stream; partial_fit takes "
+                             "class_weight=None or a dict")
+        known = {lab.item() if hasattr(lab, "item") else lab: i for i, lab in enumerate(self.classes_)}
+        factor = np.ones(self.classes_.size)
+        for key, value in cw.items():
+            k = key.item() if hasattr(key, "item") else key
+            if k not in known:
+                raise ValueError(f"class_weight has the label {key!r}, which is not in classes "
+                                 f"({self.classes_.tolist()})")
+            if isinstance(value, bool) or not (isinstance(value, numbers.Real) and math.isfinite(value)) or value < 0:
+                raise ValueError(f"class_weight[{key!r}] must be a finite number >= 0, got {value!r}")
+            factor[known[k]] = float(value)
+        w = (np.ones(y.shape[0]) if w is None else w) * factor[np.searchsorted(self.classes_, y)]
+        keep = w > 0
+        return X[keep], y[keep], w[keep]
+
+    def _stream_start(self, X, y, w, mode: str, kern, sigma2) -> dict[str, Any]:
+        """First partial_fit call: input scaling, prototypes, the feature map, and empty sums."""
+        d = X.shape[1]
+        rng = np.random.default_rng(check_random_state(self.random_state).randint(0, 2**31 - 1, size=4))
+        timings: dict[str, float] = {}
+        if self.standardize and X.shape[0]:
+            W = float(X.shape[0]) if w is None else float(w.sum())
+            ww = np.ones(X.shape[0]) if w is None else w
+            mean = ww @ X / W
+            scale = np.sqrt(ww @ (X - mean) ** 2 / (max(W - 1.0, 1.0) if w is None
+                                                    else _weighted_variance_denominator(W)))
+            scale[~(scale > 0)] = 1.0
+        else:
+            mean, scale = np.zeros(d), np.ones(d)
+        self.x_mean_, self.x_scale_ = mean, scale
+        self.entropy_bandwidths_ = None
+        PV: np.ndarray | None = None
+        if mode != "linear" and self.prototypes is not None:
+            PV = self._given_prototypes(d)
+            self._given(timings)
+        elif mode != "linear":
+            if X.shape[0] == 0:
+                raise ValueError("the first partial_fit chunk has no rows of positive weight to select the "
+                                 "prototypes from")
+            Xs = np.ascontiguousarray((X - mean) / scale)
+            n = Xs.shape[0]
+            cand = np.arange(n) if n <= self.max_candidates else np.sort(rng.choice(n, self.max_candidates,
+                                                                                     replace=False))
+            idx = self._select(Xs[cand], self._strata(y[cand]), rng, n, timings)
+            PV = np.ascontiguousarray(Xs[cand][idx])
+            self.prototype_indices_ = cand[idx]  # rows of the first chunk
+        self.prototypes_ = PV
+        self.n_prototypes_ = 0 if PV is None else PV.shape[0]
+        self.kernel_mode_ = mode
+        params = None
+        if mode == "kernel":
+            params = kern.core_params
+        elif mode == "rbf":
+            params = _rbf_params(sigma2)
+        feat, P = _feature_map(PV, params, d)
+        p = feat.dim
+        L = self.classes_.size if self._task == "classification" else 1
+        self.timings_ = timings
+        return {"feat": feat, "P": P, "G": np.zeros((L, p, p)), "t": np.zeros((L, p)), "yy": np.zeros(L),
+                "counts": np.zeros(L, dtype=np.int64), "sigma2": math.nan if mode != "rbf" else float(sigma2)}
+
+    def _partial_fit(self, X, y, classes, sample_weight):
+        return atomic_fit(type(self)._partial_fit_impl)(self, X, y, classes, sample_weight)
+
+    def _partial_fit_impl(self, X, y, classes, sample_weight):
+        t0 = time.perf_counter()
+        first = getattr(self, "_stream", None) is None
+        if first:
+            validate_params(self)
+        mode, kern, sigma2 = self._resolved()
+        if first:
+            self._check_prototypes_mode(mode)
+        X, y = validate_data(self, X, y, dtype=np.float64, reset=first, y_numeric=self._task == "regression")
+        y = self._check_y(y)
+        if self._task == "classification":
+            if first:
+                if classes is None and hasattr(self, "classes_"):  # after fit: a new stream over its classes
+                    classes = getattr(self, "classes_")  # noqa: B009 (set by the classifier's fit)
+                if classes is None:
+                    raise ValueError("classes must be passed on the first call to partial_fit (every label of "
+                                     "the whole stream)")
+                self.classes_ = np.unique(np.asarray(classes))
+                if self.classes_.size < 2:
+                    raise ValueError(f"classes must hold at least 2 labels, got {self.classes_.tolist()}")
+                self._set_coding(self.classes_.size)
+            elif classes is not None and not np.array_equal(np.unique(np.asarray(classes)), self.classes_):
+                raise ValueError(f"classes={classes!r} differs from the classes of the first partial_fit call "
+                                 f"({self.classes_.tolist()})")
+            unknown = np.setdiff1d(y, self.classes_)
+            if unknown.size:
+                raise ValueError(f"y has labels {unknown.tolist()} not in classes ({self.classes_.tolist()})")
+        X, y, w = self._chunk_weights(X, y, sample_weight)
+        state = self._stream_start(X, y, w, mode, kern, sigma2) if first else dict(self._stream or {})
+        if X.shape[0]:
+            F = state["feat"].features(np.ascontiguousarray((X - self.x_mean_) / self.x_scale_))
+            sq = None if w is None else np.sqrt(w)
+            Fs = F if sq is None else F * sq[:, None]
+            codes = self._stream_targets(y)
+            G, t, yy = state["G"].copy(), state["t"].copy(), state["yy"].copy()  # new arrays: atomic on error
+            counts = state["counts"] + np.bincount(codes, minlength=G.shape[0])
+            for c in np.unique(codes):
+                sel = codes == c
+                Fc = Fs[sel]
+                G[c] += Fc.T @ Fc
+                if self._task == "classification":  # Phi_c^T w_c (Fc is sqrt(w) Phi_c)
+                    t[c] += Fc.sum(axis=0) if sq is None else Fc.T @ sq[sel]
+                else:
+                    yc = y[sel] if sq is None else y[sel] * sq[sel]
+                    t[c] += Fc.T @ yc
+                    yy[c] += yc @ yc
+            state.update(G=G, t=t, yy=yy, counts=counts)
+        self._stream = state
+        # The model of all rows seen so far (7): solved after every call, so predictions are always current.
+        gamma = float(self.gamma or 0.0)  # set: partial_fit exists only with fixed hyperparameters
+        problems = []
+        for Gp, tp, members in self._stream_solve(state["G"], state["t"], state["yy"]):
+            if Gp[-1, -1] > 0:  # the bias entry: the problem's weight sum
+                theta = _core.fixed_size.ridge_solve(Gp, tp.reshape(-1, 1), gamma, self.regularize_bias)
+            else:  # no rows yet (a class pair not seen so far): the zero model
+                theta = np.zeros((Gp.shape[0], 1))
+            wv = theta[:-1, 0]
+            problems.append({"gamma": gamma, "sigma2": state["sigma2"], "cv_score": math.nan,
+                             "coef": wv if state["P"] is None else state["P"] @ wv, "intercept": float(theta[-1, 0]),
+                             "n_evals": 0, "n_passes": 0, "n_rows": int(state["counts"][members].sum()),
+                             "statistics": "features"})
+        self.problems_ = problems
+        self._set_hyperparameters()
+        self.timings_ = {**getattr(self, "timings_", {}), "partial_fit": time.perf_counter() - t0}
+        self.max_time_reached_ = False
+        return self
 
     # -- prediction --------------------------------------------------------------------------------
     def _raw_decision(self, X) -> np.ndarray:
@@ -439,8 +766,9 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
         Regularization constant of (7); None: tuned.
     sigma2 : float or None
         RBF bandwidth in K = exp(-||x - z||^2 / sigma2) on the standardized inputs; None: tuned.
-    cv : int, default=10
-        Folds of the fast CV.
+    cv : int, CV splitter or iterable of (train, test) pairs, default=10
+        Folds of the fast CV: a number (random folds per problem), or splits whose test sets partition the rows
+        (they are the folds; X must then be an array).
     block_size : int or None
         Rows per streamed block (default 65536).
     random_state, verbose, n_jobs
@@ -474,6 +802,31 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
         only where that ratio is at most 1e5 (the measured errors are in docs/performance.md) and the features
         otherwise; the linear kernel always uses its explicit features. ``problems_[i]["statistics"]`` records
         the choice of each final fit.
+    prototypes : array-like (m, n_features) or None, default=None
+        Fixed prototype vectors, on the scale the model works on (the standardized one when ``standardize``: an
+        earlier fit's ``prototypes_`` fit for the same scaling): ``fit`` and ``partial_fit`` use exactly these
+        points (no bandwidths, no selection; ``prototype_indices_`` is None). None: selected as above. Not for the
+        linear kernel.
+    max_time : float or None, default=None
+        Seconds for ``fit`` (None: unlimited). The tuning's search (coupled simulated annealing, then the simplex)
+        checks the clock between cost evaluations, in the core, and stops with the best point so far; the remaining
+        binary problems of a multi-class model then take the last tuned values, and the informational CV score of
+        fixed hyperparameters is skipped. The standardization and prototype passes and the final solve (7) always
+        run, so a fit ends after at most max_time plus one cost evaluation and the final solve.
+        ``max_time_reached_`` is True and a ``ConvergenceWarning`` names what was cut short.
+
+    Sample weights
+    --------------
+    ``fit(X, y, sample_weight)`` (X an array or ``np.memmap``) minimises the weighted squared loss: with W = diag(w),
+    the ridge system (7) becomes (Phi_e^T W Phi_e + I/gamma) theta = Phi_e^T W y (the bias column of Phi_e
+    included, so Phi_e^T W 1 and sum w enter too); each CV fold model (20)-(21) is built from the weighted fold sums
+    and the CV cost (19) is the weighted mean sum_i w_i L_i / sum_i w_i of the held-out losses; the input (and
+    target) standardization uses weighted means and deviations (denominator sum w - 1: integer weights equal
+    repeated rows). Rows of weight 0 are left out. The prototypes are *not* chosen by weight: the Rényi-entropy
+    (or random) selection runs on the rows of positive weight as if unweighted (the entropy bandwidths too), so with
+    selected prototypes a weighted fit differs from the fit on repeated rows; with ``prototypes`` given (and fixed
+    gamma, sigma2) integer weights give the same model as repeated rows. Weighted fits compute their statistics
+    from the features (``statistics`` does not apply).
 
     Attributes
     ----------
@@ -508,6 +861,8 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
         Standard deviations used to standardize the inputs (1 when ``standardize=False``).
     timings_ : dict
         Seconds spent per stage (standardize, bandwidth, prototypes, tuning_and_fit, total).
+    max_time_reached_ : bool
+        Whether ``max_time`` cut a stage short (the model is the best found in the time).
     n_features_in_ : int
         Number of features seen during ``fit``.
     y_mean_ : float
@@ -548,9 +903,15 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
             raise ValueError("Input y contains NaN or infinity.")
         return y
 
-    def _problems(self, y):
-        self.y_mean_ = float(y.mean()) if self.standardize else 0.0
-        sd = float(y.std(ddof=1)) if (self.standardize and y.size > 1) else 1.0
+    def _problems(self, y, w=None):
+        if w is None:
+            self.y_mean_ = float(y.mean()) if self.standardize else 0.0
+            sd = float(y.std(ddof=1)) if (self.standardize and y.size > 1) else 1.0
+        else:  # weighted mean and deviation (integer weights: as the repeated rows)
+            W = float(w.sum())
+            self.y_mean_ = float(w @ y) / W if self.standardize else 0.0
+            sd = math.sqrt(float(w @ (y - self.y_mean_) ** 2) / _weighted_variance_denominator(W)) \
+                if self.standardize else 1.0
         if not (np.isfinite(self.y_mean_) and np.isfinite(sd)):
             raise ValueError("y: the target's mean/standard deviation overflow float64; rescale y before fitting")
         self.y_scale_ = sd if sd > 0 else 1.0
@@ -559,6 +920,34 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
     def predict(self, X):
         """Predictions sum_k beta_k K(x, PV_k) + b (mapped back to the target's scale)."""
         return self._raw_decision(X)[:, 0] * self.y_scale_ + self.y_mean_
+
+    @available_if(_FixedSizeLSSVM._fixed_hyperparameters)
+    def partial_fit(self, X, y, sample_weight=None):
+        """Add a chunk of rows to the fit with fixed ``gamma`` and ``sigma2`` (required): the first call takes
+        ``prototypes`` or selects them from its chunk (and, with ``standardize``, fixes the input scaling from that
+        chunk's statistics); every call adds the chunk's Phi^T W Phi, Phi^T W y and sum w y^2, and the ridge
+        solve (7) is redone, so the model after any call is the fit on all rows seen (the target standardized
+        with the exact statistics of all rows). Many calls equal one ``fit`` on their concatenation (with
+        ``standardize=False`` or the same scaling) to rounding."""
+        return self._partial_fit(X, y, None, sample_weight)
+
+    def _stream_targets(self, y: np.ndarray) -> np.ndarray:
+        return np.zeros(y.shape[0], dtype=np.int64)
+
+    def _stream_solve(self, G: np.ndarray, t: np.ndarray, yy: np.ndarray) -> list[_System]:
+        """The regression system from the sums of all rows: with ``standardize`` the target is centred and scaled by
+        the exact (weighted) statistics of everything seen, Phi^T W (y - mu) / sd = (t - mu Phi^T W 1) / sd, where
+        Phi^T W 1 is the bias column of G."""
+        G0, t0 = G[0], t[0]
+        W = float(G0[-1, -1])
+        if self.standardize and W > 0:
+            self.y_mean_ = float(t0[-1]) / W
+            var = max(float(yy[0]) - W * self.y_mean_**2, 0.0) / _weighted_variance_denominator(W)
+            sd = math.sqrt(var)
+            self.y_scale_ = sd if sd > 0 else 1.0
+        else:
+            self.y_mean_, self.y_scale_ = 0.0, 1.0
+        return [(G0, (t0 - self.y_mean_ * G0[:, -1]) / self.y_scale_, [0])]
 
 
 class FixedSizeLSSVC(ClassifierMixin, _FixedSizeLSSVM):
@@ -576,8 +965,12 @@ class FixedSizeLSSVC(ClassifierMixin, _FixedSizeLSSVM):
     n_prototypes, kernel, gamma, sigma2, cv, block_size, random_state, verbose
         As for :class:`FixedSizeLSSVR`.
     regularize_bias, standardize, n_csa, n_simplex, max_candidates, feature_memory, n_jobs, prototype_selection
-    statistics
-        As for :class:`FixedSizeLSSVR`.
+    statistics, prototypes, max_time
+        As for :class:`FixedSizeLSSVR` (its "Sample weights" section says where the weights enter).
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies the sample weight of each row by its class's factor (``{label: weight}``, or "balanced":
+        W / (k W_c) with W_c the class's weighted count); the fit is then the weighted one of
+        :class:`FixedSizeLSSVR`'s "Sample weights" (each binary problem on its rows' weights).
 
     Attributes
     ----------
@@ -620,6 +1013,8 @@ class FixedSizeLSSVC(ClassifierMixin, _FixedSizeLSSVM):
         Standard deviations used to standardize the inputs (1 when ``standardize=False``).
     timings_ : dict
         Seconds spent per stage (standardize, bandwidth, prototypes, tuning_and_fit, total).
+    max_time_reached_ : bool
+        Whether ``max_time`` cut a stage short (the model is the best found in the time).
     n_features_in_ : int
         Number of features seen during ``fit``.
 
@@ -651,6 +1046,7 @@ class FixedSizeLSSVC(ClassifierMixin, _FixedSizeLSSVM):
     _parameter_constraints: ClassVar[dict] = {
         **_FixedSizeLSSVM._parameter_constraints,
         "multiclass": [StrOptions({"ovo", "moc"})],
+        "class_weight": CLASS_WEIGHT,
     }
 
     def __init__(self, *, n_prototypes: int | str = "auto", kernel: str | Kernel = "rbf", gamma: float | None = None,
@@ -658,42 +1054,82 @@ class FixedSizeLSSVC(ClassifierMixin, _FixedSizeLSSVM):
                  random_state=None, verbose: bool = False, regularize_bias: bool = True, standardize: bool = True,
                  n_csa: int = 90, n_simplex: int = 70, max_candidates: int = MAX_CANDIDATES,
                  feature_memory: str | int = "1G", n_jobs: int | None = None, prototype_selection: str = "entropy",
-                 statistics: str = "auto"):
+                 statistics: str = "auto", prototypes=None, max_time: float | None = None, class_weight=None):
         super().__init__(n_prototypes=n_prototypes, kernel=kernel, gamma=gamma, sigma2=sigma2, cv=cv,
                          block_size=block_size, random_state=random_state, verbose=verbose,
                          regularize_bias=regularize_bias, standardize=standardize, n_csa=n_csa, n_simplex=n_simplex,
                          max_candidates=max_candidates, feature_memory=feature_memory, n_jobs=n_jobs,
-                         prototype_selection=prototype_selection, statistics=statistics)
+                         prototype_selection=prototype_selection, statistics=statistics, prototypes=prototypes,
+                         max_time=max_time)
         self.multiclass = multiclass
+        self.class_weight = class_weight
+
+    def _class_weight(self):
+        return self.class_weight
 
     def _check_y(self, y):
         y = np.asarray(y)
         check_classification_targets(y)
         return y
 
-    def _problems(self, y):
+    def _set_coding(self, M: int) -> None:
+        """``coding_`` (and ``pairs_`` or ``codebook_``) for M >= 2 classes."""
+        if M == 2:
+            self.coding_ = "binary"
+        elif self.multiclass == "ovo":
+            self.coding_ = "ovo"
+            self.pairs_ = list(combinations(range(M), 2))
+        else:
+            self.coding_ = "moc"
+            L = max(1, math.ceil(math.log2(M)))
+            self.codebook_ = np.array([[1.0 if (c >> (L - 1 - j)) & 1 else -1.0 for j in range(L)]
+                                       for c in range(M)])
+
+    def _problems(self, y, w=None):
         self.classes_, codes = np.unique(y, return_inverse=True)
         self._codes = codes
         M = self.classes_.size
         if M < 2:
             raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes in the data, but the data "
                              f"contains only one class: {self.classes_[0]!r} (got 1 class)")
+        self._set_coding(M)
         if M == 2:
-            self.coding_ = "binary"
             return [{"mask": None, "targets": np.where(codes == 1, 1.0, -1.0), "name": "binary"}]
         if self.multiclass == "ovo":
-            self.coding_ = "ovo"
-            self.pairs_ = list(combinations(range(M), 2))
             probs = []
             for a, b in self.pairs_:
                 mask = (codes == a) | (codes == b)
                 probs.append({"mask": mask, "targets": np.where(codes[mask] == a, 1.0, -1.0),
                               "name": f"{self.classes_[a]} vs {self.classes_[b]}"})
             return probs
-        self.coding_ = "moc"
-        L = max(1, math.ceil(math.log2(M)))
-        self.codebook_ = np.array([[1.0 if (c >> (L - 1 - j)) & 1 else -1.0 for j in range(L)] for c in range(M)])
-        return [{"mask": None, "targets": self.codebook_[codes, j], "name": f"MOC bit {j}"} for j in range(L)]
+        return [{"mask": None, "targets": self.codebook_[codes, j], "name": f"MOC bit {j}"}
+                for j in range(self.codebook_.shape[1])]
+
+    @available_if(_FixedSizeLSSVM._fixed_hyperparameters)
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a chunk of rows to the fit with fixed ``gamma`` and ``sigma2`` (required). ``classes`` (every label
+        of the whole stream) is required on the first call, as for scikit-learn's ``SGDClassifier``; it fixes the
+        coding. The first call takes ``prototypes`` or selects them from its chunk (and, with ``standardize``,
+        fixes the input scaling from that chunk's statistics); every call adds, per class c, Phi_c^T W_c Phi_c and
+        Phi_c^T w_c (the sums every binary problem's (7) is built from: a pair (a, b) has G_a + G_b and targets
+        s_a - s_b), and the systems are solved again, so the model after any call is the fit on all rows seen.
+        ``class_weight`` may be a dict ("balanced" needs the class counts of the whole stream: not supported).
+        Many calls equal one ``fit`` on their concatenation (with ``standardize=False`` or the same scaling) to
+        rounding. ``fit`` keeps no sums: the first partial_fit call after it starts a new stream (``classes``
+        defaulting to the fitted ``classes_``)."""
+        return self._partial_fit(X, y, classes, sample_weight)
+
+    def _stream_targets(self, y: np.ndarray) -> np.ndarray:
+        return np.searchsorted(self.classes_, y).astype(np.int64)
+
+    def _stream_solve(self, G: np.ndarray, t: np.ndarray, yy: np.ndarray) -> list[_System]:
+        """Each binary problem's (Phi^T W Phi, Phi^T W y) from the per-class sums (targets +1 / -1)."""
+        if self.coding_ == "binary":
+            return [(G[0] + G[1], t[1] - t[0], [0, 1])]
+        if self.coding_ == "ovo":
+            return [(G[a] + G[b], t[a] - t[b], [a, b]) for a, b in self.pairs_]
+        Gs, every = G.sum(axis=0), list(range(G.shape[0]))
+        return [(Gs, np.tensordot(self.codebook_[:, j], t, axes=1), every) for j in range(self.codebook_.shape[1])]
 
     def _strata(self, y):
         return np.searchsorted(self.classes_, y).astype(np.int64)
