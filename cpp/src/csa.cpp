@@ -98,57 +98,57 @@ CSAResult csa_minimize(const std::function<double(const Vector&)>& cost, const R
   Index k = 0;
   double Tac = opt.Tac0;
   try {
-  for (Index i = 0; i < q; ++i) {
-    X[i] = x0.row(i).transpose().cwiseMax(lower).cwiseMin(upper);
-    E(i) = eval(X[i]);
-  }
-  if (!(Tac > 0.0)) {
-    const bool finite = E.allFinite();
-    double sd = 0.0;
-    if (finite && q > 1) {
-      const double mean = E.mean();
-      sd = std::sqrt((E.array() - mean).square().sum() / static_cast<double>(q - 1));
+    for (Index i = 0; i < q; ++i) {
+      X[i] = x0.row(i).transpose().cwiseMax(lower).cwiseMin(upper);
+      E(i) = eval(X[i]);
     }
-    Tac = sd > 0.0 ? sd : 1.0;
-  }
-  Index evals = q;
-  bool done = false;
-  while (!done) {
-    const double T = opt.T0 / static_cast<double>(k + 1);
-    for (Index g = 0; g < opt.inner; ++g) {
-      if (opt.max_evals - evals < q) {
-        done = true;
-        break;
+    if (!(Tac > 0.0)) {
+      const bool finite = E.allFinite();
+      double sd = 0.0;
+      if (finite && q > 1) {
+        const double mean = E.mean();
+        sd = std::sqrt((E.array() - mean).square().sum() / static_cast<double>(q - 1));
       }
-      const Vector A = csa_acceptance(E, Tac);
-      std::vector<Vector> Y(q);
-      for (Index i = 0; i < q; ++i) {
-        Y[i] = X[i];
-        for (Index j = 0; j < dim; ++j) {
-          double y = 0.0;
-          int tries = 0;
-          do {
-            y = X[i](j) + T * std::tan(M_PI * (uniform01(rng) - 0.5));
-          } while ((y < lower(j) || y > upper(j) || !std::isfinite(y)) && ++tries < 100);
-          Y[i](j) = std::isfinite(y) ? std::clamp(y, lower(j), upper(j)) : X[i](j);
+      Tac = sd > 0.0 ? sd : 1.0;
+    }
+    Index evals = q;
+    bool done = false;
+    while (!done) {
+      const double T = opt.T0 / static_cast<double>(k + 1);
+      for (Index g = 0; g < opt.inner; ++g) {
+        if (opt.max_evals - evals < q) {
+          done = true;
+          break;
+        }
+        const Vector A = csa_acceptance(E, Tac);
+        std::vector<Vector> Y(q);
+        for (Index i = 0; i < q; ++i) {
+          Y[i] = X[i];
+          for (Index j = 0; j < dim; ++j) {
+            double y = 0.0;
+            int tries = 0;
+            do {
+              y = X[i](j) + T * std::tan(M_PI * (uniform01(rng) - 0.5));
+            } while ((y < lower(j) || y > upper(j) || !std::isfinite(y)) && ++tries < 100);
+            Y[i](j) = std::isfinite(y) ? std::clamp(y, lower(j), upper(j)) : X[i](j);
+          }
+        }
+        for (Index i = 0; i < q; ++i) {
+          const double ey = eval(Y[i]);
+          ++evals;
+          const double r = uniform01(rng);
+          if (ey <= E(i) || A(i) > r) {
+            X[i] = Y[i];
+            E(i) = ey;
+          }
         }
       }
-      for (Index i = 0; i < q; ++i) {
-        const double ey = eval(Y[i]);
-        ++evals;
-        const double r = uniform01(rng);
-        if (ey <= E(i) || A(i) > r) {
-          X[i] = Y[i];
-          E(i) = ey;
-        }
-      }
+      if (done && k == 0 && evals == q) break;
+      double var = 0.0;
+      csa_acceptance(E, Tac, &var);
+      Tac = csa_update_tac(Tac, var, q, opt.alpha, opt.target_ratio);
+      ++k;
     }
-    if (done && k == 0 && evals == q) break;
-    double var = 0.0;
-    csa_acceptance(E, Tac, &var);
-    Tac = csa_update_tac(Tac, var, q, opt.alpha, opt.target_ratio);
-    ++k;
-  }
   } catch (const TimeUp&) {
     res.timed_out = true;
     if (res.x_best.size() == 0) {  // nothing evaluated: the first initial state, cost unknown

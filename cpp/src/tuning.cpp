@@ -227,7 +227,7 @@ SearchResult csa_simplex(const CostFunction& cost, const RowMatrix& x0, const Ve
     c.x_best = x0.row(0).transpose();
     c.history.resize(0, x0.cols() + 1);
   }
-  // After a timed-out CSA the simplex evaluates nothing (the deadline has passed).
+  // After a timed-out CSA the simplex evaluates nothing (the deadline allows no further evaluation).
   const SearchResult s = nelder_mead(cost, c.x_best, &lower, &upper, c.timed_out ? 0 : n_simplex, step, 1e-4, deadline);
   const Index dim = x0.cols();
   SearchResult r;
