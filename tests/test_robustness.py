@@ -815,6 +815,11 @@ _PSO = [
     ("particle_step", "P shape", lambda: pso.particle_step(
         np.zeros(2), np.zeros(2), np.zeros(2), np.zeros(2), np.zeros(2), 0.1, 0.1, 0.1, np.zeros(2), np.zeros(2),
         np.eye(3)), ValueError, "P"),
+    ("two_swarm", "negative time_limit", lambda: _two_swarm(time_limit=-1.0), ValueError, "time_limit"),
+    ("two_swarm", "nan time_limit", lambda: _two_swarm(time_limit=np.nan), ValueError, "time_limit"),
+    ("two_swarm", "time_limit string", lambda: _two_swarm(time_limit="1"), TypeError, ""),
+    ("single_swarm", "negative time_limit", lambda: pso.single_swarm(np.zeros(2), np.eye(2), np.ones(2),
+                                                                     time_limit=-0.5), ValueError, "time_limit"),
 ]
 # refused installs leave the BLAS in use as it was
 _BLAS = [

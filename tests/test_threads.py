@@ -173,6 +173,10 @@ CALLS = {
     "pso.single_swarm": lambda: pso.single_swarm(np.zeros(3), np.eye(3), np.full(3, 4.0), n_particles=8,
                                                  max_iter=30, seed=3, n_threads=2).fitness_history,
     "pso.draws": lambda: pso.draws(1, 0, 5, 6, 3),
+    # the deadline path (a limit the run does not reach: the result is the unlimited run's)
+    "pso.two_swarm_kept": lambda: pso.two_swarm(np.zeros(3), np.eye(3), np.full(3, 4.0), 2 * np.eye(3),
+                                                n_particles=8, max_iter=40, seed=9, n_threads=2,
+                                                time_limit=600.0).distance_history,
 }
 
 

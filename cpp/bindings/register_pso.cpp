@@ -2,6 +2,8 @@
 #include <pybind11/stl.h>
 
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -23,7 +25,7 @@ py::object record_array(const RowMatrix& m, Index n) {
 
 PsoOptions make_options(Index n_particles, Index max_iter, double w, double c1, double c2, double c3, double c4,
                         double s_init, std::uint64_t seed, PsoRandScope rand_scope, PsoSync sync, bool final_eval,
-                        bool record, int n_threads, PsoBoundary boundary) {
+                        bool record, int n_threads, PsoBoundary boundary, std::optional<double> time_limit) {
   PsoOptions o;
   o.n_particles = n_particles;
   o.max_iter = max_iter;
@@ -40,6 +42,7 @@ PsoOptions make_options(Index n_particles, Index max_iter, double w, double c1, 
   o.record = record;
   o.n_threads = n_threads;
   o.boundary = boundary;
+  o.time_limit = time_limit ? *time_limit : std::numeric_limits<double>::infinity();
   return o;
 }
 
@@ -69,6 +72,8 @@ void register_pso(py::module_& m) {
       .def_property_readonly("fitness_history", [](const SwarmTrace& t) { return to_numpy(t.fitness_history); })
       .def_property_readonly("gbest_history", [](const SwarmTrace& t) { return to_numpy(t.gbest_history); })
       .def_readonly("n_reverted", &SwarmTrace::n_reverted)
+      .def_readonly("n_iter", &SwarmTrace::n_iter, "Iterations run (max_iter unless time_limit stopped the run).")
+      .def_readonly("timed_out", &SwarmTrace::timed_out, "Whether time_limit stopped the run before max_iter.")
       .def_property_readonly("positions",
                              [](const SwarmTrace& t) { return record_array(t.positions, t.gbest.size()); },
                              "(max_iter + 1, n_particles, n) with record=True, else None.")
@@ -82,6 +87,8 @@ void register_pso(py::module_& m) {
       .def_property_readonly("y", [](const TwoSwarmResult& r) { return to_numpy(r.y); })
       .def_readonly("distance", &TwoSwarmResult::distance)
       .def_property_readonly("distance_history", [](const TwoSwarmResult& r) { return to_numpy(r.distance_history); })
+      .def_readonly("n_iter", &TwoSwarmResult::n_iter, "Iterations run (max_iter unless time_limit stopped the run).")
+      .def_readonly("timed_out", &TwoSwarmResult::timed_out, "Whether time_limit stopped the run before max_iter.")
       .def_readonly("swarm1", &TwoSwarmResult::swarm1)
       .def_readonly("swarm2", &TwoSwarmResult::swarm2);
 
@@ -90,12 +97,12 @@ void register_pso(py::module_& m) {
       [](const DoubleArray& mu1, const DoubleArray& P1, const DoubleArray& mu2, const DoubleArray& P2,
          Index n_particles, Index max_iter, double w, double c1, double c2, double c3, double c4, double s_init,
          std::uint64_t seed, PsoRandScope rand_scope, PsoSync sync, bool final_eval, bool record, int n_threads,
-         PsoBoundary boundary) {
+         PsoBoundary boundary, std::optional<double> time_limit) {
         const Vector m1 = vector_copy(mu1, "mu1"), m2 = vector_copy(mu2, "mu2", m1.size());
         const Eigen::MatrixXd p1 = matrix_copy(P1, "P1", m1.size(), m1.size());
         const Eigen::MatrixXd p2 = matrix_copy(P2, "P2", m2.size(), m2.size());
         const PsoOptions o = make_options(n_particles, max_iter, w, c1, c2, c3, c4, s_init, seed, rand_scope, sync,
-                                          final_eval, record, n_threads, boundary);
+                                          final_eval, record, n_threads, boundary, time_limit);
         py::gil_scoped_release release;
         return pso_two_swarm(m1, p1, m2, p2, o);
       },
@@ -104,19 +111,21 @@ void register_pso(py::module_& m) {
       py::arg("c2") = 0.05, py::arg("c3") = 0.05, py::arg("c4") = 0.2, py::arg("s_init") = 0.1, py::arg("seed") = 0,
       py::arg("rand_scope") = PsoRandScope::Particle, py::arg("sync") = PsoSync::Jacobi,
       py::arg("final_eval") = true, py::arg("record") = false, py::arg("n_threads") = 0,
-      py::arg("boundary") = PsoBoundary::Revert,
+      py::arg("boundary") = PsoBoundary::Revert, py::arg("time_limit") = py::none(),
       "Two coupled swarms (paper 003, eq. (7), Section 3.2, Table 1) on the closest points of E(mu1, P1) and "
-      "E(mu2, P2).");
+      "E(mu2, P2). time_limit: seconds (None: none), checked between iterations; a run it stops after j "
+      "iterations equals the run with max_iter = j (n_iter, timed_out).");
 
   m.def(
       "single_swarm",
       [](const DoubleArray& mu, const DoubleArray& P, const DoubleArray& a, PsoFitness fitness, Index n_particles,
          Index max_iter, double w, double c1, double c2, double c3, double c4, double s_init, std::uint64_t seed,
-         PsoRandScope rand_scope, bool final_eval, bool record, int n_threads, PsoBoundary boundary) {
+         PsoRandScope rand_scope, bool final_eval, bool record, int n_threads, PsoBoundary boundary,
+         std::optional<double> time_limit) {
         const Vector m0 = vector_copy(mu, "mu"), av = vector_copy(a, "a", m0.size());
         const Eigen::MatrixXd p = matrix_copy(P, "P", m0.size(), m0.size());
         const PsoOptions o = make_options(n_particles, max_iter, w, c1, c2, c3, c4, s_init, seed, rand_scope,
-                                          PsoSync::Jacobi, final_eval, record, n_threads, boundary);
+                                          PsoSync::Jacobi, final_eval, record, n_threads, boundary, time_limit);
         py::gil_scoped_release release;
         return pso_single_swarm(m0, p, av, fitness, o);
       },
@@ -125,9 +134,9 @@ void register_pso(py::module_& m) {
       py::arg("w") = 0.05, py::arg("c1") = 0.05, py::arg("c2") = 0.05, py::arg("c3") = 0.05, py::arg("c4") = 0.2,
       py::arg("s_init") = 1.0, py::arg("seed") = 0, py::arg("rand_scope") = PsoRandScope::Particle,
       py::arg("final_eval") = true, py::arg("record") = false, py::arg("n_threads") = 0,
-      py::arg("boundary") = PsoBoundary::Revert,
+      py::arg("boundary") = PsoBoundary::Revert, py::arg("time_limit") = py::none(),
       "One swarm in E(mu, P) with a fixed target a (paper 003, Section 3): fitness distance = ||a - x|| "
-      "(problem (6)) or linear = -a^T x (the LP (11)-(12)).");
+      "(problem (6)) or linear = -a^T x (the LP (11)-(12)). time_limit as in two_swarm.");
 
   m.def(
       "draws",

@@ -12,6 +12,8 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -92,9 +94,44 @@ void check_ellipsoid(const Vector& mu, const Eigen::MatrixXd& P, const char* nam
 }
 
 void check_options(const PsoOptions& o) {
+  if (!(o.time_limit >= 0.0)) throw std::invalid_argument("time_limit must be >= 0 seconds (infinity: no limit)");
   if (o.n_particles < 1) throw std::invalid_argument("n_particles must be >= 1");
   if (o.max_iter < 0) throw std::invalid_argument("max_iter must be >= 0");
   if (!(o.s_init > 0.0 && o.s_init <= 1.0)) throw std::invalid_argument("s_init must be in (0, 1]");
+}
+
+// The wall-clock limit of one run (PsoOptions::time_limit), asked between iterations; off when unlimited (a limit
+// beyond ~30 years counts as none: the clock arithmetic must not overflow).
+class Deadline {
+ public:
+  using Clock = std::chrono::steady_clock;
+  explicit Deadline(double seconds) : on_(seconds < 1e9) {
+    if (on_) end_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  }
+  bool passed() const { return on_ && Clock::now() >= end_; }
+
+ private:
+  bool on_;
+  Clock::time_point end_{};
+};
+
+// The rows of a trace (histories and recorded states) are allocated as the iterations run, doubling up to
+// max_iter + 1, so that a large max_iter cut short by time_limit costs neither the time nor the memory of
+// iterations never run; every row up to the last iteration is written before the trace is returned.
+void resize_trace(SwarmTrace& t, Index rows) {
+  t.fitness_history.conservativeResize(rows);
+  t.gbest_history.conservativeResize(rows, Eigen::NoChange);
+  if (t.positions.size() > 0) {
+    t.positions.conservativeResize(rows, Eigen::NoChange);
+    t.velocities.conservativeResize(rows, Eigen::NoChange);
+    t.pbests.conservativeResize(rows, Eigen::NoChange);
+  }
+}
+
+// Room for row `row` (0-based) in a trace whose rows are at most `max_rows`.
+Index grown_rows(Index have, Index row, Index max_rows) {
+  if (row < have) return have;
+  return std::min(max_rows, std::max(row + 1, 2 * have));
 }
 
 // One swarm: state, initialisation, evaluation and moves.
@@ -227,13 +264,16 @@ void record_state(const Swarm& s, SwarmTrace& t, Index j) {
   t.pbests.row(j) = Eigen::Map<const Eigen::RowVectorXd>(s.PB.data(), s.k * s.n);
 }
 
+constexpr Index kFirstRows = 1024;  // rows allocated up front (the whole trace for max_iter < 1024)
+
 void init_trace(SwarmTrace& t, Index T, Index k, Index n, bool record) {
-  t.fitness_history.setZero(T + 1);
-  t.gbest_history.setZero(T + 1, n);
+  const Index rows = std::min(T, kFirstRows - 1) + 1;
+  t.fitness_history.setZero(rows);
+  t.gbest_history.setZero(rows, n);
   if (record) {
-    t.positions.setZero(T + 1, k * n);
-    t.velocities.setZero(T + 1, k * n);
-    t.pbests.setZero(T + 1, k * n);
+    t.positions.setZero(rows, k * n);
+    t.velocities.setZero(rows, k * n);
+    t.pbests.setZero(rows, k * n);
   }
 }
 
@@ -328,12 +368,13 @@ TwoSwarmResult pso_two_swarm(const Vector& mu1, const Eigen::MatrixXd& P1, const
   check_ellipsoid(mu2, P2, "ellipsoid 2");
   if (mu1.size() != mu2.size()) throw std::invalid_argument("the two ellipsoids must have the same dimension");
   check_options(opt);
+  const Deadline deadline(opt.time_limit);
   const Index T = opt.max_iter, n = mu1.size(), k = opt.n_particles;
   Swarm s1(mu1, P1, 0, opt), s2(mu2, P2, 1, opt);
   TwoSwarmResult res;
   init_trace(res.swarm1, T, k, n, opt.record);
   init_trace(res.swarm2, T, k, n, opt.record);
-  res.distance_history.setZero(T + 1);
+  res.distance_history.setZero(res.swarm1.fitness_history.size());
 
   auto log_bests = [&](Index j) {
     res.swarm1.fitness_history[j] = s1.FG;
@@ -350,7 +391,18 @@ TwoSwarmResult pso_two_swarm(const Vector& mu1, const Eigen::MatrixXd& P1, const
     record_state(s1, res.swarm1, 0);
     record_state(s2, res.swarm2, 0);
   }
+  Index done = T;  // iterations run: T, or fewer when the deadline passes (checked between iterations)
   for (Index j = 1; j <= T; ++j) {
+    if (deadline.passed()) {
+      done = j - 1;
+      break;
+    }
+    const Index have = res.distance_history.size(), rows = grown_rows(have, j, T + 1);
+    if (rows != have) {
+      resize_trace(res.swarm1, rows);
+      resize_trace(res.swarm2, rows);
+      res.distance_history.conservativeResize(rows);
+    }
     {  // evaluate the moves of iteration j-1 against the current targets (j = 1: the initial swarms)
       const Vector a1 = s2.GB, a2 = s1.GB;
       s1.evaluate(a1, PsoFitness::Distance);
@@ -371,18 +423,25 @@ TwoSwarmResult pso_two_swarm(const Vector& mu1, const Eigen::MatrixXd& P1, const
       res.swarm2.velocities.row(j) = Eigen::Map<const Eigen::RowVectorXd>(s2.V.data(), k * n);
     }
   }
-  if (T > 0) {
+  if (done > 0) {  // as if max_iter were `done`
     if (opt.final_eval) {
       const Vector a1 = s2.GB, a2 = s1.GB;
       s1.evaluate(a1, PsoFitness::Distance);
       s2.evaluate(opt.sync == PsoSync::Jacobi ? a2 : Vector(s1.GB), PsoFitness::Distance);
     }
-    log_bests(T);
+    log_bests(done);
     if (opt.record) {
-      res.swarm1.pbests.row(T) = Eigen::Map<const Eigen::RowVectorXd>(s1.PB.data(), k * n);
-      res.swarm2.pbests.row(T) = Eigen::Map<const Eigen::RowVectorXd>(s2.PB.data(), k * n);
+      res.swarm1.pbests.row(done) = Eigen::Map<const Eigen::RowVectorXd>(s1.PB.data(), k * n);
+      res.swarm2.pbests.row(done) = Eigen::Map<const Eigen::RowVectorXd>(s2.PB.data(), k * n);
     }
   }
+  if (res.distance_history.size() != done + 1) {
+    resize_trace(res.swarm1, done + 1);
+    resize_trace(res.swarm2, done + 1);
+    res.distance_history.conservativeResize(done + 1);
+  }
+  res.n_iter = res.swarm1.n_iter = res.swarm2.n_iter = done;
+  res.timed_out = res.swarm1.timed_out = res.swarm2.timed_out = done < T;
   res.x = s1.GB;
   res.y = s2.GB;
   res.distance = (res.x - res.y).norm();
@@ -401,6 +460,7 @@ SwarmTrace pso_single_swarm(const Vector& mu, const Eigen::MatrixXd& P, const Ve
   if (a.size() != mu.size()) throw std::invalid_argument("the target a must have the ellipsoid's dimension");
   if (!a.allFinite()) throw std::invalid_argument("the target a must be finite");
   check_options(opt);
+  const Deadline deadline(opt.time_limit);
   const Index T = opt.max_iter, n = mu.size(), k = opt.n_particles;
   Swarm s(mu, P, 0, opt);
   SwarmTrace t;
@@ -409,7 +469,14 @@ SwarmTrace pso_single_swarm(const Vector& mu, const Eigen::MatrixXd& P, const Ve
   t.fitness_history[0] = s.FG;
   t.gbest_history.row(0) = s.GB.transpose();
   if (opt.record) record_state(s, t, 0);
+  Index done = T;
   for (Index j = 1; j <= T; ++j) {
+    if (deadline.passed()) {
+      done = j - 1;
+      break;
+    }
+    const Index have = t.fitness_history.size(), rows = grown_rows(have, j, T + 1);
+    if (rows != have) resize_trace(t, rows);
     if (j > 1) {  // with a fixed target the initial evaluation above is the iteration-1 evaluation
       s.evaluate(a, fitness);
       t.fitness_history[j - 1] = s.FG;
@@ -422,12 +489,15 @@ SwarmTrace pso_single_swarm(const Vector& mu, const Eigen::MatrixXd& P, const Ve
       t.velocities.row(j) = Eigen::Map<const Eigen::RowVectorXd>(s.V.data(), k * n);
     }
   }
-  if (T > 0) {
+  if (done > 0) {  // as if max_iter were `done`
     if (opt.final_eval) s.evaluate(a, fitness);
-    t.fitness_history[T] = s.FG;
-    t.gbest_history.row(T) = s.GB.transpose();
-    if (opt.record) t.pbests.row(T) = Eigen::Map<const Eigen::RowVectorXd>(s.PB.data(), k * n);
+    t.fitness_history[done] = s.FG;
+    t.gbest_history.row(done) = s.GB.transpose();
+    if (opt.record) t.pbests.row(done) = Eigen::Map<const Eigen::RowVectorXd>(s.PB.data(), k * n);
   }
+  if (t.fitness_history.size() != done + 1) resize_trace(t, done + 1);
+  t.n_iter = done;
+  t.timed_out = done < T;
   t.gbest = s.GB;
   t.gbest_fitness = s.FG;
   t.n_reverted = s.n_reverted;

@@ -67,6 +67,14 @@ def _swarm_args(caller: str, random_state: Any, *, n_particles: Any, max_iter: A
                       c3=float(c3), c4=float(c4), s_init=float(s_init), seed=_seed_from(random_state))
 
 
+def _time_limit(caller: str, max_time: Any) -> float | None:
+    """``max_time`` (seconds >= 0 or None) as the core's ``time_limit``; ValueError naming it otherwise."""
+    if max_time is None:
+        return None
+    validate_parameter_constraints({"max_time": [NONNEGATIVE]}, {"max_time": max_time}, caller_name=caller)
+    return float(max_time)
+
+
 _E = TypeVar("_E", _core.pso.RandScope, _core.pso.Sync, _core.pso.Boundary, _core.pso.Fitness)
 
 
@@ -79,12 +87,13 @@ def _option(kind: type[_E], name: str, value: Any) -> _E:
 
 
 def _trace_dict(trace: _core.pso.SwarmTrace) -> dict[str, Any]:
-    """A swarm's trace as a dict: ``gbest``, ``gbest_fitness``, ``fitness_history`` (max_iter + 1),
-    ``gbest_history``, ``n_reverted``, and with ``record=True`` ``positions``, ``velocities``, ``pbests`` of shape
-    (max_iter + 1, n_particles, n)."""
+    """A swarm's trace as a dict: ``gbest``, ``gbest_fitness``, ``fitness_history`` (n_iter + 1),
+    ``gbest_history``, ``n_reverted``, ``n_iter`` (iterations run), ``timed_out``, and with ``record=True``
+    ``positions``, ``velocities``, ``pbests`` of shape (n_iter + 1, n_particles, n)."""
     out: dict[str, Any] = {"gbest": trace.gbest, "gbest_fitness": trace.gbest_fitness,
                            "fitness_history": trace.fitness_history, "gbest_history": trace.gbest_history,
-                           "n_reverted": trace.n_reverted}
+                           "n_reverted": trace.n_reverted, "n_iter": int(trace.n_iter),
+                           "timed_out": bool(trace.timed_out)}
     for key, value in (("positions", trace.positions), ("velocities", trace.velocities), ("pbests", trace.pbests)):
         if value is not None:
             out[key] = value
@@ -112,6 +121,7 @@ def pso_closest_points(
     record: bool = False,
     n_threads: int = 0,
     boundary_mode: str = "revert",
+    max_time: float | None = None,
 ) -> ClosestPoints:
     """Closest points of E(mu1, P1) and E(mu2, P2) by the two coupled swarms of paper 003 (eq. (7),
     Section 3.2 and Table 1).
@@ -122,6 +132,10 @@ def pso_closest_points(
     reverting it. The result carries the
     support-function certificate ``lower_bound <= D* <= distance``. ``record=True`` adds the full trajectories in
     ``info`` (``swarm1``/``swarm2``: positions, velocities, pbests of shape (max_iter + 1, n_particles, n)).
+
+    ``max_time`` (seconds >= 0, None: no limit) is checked by the core between iterations: a run it stops after
+    ``j < max_iter`` iterations returns the best particles so far, exactly the result of ``max_iter=j``;
+    ``info["n_iter"]`` is the iterations run and ``info["timed_out"]`` says whether the limit stopped the run.
     """
     mu1, P1 = _as_ellipsoid(mu1, P1, "ellipsoid 1")
     mu2, P2 = _as_ellipsoid(mu2, P2, "ellipsoid 2")
@@ -141,6 +155,7 @@ def pso_closest_points(
         record=bool(record),
         n_threads=int(n_threads),
         boundary=_option(_core.pso.Boundary, "boundary_mode", boundary_mode),
+        time_limit=_time_limit("pso_closest_points", max_time),
     )
     x, y = r.x, r.y
     D, lb = _certificate(x, y, mu1, P1, mu2, P2)
@@ -152,7 +167,8 @@ def pso_closest_points(
         D - lb if np.isfinite(lb) else np.inf,
         intersect=lb <= 0,
         distance_history=r.distance_history,
-        info={"swarm1": _trace_dict(r.swarm1), "swarm2": _trace_dict(r.swarm2)},
+        info={"swarm1": _trace_dict(r.swarm1), "swarm2": _trace_dict(r.swarm2), "n_iter": int(r.n_iter),
+              "timed_out": bool(r.timed_out)},
     )
 
 
@@ -174,6 +190,7 @@ def pso_single_swarm(
     rand_scope: str = "particle",
     record: bool = False,
     boundary_mode: str = "revert",
+    max_time: float | None = None,
 ) -> dict[str, Any]:
     """One swarm of eq. (7) in E(mu, P) with a fixed target ``a`` (single-swarm variants of Section 3).
 
@@ -181,7 +198,7 @@ def pso_single_swarm(
     (paper eqs. (11)-(12); defaults: the unit disc). ``fitness="distance"``: problem (6), the point of the ellipsoid
     nearest to ``a``. Returns the swarm's trace as a dict (``gbest``, ``gbest_fitness``, ``fitness_history`` of length
     max_iter + 1, ``gbest_history``, ``n_reverted``; with ``record=True`` also ``positions``, ``velocities``,
-    ``pbests``).
+    ``pbests``). ``max_time``: as in :func:`pso_closest_points` (``n_iter``, ``timed_out`` in the trace).
     """
     a = np.asarray(a, dtype=np.float64)
     mu = np.zeros_like(a) if mu is None else mu
@@ -198,5 +215,6 @@ def pso_single_swarm(
         rand_scope=_option(_core.pso.RandScope, "rand_scope", rand_scope),
         record=bool(record),
         boundary=_option(_core.pso.Boundary, "boundary_mode", boundary_mode),
+        time_limit=_time_limit("pso_single_swarm", max_time),
     )
     return _trace_dict(trace)

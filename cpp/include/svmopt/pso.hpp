@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "svmopt/common.hpp"
@@ -43,23 +44,31 @@ struct PsoOptions {
                            // ends with a move)
   bool record = false;     // keep every iterate (positions, velocities, personal and global bests)
   int n_threads = 0;       // threads for the per-particle move loop (used only for large swarms)
+  // Wall-clock limit in seconds from the call (infinity: none). Checked between iterations: a run stopped after
+  // j < max_iter iterations is exactly the run with max_iter = j (final evaluation included), its histories have
+  // j + 1 rows, and n_iter = j, timed_out = true report it.
+  double time_limit = std::numeric_limits<double>::infinity();
 };
 
 // Everything one swarm did; the trajectory arrays are filled only with PsoOptions::record.
 struct SwarmTrace {
   Vector gbest;                 // final global best
   double gbest_fitness = 0.0;   // its fitness against the final target
-  Vector fitness_history;       // max_iter + 1: gbest fitness after j iterations (j = 0: initial swarm)
-  RowMatrix gbest_history;      // (max_iter + 1) x n: gbest after j iterations
+  Vector fitness_history;       // n_iter + 1: gbest fitness after j iterations (j = 0: initial swarm)
+  RowMatrix gbest_history;      // (n_iter + 1) x n: gbest after j iterations
   std::int64_t n_reverted = 0;  // infeasible tentative moves (reverted, or projected with PsoBoundary::Project)
-  // record only: (max_iter + 1) x (k * n), row j = state after iteration j, particle-major
+  Index n_iter = 0;             // iterations run (max_iter unless PsoOptions::time_limit stopped the run)
+  bool timed_out = false;       // whether time_limit stopped the run before max_iter
+  // record only: (n_iter + 1) x (k * n), row j = state after iteration j, particle-major
   RowMatrix positions, velocities, pbests;
 };
 
 struct TwoSwarmResult {
   Vector x, y;            // closest-point estimates gb_1 in E_1 and gb_2 in E_2
   double distance = 0.0;  // ||x - y||
-  Vector distance_history;  // max_iter + 1: ||gb_1 - gb_2|| after j iterations
+  Vector distance_history;  // n_iter + 1: ||gb_1 - gb_2|| after j iterations
+  Index n_iter = 0;         // iterations run (max_iter unless time_limit stopped the run)
+  bool timed_out = false;   // whether time_limit stopped the run before max_iter
   SwarmTrace swarm1, swarm2;
 };
 

@@ -35,15 +35,21 @@ class SwarmTrace:
     def gbest_fitness(self) -> float: ...
     @property
     def fitness_history(self) -> NDArray[np.float64]:
-        """(max_iter + 1,): the global best's fitness after j iterations."""
+        """(n_iter + 1,): the global best's fitness after j iterations."""
     @property
     def gbest_history(self) -> NDArray[np.float64]:
-        """(max_iter + 1, n)."""
+        """(n_iter + 1, n)."""
     @property
     def n_reverted(self) -> int: ...
     @property
+    def n_iter(self) -> int:
+        """Iterations run (max_iter unless time_limit stopped the run)."""
+    @property
+    def timed_out(self) -> bool:
+        """Whether time_limit stopped the run before max_iter."""
+    @property
     def positions(self) -> NDArray[np.float64] | None:
-        """(max_iter + 1, n_particles, n) with record=True, else None; likewise velocities and pbests."""
+        """(n_iter + 1, n_particles, n) with record=True, else None; likewise velocities and pbests."""
     @property
     def velocities(self) -> NDArray[np.float64] | None: ...
     @property
@@ -58,6 +64,12 @@ class TwoSwarmResult:
     def distance(self) -> float: ...
     @property
     def distance_history(self) -> NDArray[np.float64]: ...
+    @property
+    def n_iter(self) -> int:
+        """Iterations run (max_iter unless time_limit stopped the run)."""
+    @property
+    def timed_out(self) -> bool:
+        """Whether time_limit stopped the run before max_iter."""
     @property
     def swarm1(self) -> SwarmTrace: ...
     @property
@@ -83,8 +95,10 @@ def two_swarm(
     record: bool = False,
     n_threads: int = 0,
     boundary: Boundary = Boundary.revert,
+    time_limit: float | None = None,
 ) -> TwoSwarmResult:
-    """Two coupled swarms on the closest points of E(mu1, P1) and E(mu2, P2)."""
+    """Two coupled swarms on the closest points of E(mu1, P1) and E(mu2, P2). ``time_limit`` (seconds >= 0, None:
+    none) is checked between iterations: a run it stops after j iterations equals the run with max_iter = j."""
 
 def single_swarm(
     mu: NDArray[np.float64],
@@ -105,6 +119,7 @@ def single_swarm(
     record: bool = False,
     n_threads: int = 0,
     boundary: Boundary = Boundary.revert,
+    time_limit: float | None = None,
 ) -> SwarmTrace:
     """One swarm in E(mu, P) with a fixed target a: fitness ``distance`` = ||a - x|| (problem (6)) or ``linear`` =
     -a^T x (the LP (11)-(12))."""
