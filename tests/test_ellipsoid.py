@@ -406,7 +406,36 @@ def test_clone_and_pickle():
     assert clone(clf).get_params() == clf.get_params()
 
 
-@parametrize_with_checks([EllipsoidPSOClassifier(random_state=0)])
+#: Why the default instance fails scikit-learn's weight-equivalence check (integer weights = repeated rows): on
+#: its data (15 rows x 30 features, 3 classes) the pair projection of Section 4.3.5 is degenerate -- after the
+#: whitening, the deflated covariance difference of a class pair has a repeated largest |eigenvalue| (4, 4), so
+#: p_2 is any vector of a 2-D eigenspace and the rounding of the weighted sums against the repeated rows' sums
+#: picks different ones. Everything else is equivalent (same ellipsoid means, folds, held-out errors and choices;
+#: tests/test_ellipsoid_weights.py checks the equivalence on non-degenerate data); with a random p_2
+#: (p2_mode="random", the second instance) the check passes.
+_DEGENERATE_P2 = ("p_2 of the pair projection is an eigenvector of a repeated eigenvalue on the check's data "
+                  "(15 rows x 30 features): rounding picks it; passes with p2_mode='random'")
+
+
+#: Why check_class_weight_classifiers fails (class_weight {0: 1000, others: 1e-4} must make > 87% of the
+#: predictions on overlapping blobs class 0): a class weight constant over a class leaves that class's ellipsoid
+#: as it is (a weighted mean and covariance do not see a common factor: eq. (15) has no class prior); class
+#: weights act only on the held-out errors of the ratio selection, whose largest ratio (8) already is the
+#: unweighted choice there (40% of the predictions are class 0 with or without the weights).
+_NO_CLASS_PRIOR = ("class weights constant over a class do not change its ellipsoid (eq. (15) has no class "
+                   "prior); they only weight the ratio selection's held-out errors: 40% class 0, 87% required")
+
+
+def _expected_failed_checks(estimator):
+    out = {"check_class_weight_classifiers": _NO_CLASS_PRIOR}
+    if estimator.p2_mode == "covdiff":
+        out["check_sample_weight_equivalence_on_dense_data"] = _DEGENERATE_P2
+    return out
+
+
+@parametrize_with_checks([EllipsoidPSOClassifier(random_state=0), EllipsoidPSOClassifier(p2_mode="random",
+                                                                                           random_state=0)],
+                         expected_failed_checks=_expected_failed_checks)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 

@@ -13,7 +13,7 @@ import numpy as np
 from scipy import optimize
 
 __all__ = ["ClosestPoints", "class_ellipsoids", "ellipsoid_closest_points", "ellipsoids_intersect",
-           "project_onto_ellipsoid", "shrink_factor", "support_dual"]
+           "project_onto_ellipsoid", "shrink_factor", "support_dual", "weighted_mean_cov"]
 
 _GRID = 7200  # angles of the 2-D grid of the support-function dual (ellipsoid_closest_points)
 
@@ -233,7 +233,27 @@ def shrink_factor(mu1, P1, mu2, P2) -> float:
 SINGULAR_RIDGE = 1e-6
 
 
-def class_ellipsoids(Q1, Q2, *, metric: str = "inverse", reading: str = "B") -> dict:
+def weighted_mean_cov(Q: np.ndarray, w: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and covariance of the rows of ``Q``; ``w`` (positive): frequency weights.
+
+    Unweighted: ``Q.mean(axis=0)`` and ``np.cov(Q, rowvar=False, ddof=1)``, exactly. Weighted:
+    ``m = sum_i w_i q_i / W`` and ``C = sum_i w_i (q_i - m)(q_i - m)^T / (W - min(1, sum_i w_i^2 / W))``,
+    ``W = sum_i w_i``. The denominator is ``W - 1`` whenever every weight is >= 1 (then ``sum w^2 / W >= 1``), so
+    integer weights give the covariance of the repeated rows; it stays positive for weights below 1 (where
+    ``W - 1`` may not be), and equal weights ``c <= 1`` give the unweighted covariance.
+    """
+    if w is None:
+        return Q.mean(axis=0), np.atleast_2d(np.cov(Q, rowvar=False, ddof=1))
+    W = float(w.sum())
+    m = (w @ Q) / W
+    D = Q - m
+    denom = W - min(1.0, float(w @ w) / W)
+    if denom <= 0.0:  # a single row: its covariance is zero
+        denom = 1.0
+    return m, np.atleast_2d((D * w[:, None]).T @ D / denom)
+
+
+def class_ellipsoids(Q1, Q2, *, metric: str = "inverse", reading: str = "B", w1=None, w2=None) -> dict:
     """The class ellipsoids of paper 003, Section 4.2 and eq. (15): ``E_c = E(mu_c, M_c / rho_c)``.
 
     ``metric="inverse"``: M_c = Sigma_c^{-1} (default; decision: the Mahalanobis
@@ -241,17 +261,23 @@ def class_ellipsoids(Q1, Q2, *, metric: str = "inverse", reading: str = "B") -> 
     ``reading="B"`` (default; decision: the paper does not say which point fixes which boundary):
     rho_1 = delta_1(b_1), b_1 = argmin_{x in X_1} delta_2(x) (class 1's own facing point);
     ``"A"``: rho_1 = delta_1(b_2), the ellipsoid grown to the other class's nearest point. Ties: lowest index.
+
+    ``w1``, ``w2`` (positive frequency weights of the rows, or None): mu_c and Sigma_c are the weighted mean and
+    covariance (:func:`weighted_mean_cov`); the facing points b_c are minima over the rows, which a row's weight
+    does not move. A class needs ``n + 1`` rows, or with weights a total weight of ``n + 1`` (so that integer
+    weights count as repeated rows).
     """
     Q1 = np.asarray(Q1, dtype=np.float64)
     Q2 = np.asarray(Q2, dtype=np.float64)
     n = Q1.shape[1]
-    for name, Q in (("class 1", Q1), ("class 2", Q2)):
-        if Q.shape[0] < n + 1:
-            raise ValueError(f"{name} has {Q.shape[0]} samples; the ellipsoid in {n} dimensions needs at least {n + 1}")
+    for name, Q, w in (("class 1", Q1, w1), ("class 2", Q2, w2)):
+        count = Q.shape[0] if w is None else max(Q.shape[0], float(np.sum(w)))
+        if count < n + 1:
+            raise ValueError(f"{name} has {Q.shape[0]} samples{'' if w is None else f' (total weight {count:g})'}; "
+                             f"the ellipsoid in {n} dimensions needs at least {n + 1}")
     mus, Ms = [], []
-    for Q in (Q1, Q2):
-        mu = Q.mean(axis=0)
-        Sigma = np.atleast_2d(np.cov(Q, rowvar=False, ddof=1))
+    for Q, w in ((Q1, w1), (Q2, w2)):
+        mu, Sigma = weighted_mean_cov(Q, w)
         ev = np.linalg.eigvalsh(Sigma)
         if ev[-1] <= 0.0 or not np.isfinite(ev[-1]):
             raise ValueError("a class has zero variance in the working space; the class ellipsoid is undefined")

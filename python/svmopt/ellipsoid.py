@@ -13,8 +13,9 @@ Per binary problem:
    radii of the two ellipsoids are scaled by ``sqrt(ratio)`` and ``1 / sqrt(ratio)`` (the paper's pair is ratio 1;
    the bisector of step 5 then moves towards the smaller ellipsoid's class, which matters with unequal classes), and
    the whitening of step 1 may shrink the covariance towards ``mean(eig) I`` by the Ledoit-Wolf amount (a
-   covariance estimated from few rows per feature); both by held-out errors on ``cv`` stratified folds of each
-   binary problem's rows (:data:`RATIO_GRID` x {0, Ledoit-Wolf}; ties to the paper's choices). A class covariance
+   covariance estimated from few rows per feature); both by held-out errors on ``cv`` folds (an int: stratified
+   folds of each binary problem's rows; a splitter or a list of splits: their rows of the problem)
+   (:data:`RATIO_GRID` x {0, Ledoit-Wolf}; ties to the paper's choices). A class covariance
    singular in the working space (one-hot features, fewer rows than features) gets a ridge of ``1e-6 lambda_max``
    (``_ellipsoid_geometry.SINGULAR_RIDGE``) instead of no ellipsoid.
 3. Shrink fallback (not in the paper): if the ellipsoids intersect, both are shrunk by ``s = gamma * s*`` with
@@ -33,6 +34,7 @@ kept: ``decision_function`` is ``-z`` so that positive values mean ``classes_[1]
 
 from __future__ import annotations
 
+import time
 from typing import Any, ClassVar
 
 import numpy as np
@@ -49,9 +51,20 @@ from svmopt._ellipsoid_geometry import (
     project_onto_ellipsoid,
     shrink_factor,
     support_dual,
+    weighted_mean_cov,
 )
+from svmopt._runtime import TimeBudget, progress
 from svmopt._swarms import _SWARM_CONSTRAINTS, _seed_from, pso_closest_points, pso_single_swarm
-from svmopt._validation import Integral, Interval, Real, StrOptions, fit_context
+from svmopt._validation import (
+    CLASS_WEIGHT,
+    SECONDS,
+    Integral,
+    Interval,
+    Real,
+    StrOptions,
+    check_fit_weights,
+    fit_context,
+)
 
 __all__ = [
     "ClosestPoints",
@@ -68,13 +81,34 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------------------------- projection
-def _whiten(X: np.ndarray, shrinkage: float | str = 0.0) -> tuple[np.ndarray, np.ndarray]:
-    m = X.mean(axis=0)
-    C = np.atleast_2d(np.cov(X, rowvar=False, ddof=1))
-    if shrinkage == "ledoit_wolf":
+def _ledoit_wolf_shrinkage(Xc: np.ndarray, w: np.ndarray | None = None) -> float:
+    """The Ledoit-Wolf shrinkage amount of the centred rows ``Xc`` (scikit-learn's ``ledoit_wolf_shrinkage``
+    unweighted); ``w``: frequency weights, the same formula with every sum over rows weighted and the row count
+    replaced by ``W = sum(w)``, so that integer weights give the amount of the repeated rows."""
+    if w is None:
         from sklearn.covariance import ledoit_wolf_shrinkage
 
-        a = float(ledoit_wolf_shrinkage(X - m)) if X.shape[0] > 1 else 0.0
+        return float(ledoit_wolf_shrinkage(Xc)) if Xc.shape[0] > 1 else 0.0
+    if Xc.shape[1] == 1 or Xc.shape[0] < 2:
+        return 0.0
+    n, p = float(w.sum()), Xc.shape[1]
+    Xc = Xc - (w @ Xc) / n  # centred by the weighted mean (as scikit-learn centres again)
+    X2 = Xc**2
+    emp_cov_trace = (w @ X2) / n
+    mu = float(np.sum(emp_cov_trace)) / p
+    beta_ = float(np.sum((X2 * w[:, None]).T @ X2))
+    delta_ = float(np.sum(((Xc * w[:, None]).T @ Xc) ** 2)) / n**2
+    beta = 1.0 / (p * n) * (beta_ / n - delta_)
+    delta = (delta_ - 2.0 * mu * float(emp_cov_trace.sum()) + p * mu**2) / p
+    beta = min(beta, delta)
+    return 0.0 if beta == 0 else beta / delta
+
+
+def _whiten(X: np.ndarray, shrinkage: float | str = 0.0, w: np.ndarray | None = None
+            ) -> tuple[np.ndarray, np.ndarray]:
+    m, C = weighted_mean_cov(X, w)
+    if shrinkage == "ledoit_wolf":
+        a = _ledoit_wolf_shrinkage(X - m, w)
     else:
         a = float(shrinkage)
     if a:  # (1 - a) C + a mean(eig C) I: the whitening of a covariance estimated from few rows per feature
@@ -86,9 +120,13 @@ def _whiten(X: np.ndarray, shrinkage: float | str = 0.0) -> tuple[np.ndarray, np
     return m, V[:, keep] / np.sqrt(lam[keep])
 
 
-def _proj2(Z1: np.ndarray, Z2: np.ndarray, p2_mode: str, rng) -> np.ndarray:
+def _proj2(Z1: np.ndarray, Z2: np.ndarray, p2_mode: str, rng, w1: np.ndarray | None = None,
+           w2: np.ndarray | None = None) -> np.ndarray:
     dp = Z1.shape[1]
-    dmu = Z1.mean(axis=0) - Z2.mean(axis=0)
+    if w1 is None or w2 is None:
+        dmu = Z1.mean(axis=0) - Z2.mean(axis=0)
+    else:
+        dmu = (w1 @ Z1) / w1.sum() - (w2 @ Z2) / w2.sum()
     nrm = np.linalg.norm(dmu)
     if nrm == 0:
         raise ValueError("the two class means coincide after whitening; the projection direction p_1 is undefined")
@@ -97,12 +135,12 @@ def _proj2(Z1: np.ndarray, Z2: np.ndarray, p2_mode: str, rng) -> np.ndarray:
         return p1[:, None]
     Q = np.eye(dp) - np.outer(p1, p1)
     if p2_mode == "covdiff":
-        S = Q @ (np.atleast_2d(np.cov(Z1, rowvar=False)) - np.atleast_2d(np.cov(Z2, rowvar=False))) @ Q
+        S = Q @ (weighted_mean_cov(Z1, w1)[1] - weighted_mean_cov(Z2, w2)[1]) @ Q
         lam, V = np.linalg.eigh(0.5 * (S + S.T))
         k = int(np.argmax(np.abs(lam)))
         p2 = V[:, k] if abs(lam[k]) >= 1e-12 else None
     elif p2_mode == "literal":
-        S = Q @ np.atleast_2d(np.cov(np.vstack([Z1, Z2]), rowvar=False)) @ Q
+        S = Q @ weighted_mean_cov(np.vstack([Z1, Z2]), None if w1 is None else np.r_[w1, w2])[1] @ Q
         lam, V = np.linalg.eigh(0.5 * (S + S.T))
         p2 = V[:, -1]
     else:  # "random"
@@ -187,10 +225,23 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
     shrinkage : float in [0, 1], "ledoit_wolf" or "auto", default "auto"
         Shrinkage of the covariance the whitening uses towards ``mean(eig) I`` (0 = the paper's). ``"auto"``: 0 or
         the Ledoit-Wolf amount, chosen per binary problem with ``ratio`` by held-out errors.
-    cv : int >= 2, default 3
-        Stratified (unshuffled) folds of the selection (fewer when a class has fewer rows).
+    cv : int >= 2, CV splitter, iterable of (train, test) index arrays or None, default 3
+        Folds of the selection. An int (None: 3): stratified (unshuffled) folds of each binary problem's rows
+        (fewer when a class has fewer rows). A splitter (``KFold(5, shuffle=True)``, ...) or an iterable of
+        (train, test) pairs, as :func:`sklearn.model_selection.check_cv` accepts: split over all the rows given
+        to ``fit``; each binary problem uses its own rows of each split (a split without held-out rows of the
+        problem is skipped).
+    class_weight : dict, "balanced" or None, default None
+        Multiplies the weights of each class's rows (``"balanced"``: ``W / (n_classes W_c)`` with ``W_c`` the
+        weighted count of class c); see Notes.
+    max_time : float > 0 or None, default None
+        Seconds the fit may take (None: no limit). Each binary problem gets an equal share of the time left, half
+        of it for the ratio/shrinkage selection; the swarms stop between iterations with their best particles so
+        far, the selection with the folds every candidate completed. A fit cut short sets ``max_time_reached_``
+        and warns (``ConvergenceWarning``); the model is usable.
     verbose : bool, default False
-        Print each binary problem's held-out errors and its choice (nothing is printed otherwise).
+        Print each binary problem's held-out errors and its choice, and show a progress bar over the swarm runs
+        (selection candidates and final fits) on stderr. Nothing is printed otherwise.
 
     Attributes
     ----------
@@ -219,11 +270,38 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
     n_shrunk_ : int
         How many binary problems needed the shrink fallback (ellipsoids intersected).
     n_iter_ : int
-        Swarm iterations run per binary problem (``max_iter``; 1 for the exact solver).
+        Swarm iterations run per binary problem (``max_iter``, fewer for a problem that ``max_time`` cut short:
+        the smallest count; 1 for the exact solver). Per problem in ``models_[k]["n_iter"]``.
+    max_time_reached_ : bool
+        Whether ``max_time`` cut a stage short (the warning names them).
     distances_ : ndarray (n_models,)
         ``||x* - y*||`` per model.
     certificate_gaps_ : ndarray (n_models,)
         Its certified gap ``||x* - y*|| - phi(u)`` (an upper bound on ``||x* - y*|| - D*``).
+
+    Notes
+    -----
+    **Sample weights** (``fit(X, y, sample_weight)`` times ``class_weight``) are frequency weights: an integer
+    weight counts as that many copies of the row, a weight of 0 leaves the row out (then integer weights give the
+    model of the repeated rows when ``cv`` is a splitter or a list of splits; an int ``cv`` folds rows, not
+    copies). They enter every data statistic of the paper's construction and none of its other quantities:
+
+    * the class means ``mu_c`` and covariances ``Sigma_c`` of the ellipsoids (Section 4.2, eq. (15)), as weighted
+      means and covariances normalized by ``W - min(1, sum w^2 / W)`` (``W - 1`` when every weight is >= 1, the
+      count of the repeated rows minus one; see :func:`weighted_mean_cov`); a class needs ``n + 1`` rows or a
+      total weight of ``n + 1``;
+    * the whitening of Section 4.3.5 (mean and covariance of the pair's rows, or of all rows with
+      ``projection="dataset"``), its Ledoit-Wolf shrinkage amount (scikit-learn's formula with every sum over
+      rows weighted and the row count replaced by ``W``), and the statistics of the 2-D projection (the
+      weighted class means for ``p_1``, the weighted covariances for ``p_2``);
+    * the held-out errors of the ``ratio``/``shrinkage`` selection (the weight of the misclassified held-out
+      rows over the weight of all held-out rows); the training part of each fold is fitted with its weights.
+
+    The facing points ``b_c`` that fix the radii ``rho_c`` (eq. (15)) are minima over the rows: a row's weight
+    does not move them, only its presence. A weight constant over a class (``class_weight``) leaves that class's
+    ellipsoid as it is -- eq. (15) has no class prior -- and acts through the selection's held-out errors (the
+    radius ratio) only. The swarms (eq. (7)) see only the ellipsoids: the same ellipsoids and
+    ``random_state`` give the same swarm, whatever the rows' order or count.
 
     See Also
     --------
@@ -256,7 +334,9 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         "gamma": [Interval(Real, 0, 1, closed="neither")],
         "ratio": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
         "shrinkage": [StrOptions({"auto", "ledoit_wolf"}), Interval(Real, 0, 1, closed="both")],
-        "cv": [Interval(Integral, 2, None, closed="left")],
+        "cv": ["cv_object"],
+        "class_weight": CLASS_WEIGHT,
+        "max_time": [SECONDS, None],
         "verbose": ["verbose"],
     }
 
@@ -286,6 +366,8 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         ratio="auto",
         shrinkage="auto",
         cv=3,
+        class_weight=None,
+        max_time=None,
         verbose=False,
     ):
         self.n_particles = n_particles
@@ -311,6 +393,8 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         self.ratio = ratio
         self.shrinkage = shrinkage
         self.cv = cv
+        self.class_weight = class_weight
+        self.max_time = max_time
         self.verbose = verbose
 
     def __sklearn_tags__(self):
@@ -322,12 +406,21 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
 
     # ---------------------------------------------------------------- fitting
     @fit_context
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit one binary model per class pair (OvO) or per class (OvR) on ``X`` (n_samples, n_features).
 
-        Atomic: on an error or an interrupt the estimator is left as it was before the call."""
+        ``sample_weight`` (n_samples,), non-negative: frequency weights of the rows (see the class docstring for
+        the quantities they enter); rows of weight 0 are left out. Atomic: on an error or an interrupt the
+        estimator is left as it was before the call."""
+        budget = TimeBudget(self.max_time)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
+        n_rows = X.shape[0]
+        # The validation runs on row indices, so that the kept rows are known (a user's cv splits index all rows).
+        kept, y_kept, w = check_fit_weights(np.arange(n_rows), y, sample_weight, self.class_weight)
+        splits = self._user_splits(kept, X, y)
+        if kept.size < n_rows:
+            X, y = X[kept], y_kept
         self.classes_, yi = np.unique(y, return_inverse=True)
         K = self.classes_.size
         if K < 2:
@@ -335,28 +428,46 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         seed = _seed_from(self.random_state)
         rng = np.random.RandomState(seed)
         shrinks: list[float | str] = [0.0, "ledoit_wolf"] if self.shrinkage == "auto" else [self.shrinkage]
-        globs = {sh: _whiten(X, sh) if self.projection == "dataset" else None for sh in shrinks}
+        globs = {sh: _whiten(X, sh, w) if self.projection == "dataset" else None for sh in shrinks}
         if self.multiclass == "ovo" or K == 2:
             pairs = [(a, b) for a in range(K) for b in range(a + 1, K)]
         else:
             pairs = [(a, -1) for a in range(K)]
+        ratios = RATIO_GRID if self.ratio == "auto" else np.array([float(self.ratio)])
+        select = ratios.size * len(shrinks) > 1
+        jobs = []  # per binary problem: its rows (indices into X) of class 1 and class 2, and its folds
+        for a, b in pairs:
+            i1 = np.flatnonzero(yi == a)
+            i2 = np.flatnonzero(yi == b) if b >= 0 else np.flatnonzero(yi != a)
+            jobs.append((i1, i2, self._pair_folds(i1, i2, splits, X.shape[0]) if select else []))
         models = []
         errors = []
-        for k, (a, b) in enumerate(pairs):
-            V1 = X[yi == a]
-            V2 = X[yi == b] if b >= 0 else X[yi != a]
-            ratios = RATIO_GRID if self.ratio == "auto" else np.array([float(self.ratio)])
-            if ratios.size * len(shrinks) > 1:
-                (sh, ratio), err = self._select(V1, V2, globs, seed + k, shrinks, ratios)
-                errors.append(err)
-                if self.verbose:
-                    table = "; ".join(f"shrinkage {s_!r}: " + " ".join(f"{e:.3f}" for e in row)
-                                     for s_, row in zip(shrinks, err, strict=True))
-                    print(f"[EllipsoidPSOClassifier] pair {k} held-out error per ratio {ratios.tolist()}: {table}; "
-                          f"selected ratio {ratio:g}, shrinkage {sh!r}")
-            else:
-                sh, ratio = shrinks[0], float(ratios[0])
-            models.append(self._fit_binary(V1, V2, globs[sh], seed + k, rng, ratio, sh))
+        n_cand = ratios.size * len(shrinks)
+        with progress(self.verbose, sum(len(f) * n_cand + 1 for *_, f in jobs), "EllipsoidPSOClassifier") as bar:
+            for k, (i1, i2, folds) in enumerate(jobs):
+                V1, V2 = X[i1], X[i2]
+                w1, w2 = (None, None) if w is None else (w[i1], w[i2])
+                # max_time: each binary problem gets an equal share of what is left, its selection half of it.
+                share = budget.remaining() / (len(pairs) - k)
+                now = time.perf_counter()
+                pair_end = None if budget.max_time is None else now + share
+                if select:
+                    sel_end = None if pair_end is None else now + 0.5 * share
+                    (sh, ratio), err = self._select(V1, V2, w1, w2, folds, globs, seed + k, shrinks, ratios,
+                                                    sel_end, budget, bar)
+                    errors.append(err)
+                    if self.verbose:
+                        table = "; ".join(f"shrinkage {s_!r}: " + " ".join(f"{e:.3f}" for e in row)
+                                         for s_, row in zip(shrinks, err, strict=True))
+                        print(f"[EllipsoidPSOClassifier] pair {k} held-out error per ratio {ratios.tolist()}: "
+                              f"{table}; selected ratio {ratio:g}, shrinkage {sh!r}")
+                else:
+                    sh, ratio = shrinks[0], float(ratios[0])
+                mdl = self._fit_binary(V1, V2, globs[sh], seed + k, rng, ratio, sh, w1, w2, pair_end)
+                if mdl["timed_out"]:
+                    budget.cut(f"swarm iterations of binary problem {k} ({mdl['n_iter']} of {self.max_iter})")
+                models.append(mdl)
+                bar.update(1)
         self.pairs_ = pairs
         self.ratios_ = np.array([mdl["ratio"] for mdl in models])
         self.shrinkages_ = np.array([mdl["shrinkage"] for mdl in models], dtype=object)
@@ -370,7 +481,7 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         self.n_shrunk_ = int(np.sum(self.shrink_factors_ < 1.0))
         self.distances_ = np.array([mdl["distance"] for mdl in models])
         self.certificate_gaps_ = np.array([mdl["gap"] for mdl in models])
-        self.n_iter_ = int(self.max_iter) if self.solver == "pso" else 1
+        self.n_iter_ = min(int(mdl["n_iter"]) for mdl in models)
         Z = self._pair_scores(X)
         for k, (a, b) in enumerate(pairs):
             rows = (yi == a) | (yi == b) if b >= 0 else np.ones(yi.size, dtype=bool)
@@ -381,47 +492,116 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
                 warn(f"EllipsoidPSOClassifier: the hyperplane of {which} puts every training point of the pair on "
                      "one side (the ellipsoids' closest points lie beyond the data: classes of very different "
                      "spread or size); try ratio='auto' or solver='exact'", UserWarning)
+        budget.finish(self)
         return self
 
-    def _select(self, V1, V2, globs, seed, shrinks, ratios) -> tuple[tuple[Any, float], np.ndarray]:
-        """The whitening shrinkage and the radius ratio of one binary problem by held-out errors on ``cv``
-        stratified (unshuffled) folds of its rows. Ties go to the paper's choices: no shrinkage, then the ratio
-        nearest 1. A candidate whose ellipsoids are undefined on a fold (too few rows) counts that fold's held-out
-        rows as errors. Returns the choice and the error rates, shape (n_shrinkages, n_ratios)."""
-        from sklearn.model_selection import StratifiedKFold
+    def _user_splits(self, kept: np.ndarray, X: np.ndarray, y: np.ndarray) -> list | None:
+        """A CV splitter's or an iterable's (train, test) pairs over all the rows given to ``fit`` (as
+        ``cross_validate`` would split them), as indices into the ``kept`` rows (rows of weight 0 leave both
+        sides); None for an int ``cv`` (the per-problem stratified folds of :meth:`_pair_folds`)."""
+        if self.cv is None or isinstance(self.cv, Integral):
+            return None
+        from sklearn.model_selection import check_cv
 
+        where = np.full(X.shape[0], -1)
+        where[kept] = np.arange(kept.size)
+        out = []
+        for train, test in check_cv(self.cv, y, classifier=True).split(X, y):
+            train, test = np.asarray(train, dtype=np.intp).ravel(), np.asarray(test, dtype=np.intp).ravel()
+            for idx in (train, test):
+                if idx.size and (idx.min() < 0 or idx.max() >= X.shape[0]):
+                    raise ValueError(f"cv gives a row index outside the {X.shape[0]} rows given to fit")
+            train, test = where[train], where[test]
+            out.append((train[train >= 0], test[test >= 0]))
+        if not out:
+            raise ValueError("cv gives no (train, test) split")
+        return out
+
+    def _pair_folds(self, i1: np.ndarray, i2: np.ndarray, splits: list | None, n_rows: int) -> list:
+        """The folds of one binary problem, as indices into its rows ``[class 1; class 2]``. An int ``cv``:
+        stratified (unshuffled) folds of those rows, ``min(cv, n_1, n_2)`` of them (none below 2); else the
+        user's splits restricted to the problem's rows (folds without held-out rows of the problem dropped)."""
+        if splits is None:
+            from sklearn.model_selection import StratifiedKFold
+
+            k = min(int(self.cv or 3), i1.size, i2.size)
+            if k < 2:
+                return []
+            t = np.r_[np.ones(i1.size, dtype=int), np.zeros(i2.size, dtype=int)]
+            return list(StratifiedKFold(n_splits=k).split(np.zeros((t.size, 1)), t))
+        local = np.full(n_rows, -1)
+        local[np.r_[i1, i2]] = np.arange(i1.size + i2.size)
+        folds = []
+        for train, test in splits:
+            tr, va = local[train], local[test]
+            tr, va = np.sort(tr[tr >= 0]), np.sort(va[va >= 0])
+            if va.size:
+                folds.append((tr, va))
+        return folds
+
+    def _select(self, V1, V2, w1, w2, folds, globs, seed, shrinks, ratios, deadline, budget,
+                bar) -> tuple[tuple[Any, float], np.ndarray]:
+        """The whitening shrinkage and the radius ratio of one binary problem by held-out errors on ``folds``
+        (:meth:`_pair_folds`), weighted by the rows' weights. Ties go to the paper's choices: no shrinkage, then
+        the ratio nearest 1. A candidate whose ellipsoids are undefined on a fold (too few rows) counts that
+        fold's held-out rows as errors. When ``deadline`` passes, only the folds every candidate completed
+        count (none: the paper's choices, errors NaN). Returns the choice and the error rates, shape
+        (n_shrinkages, n_ratios)."""
         t = np.r_[np.ones(len(V1), dtype=int), np.zeros(len(V2), dtype=int)]
         V = np.vstack([V1, V2])
+        wv = None if w1 is None else np.r_[w1, w2]
         err = np.zeros((len(shrinks), ratios.size))
-        k = min(int(self.cv), len(V1), len(V2))
         order = [(i, j) for i in range(len(shrinks)) for j in np.argsort(np.abs(np.log(ratios)), kind="stable")]
-        if k < 2:  # nothing to hold out: the paper's ellipsoids
+        if not folds:  # nothing to hold out: the paper's ellipsoids
             i, j = order[0]
             return (shrinks[i], float(ratios[j])), err
-        for tr, va in StratifiedKFold(n_splits=k).split(V, t):
+        total = 0.0
+        for tr, va in folds:
+            fold_err = np.zeros_like(err)
             A, B = V[tr][t[tr] == 1], V[tr][t[tr] == 0]
+            wA, wB = (None, None) if wv is None else (wv[tr][t[tr] == 1], wv[tr][t[tr] == 0])
+            held = va.size if wv is None else float(wv[va].sum())
             for i, sh in enumerate(shrinks):
                 for j, r in enumerate(ratios):
+                    if deadline is not None and time.perf_counter() >= deadline:
+                        budget.cut("the ratio/shrinkage selection (only the folds every candidate completed count)")
+                        return self._choose(err, total, order, shrinks, ratios)
+                    bar.update(1)
                     try:
-                        mdl = self._fit_binary(A, B, globs[sh], seed, np.random.RandomState(seed), float(r), sh)
+                        mdl = self._fit_binary(A, B, globs[sh], seed, np.random.RandomState(seed), float(r), sh,
+                                               wA, wB, deadline)
                     except ValueError:
-                        err[i, j] += va.size
+                        fold_err[i, j] += held
                         continue
-                    err[i, j] += np.count_nonzero(((V[va] @ mdl["w_in"] + mdl["b_in"]) >= 0) != (t[va] == 1))
-        err /= V.shape[0]
+                    wrong = ((V[va] @ mdl["w_in"] + mdl["b_in"]) >= 0) != (t[va] == 1)
+                    fold_err[i, j] += np.count_nonzero(wrong) if wv is None else float(wv[va] @ wrong)
+            err += fold_err
+            total += held
+        return self._choose(err, total, order, shrinks, ratios)
+
+    @staticmethod
+    def _choose(err, total, order, shrinks, ratios) -> tuple[tuple[Any, float], np.ndarray]:
+        if not total:
+            i, j = order[0]
+            return (shrinks[i], float(ratios[j])), np.full_like(err, np.nan)
+        err = err / total
         i, j = order[int(np.argmin([err[c] for c in order]))]
         return (shrinks[i], float(ratios[j])), err
 
-    def _fit_binary(self, V1, V2, glob, seed, rng, ratio: float = 1.0, shrinkage: float | str = 0.0) -> dict:
+    def _fit_binary(self, V1, V2, glob, seed, rng, ratio: float = 1.0, shrinkage: float | str = 0.0,
+                    w1=None, w2=None, deadline: float | None = None) -> dict:
+        if not (len(V1) and len(V2)):  # a fold of a user's cv may hold no training row of a class
+            raise ValueError("a class of the binary problem has no training rows")
         d = V1.shape[1]
         if self.projection == "none":
             m, W, Pi = np.zeros(d), np.eye(d), np.eye(d)
         else:
-            m, W = glob if glob is not None else _whiten(np.vstack([V1, V2]), shrinkage)
-            Pi = _proj2((V1 - m) @ W, (V2 - m) @ W, self.p2_mode, rng)
+            m, W = glob if glob is not None else _whiten(np.vstack([V1, V2]), shrinkage,
+                                                         None if w1 is None else np.r_[w1, w2])
+            Pi = _proj2((V1 - m) @ W, (V2 - m) @ W, self.p2_mode, rng, w1, w2)
         T = W @ Pi  # input -> working: q = T^T (v - m)
         Q1, Q2 = (V1 - m) @ T, (V2 - m) @ T
-        E = class_ellipsoids(Q1, Q2, metric=self.metric, reading=self.reading)
+        E = class_ellipsoids(Q1, Q2, metric=self.metric, reading=self.reading, w1=w1, w2=w2)
         # Radii scaled by sqrt(ratio) (class 1) and 1/sqrt(ratio) (class 2): ratio = 1 is the paper's pair.
         mu1, P1, mu2, P2 = E["mu1"], E["P1"] / ratio, E["mu2"], E["P2"] * ratio
         s = 1.0
@@ -434,6 +614,7 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
                 P1, P2 = P1 / s**2, P2 / s**2
         if self.solver == "exact":
             cp = ellipsoid_closest_points(mu1, P1, mu2, P2)
+            n_iter, timed_out = 1, False
         else:
             cp = pso_closest_points(
                 mu1,
@@ -452,7 +633,9 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
                 rand_scope=self.rand_scope,
                 sync=self.sync,
                 boundary_mode=self.boundary_mode,
+                max_time=None if deadline is None else max(0.0, deadline - time.perf_counter()),
             )
+            n_iter, timed_out = cp.info["n_iter"], cp.info["timed_out"]
         x, yv = cp.x, cp.y
         wv = x - yv
         w0 = 0.5 * (yv @ yv - x @ x)
@@ -481,6 +664,8 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
             "ellipsoids": E,
             "ratio": ratio,
             "shrinkage": shrinkage,
+            "n_iter": n_iter,
+            "timed_out": timed_out,
         }
 
     # ---------------------------------------------------------------- prediction
