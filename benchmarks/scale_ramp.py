@@ -115,7 +115,7 @@ def _daks(args) -> None:
         row: dict = {"rows": n, "d": args.d, "budget": args.budget, "C": args.C, "daks_time_limit": args.daks_time}
         for method in ("cccp", "heuristic"):
             clf = RampLossSVC(method=method, budget=args.budget, C=args.C, random_state=0,
-                              time_limit=args.daks_time if method == "heuristic" else None)
+                              max_time=args.daks_time if method == "heuristic" else None)
             t0, c0 = time.perf_counter(), time.process_time()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)

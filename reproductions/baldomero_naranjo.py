@@ -400,15 +400,15 @@ def make_model(model: str, C: float, budget: int | None, *, n_features: int, tim
     if model == "SVM-l1":
         return ramp_svc.L1SVC(C=C)
     if model == "FS-SVM":
-        return ramp_svc.FeatureBudgetSVC(C=C, budget=min(budget, n_features), time_limit=time_limit,
+        return ramp_svc.FeatureBudgetSVC(C=C, budget=min(budget, n_features), max_time=time_limit,
                                          random_state=seed)
     if model == "RL-l1-M":
-        return ramp_svc.RampLossSVC(C=C, budget=None, method="exact", time_limit=time_limit, big_m="auto",
+        return ramp_svc.RampLossSVC(C=C, budget=None, method="exact", max_time=time_limit, big_m="auto",
                                     random_state=seed)
     if model == "RL-FS-M":
         method = method or "heuristic"
         kw = _daks_limits(time_limit) if method == "heuristic" else {}
-        return ramp_svc.RampLossSVC(C=C, budget=min(budget, n_features), method=method, time_limit=time_limit,
+        return ramp_svc.RampLossSVC(C=C, budget=min(budget, n_features), method=method, max_time=time_limit,
                                     big_m="auto", random_state=seed, fix_dominated=fix_dominated, **kw)
     raise ValueError(f"model: unknown model {model!r}; expected one of {MODELS}")
 

@@ -35,7 +35,7 @@ IONO, Wdbc), ``--n-subsamples`` stratified random subsamples of ``--sub-rows`` r
 ``numpy.random.default_rng([--seed, k])``, per class ``round_half_up(n_rows * class share)`` rows drawn without
 replacement), preprocesses each with ``make_preprocessor`` fitted on the subsample, uses B = the smallest budget of
 Table 3 (``TABLE3``, i.e. ``budget_values``; capped at d) and, for C in ``--sub-C``, fits
-``RampLossSVC(method="exact", budget=B, C=C, time_limit=--sub-exact-time-limit, random_state=0)`` and
+``RampLossSVC(method="exact", budget=B, C=C, max_time=--sub-exact-time-limit, random_state=0)`` and
 ``RampLossSVC(method="cccp", budget=B, C=C, random_state=0)``; optionally (``--sub-daks``) DAKS
 (``method="heuristic"``). Both objectives are recomputed by ``ramp_loss_objective`` on the same data. Only the cases
 whose exact status is "optimal" enter the distribution of ``100 (cccp - opt) / opt``; the others are counted and
@@ -283,12 +283,12 @@ def run_subsamples(datasets: Sequence[str], n_subsamples: int, n_rows: int, Cs: 
                 rec: dict[str, Any] = {"dataset": label, "subsample": k, "seed": [seed, k], "C": float(C), "B": B,
                                        "n": int(X.shape[0]), "d": int(X.shape[1]), "n_pos": int(np.sum(y == 1))}
                 rec["exact"] = _fit_record(*timed(lambda C=C, B=B: RampLossSVC(
-                    method="exact", budget=B, C=C, time_limit=exact_time_limit, random_state=0), X, y), X, y, C)
+                    method="exact", budget=B, C=C, max_time=exact_time_limit, random_state=0), X, y), X, y, C)
                 rec["cccp"] = _fit_record(*timed(lambda C=C, B=B: RampLossSVC(
                     method="cccp", budget=B, C=C, random_state=0), X, y), X, y, C)
                 if daks_time_limit:
                     rec["daks"] = _fit_record(*timed(lambda C=C, B=B: RampLossSVC(
-                        method="heuristic", budget=B, C=C, time_limit=daks_time_limit, random_state=0), X, y),
+                        method="heuristic", budget=B, C=C, max_time=daks_time_limit, random_state=0), X, y),
                         X, y, C)
                 rec["proved"] = rec["exact"]["status"] == "optimal"
                 eo = rec["exact"]["objective"]

@@ -16,7 +16,7 @@ FITS = textwrap.dedent("""
     X = (X - X.mean(0)) / X.std(0)
     svmopt.L1SVC().fit(X[:120], y[:120])
     svmopt.FeatureBudgetSVC(budget=3).fit(X[:80], y[:80])
-    svmopt.RampLossSVC(budget=3, method="exact", time_limit=30).fit(X[:60], y[:60])
+    svmopt.RampLossSVC(budget=3, method="exact", max_time=30).fit(X[:60], y[:60])
     svmopt.RobustSVC(kernel="linear", p=2, rho=1e-3).fit(X[:80], y[:80])
     svmopt.FixedSizeLSSVC(n_prototypes=20, n_csa=5, n_simplex=5, random_state=0).fit(X, y)
     svmopt.EllipsoidPSOClassifier(random_state=0).fit(X, y)

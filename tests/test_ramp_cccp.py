@@ -487,8 +487,8 @@ def test_memmap_matches_numpy(tmp_path):
 
 def test_cccp_time_limit_warns():
     X, y = _data(12, n=3000, d=12)
-    with pytest.warns(ConvergenceWarning, match="time limit"):
-        est = RampLossSVC(C=1.0, budget=4, method="cccp", time_limit=1e-6, random_state=0).fit(X, y)
+    with pytest.warns(ConvergenceWarning, match="max_time=1e-06 s reached .*cut short: CCCP"):
+        est = RampLossSVC(C=1.0, budget=4, method="cccp", max_time=1e-6, random_state=0).fit(X, y)
     assert est.status_ == "time_limit"
     assert np.isnan(est.mip_gap_) and np.isnan(est.lower_bound_)
     assert np.isfinite(est.objective_)

@@ -380,7 +380,7 @@ def test_fs_svm_matches_support_enumeration():
 # ---------------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(("kwargs", "match"), [
     ({"C": 0}, r"'C' parameter .* range \(0.0, inf\)"), ({"C": np.inf}, "'C' parameter"),
-    ({"method": "fast"}, "method"), ({"big_m": "v3"}, "big_m"), ({"time_limit": 0}, "time_limit"),
+    ({"method": "fast"}, "method"), ({"big_m": "v3"}, "big_m"), ({"max_time": 0}, "max_time"),
     ({"delta": 1.5}, "delta"), ({"p": 0}, r"'p' parameter .* int in the range \[1, inf\)"),
     ({"q": 1.5}, "'q' parameter"),
     ({"t_fea": -1}, "t_fea"), ({"tau": 3}, "tau"), ({"budget": 0}, "budget"), ({"budget": 5}, "budget"),
@@ -414,7 +414,7 @@ def test_deterministic_and_seeded():
 def test_time_limit_returns_incumbent_with_warning():
     X, y = _instance(11, n=16, d=4, flips=3)
     with pytest.warns(ConvergenceWarning):
-        est = RampLossSVC(C=1.0, budget=2, method="exact", time_limit=1e-6).fit(X, y)
+        est = RampLossSVC(C=1.0, budget=2, method="exact", max_time=1e-6).fit(X, y)
     assert est.status_ == "time_limit"
     assert est.objective_ == pytest.approx(est.initial_objective_)
     assert est.predict(X).shape == (16,)

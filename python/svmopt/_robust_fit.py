@@ -215,7 +215,7 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
         f = K @ (y * u)
         S = float(r @ np.abs(u))
         t = select_threshold(f, y, d, S, gamma, line_search=line_search, n_grid=n_grid, interval=interval, weight=w)
-        if not res_optimal(rec):
+        if not res_optimal(rec) and deadline is not None and time.perf_counter() >= deadline:
             stopped = f"a HiGHS solve (status {rec['status']!r}) at nu={nu:g}"
         dev = np.abs(t.xi - x[2 * m + 1 :])
         if np.any(dev > 1e-6 * np.maximum(1.0, t.xi)):
@@ -295,7 +295,7 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
                 stopped = f"the nu path at nu={nu:g} (HiGHS: {exc.status})"
                 break
             n_iter, status = 1, "Optimal" if sol.gap <= 0 else "not certified (a HiGHS limit)"
-            if sol.gap > 0:
+            if sol.gap > 0 and deadline is not None and time.perf_counter() >= deadline:
                 stopped = f"a HiGHS solve at nu={nu:g}"
         rec: dict[str, Any] = {"nu": nu, "objective": sol.objective, "lower_bound": sol.lower_bound,
                                "iterations": n_iter, "solve_time": time.perf_counter() - t0, "status": status,

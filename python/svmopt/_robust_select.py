@@ -73,7 +73,7 @@ def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], 
                          delta_of: DeltaOf,
                          Z: np.ndarray | None, folds: list[tuple[np.ndarray, np.ndarray]], solver: str,
                          fit_options: dict[str, Any], weight: np.ndarray | None = None,
-                         deadline: float | None = None) -> Selection:
+                         deadline: float | None = None, bar: Any = None) -> Selection:
     """Held-out error counts of every (kernel, rho, problem, nu) on common folds of ``(X, y)``; the choice.
 
     ``delta_of(kernel, X_fold, y_binary_fold, rho, rows)`` gives the fold's robust bounds (None: deterministic);
@@ -103,6 +103,8 @@ def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], 
             errors[a] = np.inf  # this width overflows on these data: never selected
             continue
         for tr, va in folds:
+            if bar is not None:
+                bar.update()
             for pi, label in enumerate(problems):
                 yb = np.where(y == label, 1.0, -1.0)
                 truth = yb[va] > 0

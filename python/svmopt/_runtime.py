@@ -53,14 +53,15 @@ class TimeBudget:
         return time.perf_counter() - self.start
 
     def cut(self, stage: str) -> None:
-        """Record that ``stage`` stopped early because the budget ran out (each stage named once)."""
-        if stage not in self.stages:
+        """Record that ``stage`` stopped early because the budget ran out (each stage named once; ignored without a
+        budget)."""
+        if self.max_time is not None and stage not in self.stages:
             self.stages.append(stage)
 
     def finish(self, estimator: Any) -> None:
         """Set ``estimator.max_time_reached_`` and warn once when any stage was cut short."""
         estimator.max_time_reached_ = bool(self.stages)
-        if self.stages:
+        if self.stages and self.max_time is not None:
             warn(f"{type(estimator).__name__}: max_time={self.max_time:g} s reached after {self.elapsed():.3g} s; "
                  f"cut short: {'; '.join(self.stages)}. The model is the best found so far "
                  "(max_time_reached_ is True); raise max_time for the full fit.", ConvergenceWarning)

@@ -187,7 +187,7 @@ def model_zoo(
     if hasattr(svmopt, "RampLossSVC"):
         budget = 10 if n_features is None or n_features > 10 else None
         params = svmopt.RampLossSVC().get_params()
-        kwargs: dict[str, Any] = {"C": 1.0, "budget": budget, "method": "heuristic", "time_limit": 10.0}
+        kwargs: dict[str, Any] = {"C": 1.0, "budget": budget, "method": "heuristic", "max_time": 10.0}
         if "random_state" in params:
             kwargs["random_state"] = seed
         zoo.append((

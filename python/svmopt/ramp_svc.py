@@ -44,7 +44,7 @@ Decisions (where the paper is silent or inconsistent; each is tested in ``tests/
   a time limit; NaN for the heuristic (DAKS has no global lower bound).
 * ``status_``: "optimal", "time_limit" (a ConvergenceWarning was issued; the model is usable), "limit" (another
   HiGHS limit passed through ``solver_options``, e.g. ``mip_max_nodes``; also warned) or "heuristic".
-* ``time_limit`` (seconds) covers the whole fit. ``None``: no limit for ``"exact"``; 1800 s for the heuristic
+* ``max_time`` (seconds) covers the whole fit. ``None``: no limit for ``"exact"``; 1800 s for the heuristic
   (the paper leaves DAKS's termination to the user). A limit hit without any feasible solution raises
   :class:`svmopt.SolverError`; Algorithm 1's initial solution always exists once its first LP solved, so that
   only happens on very small limits.
@@ -52,6 +52,10 @@ Decisions (where the paper is silent or inconsistent; each is tested in ``tests/
 * ``big_m``: "variant1" (one LP per point), "variant2" (one per class), "auto" (Variant I if n <= 600, Sec. 2.6),
   "initial" (``M_i = Delta_i UB``, no tightening; only for experiments).
 * Only two classes: more raise a ValueError (the paper is binary).
+* Sample weights (``fit(X, y, sample_weight)``, times ``class_weight``) are frequencies: row i's hinge costs
+  ``C w_i xi_i`` and its outlier indicator ``2 C w_i z_i`` in every model here, in the big-M LPs of Algorithm 1 and in
+  DAKS's sub-problems as in the MILP, in CCCP's convex steps, and ``C="auto"`` counts held-out errors by weight;
+  integer weights give the model of the rows repeated. Rows of weight 0 are left out.
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Mapping
+from numbers import Integral
 from typing import Any, ClassVar
 
 import numpy as np
@@ -71,7 +76,21 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from svmopt import _ramp as _rm
 from svmopt._config import warn
 from svmopt._ramp import cccp as _cc
-from svmopt._validation import POSITIVE, POSITIVE_INT, SECONDS, Integral, Interval, Real, StrOptions, fit_context
+from svmopt._runtime import TimeBudget, progress
+from svmopt._validation import (
+    CLASS_WEIGHT,
+    CV,
+    POSITIVE,
+    POSITIVE_INT,
+    SECONDS,
+    Interval,
+    Real,
+    StrOptions,
+    check_fit_weights,
+    cv_splits,
+    fit_context,
+    kept_rows,
+)
 from svmopt.distributed import check_dask_array, is_dask_array, map_row_chunks
 from svmopt.highs import merge_options
 
@@ -143,12 +162,15 @@ def _pick_solver(solver: str, X: Any) -> str:
     return solver
 
 
-def _cut_status(est: Any, sol: Any, tol: float, timed_out: bool = False) -> str:
-    """"optimal" at a certified gap <= tol; else "max_iter" or "time_limit" with a ConvergenceWarning."""
+def _cut_status(est: Any, sol: Any, tol: float, timed_out: bool = False, quiet_time_limit: bool = False) -> str:
+    """"optimal" at a certified gap <= tol; else "max_iter" or "time_limit" with a ConvergenceWarning (not for
+    "time_limit" with ``quiet_time_limit``: the fit's TimeBudget warns then)."""
     gap = float(sol.gap)
     if gap <= tol:
         return "optimal"
     status = "time_limit" if sol.timed_out or timed_out else "max_iter"
+    if status == "time_limit" and quiet_time_limit:
+        return status
     warn(f"{type(est).__name__}: the cutting planes stopped ({status}) at a certified relative gap of {gap:.2g} > "
          f"tol={tol:g}; the model is usable, its objective within that gap of the optimum", ConvergenceWarning)
     return status
@@ -169,15 +191,18 @@ class _BinaryLinearClassifier(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = False
         return tags
 
-    def _validate_xy(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=False)
-        return X, self._code_labels(y)
-
-    def _validate_rows(self, X: Any, y: Any) -> tuple[Any, np.ndarray]:
-        """:meth:`_validate_xy`, or for a Dask ``X`` (which only the cutting planes read): checked (2-D, known row
-        chunks, finite) by its workers in one pass, ``y`` gathered and coded -1/+1."""
+    def _validate_rows(self, X: Any, y: Any, sample_weight: Any = None) -> tuple[Any, np.ndarray, np.ndarray | None]:
+        """``(X, y coded -1/+1, sample weights)``: X checked, the weights (times ``class_weight``) by
+        :func:`svmopt._validation.check_fit_weights` (zero-weight rows left out; None when unweighted). A Dask ``X``
+        (which only the cutting planes read) is checked (2-D, known row chunks, finite) by its workers in one pass,
+        ``y`` gathered; its weights must all be > 0."""
+        class_weight = getattr(self, "class_weight", None)
         if not is_dask_array(X):
-            return self._validate_xy(X, y)
+            X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=False)
+            y = column_or_1d(y, warn=True)
+            self._kept = kept_rows(y, sample_weight, class_weight)
+            X, y, w = check_fit_weights(X, y, sample_weight, class_weight)
+            return X, self._code_labels(y), w
         import dask.array as da
 
         X = check_dask_array(X).astype(np.float64)
@@ -191,7 +216,12 @@ class _BinaryLinearClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("Input X contains NaN or infinity.")
         self.n_features_in_ = int(X.shape[1])
         self.__dict__.pop("feature_names_in_", None)
-        return X, self._code_labels(y)
+        self._kept = None
+        _, _, w = check_fit_weights(np.zeros((y.shape[0], 0)), y, sample_weight, class_weight)
+        if w is not None and w.shape[0] != y.shape[0]:
+            raise ValueError("sample_weight (times class_weight) has zeros: with a Dask X every weight must be > 0 "
+                             "(drop those rows from the array)")
+        return X, self._code_labels(y), w
 
     def _code_labels(self, y: np.ndarray) -> np.ndarray:
         check_classification_targets(y)
@@ -214,12 +244,12 @@ class _BinaryLinearClassifier(ClassifierMixin, BaseEstimator):
         self.n_selected_features_ = int(self.selected_features_.size)
 
     def _cutting_plane_fit(self, X: Any, ys: np.ndarray, C: float, budget: int | None, *, tol: float,
-                           max_iter: int, time_limit: float | None) -> Any:
+                           max_iter: int, time_limit: float | None, weight: np.ndarray | None = None) -> Any:
         """(SVM-l1) / (FS-SVM) by cutting planes (:mod:`svmopt._ramp.cccp`): sets the solution, returns the cutting
         planes' result."""
         t0 = time.perf_counter()
         deadline = None if time_limit is None else t0 + time_limit
-        engine = _cc.LinearCuttingPlanes(X, ys, budget=budget)
+        engine = _cc.LinearCuttingPlanes(X, ys, budget=budget, weight=weight)
         certify = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
         sol = _cc.solve_fs(engine, C, budget, tol=tol, max_iter=max_iter, deadline=deadline, certify_time=certify)
         w, b = engine.wb(sol)
@@ -262,6 +292,12 @@ class L1SVC(_BinaryLinearClassifier):
         The cutting planes stop at this certified relative gap.
     max_iter : int, default 1000
         The cutting planes' limit on passes over the data (a ConvergenceWarning if the gap is still above tol).
+    class_weight : dict {label: weight}, "balanced" or None, default None
+        Multiplies the sample weights of each class's rows (``"balanced"``: ``W / (2 W_c)``).
+    max_time : float or None, default None
+        Seconds for the fit. The cutting planes stop at it with their iterate (usable, within the certified gap
+        reported; a ConvergenceWarning, ``max_time_reached_``); the LP is given it as HiGHS's time limit and, having
+        no usable point before it ends, raises :class:`svmopt.SolverError` when it is reached.
 
     Attributes
     ----------
@@ -283,6 +319,8 @@ class L1SVC(_BinaryLinearClassifier):
         Passes over the data (cutting planes) or 1 (the LP).
     lower_bound_ : float
         A certified lower bound on the optimum (the LP's optimum for "lp").
+    max_time_reached_ : bool
+        Whether ``max_time`` stopped the cutting planes.
     classes_ : ndarray (2,)
         The two labels; ``classes_[1]`` is the positive class.
     n_features_in_ : int
@@ -314,36 +352,45 @@ class L1SVC(_BinaryLinearClassifier):
 
     _parameter_constraints: ClassVar[dict] = {
         "C": _C, "solver_options": [Mapping, None], "solver": [StrOptions(set(_SOLVERS))], "tol": _TOL,
-        "max_iter": [POSITIVE_INT],
+        "max_iter": [POSITIVE_INT], "class_weight": CLASS_WEIGHT, "max_time": [SECONDS, None],
     }
 
     def __init__(self, *, C: float = 1.0, solver_options: dict | None = None, solver: str = "auto",
-                 tol: float = 1e-6, max_iter: int = 1000):
+                 tol: float = 1e-6, max_iter: int = 1000, class_weight: Any = None, max_time: float | None = None):
         self.C = C
         self.solver_options = solver_options
         self.solver = solver
         self.tol = tol
         self.max_iter = max_iter
+        self.class_weight = class_weight
+        self.max_time = max_time
 
     @fit_context
-    def fit(self, X: Any, y: Any) -> L1SVC:
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> L1SVC:
+        """Fit (SVM-l1); ``sample_weight`` (times ``class_weight``) makes row i's hinge cost ``C w_i xi_i``."""
         C = float(self.C)
         merge_options(self.solver_options)
-        X, ys = self._validate_rows(X, y)
+        budget = TimeBudget(self.max_time)
+        X, ys, sw = self._validate_rows(X, y, sample_weight)
+        Cw = C if sw is None else C * sw
         self.solver_ = _pick_solver(self.solver, X)
         if self.solver_ == "cutting_plane":
             sol = self._cutting_plane_fit(X, ys, C, None, tol=float(self.tol), max_iter=int(self.max_iter),
-                                          time_limit=None)
+                                          time_limit=self.max_time, weight=sw)
             self.objective_ = float(sol.objective)
-            self.status_ = _cut_status(self, sol, float(self.tol))
+            self.status_ = _cut_status(self, sol, float(self.tol), quiet_time_limit=True)
+            if self.status_ == "time_limit":
+                budget.cut(f"the cutting planes (certified relative gap {float(sol.gap):.2g} > tol={self.tol:g})")
+            budget.finish(self)
             return self
-        w, b, _, _ = _rm.solve_svm_l1(X, ys, C, options=self.solver_options)
-        sol = _rm.RLSolution.from_wb(X, ys, w, b, C, ramp_loss=False)
+        w, b, _, _ = _rm.solve_svm_l1(X, ys, Cw, options=self.solver_options, time_limit=self.max_time)
+        sol = _rm.RLSolution.from_wb(X, ys, w, b, Cw, ramp_loss=False)
         self._set_solution(X, ys, sol)
         self.objective_ = sol.objective
         self.status_ = "optimal"
         self.n_iter_ = 1
         self.lower_bound_ = sol.objective
+        budget.finish(self)
         return self
 
 
@@ -361,10 +408,10 @@ class FeatureBudgetSVC(_BinaryLinearClassifier):
         Misclassification weight (> 0).
     budget : int or None, default None
         The largest number of features; None: no budget (the model equals (SVM-l1)).
-    time_limit : float or None, default None
-        Seconds for the MILP (for the cutting planes: the whole fit, the MILP certificate included); at the limit
-        the incumbent is used with a ConvergenceWarning. None: no limit (the MILP over many features may then
-        take very long, with either solver).
+    max_time : float or None, default None
+        Seconds for the whole fit (the start LPs and the MILP; for the cutting planes the MILP certificate
+        included); at the limit the incumbent is used with a ConvergenceWarning and ``max_time_reached_``. None: no
+        limit (the MILP over many features may then take very long, with either solver).
     mip_gap : float, default 0.0
         HiGHS relative MIP gap tolerance (the paper used 0).
     random_state : int, RandomState or None
@@ -379,6 +426,8 @@ class FeatureBudgetSVC(_BinaryLinearClassifier):
         The cutting planes' certified relative gap.
     max_iter : int, default 1000
         The cutting planes' limit on passes over the data.
+    class_weight : dict {label: weight}, "balanced" or None, default None
+        Multiplies the sample weights of each class's rows (``"balanced"``: ``W / (2 W_c)``).
 
     Attributes
     ----------
@@ -403,6 +452,8 @@ class FeatureBudgetSVC(_BinaryLinearClassifier):
         Passes over the data (cutting planes) or 1 (the MILP).
     lower_bound_ : float
         A certified lower bound on the optimum.
+    max_time_reached_ : bool
+        Whether ``max_time`` stopped the fit (``status_`` is then "time_limit").
     classes_ : ndarray (2,)
         The two labels; ``classes_[1]`` is the positive class.
     n_features_in_ : int
@@ -435,17 +486,18 @@ class FeatureBudgetSVC(_BinaryLinearClassifier):
     """
 
     _parameter_constraints: ClassVar[dict] = {
-        "C": _C, "budget": _BUDGET, "time_limit": [SECONDS, None], "mip_gap": _MIP_GAP,
+        "C": _C, "budget": _BUDGET, "max_time": [SECONDS, None], "mip_gap": _MIP_GAP,
         "random_state": ["random_state"], "solver": [StrOptions(set(_SOLVERS))], "tol": _TOL,
-        "max_iter": [POSITIVE_INT],
+        "max_iter": [POSITIVE_INT], "class_weight": CLASS_WEIGHT,
     }
 
-    def __init__(self, *, C: float = 1.0, budget: int | None = None, time_limit: float | None = None,
+    def __init__(self, *, C: float = 1.0, budget: int | None = None, max_time: float | None = None,
                  mip_gap: float = 0.0, random_state: Any = None, solver: str = "auto", tol: float = 1e-6,
-                 max_iter: int = 1000):
+                 max_iter: int = 1000, class_weight: Any = None):
         self.C = C
         self.budget = budget
-        self.time_limit = time_limit
+        self.max_time = max_time
+        self.class_weight = class_weight
         self.mip_gap = mip_gap
         self.random_state = random_state
         self.solver = solver
@@ -453,36 +505,46 @@ class FeatureBudgetSVC(_BinaryLinearClassifier):
         self.max_iter = max_iter
 
     @fit_context
-    def fit(self, X: Any, y: Any) -> FeatureBudgetSVC:
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> FeatureBudgetSVC:
+        """Fit (FS-SVM); ``sample_weight`` (times ``class_weight``) makes row i's hinge cost ``C w_i xi_i``."""
         C = float(self.C)
-        tl = None if self.time_limit is None else float(self.time_limit)
+        tl = None if self.max_time is None else float(self.max_time)
+        budget = TimeBudget(tl)
         seed = _seed_options(self.random_state)
-        X, ys = self._validate_rows(X, y)
+        X, ys, sw = self._validate_rows(X, y, sample_weight)
+        Cw = C if sw is None else C * sw
         B = _budget(self.budget, X.shape[1])
         self.solver_ = _pick_solver(self.solver, X)
         if self.solver_ == "cutting_plane":
             t0 = time.perf_counter()
             sol = self._cutting_plane_fit(X, ys, C, B, tol=float(self.tol), max_iter=int(self.max_iter),
-                                          time_limit=tl)
+                                          time_limit=tl, weight=sw)
             self.objective_ = float(sol.objective)
             self.mip_gap_ = float(sol.gap)
             spent = tl is not None and time.perf_counter() - t0 >= tl
-            self.status_ = _cut_status(self, sol, float(self.tol), spent)
+            self.status_ = _cut_status(self, sol, float(self.tol), spent, quiet_time_limit=True)
+            if self.status_ == "time_limit":
+                budget.cut(f"the cutting planes and their MILP certificate (certified relative gap "
+                           f"{self.mip_gap_:.2g})")
+            budget.finish(self)
             return self
-        res, start = _rm.solve_fs_svm(X, ys, C, B, time_limit=tl, mip_gap=self.mip_gap, options=seed)
+        res, start = _rm.solve_fs_svm(X, ys, Cw, B, time_limit=tl, mip_gap=self.mip_gap, options=seed)
         if res is None:
             sol, status, gap = start, "time_limit", float("nan")
         else:
             sol, status, gap = res.solution, res.status, res.gap
-        if status in ("time_limit", "limit"):
+        if status == "time_limit":
+            budget.cut(f"the MILP (relative gap {gap:.3g}; the best solution found is used)")
+        elif status == "limit":
             warn(f"FeatureBudgetSVC: a limit ({status}) stopped the MILP; using the best solution found "
                           f"(relative gap {gap:.3g})", ConvergenceWarning)
         self._set_solution(X, ys, sol)
-        self.objective_ = _rm.hinge_objective(X, ys, self.coef_[0], self.intercept_[0], C)
+        self.objective_ = _rm.hinge_objective(X, ys, self.coef_[0], self.intercept_[0], Cw)
         self.mip_gap_ = gap
         self.status_ = status
         self.n_iter_ = 1
         self.lower_bound_ = self.objective_ * (1.0 - gap) if np.isfinite(gap) else float("nan")
+        budget.finish(self)
         return self
 
 
@@ -501,8 +563,9 @@ class RampLossSVC(_BinaryLinearClassifier):
         at 1,400 rows x 57 features where one fit takes 5 s.
     budget : int or None, default None
         ``B``, the largest number of features, in [1, n_features]; None means no budget, i.e. (RL-l1-M).
-    cv : int >= 2, default 3
-        Folds of ``C="auto"``.
+    cv : int >= 2, CV splitter or iterable of (train, test) index pairs, default 3
+        Folds of ``C="auto"``: an int is that many unshuffled stratified folds; a splitter or explicit index pairs
+        (into the rows given to ``fit``; then every row is used, no subsample) are used as given.
     method : {"auto", "heuristic", "exact", "cccp"}, default "auto"
         "exact": Algorithm 1 then the MILP with a MIP start (Sec. 4.2). "heuristic": DAKS (Algorithm 2, Sec. 3).
         "cccp": the concave-convex procedure of Collobert et al. (2006) on the same objective, each convex step by
@@ -511,9 +574,13 @@ class RampLossSVC(_BinaryLinearClassifier):
         optimum: ``objective_`` is a true (RL-FS) value, but no lower bound is known (``mip_gap_`` NaN,
         ``status_`` "local"). "auto": "heuristic" up to ``AUTO_CCCP_ROWS`` training rows, "cccp" above (and for
         a Dask array); the choice is ``method_``.
-    time_limit : float or None, default None
-        Seconds for the whole fit. None: no limit for "exact" and "cccp", 1800 s for "heuristic" (decision:
-        the paper sets no limit on DAKS).
+    max_time : float or None, default None
+        Seconds for the whole fit (``C="auto"``'s folds included: they stop once half of it is spent, and the C
+        values not scored on every fold are not chosen). None: no limit for "exact" and "cccp", 1800 s for
+        "heuristic" (decision: the paper sets no limit on DAKS). At the limit the best solution found is used,
+        with a ConvergenceWarning and ``max_time_reached_``.
+    class_weight : dict {label: weight}, "balanced" or None, default None
+        Multiplies the sample weights of each class's rows (``"balanced"``: ``W / (2 W_c)``).
     big_m : {"variant1", "variant2", "auto", "initial"}, default "variant1"
         Algorithm 1's M tightening: one LP per point (Variant I, tighter), one per class (Variant II),
         "auto" = Variant I when n <= 600 (Sec. 2.6), "initial" = ``M_i = Delta_i UB`` without LPs.
@@ -583,6 +650,8 @@ class RampLossSVC(_BinaryLinearClassifier):
         ``n_folds`` and ``time_s``; None for a given C.
     n_iter_ : int
         CCCP steps of the kept run; DAKS sub-problems; 1 for the exact MILP.
+    max_time_reached_ : bool
+        Whether ``max_time`` cut the fit short.
     lower_bound_ : float
         HiGHS's dual bound for "exact"; NaN for the heuristics (no global bound is known).
     big_m_ : :class:`BigMBounds` or None
@@ -626,7 +695,7 @@ class RampLossSVC(_BinaryLinearClassifier):
 
     _parameter_constraints: ClassVar[dict] = {
         "C": [*_C, StrOptions({"auto"})], "budget": _BUDGET, "method": [StrOptions(set(_METHODS))],
-        "time_limit": [SECONDS, None], "cv": [Interval(Integral, 2, None, closed="left")],
+        "max_time": [SECONDS, None], "cv": CV, "class_weight": CLASS_WEIGHT,
         "big_m": [StrOptions(set(_BIG_M))], "random_state": ["random_state"], "verbose": ["verbose"],
         "delta": [Interval(Real, 0, 1, closed="both")],  # Sec. 3.1.3
         "p": [POSITIVE_INT], "q": [POSITIVE_INT],
@@ -637,15 +706,17 @@ class RampLossSVC(_BinaryLinearClassifier):
     }
 
     def __init__(self, *, C: float | str = 1.0, budget: int | None = None, method: str = "auto",
-                 time_limit: float | None = None, cv: int = 3, big_m: str = "variant1", random_state: Any = None,
+                 max_time: float | None = None, cv: Any = 3, big_m: str = "variant1", random_state: Any = None,
                  verbose: bool = False, delta: float = 0.35, p: int = 2, q: int = 2, t_easy: float = 10.0,
                  t_fea: float = 120.0, t_inc: float = 160.0, t_limit: float = 400.0, tau: float = 1.0,
                  mip_gap: float = 0.0, fix_dominated: bool = True, max_iter_bigm: int = 30,
-                 solver_options: dict | None = None, n_init: int = 3, tol: float = 1e-6, max_iter: int = 1000):
+                 solver_options: dict | None = None, n_init: int = 3, tol: float = 1e-6, max_iter: int = 1000,
+                 class_weight: Any = None):
         self.C = C
         self.budget = budget
         self.method = method
-        self.time_limit = time_limit
+        self.max_time = max_time
+        self.class_weight = class_weight
         self.cv = cv
         self.big_m = big_m
         self.random_state = random_state
@@ -670,60 +741,89 @@ class RampLossSVC(_BinaryLinearClassifier):
         """The validated parameters as the solvers take them (HiGHS option names checked by merge_options)."""
         merge_options(self.solver_options)
         times = {n: float(getattr(self, n)) for n in ("t_easy", "t_fea", "t_inc", "t_limit")}
-        tl = None if self.time_limit is None else float(self.time_limit)
+        tl = None if self.max_time is None else float(self.max_time)
         C = None if self.C == "auto" else float(self.C)
         return {"C": C, "time_limit": tl, "seed": _seed_options(self.random_state), **times}
 
-    def _select_C(self, X: Any, ys: np.ndarray) -> tuple[float, dict]:
+    def _select_C(self, X: Any, ys: np.ndarray, sw: np.ndarray | None,
+                  deadline: float | None) -> tuple[float, dict, bool]:
         """``C="auto"``: the C of :data:`C_GRID` (the paper's grid) with the fewest held-out errors on ``cv``
         stratified (unshuffled) folds of at most :data:`SELECT_MAX_ROWS` training rows (a stratified subsample
         above, seeded by ``random_state``), each fold fitted by CCCP (the fast local solver of the same objective,
-        whatever ``method`` the final fit uses); ties to the C nearest 1."""
+        whatever ``method`` the final fit uses); ties to the C nearest 1. With sample weights ``sw`` the folds are
+        fitted weighted and a held-out error counts its weight. No fold fit starts after ``deadline``; a C not scored
+        on every fold is not chosen (the third value: whether the deadline cut the search short)."""
         from sklearn.base import clone
-        from sklearn.model_selection import StratifiedKFold, train_test_split
+        from sklearn.model_selection import train_test_split
 
         t0 = time.perf_counter()
         n = X.shape[0]
         rows = np.arange(n)
-        if n > SELECT_MAX_ROWS:
+        explicit = not (self.cv is None or isinstance(self.cv, Integral) or hasattr(self.cv, "split"))
+        if n > SELECT_MAX_ROWS and not explicit:
             seed = _seed_options(self.random_state).get("random_seed", 0)
             rows = np.sort(train_test_split(rows, train_size=SELECT_MAX_ROWS, stratify=ys, random_state=seed)[0])
         Xs = X[rows]
         Xs = np.ascontiguousarray(Xs.compute() if is_dask_array(Xs) else Xs, dtype=np.float64)
         yc = ys[rows]
-        k = min(int(self.cv), int(np.min(np.unique(yc, return_counts=True)[1])))
+        wc = np.ones(yc.size) if sw is None else sw[rows]
+        folds = cv_splits(self.cv, yc, self._kept if explicit else None)
+        if isinstance(self.cv, Integral) and min(int(self.cv), int(np.min(np.unique(yc, return_counts=True)[1]))) < 2:
+            folds = []  # a class with one row: nothing to hold out
         err = np.zeros(C_GRID.size)
-        if k < 2:  # a class with one row: nothing to hold out
-            return 1.0, {"C": C_GRID.copy(), "errors": err, "n_rows": int(yc.size), "n_folds": 0, "time_s": 0.0}
-        for tr, va in StratifiedKFold(n_splits=k).split(Xs, yc):
+        scored = np.zeros(C_GRID.size, dtype=np.int64)
+        if not folds:
+            return 1.0, {"C": C_GRID.copy(), "errors": err, "n_rows": int(yc.size), "n_folds": 0,
+                         "time_s": 0.0}, False
+        stopped = False
+        bar = progress(self.verbose, len(folds) * C_GRID.size, "RampLossSVC C selection")
+        for tr, va in folds:
             for j, c in enumerate(C_GRID):
-                est = clone(self).set_params(C=float(c), method="cccp", verbose=False, time_limit=None)
+                if deadline is not None and time.perf_counter() >= deadline:
+                    stopped = True
+                    break
+                bar.update()
+                est = clone(self).set_params(C=float(c), method="cccp", verbose=False, class_weight=None,
+                                             max_time=None if deadline is None else
+                                             max(1e-3, deadline - time.perf_counter()))
                 with warnings.catch_warnings():  # a fold's limits and degenerate models are scored as they are
                     warnings.simplefilter("ignore", ConvergenceWarning)
                     warnings.filterwarnings("ignore", message="RampLossSVC: ", category=UserWarning)
-                    est.fit(Xs[tr], yc[tr])
-                err[j] += np.count_nonzero(est.predict(Xs[va]) != yc[va])
+                    est.fit(Xs[tr], yc[tr], sample_weight=None if sw is None else wc[tr])
+                err[j] += float(wc[va] @ (est.predict(Xs[va]) != yc[va]))
+                scored[j] += 1
+        bar.close()
+        err[scored < len(folds)] = np.inf
         order = np.argsort(np.abs(np.log(C_GRID)), kind="stable")
-        C = float(C_GRID[order[int(np.argmin(err[order]))]])
-        return C, {"C": C_GRID.copy(), "errors": err / yc.size, "n_rows": int(yc.size), "n_folds": k,
-                   "time_s": time.perf_counter() - t0}
+        C = float(C_GRID[order[int(np.argmin(err[order]))]]) if np.isfinite(err).any() else 1.0
+        return C, {"C": C_GRID.copy(), "errors": err / wc.sum(), "n_rows": int(yc.size), "n_folds": len(folds),
+                   "time_s": time.perf_counter() - t0}, stopped
 
     @fit_context
-    def fit(self, X: Any, y: Any) -> RampLossSVC:
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> RampLossSVC:
         """Fit (RL-FS-M) on ``X`` and two-class ``y`` by Algorithm 1 + MILP, by DAKS or by CCCP (``C="auto"``:
-        C selected first by cross-validation, see :meth:`_select_C`)."""
+        C selected first by cross-validation, see :meth:`_select_C`). ``sample_weight`` (times ``class_weight``):
+        see the module docstring."""
         prm = self._resolved()
-        X, ys = self._validate_rows(X, y)
+        budget = TimeBudget(prm["time_limit"])
+        X, ys, sw = self._validate_rows(X, y, sample_weight)
         n, d = X.shape
         B = _budget(self.budget, d)
         self.selection_ = None
         if prm["C"] is None:
-            prm["C"], self.selection_ = self._select_C(X, ys)
+            half = None if budget.max_time is None else budget.start + 0.5 * budget.max_time
+            prm["C"], self.selection_, stopped = self._select_C(X, ys, sw, half)
+            if stopped:
+                budget.cut("C='auto''s cross-validation (after half of max_time; the C values not scored on "
+                           "every fold were not chosen)")
+            if prm["time_limit"] is not None:
+                prm["time_limit"] = max(1e-3, budget.remaining())
             if self.verbose:
                 print(f"[C] selected C = {prm['C']:g} by {self.selection_['n_folds']}-fold cross-validation "
                       f"({self.selection_['time_s']:.2f} s)")
         C = prm["C"]
         self.C_ = C
+        Cw = C if sw is None else C * sw
         method = self.method
         if method == "auto":
             method = "cccp" if is_dask_array(X) or n > AUTO_CCCP_ROWS else "heuristic"
@@ -734,8 +834,9 @@ class RampLossSVC(_BinaryLinearClassifier):
         self.cccp_: dict[str, Any] | None = None
         self.big_m_: _rm.BigM | None = None
         if method == "cccp":
-            self._fit_cccp(X, ys, C, B, prm)
+            self._fit_cccp(X, ys, C, B, prm, sw, budget)
             self._warn_degenerate(n)
+            budget.finish(self)
             return self
         variant = self.big_m if self.big_m != "auto" else ("variant1" if n <= 600 else "variant2")
         opts = {**prm["seed"], **(self.solver_options or {})}
@@ -743,13 +844,20 @@ class RampLossSVC(_BinaryLinearClassifier):
         self.daks_ = None
         if method == "exact":
             tl = prm["time_limit"]
-            bm, init = _rm.algorithm1(X, ys, C, B, variant=variant, max_iter=self.max_iter_bigm, time_limit=tl,
+            bm, init = _rm.algorithm1(X, ys, Cw, B, variant=variant, max_iter=self.max_iter_bigm, time_limit=tl,
                                       options=opts, verbose=self.verbose, fix_dominated=bool(self.fix_dominated))
             remaining = None if tl is None else tl - (time.perf_counter() - t0)
             res = None
             if remaining is None or remaining > 0:
-                res = _rm.solve_rlfs_mip(X, ys, C, B, bm, start=init, time_limit=remaining,
-                                         mip_gap=self.mip_gap, options=opts)
+                bar = progress(self.verbose, None, "RampLossSVC MILP incumbents")
+
+                def incumbent(running_time: float, objective: float) -> None:
+                    bar.set_postfix_str(f"objective {objective:.6g} at {running_time:.1f} s")
+                    bar.update()
+
+                res = _rm.solve_rlfs_mip(X, ys, Cw, B, bm, start=init, time_limit=remaining,
+                                         mip_gap=self.mip_gap, options=opts, on_incumbent=incumbent)
+                bar.close()
             if res is None:
                 sol, status, gap = init, "time_limit", float("nan")
             else:
@@ -763,18 +871,21 @@ class RampLossSVC(_BinaryLinearClassifier):
                                     time_limit=tl, tau=float(self.tau),
                                     a1_max_iter=min(5, int(self.max_iter_bigm)),
                                     fix_dominated=bool(self.fix_dominated))
-            r = _rm.daks(X, ys, C, B, params=params, variant=variant, options=self.solver_options,
+            r = _rm.daks(X, ys, Cw, B, params=params, variant=variant, options=self.solver_options,
                          seed_options=prm["seed"], verbose=self.verbose)
             bm, init, sol, status, gap = r.bigm, r.initial, r.solution, r.status, float("nan")
             self.daks_ = {"stop_reason": r.stop_reason, "n_phase2": r.n_phase2, "n_subproblems": r.n_subproblems,
                           "ub_history": r.ub_history}
-        if status in ("time_limit", "limit"):
+        if status == "time_limit" and self.max_time is not None:
+            budget.cut(f"the {'MILP' if method == 'exact' else 'kernel search'} (the best solution found is used: "
+                       f"objective {sol.objective:.6g}, gap {gap:.3g})")
+        elif status in ("time_limit", "limit"):
             warn(f"RampLossSVC: a limit ({status}) stopped the solver; using the best solution found "
                           f"(objective {sol.objective:.6g}, gap {gap:.3g})", ConvergenceWarning)
         self._set_solution(X, ys, sol)
         t = ys * (X @ self.coef_[0] + self.intercept_[0])
         self.outliers_ = np.flatnonzero(t <= -1.0 + 1e-9)
-        self.objective_ = _rm.rlfs_objective(X, ys, self.coef_[0], self.intercept_[0], C)
+        self.objective_ = _rm.rlfs_objective(X, ys, self.coef_[0], self.intercept_[0], Cw)
         self.initial_objective_ = init.objective
         self.mip_gap_ = gap
         self.status_ = status
@@ -786,6 +897,7 @@ class RampLossSVC(_BinaryLinearClassifier):
             self.n_iter_ = int(r.n_subproblems)
             self.lower_bound_ = float("nan")
         self._warn_degenerate(n)
+        budget.finish(self)
         return self
 
     def _warn_degenerate(self, n: int) -> None:
@@ -798,17 +910,19 @@ class RampLossSVC(_BinaryLinearClassifier):
             warn(f"RampLossSVC: every training point is flagged as an outlier (y_i f(x_i) <= -1): the labels look "
                  f"inverted or C={self.C_:g} is too small to fit them; check y or raise C", UserWarning)
 
-    def _fit_cccp(self, X: Any, ys: np.ndarray, C: float, B: int, prm: dict) -> RampLossSVC:
+    def _fit_cccp(self, X: Any, ys: np.ndarray, C: float, B: int, prm: dict, sw: np.ndarray | None,
+                  budget: TimeBudget) -> RampLossSVC:
         r = _cc.cccp(X, ys, C, B, n_init=int(self.n_init), random_state=self.random_state, tol=float(self.tol),
                      max_iter=int(self.max_iter), time_limit=prm["time_limit"], solver_options=self.solver_options,
-                     verbose=bool(self.verbose))
+                     verbose=bool(self.verbose), weight=sw)
         best = r.best
         self._set_wb(best.w, best.b)
         t = ys * (best.scores + self.intercept_[0])  # the scores of (w, b) before tiny entries were zeroed
         if not np.array_equal(self.coef_[0], best.w):
             t = ys * (_dot_rows(X, self.coef_[0]) + self.intercept_[0])
         self.outliers_ = np.flatnonzero(t <= -1.0 + 1e-9)
-        self.objective_ = float(np.abs(self.coef_[0]).sum() + C * _cc.ramp_values(t).sum())
+        ramp = _cc.ramp_values(t)
+        self.objective_ = float(np.abs(self.coef_[0]).sum() + C * (ramp.sum() if sw is None else sw @ ramp))
         self.initial_objective_ = r.initial_objective
         self.mip_gap_ = float("nan")
         self.lower_bound_ = float("nan")
@@ -821,7 +935,6 @@ class RampLossSVC(_BinaryLinearClassifier):
                       "passes": [run.n_passes for run in r.runs], "converged": [run.converged for run in r.runs],
                       "fs_objective": r.fs_objective, "fs_passes": r.fs_passes, "n_passes": r.n_passes}
         if timed_out:
-            warn(f"RampLossSVC: the time limit stopped CCCP; using the best point found (objective "
-                 f"{self.objective_:.6g})", ConvergenceWarning)
+            budget.cut(f"CCCP (the best point found is used: objective {self.objective_:.6g})")
         return self
 

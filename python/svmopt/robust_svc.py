@@ -691,11 +691,14 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                 options["lp_solver"] = self.lp_solver
             elif cv_solver == "cutting_plane":
                 options.update(tol=self.tol, max_iter=self.max_iter)
+            cv_bar = progress(self.verbose, len(kernels) * len(folds), "RobustSVC cross-validation")
             sel = cross_validate_paths(
                 Xs, y[sel_rows], problems, kernels, rhos, nus, p=p, Z=None if L is None else Z, folds=folds,
                 solver=cv_solver, fit_options=options, weight=None if w is None else w[sel_rows],
                 deadline=None if self.max_time is None else budget.start + SELECT_TIME_SHARE * self.max_time,
+                bar=cv_bar,
                 delta_of=lambda k, Xf, yf, rho, rows: delta_of(k, Xf, yf, rho, sel_rows[rows]))
+            cv_bar.close()
             if sel.stopped:
                 budget.cut(f"the cross-validation (after {SELECT_TIME_SHARE:g} of max_time; candidates not scored "
                            "on every fold were not chosen)")

@@ -403,7 +403,7 @@ def test_make_model_maps_the_paper_models():
 
     kw = {"n_features": 30, "time_limit": 18.0}
     rl = bn.make_model("RL-FS-M", 1.0, 6, **kw)
-    assert isinstance(rl, RampLossSVC) and rl.method == "heuristic" and rl.budget == 6 and rl.time_limit == 18.0
+    assert isinstance(rl, RampLossSVC) and rl.method == "heuristic" and rl.budget == 6 and rl.max_time == 18.0
     assert (rl.t_limit, rl.t_fea, rl.t_inc, rl.t_easy) == (4.0, 1.2, 1.6, 0.5)  # 400/120/160/10 s x 18/1800
     assert bn.make_model("RL-FS-M", 1.0, 6, method="exact", **kw).method == "exact"
     l1m = bn.make_model("RL-l1-M", 1.0, None, **kw)

@@ -46,10 +46,16 @@ class LinearCuttingPlanes(HingeCuttingPlanes):
     with labels ``y`` in {-1, +1}; ``budget`` None or >= d: no budget."""
 
     def __init__(self, X: Any, y: np.ndarray, *, budget: int | None = None, n_threads: int = 0,
-                 n_groups: int | None = None, solver_options: Any = None):
+                 n_groups: int | None = None, solver_options: Any = None, weight: np.ndarray | None = None):
         d = X.shape[1]
         super().__init__(y, np.zeros(d), Phi=X, budget=budget if budget is not None and budget < d else None,
-                         n_threads=n_threads, block=LINEAR_BLOCK, n_groups=n_groups, solver_options=solver_options)
+                         n_threads=n_threads, block=LINEAR_BLOCK, n_groups=n_groups, solver_options=solver_options,
+                         weight=weight)
+
+    def ramp_objective(self, w: np.ndarray, t: np.ndarray, C: float) -> float:
+        """``||w||_1 + C sum_i w_i ramp(t_i)`` (the engine's sample weights ``w_i``, 1 without them)."""
+        r = ramp_values(t)
+        return float(np.abs(w).sum() + C * (r.sum() if self.weight is None else self.weight @ r))
 
     def wb(self, sol: CutSolution) -> tuple[np.ndarray, float]:
         """``(w, b)`` of a solution (``b = -gamma``)."""
@@ -130,7 +136,7 @@ def _run(engine: LinearCuttingPlanes, y: np.ndarray, C: float, w: np.ndarray, b:
          tol: float, max_iter: int, max_steps: int, deadline: float | None, log) -> CCCPRun:
     """CCCP from ``(w, b)`` whose scores ``X w`` are ``scores``."""
     t = y * (scores + b)
-    objective = float(np.abs(w).sum() + C * ramp_values(t).sum())
+    objective = engine.ramp_objective(w, t, C)
     objectives, gaps = [objective], []
     seen: set[bytes] = set()
     passes0 = engine.n_passes
@@ -152,7 +158,7 @@ def _run(engine: LinearCuttingPlanes, y: np.ndarray, C: float, w: np.ndarray, b:
         gaps.append(sol.gap if engine.budget is None else sol.restricted_gap)
         w_new, b_new = engine.wb(sol)
         t_new = y * (sol.scores + b_new)
-        new = float(np.abs(w_new).sum() + C * ramp_values(t_new).sum())
+        new = engine.ramp_objective(w_new, t_new, C)
         # The step returns a point no worse than its start for the majoriser, which equals the ramp objective there;
         # a rise beyond rounding would be a defect: the run then ends at the point before it.
         if new > objective + 1e-9 * max(1.0, abs(objective)):
@@ -170,11 +176,13 @@ def _run(engine: LinearCuttingPlanes, y: np.ndarray, C: float, w: np.ndarray, b:
 
 def cccp(X: Any, y: np.ndarray, C: float, budget: int | None, *, n_init: int = 3, random_state: Any = None,
          tol: float = 1e-6, max_iter: int = 1000, max_steps: int = 50, time_limit: float | None = None,
-         n_threads: int = 0, solver_options: Any = None, verbose: bool = False) -> CCCPResult:
+         n_threads: int = 0, solver_options: Any = None, verbose: bool = False,
+         weight: np.ndarray | None = None) -> CCCPResult:
     """(RL-FS) by CCCP (module docstring) on ``X`` (numpy, float64 memmap or Dask) and ``y`` in {-1, +1}.
 
     ``tol`` and ``max_iter`` bound each convex step's cutting planes (certified relative gap, passes over the data),
-    ``max_steps`` the steps of a run, ``time_limit`` the whole call (seconds)."""
+    ``max_steps`` the steps of a run, ``time_limit`` the whole call (seconds); ``weight`` the sample weights of
+    the rows (each row's loss counts ``C w_i``)."""
     t0 = time.perf_counter()
     deadline = None if time_limit is None else t0 + float(time_limit)
     d = X.shape[1]
@@ -184,13 +192,18 @@ def cccp(X: Any, y: np.ndarray, C: float, budget: int | None, *, n_init: int = 3
         if verbose:
             print(msg)
 
-    engine = LinearCuttingPlanes(X, y, budget=B, n_threads=n_threads, solver_options=solver_options)
+    engine = LinearCuttingPlanes(X, y, budget=B, n_threads=n_threads, solver_options=solver_options, weight=weight)
     fs = solve_fs(engine, C, B, tol=tol, max_iter=max_iter, deadline=deadline)
     fs_passes = engine.n_passes
     w0, b0 = engine.wb(fs)
     log(f"[CCCP] (FS-SVM) start: hinge objective {fs.objective:.8g}, gap {fs.gap:.2g}, {fs.n_iter} passes")
     rng = check_random_state(random_state)
-    spread = float(np.std(fs.scores)) if fs.scores.size else 0.0
+    if fs.scores.size == 0:
+        spread = 0.0
+    elif weight is None:
+        spread = float(np.std(fs.scores))
+    else:  # the frequency-weighted std (integer weights: that of the rows repeated)
+        spread = float(np.sqrt(np.cov(fs.scores, aweights=weight, bias=True)))
     runs: list[CCCPRun] = []
     initial = float("nan")
     for k in range(int(n_init)):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -333,7 +334,7 @@ class _DAKS:
         return DAKSResult(self.best, init, self.bm, status, stop, n_p2, self.n_sub, ub_hist)
 
 
-def daks(X: np.ndarray, y: np.ndarray, C: float, budget: int, *, params: DAKSParams | None = None,
+def daks(X: np.ndarray, y: np.ndarray, C: Any, budget: int, *, params: DAKSParams | None = None,
          variant: str = "variant1", options: dict | None = None, seed_options: dict | None = None,
          verbose: bool = False) -> DAKSResult:
     """Dynamic Adaptive Kernel Search (Algorithm 2, Sec. 3) with the decisions documented on :class:`DAKSParams` and the

@@ -38,14 +38,24 @@ def ramp(t: np.ndarray) -> np.ndarray:
     return np.minimum(2.0, np.maximum(0.0, 1.0 - np.asarray(t, dtype=np.float64)))
 
 
-def rlfs_objective(X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float, C: float) -> float:
-    """``||w||_1 + C sum_i ramp(y_i (w.x_i + b))``: the value of (RL-FS) / (RL-l1) at ``(w, b)`` (ramp identity)."""
-    return float(np.abs(w).sum() + C * ramp(y * (X @ w + b)).sum())
+def row_costs(C: Any, n: int, points: np.ndarray | None = None) -> np.ndarray:
+    """The per-row misclassification weights ``C_i`` (n,), or of the rows ``points``: ``C`` is a number (every row)
+    or an array of one weight per row (``C w_i`` with sample weights ``w``)."""
+    c = np.asarray(C, dtype=np.float64)
+    if c.ndim == 0:
+        return np.full(n if points is None else len(points), float(c))
+    return c.copy() if points is None else c[points]
 
 
-def hinge_objective(X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float, C: float) -> float:
-    """``||w||_1 + C sum_i max(0, 1 - y_i f(x_i))``: the value of (SVM-l1) / (FS-SVM) at ``(w, b)``."""
-    return float(np.abs(w).sum() + C * np.maximum(0.0, 1.0 - y * (X @ w + b)).sum())
+def rlfs_objective(X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float, C: Any) -> float:
+    """``||w||_1 + sum_i C_i ramp(y_i (w.x_i + b))``: the value of (RL-FS) / (RL-l1) at ``(w, b)`` (ramp identity);
+    ``C`` a number or one weight per row."""
+    return float(np.abs(w).sum() + np.sum(C * ramp(y * (X @ w + b))))
+
+
+def hinge_objective(X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float, C: Any) -> float:
+    """``||w||_1 + sum_i C_i max(0, 1 - y_i f(x_i))``: the value of (SVM-l1) / (FS-SVM) at ``(w, b)``."""
+    return float(np.abs(w).sum() + np.sum(C * np.maximum(0.0, 1.0 - y * (X @ w + b))))
 
 
 @dataclass
@@ -67,7 +77,7 @@ class RLSolution:
         return np.flatnonzero(np.abs(self.w) > W_TOL)
 
     @classmethod
-    def from_wb(cls, X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float, C: float, *,
+    def from_wb(cls, X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float, C: Any, *,
                 ramp_loss: bool = True) -> RLSolution:
         w = np.where(np.abs(w) > W_TOL, w, 0.0)
         t = y * (X @ w + b)
@@ -77,14 +87,14 @@ class RLSolution:
         else:
             z = np.zeros_like(t)
             xi = np.maximum(0.0, 1.0 - t)
-        obj = float(np.abs(w).sum() + C * (xi.sum() + 2.0 * z.sum()))
+        obj = float(np.abs(w).sum() + np.sum(C * (xi + 2.0 * z)))
         return cls(w=w, b=float(b), xi=xi, z=z, objective=obj)
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # (SVM-l1) LP, used for (SVM-l1), its top-B re-solve, (SVM-l1-bar) and polishing
 # ---------------------------------------------------------------------------------------------------------------
-def solve_svm_l1(X: np.ndarray, y: np.ndarray, C: float, *, features: np.ndarray | None = None,
+def solve_svm_l1(X: np.ndarray, y: np.ndarray, C: Any, *, features: np.ndarray | None = None,
                  points: np.ndarray | None = None, xi_cap: float = INF, options: dict | None = None,
                  time_limit: float | None = None) -> tuple[np.ndarray, float, np.ndarray, float]:
     """(SVM-l1) (eqs. (5), (8), (16), (17)) in split form on a feature / point subset; ``xi <= xi_cap``.
@@ -104,7 +114,7 @@ def solve_svm_l1(X: np.ndarray, y: np.ndarray, C: float, *, features: np.ndarray
     cols = np.concatenate([kk, m + kk, np.full(n, 2 * m), 2 * m + 1 + np.arange(n)])
     vals = np.concatenate([yx, -yx, ys, np.ones(n)])
     A = sp.csc_matrix((vals, (rows, cols)), shape=(n, 2 * m + 1 + n))
-    cost = np.concatenate([np.ones(2 * m), [0.0], np.full(n, C)])
+    cost = np.concatenate([np.ones(2 * m), [0.0], row_costs(C, X.shape[0], pts)])
     lower = np.zeros(2 * m + 1 + n)
     lower[2 * m] = -INF
     upper = np.full(2 * m + 1 + n, INF)
@@ -122,7 +132,7 @@ def solve_svm_l1(X: np.ndarray, y: np.ndarray, C: float, *, features: np.ndarray
     return w, float(res.x[2 * m]), res.x[2 * m + 1:], res.objective
 
 
-def initial_solution(X: np.ndarray, y: np.ndarray, C: float, budget: int, *, options: dict | None = None,
+def initial_solution(X: np.ndarray, y: np.ndarray, C: Any, budget: int, *, options: dict | None = None,
                      time_limit: float | None = None) -> tuple[RLSolution, float]:
     """Step 1 of Algorithm 1 (Sec. 2.1): (SVM-l1), top-B re-solve (the B largest |w_k|: the paper's "first n-B" after
     sorting is d-B by |w_k|), tilde solution, (SVM-l1-bar), UB.
@@ -148,7 +158,7 @@ def initial_solution(X: np.ndarray, y: np.ndarray, C: float, budget: int, *, opt
     xi_full = np.zeros(X.shape[0])
     xi_full[pts] = np.clip(xibar, 0.0, 2.0)
     z = z_t.astype(np.float64)
-    ub = float(np.abs(wbar).sum() + C * (xi_full.sum() + 2.0 * z.sum()))  # with the 2C sum z constant
+    ub = float(np.abs(wbar).sum() + np.sum(C * (xi_full + 2.0 * z)))  # with the 2C sum z constant
     sol = RLSolution(w=wbar, b=bbar, xi=xi_full, z=z, objective=ub)
     assert np.count_nonzero(sol.w) <= budget <= d
     return sol, ub
@@ -273,7 +283,7 @@ class _Built:
         return x
 
 
-def build_rlfs(Xs: np.ndarray, y: np.ndarray, C: float, *, M: np.ndarray, U: float, budget: int,
+def build_rlfs(Xs: np.ndarray, y: np.ndarray, C: Any, *, M: np.ndarray, U: float, budget: int,
                ub_w: float = INF, b_bounds: tuple[float, float] = (-INF, INF), cutoff: float = INF,
                cover: np.ndarray | None = None, zh: np.ndarray | None = None, ramp_loss: bool = True,
                use_cut15: bool = True, scaled_v: bool = False, int_z: bool = True, int_v: bool = True,
@@ -315,14 +325,14 @@ def build_rlfs(Xs: np.ndarray, y: np.ndarray, C: float, *, M: np.ndarray, U: flo
             np.ones(m), np.full(m, -vc), np.ones(m), np.full(m, -vc),
             np.ones(m),
             np.ones(m), np.ones(m),
-            np.concatenate([np.ones(2 * m), np.full(n, C), np.full(n, 2.0 * C)]),
+            np.concatenate([np.ones(2 * m), row_costs(C, n), 2.0 * row_costs(C, n)]),
             np.ones(cov.size)]
     A = sp.csc_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
                       shape=(L.n_rows, L.n_cols))
     A.eliminate_zeros()
     A.sort_indices()
 
-    cost = np.concatenate([np.ones(2 * m), [0.0], np.full(n, C), np.full(n, 2.0 * C), np.zeros(m)])
+    cost = np.concatenate([np.ones(2 * m), [0.0], row_costs(C, n), 2.0 * row_costs(C, n), np.zeros(m)])
     col_lower = np.zeros(L.n_cols)
     col_upper = np.full(L.n_cols, INF)
     col_lower[L.b], col_upper[L.b] = b_bounds

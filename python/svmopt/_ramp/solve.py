@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -45,10 +46,11 @@ class MipOutcome:
 
 
 def run_mip(built: _Built, *, options: dict, time_limit: float | None, start: np.ndarray | None = None,
-            t_fea: float | None = None, t_inc: float | None = None) -> MipOutcome:
+            t_fea: float | None = None, t_inc: float | None = None, on_incumbent: Any = None) -> MipOutcome:
     """Solve a built model; ``start`` (used only when it satisfies every row with the current M) is the MIP start;
     ``t_fea`` / ``t_inc`` are
-    enforced through HiGHS' MIP interrupt callback (Sec. 4.5)."""
+    enforced through HiGHS' MIP interrupt callback (Sec. 4.5); ``on_incumbent(running_time, objective)`` is called at
+    every new incumbent (a progress bar's)."""
     model = built.model(options, time_limit=None if time_limit is None else max(time_limit, 1e-3))
     if start is not None and model.is_mip and built.is_feasible(start):
         model.set_start(start)
@@ -62,6 +64,8 @@ def run_mip(built: _Built, *, options: dict, time_limit: float | None, start: np
             return should_interrupt(running_time, state["last"], primal_bound, t_fea, t_inc)
 
         model.on_mip_events(improving=on_improve, interrupt=on_interrupt)
+    if model.is_mip and on_incumbent is not None:
+        model.on_mip_events(improving=on_incumbent)
     t0 = time.perf_counter()
     try:
         with warnings.catch_warnings():
@@ -92,7 +96,7 @@ def run_mip(built: _Built, *, options: dict, time_limit: float | None, start: np
     return MipOutcome(res.x, status, res.objective, dual, gap, rt, res.col_dual if res.col_dual.size else None)
 
 
-def polish(X: np.ndarray, y: np.ndarray, C: float, w: np.ndarray, b: float, z: np.ndarray, *,
+def polish(X: np.ndarray, y: np.ndarray, C: Any, w: np.ndarray, b: float, z: np.ndarray, *,
            ramp_loss: bool = True, options: dict | None = None) -> RLSolution:
     """Polishing (HiGHS cannot run with integrality tolerance 0 as the paper's CPLEX did): with z rounded and ``v =
     1[|w| > tol]``, re-solve the LP (SVM-l1-bar) on that support and the
@@ -124,9 +128,10 @@ class MilpResult:
     runtime: float
 
 
-def solve_rlfs_mip(X: np.ndarray, y: np.ndarray, C: float, budget: int, bm: BigM, *,
+def solve_rlfs_mip(X: np.ndarray, y: np.ndarray, C: Any, budget: int, bm: BigM, *,
                    start: RLSolution | None = None, time_limit: float | None = None, mip_gap: float = 0.0,
-                   use_cut15: bool = True, options: dict | None = None) -> MilpResult | None:
+                   use_cut15: bool = True, options: dict | None = None,
+                   on_incumbent: Any = None) -> MilpResult | None:
     """The exact approach (Sec. 4.2): (RL-FS-M) + (15) + (21) + (22) with Algorithm 1's bounds, the
     initial solution as MIP start, then polishing (:func:`polish`). None when HiGHS found no solution in the time
     limit."""
@@ -136,7 +141,7 @@ def solve_rlfs_mip(X: np.ndarray, y: np.ndarray, C: float, budget: int, bm: BigM
                        use_cut15=use_cut15)
     x0 = None if start is None else built.start_vector(start, feats)
     opts = merge_options({**MIP_OPTIONS, "mip_rel_gap": float(mip_gap), **(options or {})})
-    out = run_mip(built, options=opts, time_limit=time_limit, start=x0)
+    out = run_mip(built, options=opts, time_limit=time_limit, start=x0, on_incumbent=on_incumbent)
     if out.x is None:
         if out.status == "infeasible":
             raise SolverError("the (RL-FS-M) MILP is infeasible: the big-M bounds cut off every solution",
@@ -152,7 +157,7 @@ def solve_rlfs_mip(X: np.ndarray, y: np.ndarray, C: float, budget: int, bm: BigM
     return MilpResult(sol, out.status, gap, out.dual_bound, out.runtime)
 
 
-def solve_fs_svm(X: np.ndarray, y: np.ndarray, C: float, budget: int, *, time_limit: float | None = None,
+def solve_fs_svm(X: np.ndarray, y: np.ndarray, C: Any, budget: int, *, time_limit: float | None = None,
                  mip_gap: float = 0.0, options: dict | None = None) -> tuple[MilpResult | None, RLSolution]:
     """(FS-SVM) (Labbé, Martínez-Merino and Rodríguez-Chía 2019, the paper's comparison model): the budget-constrained
     l1-SVM MILP with ``u = l = UB`` from the top-B (SVM-l1)
