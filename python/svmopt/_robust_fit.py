@@ -56,6 +56,7 @@ class BinaryFit:
     lower_bound: float = float("nan")  # certified lower bound on the LP optimum (the optimum itself for HiGHS)
     n_iter: int = 0  # simplex iterations (LP) or passes over the data (cutting planes)
     stopped: str = ""  # what max_time cut short ("": nothing)
+    engine: Any = None  # the cutting planes' solver, cuts kept (fit_binary_reduced with solver="cutting_plane")
 
 
 def line_search_objective(line_search: str, interval: str) -> str:
@@ -246,20 +247,23 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
                        line_search: str = "exact", n_grid: int = 10_000, interval: str = "paper",
                        solver_options: Mapping[str, Any] | None = None,
                        on_solution: OnSolution | None = None, weight: np.ndarray | None = None,
-                       deadline: float | None = None) -> BinaryFit:
+                       deadline: float | None = None, lp: ReducedLP | None = None) -> BinaryFit:
     """Pseudocode 1 on the reduced model (:mod:`svmopt._robust_reduced`) for every ``nu`` in ``nus``; keep the best.
 
     The kernel rows against the landmarks come from ``Phi`` (n x L) or are computed from ``X``, ``Z`` and
     ``params`` at every pass. ``solver="cutting_plane"`` keeps its cuts across ``nus`` and stops each solve at a
     certified relative gap ``tol``; ``"lp"`` passes the reduced LP to HiGHS (needs ``Phi``). ``u`` of the result
     holds the landmark coefficients ``v``; ``on_solution(nu, v, b)``, ``weight`` and ``deadline`` as for
-    :func:`fit_binary` (the cutting planes stop at the deadline with their certified gap as it stands)."""
+    :func:`fit_binary` (the cutting planes stop at the deadline with their certified gap as it stands). ``lp``: a
+    cutting-plane solver of this very problem from an earlier call, whose cuts and last solution are kept (the
+    caller vouches that the rows, labels, weights and bounds are the same); returned as ``BinaryFit.engine``."""
     y = np.ascontiguousarray(y, dtype=np.float64)
     w = None if weight is None else np.ascontiguousarray(weight, dtype=np.float64)
     d = None if delta is None else np.ascontiguousarray(delta, dtype=np.float64)
-    lp = None
-    if solver == "cutting_plane":
+    if solver == "cutting_plane" and lp is None:
         lp = ReducedLP(y, r, Phi=Phi, X=X, Z=Z, params=params, delta=d, solver_options=solver_options, weight=w)
+    elif solver != "cutting_plane":
+        lp = None
     elif Phi is None:
         raise ValueError("solver='lp' passes the reduced LP to HiGHS as it is: it needs the kernel rows in memory")
     best: BinaryFit | None = None
@@ -314,4 +318,5 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
     assert best is not None
     best.path = path
     best.stopped = stopped
+    best.engine = lp
     return best

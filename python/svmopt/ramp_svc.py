@@ -581,6 +581,11 @@ class RampLossSVC(_BinaryLinearClassifier):
         with a ConvergenceWarning and ``max_time_reached_``.
     class_weight : dict {label: weight}, "balanced" or None, default None
         Multiplies the sample weights of each class's rows (``"balanced"``: ``W / (2 W_c)``).
+    warm_start : bool, default False
+        With ``method="cccp"``, start one more CCCP run from the previous fit's ``(coef_, intercept_)`` (cut to the
+        budget) when it has the same features and classes, before the usual starts; the best run is kept, so a refit
+        of the same problem is never worse than the previous one (``cccp_["warm_start"]`` says whether it was
+        used). The MILP methods ignore it: their Algorithm 1 start is exact for the data.
     big_m : {"variant1", "variant2", "auto", "initial"}, default "variant1"
         Algorithm 1's M tightening: one LP per point (Variant I, tighter), one per class (Variant II),
         "auto" = Variant I when n <= 600 (Sec. 2.6), "initial" = ``M_i = Delta_i UB`` without LPs.
@@ -660,7 +665,8 @@ class RampLossSVC(_BinaryLinearClassifier):
         Heuristic run summary (stop reason, phase-2 passes, sub-problems, UB history).
     cccp_ : dict or None
         CCCP run summary: per start the ramp objective at the start and after each step, the steps, the passes over
-        the data; the (FS-SVM) start's objective and passes.
+        the data; the (FS-SVM) start's objective and passes; ``warm_start``, whether the first run started from the
+        previous fit.
     classes_ : ndarray (2,)
         The two labels; ``classes_[1]`` is the positive class.
     n_features_in_ : int
@@ -695,7 +701,7 @@ class RampLossSVC(_BinaryLinearClassifier):
 
     _parameter_constraints: ClassVar[dict] = {
         "C": [*_C, StrOptions({"auto"})], "budget": _BUDGET, "method": [StrOptions(set(_METHODS))],
-        "max_time": [SECONDS, None], "cv": CV, "class_weight": CLASS_WEIGHT,
+        "max_time": [SECONDS, None], "cv": CV, "class_weight": CLASS_WEIGHT, "warm_start": ["boolean"],
         "big_m": [StrOptions(set(_BIG_M))], "random_state": ["random_state"], "verbose": ["verbose"],
         "delta": [Interval(Real, 0, 1, closed="both")],  # Sec. 3.1.3
         "p": [POSITIVE_INT], "q": [POSITIVE_INT],
@@ -711,10 +717,11 @@ class RampLossSVC(_BinaryLinearClassifier):
                  t_fea: float = 120.0, t_inc: float = 160.0, t_limit: float = 400.0, tau: float = 1.0,
                  mip_gap: float = 0.0, fix_dominated: bool = True, max_iter_bigm: int = 30,
                  solver_options: dict | None = None, n_init: int = 3, tol: float = 1e-6, max_iter: int = 1000,
-                 class_weight: Any = None):
+                 class_weight: Any = None, warm_start: bool = False):
         self.C = C
         self.budget = budget
         self.method = method
+        self.warm_start = warm_start
         self.max_time = max_time
         self.class_weight = class_weight
         self.cv = cv
@@ -806,6 +813,9 @@ class RampLossSVC(_BinaryLinearClassifier):
         see the module docstring."""
         prm = self._resolved()
         budget = TimeBudget(prm["time_limit"])
+        previous = None
+        if self.warm_start and hasattr(self, "coef_"):
+            previous = (self.coef_[0].copy(), float(self.intercept_[0]), self.classes_)
         X, ys, sw = self._validate_rows(X, y, sample_weight)
         n, d = X.shape
         B = _budget(self.budget, d)
@@ -834,7 +844,10 @@ class RampLossSVC(_BinaryLinearClassifier):
         self.cccp_: dict[str, Any] | None = None
         self.big_m_: _rm.BigM | None = None
         if method == "cccp":
-            self._fit_cccp(X, ys, C, B, prm, sw, budget)
+            warm = None
+            if previous is not None and previous[0].shape[0] == d and np.array_equal(previous[2], self.classes_):
+                warm = previous[:2]
+            self._fit_cccp(X, ys, C, B, prm, sw, budget, warm)
             self._warn_degenerate(n)
             budget.finish(self)
             return self
@@ -911,10 +924,10 @@ class RampLossSVC(_BinaryLinearClassifier):
                  f"inverted or C={self.C_:g} is too small to fit them; check y or raise C", UserWarning)
 
     def _fit_cccp(self, X: Any, ys: np.ndarray, C: float, B: int, prm: dict, sw: np.ndarray | None,
-                  budget: TimeBudget) -> RampLossSVC:
+                  budget: TimeBudget, warm: tuple[np.ndarray, float] | None = None) -> RampLossSVC:
         r = _cc.cccp(X, ys, C, B, n_init=int(self.n_init), random_state=self.random_state, tol=float(self.tol),
                      max_iter=int(self.max_iter), time_limit=prm["time_limit"], solver_options=self.solver_options,
-                     verbose=bool(self.verbose), weight=sw)
+                     verbose=bool(self.verbose), weight=sw, warm=warm)
         best = r.best
         self._set_wb(best.w, best.b)
         t = ys * (best.scores + self.intercept_[0])  # the scores of (w, b) before tiny entries were zeroed
@@ -933,7 +946,8 @@ class RampLossSVC(_BinaryLinearClassifier):
         self.status_ = "time_limit" if timed_out else "local"
         self.cccp_ = {"objectives": [run.objectives for run in r.runs], "steps": [run.n_steps for run in r.runs],
                       "passes": [run.n_passes for run in r.runs], "converged": [run.converged for run in r.runs],
-                      "fs_objective": r.fs_objective, "fs_passes": r.fs_passes, "n_passes": r.n_passes}
+                      "fs_objective": r.fs_objective, "fs_passes": r.fs_passes, "n_passes": r.n_passes,
+                      "warm_start": warm is not None}
         if timed_out:
             budget.cut(f"CCCP (the best point found is used: objective {self.objective_:.6g})")
         return self

@@ -195,6 +195,23 @@ def _values(name: str, value: Any, rules: str, zero: bool = False) -> np.ndarray
     return out
 
 
+def _problem_key(X: Any, yb: np.ndarray, w: np.ndarray | None, Z: np.ndarray, kern: Kernel,
+                 delta: np.ndarray | None) -> bytes:
+    """A digest of one binary problem of the reduced model (rows, labels, weights, landmarks, kernel, robust
+    bounds): ``warm_start`` reuses cuts only for the same digest. A Dask array counts by its graph's name."""
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=20)
+    if is_dask_array(X):
+        h.update(str(X.name).encode())
+    else:
+        h.update(np.ascontiguousarray(X).view(np.uint8).reshape(-1).data)
+    for a in (yb, w, Z, delta):
+        h.update(b"-" if a is None else np.ascontiguousarray(a, dtype=np.float64).view(np.uint8).reshape(-1).data)
+    h.update(repr(kern).encode())
+    return h.digest()
+
+
 def _weighted_spread(X: np.ndarray, w: np.ndarray | None) -> tuple[np.ndarray, float]:
     """The column stds (ddof=1; frequency-weighted: ``sum w (x - mean)^2 / (W - 1)``) and the variance of all the
     entries of X (its population form, weighted by ``w``), the data statistics of the kernel widths."""
@@ -313,6 +330,12 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         as its ``time_limit`` except on the first LP of each binary problem's final fit, which always runs to the
         end (so a usable model exists). Reaching it is a ``ConvergenceWarning`` naming what was cut short, and
         ``max_time_reached_`` is True.
+    warm_start : bool, default=False
+        Keep the cutting planes' cuts and last solution of each binary problem's final fit, and start the next
+        ``fit`` from them when its problem is the same -- the same rows, labels, weights, landmarks, kernel and
+        robust bounds (checked by a hash of them) -- as after ``set_params(nu=...)`` or ``set_params(tol=...)``:
+        a cut does not depend on ``nu``, so it stays valid. Any other problem is solved cold. The kept solver
+        state is not pickled.
     verbose : bool, default=False
         Print the cross-validation's held-out error of every candidate and show a progress bar of the final
         fits (stderr); nothing is printed otherwise.
@@ -416,6 +439,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
         "class_weight": CLASS_WEIGHT,
         "max_time": [SECONDS, None],
+        "warm_start": ["boolean"],
         "verbose": ["verbose"],
     }
 
@@ -426,7 +450,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                  interval: str = "paper", solver_options: Mapping[str, Any] | None = None, lp_solver: str = "auto",
                  n_landmarks: int | str | None = "auto", landmarks: str | Any = "entropy", solver: str = "auto",
                  tol: float = 1e-6, max_iter: int = 1000, random_state: Any = None, class_weight: Any = None,
-                 max_time: float | None = None, verbose: bool = False):
+                 max_time: float | None = None, warm_start: bool = False, verbose: bool = False):
         self.kernel = kernel
         self.degree = degree
         self.c = c
@@ -450,6 +474,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.class_weight = class_weight
         self.max_time = max_time
+        self.warm_start = warm_start
         self.verbose = verbose
 
     def __sklearn_tags__(self):
@@ -732,6 +757,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         fits: list[BinaryFit] = []
         deltas = []
         deadline = budget.deadline
+        warm = getattr(self, "_warm_engines", {}) if self.warm_start else {}
+        engines: dict[bytes, Any] = {}
         bar = progress(self.verbose, len(problems), "RobustSVC fit")
         for label, nus_p in zip(problems, nu_per_problem, strict=True):
             yb = np.where(y == label, 1.0, -1.0)
@@ -741,11 +768,15 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                                        n_grid=self.n_grid, interval=self.interval, solver_options=self.solver_options,
                                        lp_solver=self.lp_solver, weight=w, deadline=deadline))
             else:
+                key = _problem_key(X, yb, w, Z, kern, delta) if self.warm_start and solver == "cutting_plane" \
+                    else b""
                 fits.append(fit_binary_reduced(yb, r, delta=delta, nus=nus_p, solver=solver, tol=self.tol,
                                                max_iter=self.max_iter, line_search=self.line_search,
                                                n_grid=self.n_grid, interval=self.interval,
                                                solver_options=self.solver_options, weight=w, deadline=deadline,
-                                               **rows))
+                                               lp=warm.get(key) if key else None, **rows))
+                if key:
+                    engines[key] = fits[-1].engine
             if fits[-1].stopped:
                 budget.cut(fits[-1].stopped + ("" if len(problems) == 1 else f" (problem {label!r} vs rest)"))
             deltas.append(np.zeros(X.shape[0]) if delta is None else delta)
@@ -774,8 +805,15 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         self.n_iter_ = np.array([f.n_iter for f in fits])
         self.fit_path_ = [f.path for f in fits]
         self._warn_degenerate(fits, problems, y, p)
+        self._warm_engines = engines
         budget.finish(self)
         return self
+
+    def __getstate__(self) -> dict:
+        """The pickled state: everything but ``warm_start``'s solver state (HiGHS models do not pickle)."""
+        state = super().__getstate__()
+        state.pop("_warm_engines", None)
+        return state
 
     def _print_selection(self, sel: dict, ka: int, kr: int) -> None:
         """``verbose``: the held-out error rate of every candidate (best nu per problem), the choice marked."""

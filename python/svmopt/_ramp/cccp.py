@@ -177,12 +177,13 @@ def _run(engine: LinearCuttingPlanes, y: np.ndarray, C: float, w: np.ndarray, b:
 def cccp(X: Any, y: np.ndarray, C: float, budget: int | None, *, n_init: int = 3, random_state: Any = None,
          tol: float = 1e-6, max_iter: int = 1000, max_steps: int = 50, time_limit: float | None = None,
          n_threads: int = 0, solver_options: Any = None, verbose: bool = False,
-         weight: np.ndarray | None = None) -> CCCPResult:
+         weight: np.ndarray | None = None, warm: tuple[np.ndarray, float] | None = None) -> CCCPResult:
     """(RL-FS) by CCCP (module docstring) on ``X`` (numpy, float64 memmap or Dask) and ``y`` in {-1, +1}.
 
     ``tol`` and ``max_iter`` bound each convex step's cutting planes (certified relative gap, passes over the data),
     ``max_steps`` the steps of a run, ``time_limit`` the whole call (seconds); ``weight`` the sample weights of
-    the rows (each row's loss counts ``C w_i``)."""
+    the rows (each row's loss counts ``C w_i``); ``warm`` a ``(w, b)`` (an earlier fit's) from which one more run
+    starts before the others (its ``w`` cut to the budget)."""
     t0 = time.perf_counter()
     deadline = None if time_limit is None else t0 + float(time_limit)
     d = X.shape[1]
@@ -206,6 +207,15 @@ def cccp(X: Any, y: np.ndarray, C: float, budget: int | None, *, n_init: int = 3
         spread = float(np.sqrt(np.cov(fs.scores, aweights=weight, bias=True)))
     runs: list[CCCPRun] = []
     initial = float("nan")
+    if warm is not None:
+        ww, bw = top_b(np.asarray(warm[0], dtype=np.float64), B), float(warm[1])
+        scores = np.empty(engine.n)
+        engine._pass(ww, -bw, scores)
+        run = _run(engine, y, C, ww, bw, scores, tol=tol, max_iter=max_iter, max_steps=max_steps, deadline=deadline,
+                   log=log)
+        log(f"[CCCP] warm start: objective {run.objectives[0]:.8g} -> {run.objective:.8g} in {run.n_steps} steps")
+        runs.append(run)
+        engine.set_rows(y, None)
     for k in range(int(n_init)):
         if k == 0:
             w, b, scores = w0, b0, fs.scores
