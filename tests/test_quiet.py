@@ -20,6 +20,9 @@ FITS = textwrap.dedent("""
     svmopt.RobustSVC(kernel="linear", p=2, rho=1e-3).fit(X[:80], y[:80])
     svmopt.FixedSizeLSSVC(n_prototypes=20, n_csa=5, n_simplex=5, random_state=0).fit(X, y)
     svmopt.EllipsoidPSOClassifier(random_state=0).fit(X, y)
+    w = np.arange(1, 81) % 3
+    svmopt.RobustSVC(kernel="linear", class_weight="balanced").fit(X[:80], y[:80], sample_weight=w)
+    svmopt.L1SVC(class_weight={"M": 2.0}).fit(X[:80], y[:80], sample_weight=w)
 """)
 
 
@@ -48,3 +51,20 @@ def test_warnings_point_at_the_callers_line():
     assert r.returncode == 0, r.stderr
     line = 1 + next(i for i, ln in enumerate(code.split("\n")) if "the user's line" in ln)
     assert r.stdout.strip() == f"[('<string>', {line})]"
+
+
+def test_verbose_shows_progress_bars_on_stderr_only():
+    code = textwrap.dedent("""
+        import numpy as np
+        import svmopt
+
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(120, 3))
+        y = (X[:, 0] > 0).astype(int)
+        svmopt.RobustSVC(kernel="rbf", verbose=True).fit(X, y)
+        svmopt.RampLossSVC(C="auto", budget=2, method="cccp", verbose=True, random_state=0).fit(X, y)
+    """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "RobustSVC cross-validation" in r.stderr and "RampLossSVC C selection" in r.stderr
+    assert "held-out error" in r.stdout  # the selection's table, printed only when asked
