@@ -122,7 +122,7 @@ class ExactVsHeuristic:
 
 
 class CCCPvsDAKS:
-    """RampLossSVC's CCCP (local, cutting planes) vs DAKS (kernel search, ``time_limit`` 20 s) at n = 2000, d = 20,
+    """RampLossSVC's CCCP (local, cutting planes) vs DAKS (kernel search, ``max_time`` 20 s) at n = 2000, d = 20,
     B = 5, C = 1 on noisy synthetic data, and the l1-SVM (L1SVC, C = 1) by cutting planes vs the whole LP handed to
     HiGHS at n = 20,000, d = 20. The ``track_*`` methods return each method's ramp-loss objective and their ratio
     DAKS / CCCP, so the comparison is read from one run."""
@@ -136,7 +136,7 @@ class CCCPvsDAKS:
     def _ramp(self, method):
         from svmopt import RampLossSVC
 
-        kw = {"time_limit": 20.0} if method == "heuristic" else {}
+        kw = {"max_time": 20.0} if method == "heuristic" else {}
         return RampLossSVC(C=1.0, budget=5, method=method, random_state=0, **kw).fit(self.X, self.y)
 
     def _objective(self, method):

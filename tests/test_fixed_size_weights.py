@@ -344,3 +344,19 @@ def test_verbose_bar_counts_the_evaluations(capsys):
     FixedSizeLSSVR(n_prototypes=10, n_csa=5, n_simplex=3, random_state=0).fit(X, y)
     out = capsys.readouterr()
     assert out.err == "" and out.out == ""
+
+
+def test_partial_fit_state_survives_pickling():
+    import pickle
+
+    from svmopt import FixedSizeLSSVC as _FS
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 3))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    kw = dict(n_prototypes=20, gamma=1.0, sigma2=1.0, standardize=False, random_state=0)
+    a = _FS(**kw).partial_fit(X[:300], y[:300], classes=[0, 1])
+    b = pickle.loads(pickle.dumps(a))
+    a.partial_fit(X[300:], y[300:])
+    b.partial_fit(X[300:], y[300:])
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), rtol=0, atol=1e-12)

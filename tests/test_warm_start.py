@@ -64,3 +64,24 @@ def test_ramp_cccp_warm_start_starts_from_the_previous_solution():
     assert np.isfinite(est.decision_function(X)).all()
     other = RampLossSVC(C=1.0, warm_start=True, **kw).fit(X[:, :5], y)
     assert not other.cccp_["warm_start"]  # a fresh estimator has nothing to start from
+
+
+def test_pickling_keeps_the_live_estimators_warm_state():
+    X, y = _data(1500)
+    est = RobustSVC(nu=1.0, warm_start=True, **KW).fit(X, y)
+    pickle.dumps(est)
+    import copy
+
+    copy.deepcopy(est)
+    assert len(est._warm_engines) == 1
+
+
+def test_unweighted_ramp_objective_is_summed_as_before():
+    from svmopt import _ramp as rm
+
+    X, y = _data(300, 8, seed=3)
+    est = RampLossSVC(C=0.7, budget=3, method="cccp", random_state=0).fit(X, y)
+    ys = np.where(y == est.classes_[1], 1.0, -1.0)
+    t = ys * (X @ est.coef_[0] + est.intercept_[0])
+    expected = float(np.abs(est.coef_[0]).sum() + 0.7 * rm.ramp(t).sum())
+    assert rm.rlfs_objective(X, ys, est.coef_[0], est.intercept_[0], 0.7) == expected

@@ -200,7 +200,7 @@ def test_cv_pairs_follow_the_rows_left_after_zero_weights():
     sw = np.array([1, 1, 0, 1, 1, 0, 1, 1])
     kept = kept_rows(y, sw)
     np.testing.assert_array_equal(kept, [0, 1, 3, 4, 6, 7])
-    (tr, te), = cv_splits([(np.array([0, 1, 2, 3]), np.array([4, 5, 6, 7]))], y[kept], kept)
+    (tr, te), = cv_splits([(np.array([0, 1, 2, 3]), np.array([4, 5, 6, 7]))], y[kept], kept, n_given=8)
     np.testing.assert_array_equal(tr, [0, 1, 2])  # rows 0, 1, 3
     np.testing.assert_array_equal(te, [3, 4, 5])  # rows 4, 6, 7
     X = np.arange(8.0)[:, None]
@@ -234,3 +234,43 @@ def test_max_time_stops_the_cutting_planes():
     assert est.max_time_reached_
     assert est.lower_bound_[0] <= est.objective_[0]  # the certified gap as it stood at the deadline
     assert np.all(np.isfinite(est.decision_function(X)))
+
+
+def test_weighted_grid_keeps_b_init_when_nothing_improves():
+    """All points misclassified: the weights' sums in sorted and in row order may differ by rounding; the grid must
+    not take that for an improvement (it keeps b_init, as the naive scan and the exact search do)."""
+    s = np.array([2.0, -2.0, 3.0, -3.0, -4.0])
+    y = np.array([1.0, -1.0, -1.0, 1.0, 1.0])
+    w = np.array([0.00096, 0.954, 796.5, 671.6, 0.00085])
+    s = np.where(y > 0, -5.0, 5.0)  # every point on the wrong side of [-1, 1]
+    for obj in (_core.robust.Objective.paper, _core.robust.Objective.decision):
+        grid = _core.robust.line_search_grid(s, y, -1.0, 1.0, 101, 0.0, obj, w=w)
+        assert grid == _core.robust.line_search_grid_naive(s, y, -1.0, 1.0, 101, 0.0, obj, w=w)
+        assert grid[0] == 0.0
+        assert _core.robust.line_search_exact(s, y, -1.0, 1.0, 0.0, obj, w=w)[0] == 0.0
+
+
+def test_cv_pairs_out_of_range_are_refused_with_zero_weights():
+    X, y = _data(60)
+    sw = np.ones(60)
+    sw[5] = 0
+    for bad in ([(np.arange(30), np.array([-1]))], [(np.arange(30), np.array([60]))]):
+        with pytest.raises(ValueError, match="outside the 60 rows"):
+            RobustSVC(cv=bad).fit(X, y, sample_weight=sw)
+
+
+def test_weighted_spread_of_weights_summing_to_one_is_the_unweighted_one():
+    from svmopt._validation import weighted_variance_denominator
+
+    x = np.random.default_rng(0).normal(size=40)
+    w = np.full(40, 1 / 40)
+    mean = w @ x
+    assert w @ (x - mean) ** 2 / weighted_variance_denominator(w) == pytest.approx(x.var(ddof=1), rel=1e-12)
+    k = np.arange(1, 41) % 3 + 1.0  # integer weights: the repeated rows
+    m = k @ x / k.sum()
+    assert k @ (x - m) ** 2 / weighted_variance_denominator(k) == pytest.approx(
+        np.repeat(x, k.astype(int)).var(ddof=1), rel=1e-12)
+    X, y = _data(80)
+    a = RobustSVC(alpha="scale", nu=1.0, p=2, rho=0.1, kernel="linear").fit(X, y, sample_weight=np.full(80, 1 / 80))
+    b = RobustSVC(alpha="scale", nu=1.0 / 80, p=2, rho=0.1, kernel="linear").fit(X, y)
+    np.testing.assert_allclose(a.delta_, b.delta_, rtol=1e-12)  # the rho rule's stds: the unweighted ones

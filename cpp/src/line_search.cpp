@@ -64,14 +64,15 @@ inline double grid_point(Index k, Index n_grid, double lo, double hi, double ste
   return (k == n_grid - 1) ? hi : lo + static_cast<double>(k) * step;
 }
 
-// The paper's loop over the grid counts: best = m (the total weight) at b_init, first strict improvement wins.
+// The paper's loop over the grid counts: best = m (the total weight, `total`, summed in the order the counts were:
+// an all-wrong grid point must not look better by rounding) at b_init, first strict improvement wins.
 LineSearchResult first_improvement(const std::vector<double>& counts, double lo, double hi, double step,
                                    double b_init, const double* s, const double* y, Index m,
-                                   LineSearchObjective objective, const double* w) {
+                                   LineSearchObjective objective, const double* w, double total) {
   const Index n_grid = static_cast<Index>(counts.size());
   LineSearchResult res;
   res.b = b_init;
-  double best = total_weight(w, m);
+  double best = total;
   bool improved = false;
   for (Index k = 0; k < n_grid; ++k) {
     if (counts[static_cast<std::size_t>(k)] < best) {
@@ -104,7 +105,7 @@ LineSearchResult line_search_grid_naive(const double* s, const double* y, Index 
   for (Index k = 0; k < n_grid; ++k) {
     counts[static_cast<std::size_t>(k)] = count_errors(s, y, m, grid_point(k, n_grid, lo, hi, step), objective, w);
   }
-  return first_improvement(counts, lo, hi, step, b_init, s, y, m, objective, w);
+  return first_improvement(counts, lo, hi, step, b_init, s, y, m, objective, w, total_weight(w, m));
 }
 
 LineSearchResult line_search_grid(const double* s, const double* y, Index m, double lo, double hi, Index n_grid,
@@ -114,17 +115,36 @@ LineSearchResult line_search_grid(const double* s, const double* y, Index m, dou
   // (a pointer moves both ways, so any order of grid points stays correct). Same comparisons as count_errors,
   // so the counts and the chosen b equal the naive O(n_grid m) scan (tests/test_line_search.py). A class's count
   // below a pointer is the prefix sum of its sorted points' weights (exact integers when unweighted).
-  std::vector<std::pair<double, double>> sa, sb;  // (score, weight)
+  // Unweighted, the scores alone are sorted and a count is the pointer itself; weighted, (score, weight) pairs are
+  // sorted and a count is a prefix sum of weights.
+  std::vector<double> sa, sb;
+  std::vector<double> wa, wb;  // weighted: prefix sums of the sorted points' weights (n + 1 entries)
   sa.reserve(static_cast<std::size_t>(m));
   sb.reserve(static_cast<std::size_t>(m));
-  for (Index i = 0; i < m; ++i) (y[i] > 0 ? sa : sb).emplace_back(s[i], weight(w, i));
-  const auto by_score = [](const auto& a, const auto& b) { return a.first < b.first; };
-  std::stable_sort(sa.begin(), sa.end(), by_score);
-  std::stable_sort(sb.begin(), sb.end(), by_score);
+  if (!w) {
+    for (Index i = 0; i < m; ++i) (y[i] > 0 ? sa : sb).push_back(s[i]);
+    std::sort(sa.begin(), sa.end());
+    std::sort(sb.begin(), sb.end());
+  } else {
+    std::vector<std::pair<double, double>> pa_, pb_;  // (score, weight)
+    for (Index i = 0; i < m; ++i) (y[i] > 0 ? pa_ : pb_).emplace_back(s[i], w[i]);
+    const auto by_score = [](const auto& a, const auto& b) { return a.first < b.first; };
+    std::sort(pa_.begin(), pa_.end(), by_score);
+    std::sort(pb_.begin(), pb_.end(), by_score);
+    wa.assign(pa_.size() + 1, 0.0);
+    wb.assign(pb_.size() + 1, 0.0);
+    for (std::size_t i = 0; i < pa_.size(); ++i) {
+      sa.push_back(pa_[i].first);
+      wa[i + 1] = wa[i] + pa_[i].second;
+    }
+    for (std::size_t i = 0; i < pb_.size(); ++i) {
+      sb.push_back(pb_[i].first);
+      wb[i + 1] = wb[i] + pb_[i].second;
+    }
+  }
   const std::size_t na = sa.size(), nb = sb.size();
-  std::vector<double> wa(na + 1, 0.0), wb(nb + 1, 0.0);  // prefix sums of the weights
-  for (std::size_t i = 0; i < na; ++i) wa[i + 1] = wa[i] + sa[i].second;
-  for (std::size_t i = 0; i < nb; ++i) wb[i + 1] = wb[i] + sb[i].second;
+  const auto below_a = [&](std::size_t k) { return w ? wa[k] : static_cast<double>(k); };
+  const auto above_b = [&](std::size_t k) { return w ? wb[nb] - wb[k] : static_cast<double>(nb - k); };
   const bool paper = objective == LineSearchObjective::Paper;
   std::vector<double> counts(static_cast<std::size_t>(n_grid));
   const double step = (hi - lo) / static_cast<double>(n_grid - 1);
@@ -133,18 +153,18 @@ LineSearchResult line_search_grid(const double* s, const double* y, Index m, dou
   for (Index k = 0; k < n_grid; ++k) {
     const double b = grid_point(k, n_grid, lo, hi, step);
     if (paper) {
-      while (pa < na && sa[pa].first < b) ++pa;
-      while (pa > 0 && !(sa[pa - 1].first < b)) --pa;
+      while (pa < na && sa[pa] < b) ++pa;
+      while (pa > 0 && !(sa[pa - 1] < b)) --pa;
     } else {
-      while (pa < na && sa[pa].first <= b) ++pa;
-      while (pa > 0 && !(sa[pa - 1].first <= b)) --pa;
+      while (pa < na && sa[pa] <= b) ++pa;
+      while (pa > 0 && !(sa[pa - 1] <= b)) --pa;
     }
-    while (pb < nb && sb[pb].first <= b) ++pb;
-    while (pb > 0 && !(sb[pb - 1].first <= b)) --pb;
+    while (pb < nb && sb[pb] <= b) ++pb;
+    while (pb > 0 && !(sb[pb - 1] <= b)) --pb;
     // A (y > 0) is an error iff s < b (paper) or s <= b; B iff s > b.
-    counts[static_cast<std::size_t>(k)] = wa[pa] + (wb[nb] - wb[pb]);
+    counts[static_cast<std::size_t>(k)] = below_a(pa) + above_b(pb);
   }
-  return first_improvement(counts, lo, hi, step, b_init, s, y, m, objective, w);
+  return first_improvement(counts, lo, hi, step, b_init, s, y, m, objective, w, below_a(na) + above_b(0));
 }
 
 LineSearchResult line_search_exact(const double* s, const double* y, Index m, double lo, double hi, double b_init,
@@ -160,7 +180,7 @@ LineSearchResult line_search_exact(const double* s, const double* y, Index m, do
     sv[static_cast<std::size_t>(i)] = {s[i], y[i] > 0 ? weight(w, i) : -weight(w, i)};
     nB += (y[i] > 0) ? 0.0 : weight(w, i);
   }
-  std::stable_sort(sv.begin(), sv.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::sort(sv.begin(), sv.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<double> t;           // distinct scores
   std::vector<double> a_lt, b_le;  // #A with s < t_k, #B with s <= t_k
   std::vector<double> a_le;        // #A with s <= t_k
@@ -263,7 +283,8 @@ LineSearchResult line_search_exact(const double* s, const double* y, Index m, do
     }
   }
 
-  if (best.count >= total_weight(w, m) || std::isinf(best.count)) {
+  const double total = (a_le.empty() ? 0.0 : a_le.back()) + nB;  // in the sorted order of the counts
+  if (best.count >= total || std::isinf(best.count)) {
     best.b = b_init;
     best.count = count_errors(s, y, m, b_init, objective, w);
   }

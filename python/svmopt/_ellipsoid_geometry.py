@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize
 
+from svmopt._validation import weighted_variance_denominator
+
 __all__ = ["ClosestPoints", "class_ellipsoids", "ellipsoid_closest_points", "ellipsoids_intersect",
            "project_onto_ellipsoid", "shrink_factor", "support_dual", "weighted_mean_cov"]
 
@@ -247,10 +249,7 @@ def weighted_mean_cov(Q: np.ndarray, w: np.ndarray | None = None) -> tuple[np.nd
     W = float(w.sum())
     m = (w @ Q) / W
     D = Q - m
-    denom = W - min(1.0, float(w @ w) / W)
-    if denom <= 0.0:  # a single row: its covariance is zero
-        denom = 1.0
-    return m, np.atleast_2d((D * w[:, None]).T @ D / denom)
+    return m, np.atleast_2d((D * w[:, None]).T @ D / weighted_variance_denominator(w))
 
 
 def class_ellipsoids(Q1, Q2, *, metric: str = "inverse", reading: str = "B", w1=None, w2=None) -> dict:

@@ -12,6 +12,7 @@ from math import comb
 
 import numpy as np
 
+from svmopt._validation import weighted_variance_denominator
 from svmopt.distributed import is_dask_array
 from svmopt.kernels import Kernel
 
@@ -87,9 +88,9 @@ def robust_delta(kernel: Kernel, X: np.ndarray, eta: np.ndarray, p: float) -> np
 def eta_from_rho(X: np.ndarray, y: np.ndarray, rho: float, weight: np.ndarray | None = None) -> np.ndarray:
     """The paper's rule (Section 6): ``eta_i = rho * max_j std_{j, class(i)}`` (ddof=1, per class of ``y``).
 
-    A class with a single point has std 0 (so eta 0) rather than NaN. With sample weights the stds are the
-    frequency-weighted ones, ``sum_i w_i (x_ij - mean_j)^2 / (sum_i w_i - 1)`` (integer weights equal repeated rows);
-    a class of total weight <= 1 has std 0.
+    A class with a single point has std 0 (so eta 0) rather than NaN. With sample weights the stds are the weighted
+    ones, ``sum_i w_i (x_ij - mean_j)^2`` over :func:`~svmopt._validation.weighted_variance_denominator` (integer
+    weights equal the rows repeated).
     """
     eta = np.zeros(X.shape[0])
     for label in np.unique(y):
@@ -99,10 +100,9 @@ def eta_from_rho(X: np.ndarray, y: np.ndarray, rho: float, weight: np.ndarray | 
                 eta[mask] = rho * float(np.max(np.std(X[mask], axis=0, ddof=1)))
             continue
         w = weight[mask]
-        W = float(w.sum())
-        if W > 1.0:
-            mean = w @ X[mask] / W
-            var = w @ (X[mask] - mean) ** 2 / (W - 1.0)
+        if mask.sum() >= 2:
+            mean = w @ X[mask] / float(w.sum())
+            var = w @ (X[mask] - mean) ** 2 / weighted_variance_denominator(w)
             eta[mask] = rho * float(np.sqrt(np.max(var)))
     return eta
 

@@ -135,11 +135,15 @@ def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], 
                             fit_binary_reduced(yb[tr], r, Phi=np.ascontiguousarray(F[tr]), delta=delta, nus=nus,
                                                solver=solver, on_solution=score, weight=w_tr, deadline=deadline,
                                                **fit_options)
-                    # max_iter's warnings are counted; HiGHS's at max_time's deadline are the Selection's `stopped`
+                    # max_iter's warnings are counted; HiGHS's at max_time's deadline are the Selection's `stopped`;
+                    # any other is passed on
+                    late = deadline is not None and time.perf_counter() >= deadline
                     not_converged += sum(issubclass(w.category, ConvergenceWarning) and "max_iter" in str(w.message)
                                          for w in caught)
                     for w in caught:
-                        if not issubclass(w.category, ConvergenceWarning):
+                        counted = issubclass(w.category, ConvergenceWarning) and (
+                            "max_iter" in str(w.message) or late)
+                        if not counted:
                             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     stopped = stopped or bool(np.any(scored < len(folds)))
     errors[scored < len(folds)] = np.inf  # not scored on every fold (max_time): never preferred to a scored one

@@ -55,6 +55,7 @@ __all__ = [
     "kept_rows",
     "validate_parameter_constraints",
     "validate_params",
+    "weighted_variance_denominator",
 ]
 
 
@@ -181,14 +182,16 @@ def kept_rows(y: np.ndarray, sample_weight: Any = None, class_weight: Any = None
     return None if idx.size == n else idx
 
 
-def cv_splits(cv: Any, y: np.ndarray, kept: np.ndarray | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+def cv_splits(cv: Any, y: np.ndarray, kept: np.ndarray | None = None,
+              n_given: int | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
     """The (train, test) index pairs of ``cv`` on the rows of ``y``.
 
     * an int k (None: 3): unshuffled stratified k-fold, as scikit-learn's ``cross_val_score(cv=k)`` draws them
       (deterministic), with k capped by the smallest class; plain k-fold when a class has one row;
     * a splitter (an object with ``split``): its folds of these rows;
     * an iterable of (train, test) pairs: indices into the rows *as given to fit*; ``kept`` (from
-      :func:`kept_rows`) maps them to the rows left after zero-weight rows were removed.
+      :func:`kept_rows`) maps them to the rows left after zero-weight rows were removed; every index must lie in
+      ``[0, n_given)`` (the rows given to fit; default: the rows of ``y``).
     """
     from sklearn.model_selection import KFold, StratifiedKFold
 
@@ -203,9 +206,13 @@ def cv_splits(cv: Any, y: np.ndarray, kept: np.ndarray | None = None) -> list[tu
         return list(KFold(n_splits=min(int(cv), n)).split(np.zeros(n)))
     if hasattr(cv, "split"):
         return [(np.asarray(tr), np.asarray(te)) for tr, te in cv.split(np.zeros((n, 1)), y)]
-    splits = [(np.asarray(tr, dtype=np.int64), np.asarray(te, dtype=np.int64)) for tr, te in cv]
+    splits = [(np.asarray(tr, dtype=np.int64).ravel(), np.asarray(te, dtype=np.int64).ravel()) for tr, te in cv]
     if not splits:
         raise ValueError("cv is an empty iterable: give at least one (train, test) pair")
+    limit = n if n_given is None else int(n_given)
+    for tr, te in splits:
+        if any(idx.size and (idx.min() < 0 or idx.max() >= limit) for idx in (tr, te)):
+            raise ValueError(f"cv has an index outside the {limit} rows given to fit")
     if kept is not None:
         where = np.full(int(kept.max()) + 1 if kept.size else 0, -1, dtype=np.int64)
         where[kept] = np.arange(kept.size)
@@ -220,3 +227,14 @@ def cv_splits(cv: Any, y: np.ndarray, kept: np.ndarray | None = None) -> list[tu
         if any(idx.size and (idx.min() < 0 or idx.max() >= n) for idx in (tr, te)):
             raise ValueError(f"cv has an index outside the {n} training rows")
     return splits
+
+
+def weighted_variance_denominator(w: np.ndarray) -> float:
+    """The denominator of a weighted variance ``sum_i w_i (x_i - mean)^2`` of positive weights ``w``:
+    ``W - min(1, sum_i w_i^2 / W)`` with ``W = sum_i w_i``. It is ``W - 1`` whenever every weight is >= 1 (then
+    ``sum w^2 / W >= 1``), so integer weights give the ddof=1 variance of the rows repeated; for smaller weights it
+    is the unbiased form of reliability weights (``W - sum w^2 / W``: weights summing to 1 are not one row), and it
+    stays positive (1 for a single row)."""
+    W = float(w.sum())
+    denom = W - min(1.0, float(w @ w) / W)
+    return denom if denom > 0.0 else 1.0

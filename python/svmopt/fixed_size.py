@@ -116,6 +116,13 @@ def _feature_map(PV: np.ndarray | None, params: _core.kernels.KernelParams | Non
 
 # --------------------------------------------------------------------------------------------- estimators
 class _FixedSizeLSSVM(BaseEstimator):
+    def __getstate__(self) -> dict:
+        """The pickled state: ``partial_fit``'s sums without the core's feature map (rebuilt on the next call)."""
+        state = dict(super().__getstate__())  # a copy: BaseEstimator's may be the instance's own __dict__
+        if state.get("_stream") is not None:
+            state["_stream"] = {**state["_stream"], "feat": None}
+        return state
+
     _task = "regression"
     _parameter_constraints: ClassVar[dict] = {
         "n_prototypes": [POSITIVE_INT, StrOptions({"auto"})],
@@ -677,6 +684,9 @@ class _FixedSizeLSSVM(BaseEstimator):
                 raise ValueError(f"y has labels {unknown.tolist()} not in classes ({self.classes_.tolist()})")
         X, y, w = self._chunk_weights(X, y, sample_weight)
         state = self._stream_start(X, y, w, mode, kern, sigma2) if first else dict(self._stream or {})
+        if state.get("feat") is None:  # unpickled: the core's feature map is rebuilt from the prototypes
+            params = kern.core_params if mode == "kernel" else (_rbf_params(sigma2) if mode == "rbf" else None)
+            state["feat"] = _feature_map(self.prototypes_, params, self.n_features_in_)[0]
         if X.shape[0]:
             F = state["feat"].features(np.ascontiguousarray((X - self.x_mean_) / self.x_scale_))
             sq = None if w is None else np.sqrt(w)

@@ -200,6 +200,7 @@ class _BinaryLinearClassifier(ClassifierMixin, BaseEstimator):
         if not is_dask_array(X):
             X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=False)
             y = column_or_1d(y, warn=True)
+            self._n_given = int(y.shape[0])
             self._kept = kept_rows(y, sample_weight, class_weight)
             X, y, w = check_fit_weights(X, y, sample_weight, class_weight)
             return X, self._code_labels(y), w
@@ -217,6 +218,7 @@ class _BinaryLinearClassifier(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = int(X.shape[1])
         self.__dict__.pop("feature_names_in_", None)
         self._kept = None
+        self._n_given = int(y.shape[0])
         _, _, w = check_fit_weights(np.zeros((y.shape[0], 0)), y, sample_weight, class_weight)
         if w is not None and w.shape[0] != y.shape[0]:
             raise ValueError("sample_weight (times class_weight) has zeros: with a Dask X every weight must be > 0 "
@@ -420,7 +422,7 @@ class FeatureBudgetSVC(_BinaryLinearClassifier):
         "lp": the MILP above (a row and a column per training point). "cutting_plane": cutting planes on the hinge
         sum, one pass over the data per iteration (``X`` may be a float64 memmap or a Dask array): exact on each
         support searched, the support improved by swaps, then certified by the MILP master over the d feature
-        indicators within ``time_limit`` (:meth:`svmopt._cutting_plane.HingeCuttingPlanes.solve`). "auto": "lp" up
+        indicators within ``max_time`` (:meth:`svmopt._cutting_plane.HingeCuttingPlanes.solve`). "auto": "lp" up
         to ``AUTO_CUTTING_PLANE_ROWS`` rows, else "cutting_plane".
     tol : float, default 1e-6
         The cutting planes' certified relative gap.
@@ -774,11 +776,12 @@ class RampLossSVC(_BinaryLinearClassifier):
         Xs = np.ascontiguousarray(Xs.compute() if is_dask_array(Xs) else Xs, dtype=np.float64)
         yc = ys[rows]
         wc = np.ones(yc.size) if sw is None else sw[rows]
-        folds = cv_splits(self.cv, yc, self._kept if explicit else None)
+        folds = cv_splits(self.cv, yc, self._kept if explicit else None, n_given=self._n_given if explicit else None)
         if isinstance(self.cv, Integral) and min(int(self.cv), int(np.min(np.unique(yc, return_counts=True)[1]))) < 2:
             folds = []  # a class with one row: nothing to hold out
         err = np.zeros(C_GRID.size)
         scored = np.zeros(C_GRID.size, dtype=np.int64)
+        held_out = float(sum(wc[va].sum() for _, va in folds))  # each row once for k-fold; more for repeated splits
         if not folds:
             return 1.0, {"C": C_GRID.copy(), "errors": err, "n_rows": int(yc.size), "n_folds": 0,
                          "time_s": 0.0}, False
@@ -803,7 +806,7 @@ class RampLossSVC(_BinaryLinearClassifier):
         err[scored < len(folds)] = np.inf
         order = np.argsort(np.abs(np.log(C_GRID)), kind="stable")
         C = float(C_GRID[order[int(np.argmin(err[order]))]]) if np.isfinite(err).any() else 1.0
-        return C, {"C": C_GRID.copy(), "errors": err / wc.sum(), "n_rows": int(yc.size), "n_folds": len(folds),
+        return C, {"C": C_GRID.copy(), "errors": err / held_out, "n_rows": int(yc.size), "n_folds": len(folds),
                    "time_s": time.perf_counter() - t0}, stopped
 
     @fit_context
@@ -869,7 +872,8 @@ class RampLossSVC(_BinaryLinearClassifier):
                     bar.update()
 
                 res = _rm.solve_rlfs_mip(X, ys, Cw, B, bm, start=init, time_limit=remaining,
-                                         mip_gap=self.mip_gap, options=opts, on_incumbent=incumbent)
+                                         mip_gap=self.mip_gap, options=opts,
+                                         on_incumbent=incumbent if self.verbose else None)
                 bar.close()
             if res is None:
                 sol, status, gap = init, "time_limit", float("nan")

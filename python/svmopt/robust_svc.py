@@ -122,6 +122,7 @@ from svmopt._validation import (
     fit_context,
     is_finite_real,
     kept_rows,
+    weighted_variance_denominator,
 )
 from svmopt.distributed import check_dask_array, is_dask_array, map_row_chunks
 from svmopt.kernels import KERNEL_NAMES, Kernel
@@ -196,7 +197,7 @@ def _values(name: str, value: Any, rules: str, zero: bool = False) -> np.ndarray
 
 
 def _problem_key(X: Any, yb: np.ndarray, w: np.ndarray | None, Z: np.ndarray, kern: Kernel,
-                 delta: np.ndarray | None) -> bytes:
+                 delta: np.ndarray | None, solver_options: Mapping[str, Any] | None) -> bytes:
     """A digest of one binary problem of the reduced model (rows, labels, weights, landmarks, kernel, robust
     bounds): ``warm_start`` reuses cuts only for the same digest. A Dask array counts by its graph's name."""
     import hashlib
@@ -209,11 +210,13 @@ def _problem_key(X: Any, yb: np.ndarray, w: np.ndarray | None, Z: np.ndarray, ke
     for a in (yb, w, Z, delta):
         h.update(b"-" if a is None else np.ascontiguousarray(a, dtype=np.float64).view(np.uint8).reshape(-1).data)
     h.update(repr(kern).encode())
+    h.update(repr(sorted((solver_options or {}).items())).encode())
     return h.digest()
 
 
 def _weighted_spread(X: np.ndarray, w: np.ndarray | None) -> tuple[np.ndarray, float]:
-    """The column stds (ddof=1; frequency-weighted: ``sum w (x - mean)^2 / (W - 1)``) and the variance of all the
+    """The column stds (ddof=1; weighted: ``sum w (x - mean)^2`` over
+    :func:`~svmopt._validation.weighted_variance_denominator`) and the variance of all the
     entries of X (its population form, weighted by ``w``), the data statistics of the kernel widths."""
     n = X.shape[0]
     if w is None:
@@ -223,7 +226,7 @@ def _weighted_spread(X: np.ndarray, w: np.ndarray | None) -> tuple[np.ndarray, f
     W = float(w.sum())
     mean = w @ X / W
     col_var = w @ (X - mean) ** 2 / W
-    stds = np.sqrt(col_var * W / (W - 1.0)) if W > 1.0 else np.zeros(X.shape[1])
+    stds = np.sqrt(col_var * W / weighted_variance_denominator(w))
     return stds, (float(col_var.mean() + mean.var()) if X.shape[1] else 0.0)
 
 
@@ -706,7 +709,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             else:
                 sel_rows = stratified_subsample(y, AUTO_MAX_ROWS if L is None else SELECT_MAX_ROWS, rng)
             Xs = _take_rows(X, sel_rows) if sel_rows.size < X.shape[0] or is_dask_array(X) else X
-            folds = cv_splits(self.cv, y[sel_rows], kept if explicit else None)
+            folds = cv_splits(self.cv, y[sel_rows], kept if explicit else None,
+                              n_given=y_given.shape[0] if explicit and not is_dask_array(X) else None)
             options = {"line_search": self.line_search, "n_grid": self.n_grid, "interval": self.interval,
                        "solver_options": self.solver_options}
             # The folds solve the same LPs exactly: LP (23) on the fold's Gram block for the paper's model, the
@@ -768,8 +772,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                                        n_grid=self.n_grid, interval=self.interval, solver_options=self.solver_options,
                                        lp_solver=self.lp_solver, weight=w, deadline=deadline))
             else:
-                key = _problem_key(X, yb, w, Z, kern, delta) if self.warm_start and solver == "cutting_plane" \
-                    else b""
+                key = _problem_key(X, yb, w, Z, kern, delta, self.solver_options) \
+                    if self.warm_start and solver == "cutting_plane" else b""
                 fits.append(fit_binary_reduced(yb, r, delta=delta, nus=nus_p, solver=solver, tol=self.tol,
                                                max_iter=self.max_iter, line_search=self.line_search,
                                                n_grid=self.n_grid, interval=self.interval,
@@ -811,7 +815,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
 
     def __getstate__(self) -> dict:
         """The pickled state: everything but ``warm_start``'s solver state (HiGHS models do not pickle)."""
-        state = super().__getstate__()
+        state = dict(super().__getstate__())  # a copy: BaseEstimator's may be the instance's own __dict__
         state.pop("_warm_engines", None)
         return state
 

@@ -47,15 +47,21 @@ def row_costs(C: Any, n: int, points: np.ndarray | None = None) -> np.ndarray:
     return c.copy() if points is None else c[points]
 
 
+def weighted_sum(C: Any, values: np.ndarray) -> float:
+    """``sum_i C_i values_i``: ``C * values.sum()`` for a number C (the unweighted models' own order of summation),
+    ``C @ values`` for one weight per row."""
+    return float(C * values.sum()) if np.ndim(C) == 0 else float(np.asarray(C, dtype=np.float64) @ values)
+
+
 def rlfs_objective(X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float, C: Any) -> float:
     """``||w||_1 + sum_i C_i ramp(y_i (w.x_i + b))``: the value of (RL-FS) / (RL-l1) at ``(w, b)`` (ramp identity);
     ``C`` a number or one weight per row."""
-    return float(np.abs(w).sum() + np.sum(C * ramp(y * (X @ w + b))))
+    return float(np.abs(w).sum() + weighted_sum(C, ramp(y * (X @ w + b))))
 
 
 def hinge_objective(X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float, C: Any) -> float:
     """``||w||_1 + sum_i C_i max(0, 1 - y_i f(x_i))``: the value of (SVM-l1) / (FS-SVM) at ``(w, b)``."""
-    return float(np.abs(w).sum() + np.sum(C * np.maximum(0.0, 1.0 - y * (X @ w + b))))
+    return float(np.abs(w).sum() + weighted_sum(C, np.maximum(0.0, 1.0 - y * (X @ w + b))))
 
 
 @dataclass
@@ -87,7 +93,8 @@ class RLSolution:
         else:
             z = np.zeros_like(t)
             xi = np.maximum(0.0, 1.0 - t)
-        obj = float(np.abs(w).sum() + np.sum(C * (xi + 2.0 * z)))
+        obj = float(np.abs(w).sum() + (C * (xi.sum() + 2.0 * z.sum()) if np.ndim(C) == 0 else
+                                        weighted_sum(C, xi + 2.0 * z)))
         return cls(w=w, b=float(b), xi=xi, z=z, objective=obj)
 
 
@@ -158,7 +165,8 @@ def initial_solution(X: np.ndarray, y: np.ndarray, C: Any, budget: int, *, optio
     xi_full = np.zeros(X.shape[0])
     xi_full[pts] = np.clip(xibar, 0.0, 2.0)
     z = z_t.astype(np.float64)
-    ub = float(np.abs(wbar).sum() + np.sum(C * (xi_full + 2.0 * z)))  # with the 2C sum z constant
+    ub = float(np.abs(wbar).sum() + (C * (xi_full.sum() + 2.0 * z.sum()) if np.ndim(C) == 0 else
+                                     weighted_sum(C, xi_full + 2.0 * z)))  # with the 2C sum z constant
     sol = RLSolution(w=wbar, b=bbar, xi=xi_full, z=z, objective=ub)
     assert np.count_nonzero(sol.w) <= budget <= d
     return sol, ub
