@@ -198,11 +198,13 @@ def test_model_table_notes_time_limits_and_passes_other_warnings(monkeypatch):
         ("A", "a", _WarningModel(ConvergenceWarning("A: time_limit reached; using the best solution found"))),
         ("B", "b", _WarningModel(ConvergenceWarning("B: did not converge"))),
         ("C", "c", _WarningModel(UserWarning("C: something else"))),
+        ("D", "d", _WarningModel(ConvergenceWarning("D: max_time=10 s reached after 10 s; cut short: DAKS"))),
     ])
     with pytest.warns(UserWarning, match="C: something else"):
         rows = cli.model_table(X, y, seed=0, progress=False)
     assert [r["size"] for r in rows] == [
-        "2 selected features (time limit)", "2 selected features (not converged)", "2 selected features"
+        "2 selected features (time limit)", "2 selected features (not converged)", "2 selected features",
+        "2 selected features (time limit)",
     ]
 
 

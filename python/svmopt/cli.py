@@ -275,7 +275,9 @@ def model_table(
         for w in caught:  # a time limit is expected for the MILP heuristics: say so in the row, not mid-table
             if issubclass(w.category, ConvergenceWarning):
                 text = str(w.message)
-                size += " (time limit)" if "time_limit" in text or "time limit" in text else " (not converged)"
+                limited = getattr(est, "max_time_reached_", False) is True or any(
+                    k in text for k in ("max_time", "time_limit", "time limit"))
+                size += " (time limit)" if limited else " (not converged)"
             else:
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         rows.append({"name": name, "model": label, "accuracy": float(est.score(Xte, yte)), "fit_s": fit_s,
