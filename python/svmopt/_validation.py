@@ -49,6 +49,7 @@ __all__ = [
     "Real",
     "StrOptions",
     "check_fit_weights",
+    "cv_is_index_pairs",
     "cv_splits",
     "fit_context",
     "is_finite_real",
@@ -180,6 +181,12 @@ def kept_rows(y: np.ndarray, sample_weight: Any = None, class_weight: Any = None
     n = y.shape[0]
     idx = check_fit_weights(np.arange(n)[:, None], y, sample_weight, class_weight)[0][:, 0]
     return None if idx.size == n else idx
+
+
+def cv_is_index_pairs(cv: Any) -> bool:
+    """Whether ``cv`` is an iterable of (train, test) index pairs (into the rows given to fit), not a fold count
+    (None: 3) or a splitter."""
+    return not (cv is None or isinstance(cv, Integral) or hasattr(cv, "split"))
 
 
 def cv_splits(cv: Any, y: np.ndarray, kept: np.ndarray | None = None,

@@ -87,6 +87,7 @@ from svmopt._validation import (
     Real,
     StrOptions,
     check_fit_weights,
+    cv_is_index_pairs,
     cv_splits,
     fit_context,
     kept_rows,
@@ -768,7 +769,7 @@ class RampLossSVC(_BinaryLinearClassifier):
         t0 = time.perf_counter()
         n = X.shape[0]
         rows = np.arange(n)
-        explicit = not (self.cv is None or isinstance(self.cv, Integral) or hasattr(self.cv, "split"))
+        explicit = cv_is_index_pairs(self.cv)
         if n > SELECT_MAX_ROWS and not explicit:
             seed = _seed_options(self.random_state).get("random_seed", 0)
             rows = np.sort(train_test_split(rows, train_size=SELECT_MAX_ROWS, stratify=ys, random_state=seed)[0])

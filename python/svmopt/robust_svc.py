@@ -118,6 +118,7 @@ from svmopt._validation import (
     Real,
     StrOptions,
     check_fit_weights,
+    cv_is_index_pairs,
     cv_splits,
     fit_context,
     is_finite_real,
@@ -703,7 +704,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         nu_per_problem: list[np.ndarray] = [nus] * len(problems)
         self.selection_ = None
         if self.selection == "cv" and (len(kernels) > 1 or nus.size > 1 or len(rhos) > 1):
-            explicit = not (self.cv is None or isinstance(self.cv, Integral) or hasattr(self.cv, "split"))
+            explicit = cv_is_index_pairs(self.cv)
             if explicit:  # (train, test) pairs index the rows given to fit: every row
                 sel_rows = np.arange(y.shape[0])
             else:
