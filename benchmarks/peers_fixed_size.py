@@ -23,6 +23,10 @@ Tuned end to end (``--contenders svmopt-tuned svmopt-tuned-features sklearn-tune
 * ``svmopt-tuned``          -- the estimators' defaults: gamma and sigma^2 by CSA + simplex (90 + 70 evaluations)
                                on the fast 10-fold CV over all rows;
 * ``svmopt-tuned-features`` -- the same on the features' statistics, to measure what the kernel block saves;
+* ``svmopt-path``           -- ``gamma_search="path"``: CSA + simplex over log sigma^2 alone (``--path-csa`` +
+                               ``--path-simplex`` evaluations, each one pass, plus one prediction pass where the
+                               features are not kept), gamma the best of the 31 values of ``GAMMA_PATH`` at each:
+                               ``(path_csa + path_simplex) * 31`` (gamma, sigma^2) evaluations;
 * ``sklearn-tuned``         -- ``Nystroem`` + ``RidgeClassifierCV`` / ``RidgeCV`` over ``--tune-widths`` kernel
                                widths x ``--tune-alphas`` ridge values (the same 160 evaluations by default), each
                                width's features formed once and the ridge path scored by efficient leave-one-out.
@@ -167,6 +171,9 @@ def child(args) -> dict:
         if args.contender.startswith("svmopt-tuned"):  # the defaults: CSA + simplex, 160 fast 10-fold CV evaluations
             est = Est(n_prototypes=m, random_state=0,
                       statistics="features" if args.contender.endswith("features") else "auto")
+        elif args.contender == "svmopt-path":  # sigma^2 by CSA + simplex, gamma on the path at every sigma^2
+            est = Est(n_prototypes=m, random_state=0, gamma_search="path", n_csa=args.path_csa,
+                      n_simplex=args.path_simplex)
         else:
             est = Est(n_prototypes=m, gamma=args.gamma, sigma2=args.sigma2, random_state=0, feature_memory=1,
                       statistics="features" if args.contender == "svmopt-features" else "auto")
@@ -210,6 +217,8 @@ def main(argv=None) -> int:
     p.add_argument("--floor-rows", type=int, default=100_000)
     p.add_argument("--tune-widths", type=int, default=16, help="sklearn-tuned: kernel widths on the grid")
     p.add_argument("--tune-alphas", type=int, default=10, help="sklearn-tuned: ridge alphas per width")
+    p.add_argument("--path-csa", type=int, default=20, help="svmopt-path: CSA evaluations (sigma^2 values)")
+    p.add_argument("--path-simplex", type=int, default=10, help="svmopt-path: simplex evaluations")
     p.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "svmopt_scale"))
     p.add_argument("--out", default=None, help="JSON file for the results (default: print only)")
     p.add_argument("--child-rows", type=int, default=None, help=argparse.SUPPRESS)
@@ -240,7 +249,8 @@ def main(argv=None) -> int:
                                "--d", str(args.d), "--task", task, "--contender", contender, "--source", source,
                                "--gamma", str(args.gamma), "--sigma2", str(args.sigma2), "--chunk", str(args.chunk),
                                "--dask-workers", str(args.dask_workers), "--workdir", args.workdir,
-                               "--tune-widths", str(args.tune_widths), "--tune-alphas", str(args.tune_alphas)]
+                               "--tune-widths", str(args.tune_widths), "--tune-alphas", str(args.tune_alphas),
+                               "--path-csa", str(args.path_csa), "--path-simplex", str(args.path_simplex)]
                         r = subprocess.run(cmd, capture_output=True, text=True, check=False)
                         if r.returncode != 0:
                             res = {"task": task, "contender": contender, "rows": n, "m": m, "source": source,

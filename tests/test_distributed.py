@@ -164,3 +164,18 @@ def test_fold_sums_match_core_accumulator(dask_client, data):
     assert len(feats) == 18
     with pytest.raises(ValueError, match="folds must lie"):
         fold_sums(src, yr, np.full(X.shape[0], 3), 3, PV, params, P)
+
+
+@pytest.mark.parametrize("feature_memory", ["1G", 1000], ids=["kept", "streamed"])
+def test_gamma_path_dask_equals_in_memory(dask_client, data, feature_memory):
+    """gamma_search="path": the per-chunk losses of all 31 gammas summed on the workers in one pass give the
+    in-memory path's costs, hence the same gamma."""
+    X, y, _, _ = data
+    Xd = da.from_array(X, chunks=(300, 3))
+    kw = {"n_prototypes": 25, "cv": 4, "random_state": 3, "sigma2": 2.0, "gamma_search": "path",
+          "feature_memory": feature_memory}
+    ref = FixedSizeLSSVC(**kw).fit(X, y)
+    est = FixedSizeLSSVC(**kw).fit(Xd, y)
+    assert est.gamma_ == ref.gamma_
+    assert est.cv_score_ == pytest.approx(ref.cv_score_, rel=1e-12, abs=1e-12)
+    np.testing.assert_array_equal(est.predict(X), ref.predict(X))

@@ -188,8 +188,9 @@ void register_fixed_size(py::module_& m) {
           "predict_kept",
           [](const FoldAccumulator& acc, const DoubleArray& theta) {
             auto th = stack_in(theta, "theta");
-            DoubleArray out = empty2d(acc.n_rows(), acc.n_targets());
-            RowMatrixMap o(out.mutable_data(), acc.n_rows(), acc.n_targets());
+            const Index cols = th.empty() ? acc.n_targets() : th[0].cols();
+            DoubleArray out = empty2d(acc.n_rows(), cols);
+            RowMatrixMap o(out.mutable_data(), acc.n_rows(), cols);
             {
               py::gil_scoped_release release;
               acc.predict_kept(th, o);
@@ -198,7 +199,8 @@ void register_fixed_size(py::module_& m) {
           },
           py::arg("theta").noconvert(),
           "Row i of all rows added (stream order) predicted by its own fold's model, Phi_e[i] @ theta[fold(i)]\n"
-          "(n_rows, k): the CV predictions from the kept features (keep_features=True), no stream-ordered Phi_e.")
+          "(n_rows, c) for c columns per fold model (the k targets, or a gamma path of models): the CV predictions from\n"
+          "the kept features (keep_features=True), no stream-ordered Phi_e.")
       .def(
           "add",
           [](FoldAccumulator& acc, const DoubleArray& X, const DoubleArray& Y, const std::optional<Int32Array>& folds,

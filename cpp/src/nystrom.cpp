@@ -505,9 +505,11 @@ void FoldAccumulator::kept_features(RowMatrixMap out) const {
 void FoldAccumulator::predict_kept(const std::vector<Eigen::MatrixXd>& theta, RowMatrixMap out) const {
   if (!keep_) throw std::invalid_argument("this accumulator does not keep its features (keep_features=False)");
   if (static_cast<Index>(theta.size()) != v_) throw std::invalid_argument("theta must hold one model per fold");
+  // Any number of columns: the k targets, or several models per fold (a gamma path, k columns each).
+  const Index cols = theta.empty() ? 0 : theta[0].cols();
   for (const auto& th : theta)
-    if (th.rows() != p_ || th.cols() != k_) throw std::invalid_argument("theta must be dim x n_targets per fold");
-  if (out.rows() != n_rows_ || out.cols() != k_) throw std::invalid_argument("out must be n_rows x n_targets");
+    if (th.rows() != p_ || th.cols() != cols) throw std::invalid_argument("theta must be dim x c per fold, one c");
+  if (out.rows() != n_rows_ || out.cols() != cols) throw std::invalid_argument("out must be n_rows x c");
   const Index nc = static_cast<Index>(kept_.size());
   std::vector<Eigen::MatrixXd> theta_k;  // kernel mode: P~ theta_u, the models on [K(x, PV), 1]
   if (kernel_) {

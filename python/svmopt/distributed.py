@@ -21,6 +21,7 @@ from svmopt import _core
 from svmopt.tuning import (
     CVEngine,
     ParamsFactory,
+    _column_losses,
     kernel_fold_models,
     kernel_fold_predict,
     linear_accumulator,
@@ -191,6 +192,14 @@ def _chunk_errors(data, is_features: bool, rows: _ChunkRows, mean, scale, recipe
     if task == "regression":
         return float(((rows.Y - f) ** 2).sum())
     return float((np.where(f >= 0, 1.0, -1.0) != rows.Y).sum())
+
+
+def _chunk_path_errors(data, is_features: bool, rows: _ChunkRows, mean, scale, recipe: dict, theta,
+                       task: str) -> np.ndarray:
+    """Worker task: per column of the stacked fold models theta (v, p, g k: a gamma path, gamma major), the summed
+    CV losses of one chunk's rows, as :func:`_chunk_errors` for each column."""
+    f = _chunk_fold_outputs(data, is_features, rows, mean, scale, recipe, theta)
+    return _column_losses(f, rows.Y, task).sum(axis=0)
 
 
 def _chunk_predictions(data, is_features: bool, rows: _ChunkRows, mean, scale, recipe: dict, theta) -> np.ndarray:
@@ -444,6 +453,14 @@ class DaskCVEngine(CVEngine):
         theta = self._fold_models(s, gamma)
         errs = dask.compute(*self._chunk_tasks(s, theta, _chunk_errors, self.task))
         return float(math.fsum(errs)) / (self.n * self.k)
+
+    def _path_error_sums(self, s: dict, theta: np.ndarray, sigma2: float) -> np.ndarray:
+        """Summed held-out losses of every column of the stacked fold models (a gamma path), summed per chunk on the
+        workers: one pass for the whole path."""
+        import dask
+
+        errs = dask.compute(*self._chunk_tasks(s, theta, _chunk_path_errors, self.task))
+        return np.sum(errs, axis=0)
 
     def predictions(self, gamma: float, sigma2: float) -> tuple[np.ndarray, np.ndarray]:
         """CV predictions of every row by its own fold model (gathered on the driver: O(n)), and the targets."""

@@ -75,6 +75,7 @@ from svmopt.bandwidth import entropy_bandwidths
 from svmopt.distributed import DaskCVEngine, DaskSource, is_dask_array, map_row_chunks
 from svmopt.kernels import Kernel
 from svmopt.tuning import (
+    GAMMA_PATH,
     CoreCVEngine,
     CVEngine,
     WeightedCVEngine,
@@ -82,6 +83,7 @@ from svmopt.tuning import (
     linear_accumulator,
     make_folds,
     nystrom_projection,
+    path_choice,
     resolve_statistics,
 )
 
@@ -138,6 +140,7 @@ class _FixedSizeLSSVM(BaseEstimator):
         "standardize": ["boolean"],
         "n_csa": [NONNEGATIVE_INT],  # 0 skips the stage
         "n_simplex": [NONNEGATIVE_INT],
+        "gamma_search": [StrOptions({"csa", "path"})],
         "max_candidates": [POSITIVE_INT],
         "feature_memory": [str, POSITIVE_INT],  # "1G", "512M", or bytes
         "n_jobs": [POSITIVE_INT, Options(Integral, {-1}), None],  # threads; None or -1 = all
@@ -152,7 +155,7 @@ class _FixedSizeLSSVM(BaseEstimator):
                  n_csa: int = 90, n_simplex: int = 70, max_candidates: int = MAX_CANDIDATES,
                  feature_memory: str | int = "1G", n_jobs: int | None = None,
                  prototype_selection: str = "entropy", statistics: str = "auto", prototypes=None,
-                 max_time: float | None = None):
+                 max_time: float | None = None, gamma_search: str = "csa"):
         self.n_prototypes = n_prototypes
         self.kernel = kernel
         self.gamma = gamma
@@ -172,6 +175,7 @@ class _FixedSizeLSSVM(BaseEstimator):
         self.statistics = statistics
         self.prototypes = prototypes
         self.max_time = max_time
+        self.gamma_search = gamma_search
 
     # -- parameters (validated by fit_context against _parameter_constraints) ------------------------
     def _resolved(self):
@@ -484,9 +488,23 @@ class _FixedSizeLSSVM(BaseEstimator):
         gamma = float(self.gamma) if self.gamma is not None else 1.0
         sigma2 = float(sigma2_fixed) if sigma2_fixed is not None else float(d)
         cv_score = math.nan
-        if (tune_gamma or tune_sigma) and v >= 2:
+        path_gamma: dict[float, float] = {}  # gamma_search="path": the best gamma at every sigma^2 scored
+        if tune_gamma and self.gamma_search == "path" and v >= 2:
+            def path_cost(s2: float) -> float:
+                costs = engine.cost_path(GAMMA_PATH, s2)
+                i = path_choice(costs)
+                path_gamma[s2] = float(GAMMA_PATH[i])
+                return float(costs[i])
+        if tune_gamma and not tune_sigma and self.gamma_search == "path" and v >= 2:
+            # a grid search over gamma on the one sigma^2's fold statistics
+            cv_score = path_cost(sigma2)
+            gamma = path_gamma[sigma2]
+            n_evals = 1
+            last_tuned.append((gamma, sigma2))
+        elif (tune_gamma or tune_sigma) and v >= 2:
+            path = tune_gamma and self.gamma_search == "path"
             lo, hi, ilo, ihi = [], [], [], []
-            if tune_gamma:
+            if tune_gamma and not path:
                 lo += [-10.0]
                 hi += [20.0]
                 ilo += [0.0]
@@ -499,8 +517,10 @@ class _FixedSizeLSSVM(BaseEstimator):
                 ihi += [ld + 3]
 
             def unpack(x):
-                g = math.exp(x[0]) if tune_gamma else gamma
                 s = math.exp(x[-1]) if tune_sigma else sigma2
+                if path:
+                    return path_gamma.get(s, gamma), s
+                g = math.exp(x[0]) if tune_gamma else gamma
                 return g, s
 
             tune_bar = progress_bar(self.verbose, self.n_csa + self.n_simplex,
@@ -510,7 +530,7 @@ class _FixedSizeLSSVM(BaseEstimator):
                 g, s = unpack(x)
                 tune_bar.update(1)
                 try:
-                    return engine.cost(g, s)
+                    return path_cost(s) if path else engine.cost(g, s)
                 except (RuntimeError, np.linalg.LinAlgError, ValueError):
                     return math.inf
 
@@ -519,7 +539,8 @@ class _FixedSizeLSSVM(BaseEstimator):
             seed = int(rng.integers(2**62))
             # max_time: the search stops (checked in the core between evaluations) with its best point so far
             limit = tbudget.remaining_or_none()
-            if isinstance(engine, CoreCVEngine) and not self.verbose:  # the default: no Python call per evaluation
+            # the default: the whole search in the core, no Python call per evaluation
+            if isinstance(engine, CoreCVEngine) and not self.verbose and not path:
                 res = engine.tune(x0, lo, hi, tune_gamma=tune_gamma, tune_sigma2=tune_sigma, gamma=gamma,
                                   sigma2=sigma2, n_csa=self.n_csa, n_simplex=self.n_simplex, seed=seed,
                                   time_limit=limit)
@@ -789,7 +810,19 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
     standardize : bool, default=True
         Standardize inputs (and the target) with the training statistics, as the paper does.
     n_csa, n_simplex : int, default=90, 70
-        The tuning budget (paper: 90 CSA + 70 simplex cost evaluations).
+        The tuning budget (paper: 90 CSA + 70 simplex cost evaluations). With ``gamma_search="path"``, the
+        number of sigma^2 values tried (each one pass over the data, plus one prediction pass for a classifier
+        whose features exceed ``feature_memory``).
+    gamma_search : {"csa", "path"}, default="csa"
+        How gamma is tuned. "csa": jointly with sigma^2 by CSA + simplex over (log gamma, log sigma^2), as in the
+        paper (Section 6): nearly every evaluation is at a new sigma^2, hence one pass over the data. "path": CSA +
+        simplex search log sigma^2 alone, and at every sigma^2 tried gamma takes the best of the 31 values
+        :data:`svmopt.tuning.GAMMA_PATH` (log gamma = -10, -9, ..., 20, the joint search's bounds), all scored on
+        that sigma^2's fold statistics: the same fast v-fold CV cost (19)-(21), minimized over gamma on the path
+        instead of searched. It scores 31 gammas for the price of one pass, so it reaches a comparable model with
+        far fewer passes (set ``n_csa``/``n_simplex`` accordingly, e.g. 20 and 10): the choice for millions of
+        rows. Ties on the path (the misclassification rate is piecewise constant) take the middle of the tied
+        values. With sigma^2 fixed (or a kernel other than RBF) "path" is one pass: a grid search over gamma.
     max_candidates : int, default=200000
         Rows (a uniform subsample above this) used for the entropy bandwidths and the prototype search.
     feature_memory : str or int, default="1G"
@@ -1064,13 +1097,14 @@ class FixedSizeLSSVC(ClassifierMixin, _FixedSizeLSSVM):
                  random_state=None, verbose: bool = False, regularize_bias: bool = True, standardize: bool = True,
                  n_csa: int = 90, n_simplex: int = 70, max_candidates: int = MAX_CANDIDATES,
                  feature_memory: str | int = "1G", n_jobs: int | None = None, prototype_selection: str = "entropy",
-                 statistics: str = "auto", prototypes=None, max_time: float | None = None, class_weight=None):
+                 statistics: str = "auto", prototypes=None, max_time: float | None = None, class_weight=None,
+                 gamma_search: str = "csa"):
         super().__init__(n_prototypes=n_prototypes, kernel=kernel, gamma=gamma, sigma2=sigma2, cv=cv,
                          block_size=block_size, random_state=random_state, verbose=verbose,
                          regularize_bias=regularize_bias, standardize=standardize, n_csa=n_csa, n_simplex=n_simplex,
                          max_candidates=max_candidates, feature_memory=feature_memory, n_jobs=n_jobs,
                          prototype_selection=prototype_selection, statistics=statistics, prototypes=prototypes,
-                         max_time=max_time)
+                         max_time=max_time, gamma_search=gamma_search)
         self.multiclass = multiclass
         self.class_weight = class_weight
 

@@ -26,6 +26,7 @@ dask graph over the chunks (per-chunk fold sums on the workers, tree-reduced).
 from __future__ import annotations
 
 import functools
+import math
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ import numpy as np
 from svmopt import _core
 
 __all__ = [
+    "GAMMA_PATH",
     "CVEngine",
     "CoreCVEngine",
     "TuningResult",
@@ -46,6 +48,7 @@ __all__ = [
     "make_folds",
     "nelder_mead",
     "nystrom_projection",
+    "path_choice",
     "simple_cv_cost",
 ]
 
@@ -192,8 +195,67 @@ def kernel_fold_predict(X: np.ndarray, PV: np.ndarray, params: _core.kernels.Ker
     """Row i of X predicted by its own fold's model, Phi_e[i] theta_u = K(x_i, PV) P w_u + b_u (u = folds[i]), by the
     streamed kernel matvec against all v models at once (n m (d + v k) flops, not the features' 2 n m m')."""
     n, (v, k) = X.shape[0], bias.shape
-    KV = _core.kernels.matvec(X, PV, V, params, n_threads, 256).reshape(n, v, k)
-    return KV[np.arange(n), folds] + bias[folds]
+    if v * k <= PATH_COLUMNS:
+        KV = _core.kernels.matvec(X, PV, V, params, n_threads, 256).reshape(n, v, k)
+        return KV[np.arange(n), folds] + bias[folds]
+    # Many models per fold (a gamma path): each row times its own fold's k columns only, n m (d + k) flops, from one
+    # kernel block per piece of rows (PATH_PIECE x m doubles) instead of all v k columns for every row.
+    out = np.empty((n, k))
+    for r0 in range(0, n, PATH_PIECE):
+        Kp = _core.kernels.cross(np.ascontiguousarray(X[r0:r0 + PATH_PIECE]), PV, params, n_threads, 256)
+        fp = folds[r0:r0 + PATH_PIECE]
+        for u in np.unique(fp):
+            sel = np.flatnonzero(fp == u)
+            out[r0 + sel] = Kp[sel] @ V[:, u * k:(u + 1) * k] + bias[u]
+    return out
+
+
+#: kernel_fold_predict's streamed matvec computes every fold's columns for every row; above this many columns it
+#: forms the kernel block of PATH_PIECE rows and multiplies each row by its own fold's columns only.
+PATH_COLUMNS = 32
+PATH_PIECE = 4096
+
+#: The gamma path of ``gamma_search="path"``: log gamma over the joint search's bounds [-10, 20] in steps of 1 (a
+#: factor e between neighbours), every value scored on one sigma^2's fold statistics.
+GAMMA_PATH = np.exp(np.arange(-10.0, 20.5, 1.0))
+
+
+def path_choice(costs: np.ndarray) -> int:
+    """The index of the best gamma on a path: the lowest cost; among tied lowest costs (the misclassification rate is
+    piecewise constant in gamma) the middle one, away from the edges of the plateau."""
+    costs = np.asarray(costs, dtype=np.float64)
+    best = np.flatnonzero(costs == np.min(costs))
+    return int(best[(best.size - 1) // 2])
+
+
+def _path_costs(err: np.ndarray, n_gamma: int, k: int, total: float) -> np.ndarray:
+    """Per-gamma CV costs from the summed (weighted) held-out losses of the n_gamma * k columns (gamma major)."""
+    return err.reshape(n_gamma, k).sum(axis=1) / (total * k)
+
+
+def _column_losses(f: np.ndarray, Y: np.ndarray, task: str) -> np.ndarray:
+    """Per-row losses of predictions f (n, g k), gamma major, against the targets Y (n, k)."""
+    n, k = Y.shape
+    F = f.reshape(n, -1, k)
+    if task == "regression":
+        return ((Y[:, None, :] - F) ** 2).reshape(n, -1)
+    return (np.where(F >= 0, 1.0, -1.0) != Y[:, None, :]).reshape(n, -1).astype(np.float64)
+
+
+def _stack_fold_models(solve: Callable[[float], np.ndarray], gammas: list[float]) -> tuple[np.ndarray, np.ndarray]:
+    """The fold models (v, p, g k) of every gamma side by side (gamma major), and which gammas failed to solve (their
+    columns zero; their costs become +inf)."""
+    thetas, failed = [], np.zeros(len(gammas), dtype=bool)
+    for i, g in enumerate(gammas):
+        try:
+            thetas.append(solve(g))
+        except (RuntimeError, np.linalg.LinAlgError, ValueError):
+            failed[i] = True
+            thetas.append(None)
+    shape = next((t.shape for t in thetas if t is not None), None)
+    if shape is None:
+        raise np.linalg.LinAlgError("no fold model of the gamma path could be solved")
+    return np.concatenate([np.zeros(shape) if t is None else t for t in thetas], axis=2), failed
 
 
 class _FoldStats(dict):
@@ -343,16 +405,14 @@ class CVEngine:
     def predictions(self, gamma: float, sigma2: float) -> tuple[np.ndarray, np.ndarray]:
         """CV predictions of every row by its own fold model, and the row targets (stream order)."""
         s = self.stats(sigma2)
-        if (s.get("kept") or s["Phi"] is not None) and "Y" not in s:
-            s["Y"] = np.concatenate([Yb for _, _, Yb in self._iter()]) if self.n else np.zeros((0, self.k))
         if s.get("holdout"):
+            if "Y" not in s:
+                s["Y"] = np.concatenate([Yb for _, _, Yb in self._iter()]) if self.n else np.zeros((0, self.k))
             return _core.fixed_size.fast_cv_holdout(s["Phi"], s["Y"], self.folds, self.v, s["G"][0], s["t"][0],
                                                     float(gamma), self.regularize_bias, self.n_threads), s["Y"]
         theta = self._fold_models(s, gamma)
-        if s.get("kept"):
-            return s["acc"].predict_kept(theta), s["Y"]
-        if s["Phi"] is not None:
-            return _core.fixed_size.fold_predict(s["Phi"], self.folds, theta, self.n_threads), s["Y"]
+        if s.get("kept") or s["Phi"] is not None:
+            return self._held_out(s, theta)
         F, Ys = [], []
         self.n_passes += 1
         kernel = s["acc"].kernel_statistics
@@ -389,6 +449,51 @@ class CVEngine:
             if ok:
                 return sse / (self.n * self.k)
         return self._pooled_error(gamma, sigma2)
+
+    def cost_path(self, gammas: Iterable[float], sigma2: float) -> np.ndarray:
+        """CV costs (19)-(21) at every gamma of ``gammas`` on one sigma^2's fold statistics (one pass, cached): each
+        gamma costs v fold solves, and the held-out predictions of all gammas come together -- from the kept
+        features, or from one more streaming pass for the whole path (not one per gamma). +inf where a fold system
+        cannot be solved."""
+        gammas = [float(g) for g in gammas]
+        s = self.stats(sigma2)
+        if s.get("holdout") or (self.task == "regression" and not s.get("kept") and s["Phi"] is None):
+            # the holdout identity, or the MSE from the fold sums: no prediction pass to share
+            return np.array([_cost_or_inf(self.cost, g, sigma2) for g in gammas])
+        self.n_evals += len(gammas)
+        theta, failed = _stack_fold_models(lambda g: self._fold_models(s, g), gammas)
+        costs = _path_costs(self._path_error_sums(s, theta, sigma2), len(gammas), self.k, self.n)
+        costs[failed] = math.inf
+        return costs
+
+    def _path_error_sums(self, s: dict, theta: np.ndarray, sigma2: float) -> np.ndarray:
+        """Summed held-out losses of every column of the stacked fold models ``theta`` (v, p, c)."""
+        if s.get("kept") or s["Phi"] is not None:
+            f, Y = self._held_out(s, theta)
+            return _column_losses(f, Y, self.task).sum(axis=0)
+        self.n_passes += 1
+        kernel = s["acc"].kernel_statistics
+        if kernel:
+            V, bias = kernel_fold_models(s["P"], theta)
+            params = self.make_params(sigma2)
+        PV = self.PV if self.PV is not None else np.empty((0, 0))
+        err = np.zeros(theta.shape[2])
+        for r0, Xb, Yb in self._iter():
+            fb = self.folds[r0:r0 + Xb.shape[0]]
+            if kernel:
+                f = kernel_fold_predict(Xb, PV, params, V, bias, fb, self.n_threads)
+            else:
+                f = _core.fixed_size.fold_predict(s["acc"].features(Xb), fb, theta, self.n_threads)
+            err += _column_losses(f, Yb.reshape(Xb.shape[0], -1), self.task).sum(axis=0)
+        return err
+
+    def _held_out(self, s: dict, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Predictions of the in-memory rows (kept features or stream-ordered Phi_e) by their own fold's models."""
+        if "Y" not in s:
+            s["Y"] = np.concatenate([Yb for _, _, Yb in self._iter()]) if self.n else np.zeros((0, self.k))
+        if s.get("kept"):
+            return s["acc"].predict_kept(theta), s["Y"]
+        return _core.fixed_size.fold_predict(s["Phi"], self.folds, theta, self.n_threads), s["Y"]
 
     def _pooled_error(self, gamma: float, sigma2: float) -> float:
         """Pooled CV error of the fold models over all rows (the mean in (19)-(21)); one place to override for
@@ -450,6 +555,11 @@ class CoreCVEngine:
     def cost(self, gamma: float, sigma2: float) -> float:
         """CV cost (19)-(21), as :meth:`CVEngine.cost`."""
         return self._cv.cost(float(gamma), float(sigma2))
+
+    def cost_path(self, gammas: Iterable[float], sigma2: float) -> np.ndarray:
+        """:meth:`cost` at every gamma of ``gammas`` (the core keeps one sigma^2's statistics: one pass for the
+        path); +inf where a fold system cannot be solved."""
+        return np.array([_cost_or_inf(self.cost, float(g), sigma2) for g in gammas])
 
     def fit(self, gamma: float, sigma2: float) -> tuple[np.ndarray | None, np.ndarray]:
         """Final fit (7) on all rows: (P, theta), as :meth:`CVEngine.fit`."""
@@ -606,11 +716,42 @@ class WeightedCVEngine:
             loss = (np.where(f >= 0, 1.0, -1.0) != Y).astype(np.float64)
         return float(self.w @ loss.sum(axis=1)) / (W * self.k)
 
+    def cost_path(self, gammas: Iterable[float], sigma2: float) -> np.ndarray:
+        """Weighted :meth:`cost` at every gamma of ``gammas`` on one sigma^2's sums (one pass, cached), the held-out
+        predictions of all gammas together (kept features, or one more pass for the whole path)."""
+        gammas = [float(g) for g in gammas]
+        s = self.stats(sigma2)
+        if self.task == "regression" and s["Phi"] is None:
+            return np.array([_cost_or_inf(self.cost, g, sigma2) for g in gammas])
+        self.n_evals += len(gammas)
+        theta, failed = _stack_fold_models(
+            lambda g: _core.fixed_size.fast_cv_solve(s["G"], s["t"], g, self.regularize_bias, self.n_threads), gammas)
+        if s["Phi"] is not None:
+            err = self.w @ _column_losses(_core.fixed_size.fold_predict(s["Phi"], self.folds, theta, self.n_threads),
+                                          s["Y"], self.task)
+        else:
+            self.n_passes += 1
+            err = np.zeros(theta.shape[2])
+            for r0, Xb, Yb in self._iter():
+                sl = slice(r0, r0 + Xb.shape[0])
+                f = _core.fixed_size.fold_predict(s["feat"].features(Xb), self.folds[sl], theta, self.n_threads)
+                err += self.w[sl] @ _column_losses(f, Yb, self.task)
+        costs = _path_costs(err, len(gammas), self.k, float(self.w.sum()))
+        costs[failed] = math.inf
+        return costs
+
     def fit(self, gamma: float, sigma2: float) -> tuple[np.ndarray | None, np.ndarray]:
         """Final weighted fit (7) on all rows: (P, theta), theta = (Phi^T W Phi + R/gamma)^{-1} Phi^T W Y."""
         s = self.stats(sigma2)
         return s["P"], _core.fixed_size.ridge_solve(s["G"].sum(axis=0), s["t"].sum(axis=0), float(gamma),
                                                     self.regularize_bias)
+
+
+def _cost_or_inf(cost: Callable[[float, float], float], gamma: float, sigma2: float) -> float:
+    try:
+        return cost(gamma, sigma2)
+    except (RuntimeError, np.linalg.LinAlgError, ValueError):
+        return math.inf
 
 
 def simple_cv_cost(X: np.ndarray, Y: np.ndarray, folds: np.ndarray, PV: np.ndarray | None,

@@ -109,7 +109,7 @@ class FoldAccumulator:
     def kept_features(self) -> NDArray[np.float64]:
         """The kept features of all rows added, in stream order (keep_features=True)."""
     def predict_kept(self, theta: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Every kept row predicted by its own fold's model theta[fold] (n_rows, k)."""
+        """Every kept row predicted by its own fold's model theta[fold] (n_rows, c): c = theta.shape[2] columns."""
     def results(
         self, raw: bool = False
     ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]:

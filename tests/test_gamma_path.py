@@ -1,0 +1,177 @@
+"""gamma_search="path": the fast v-fold CV (19)-(21) scored at every gamma of a path on one sigma^2's fold
+statistics (``cost_path``), against the same cost evaluated one gamma at a time, on every engine and data path."""
+
+import math
+
+import numpy as np
+import pytest
+
+from svmopt import FixedSizeLSSVC, FixedSizeLSSVR, _core
+from svmopt.tuning import (
+    GAMMA_PATH,
+    CoreCVEngine,
+    CVEngine,
+    WeightedCVEngine,
+    kernel_fold_models,
+    kernel_fold_predict,
+    make_folds,
+    path_choice,
+)
+
+GAMMAS = [1e-3, 0.1, 1.0, 10.0, 1e3, 1e5]
+
+
+def rbf(sigma2):
+    return _core.kernels.KernelParams(_core.kernels.KernelKind.rbf, alpha=np.sqrt(sigma2 / 2))
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(4)
+    n, d = 611, 4
+    X = rng.normal(size=(n, d))
+    yc = np.where(np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.3 * rng.normal(size=n) >= 0, 1.0, -1.0)
+    yr = np.sin(X[:, 0]) + 0.5 * X[:, 2] + 0.1 * rng.normal(size=n)
+    PV = np.ascontiguousarray(X[rng.choice(n, 40, replace=False)])
+    return X, yc, yr, PV
+
+
+def _blocks(X, Y, block=200):
+    Y = np.asarray(Y, float).reshape(X.shape[0], -1)
+
+    def blocks():
+        for s in range(0, X.shape[0], block):
+            yield np.ascontiguousarray(X[s:s + block]), np.ascontiguousarray(Y[s:s + block])
+
+    return blocks
+
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+@pytest.mark.parametrize("statistics", ["features", "kernel"])
+@pytest.mark.parametrize("budget", [1 << 30, 1000], ids=["kept", "streamed"])
+@pytest.mark.parametrize("v", [3, 10])
+def test_cost_path_equals_costs_one_gamma_at_a_time(data, task, statistics, budget, v):
+    X, yc, yr, PV = data
+    y = yc if task == "classification" else yr
+    folds = make_folds(X.shape[0], v, np.random.default_rng(v))
+
+    def engine():
+        return CVEngine(_blocks(X, y), folds, v, PV, rbf, task, feature_budget=budget, n_features=X.shape[1],
+                        statistics=statistics)
+
+    e = engine()
+    e.holdout = False
+    path = e.cost_path(GAMMAS, 3.0)
+    ref = engine()
+    ref.holdout = False
+    single = [ref.cost(g, 3.0) for g in GAMMAS]
+    np.testing.assert_allclose(path, single, rtol=1e-10, atol=1e-13)
+    # one statistics pass, and at most one prediction pass for the whole path
+    assert e.n_passes <= 2
+    assert e.n_evals == len(GAMMAS)
+
+
+def test_cost_path_holdout_and_core_engine(data):
+    X, yc, _, PV = data
+    n = X.shape[0]
+    folds = make_folds(n, 50, np.random.default_rng(0))
+    e = CVEngine(_blocks(X, yc), folds, 50, PV, rbf, "classification", n_features=X.shape[1])
+    assert e.holdout  # many small folds: the holdout identity
+    np.testing.assert_allclose(e.cost_path(GAMMAS, 2.0), [e.cost(g, 2.0) for g in GAMMAS], rtol=1e-12)
+    core = CoreCVEngine(np.ascontiguousarray(X), None, None, None, 200, yc.reshape(-1, 1), folds, 50, PV, rbf,
+                        "classification", tune_rbf=True, n_features=X.shape[1])
+    np.testing.assert_allclose(core.cost_path(GAMMAS, 2.0), e.cost_path(GAMMAS, 2.0), rtol=1e-10)
+    assert core.n_passes == 1
+
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+@pytest.mark.parametrize("budget", [1 << 30, 1000], ids=["kept", "streamed"])
+def test_weighted_cost_path(data, task, budget):
+    X, yc, yr, PV = data
+    y = yc if task == "classification" else yr
+    w = np.random.default_rng(1).uniform(0.2, 3.0, X.shape[0])
+    folds = make_folds(X.shape[0], 5, np.random.default_rng(2))
+
+    def engine():
+        return WeightedCVEngine(_blocks(X, y), folds, 5, PV, rbf, task, weights=w, feature_budget=budget,
+                                n_features=X.shape[1])
+
+    np.testing.assert_allclose(engine().cost_path(GAMMAS, 2.5), [engine().cost(g, 2.5) for g in GAMMAS],
+                               rtol=1e-10, atol=1e-13)
+
+
+def test_kernel_fold_predict_many_columns_equals_matvec(data):
+    """Above PATH_COLUMNS columns the held-out predictions come from one kernel block per piece of rows and each
+    row's own fold's columns; the same numbers as the streamed matvec over all columns."""
+    X, _, _, PV = data
+    rng = np.random.default_rng(3)
+    v, k, m = 7, 9, PV.shape[0]
+    theta = rng.normal(size=(v, m + 1, k))
+    P = rng.normal(size=(m, m))
+    folds = rng.integers(0, v, X.shape[0]).astype(np.int32)
+    V, bias = kernel_fold_models(P, theta)
+    many = kernel_fold_predict(np.ascontiguousarray(X), PV, rbf(2.0), V, bias, folds)
+    K = np.exp(-((X[:, None, :] - PV[None]) ** 2).sum(-1) / 2.0)
+    ref = np.stack([K[i] @ V[:, folds[i] * k:(folds[i] + 1) * k] + bias[folds[i]] for i in range(X.shape[0])])
+    np.testing.assert_allclose(many, ref, rtol=1e-12, atol=1e-12)
+
+
+def test_path_choice_takes_the_middle_of_ties():
+    assert path_choice(np.array([0.3, 0.2, 0.2, 0.2, 0.4])) == 2
+    assert path_choice(np.array([0.3, 0.2, 0.2, 0.5])) == 1
+    assert path_choice(np.array([0.1, 0.2])) == 0
+    assert path_choice(np.array([math.inf, 0.5, math.inf])) == 1
+
+
+def test_fixed_sigma2_path_is_the_grid_minimum(data):
+    """With sigma^2 fixed, gamma_search="path" is a grid search: the chosen gamma's CV score is the lowest of the
+    path, each scored by a fit at that fixed gamma (the informational CV score of a fixed-hyperparameter fit)."""
+    X, yc, _, _ = data
+    kw = {"n_prototypes": 30, "sigma2": 4.0, "cv": 5, "random_state": 0}
+    est = FixedSizeLSSVC(gamma_search="path", **kw).fit(X, yc)
+    assert est.gamma_ in GAMMA_PATH
+    assert est.problems_[0]["n_evals"] == 1
+    scores = np.array([FixedSizeLSSVC(gamma=g, **kw).fit(X, yc).cv_score_ for g in GAMMA_PATH])
+    assert est.cv_score_ == pytest.approx(scores.min(), abs=1e-12)
+    assert est.gamma_ == GAMMA_PATH[path_choice(scores)]
+    fixed = FixedSizeLSSVC(gamma=est.gamma_, **kw).fit(X, yc)
+    np.testing.assert_allclose(est.decision_function(X), fixed.decision_function(X), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("Est", [FixedSizeLSSVC, FixedSizeLSSVR])
+def test_tuned_path_same_model_in_memory_and_streamed(data, Est):
+    """The tuned search (CSA + simplex over log sigma^2, gamma on the path) makes the same choices whether the
+    features are kept or streamed (a second pass per sigma^2 for the classifier's held-out predictions), and its
+    gamma lies on the path."""
+    X, yc, yr, _ = data
+    y = yc if Est is FixedSizeLSSVC else yr
+    kw = {"n_prototypes": 30, "cv": 4, "random_state": 1, "n_csa": 10, "n_simplex": 5, "gamma_search": "path"}
+    a = Est(**kw).fit(X, y)
+    b = Est(feature_memory=1000, **kw).fit(X, y)
+    assert a.gamma_ in GAMMA_PATH
+    assert a.gamma_ == b.gamma_ and a.sigma2_ == pytest.approx(b.sigma2_, rel=1e-12)
+    assert a.cv_score_ == pytest.approx(b.cv_score_, rel=1e-8, abs=1e-12)
+    assert a.problems_[0]["n_evals"] == 15
+    np.testing.assert_allclose(a.decision_function(X) if Est is FixedSizeLSSVC else a.predict(X),
+                               b.decision_function(X) if Est is FixedSizeLSSVC else b.predict(X), rtol=1e-8,
+                               atol=1e-10)
+
+
+def test_path_search_weighted_and_multiclass(data):
+    X, yc, _, _ = data
+    w = np.random.default_rng(5).uniform(0.3, 3.0, X.shape[0])
+    kw = {"n_prototypes": 30, "sigma2": 3.0, "cv": 4, "random_state": 2}
+    est = FixedSizeLSSVC(gamma_search="path", **kw).fit(X, yc, sample_weight=w)
+    scores = np.array([FixedSizeLSSVC(gamma=g, **kw).fit(X, yc, sample_weight=w).cv_score_ for g in GAMMA_PATH])
+    assert est.cv_score_ == pytest.approx(scores.min(), abs=1e-12)
+    assert est.gamma_ == GAMMA_PATH[path_choice(scores)]
+    y3 = np.digitize(X[:, 0], [-0.5, 0.5])
+    multi = FixedSizeLSSVC(gamma_search="path", n_csa=6, n_simplex=3, **{**kw, "sigma2": None}).fit(X, y3)
+    assert len(multi.problems_) == 3 and all(p["gamma"] in GAMMA_PATH for p in multi.problems_)
+    assert multi.score(X, y3) > 0.8
+
+
+def test_gamma_search_is_validated(data):
+    X, yc, _, _ = data
+    with pytest.raises(ValueError, match="gamma_search"):
+        FixedSizeLSSVC(gamma_search="grid").fit(X, yc)
