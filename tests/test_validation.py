@@ -102,3 +102,62 @@ def test_one_version_string():
 def test_n_jobs_is_a_thread_count_or_all(n_jobs):
     with pytest.raises(InvalidParameterError, match="'n_jobs' parameter"):
         svmopt.FixedSizeLSSVR(n_jobs=n_jobs).fit(np.zeros((10, 2)), np.zeros(10))
+
+
+# ------------------------------------------------------------------------------------------ fit weights
+def test_check_fit_weights_returns_the_kept_rows():
+    """``return_kept=True``: the original indices of the rows left (None when every row is), the same rows as the
+    X, y and w it returns."""
+    X = np.arange(8.0)[:, None]
+    y = np.array([0, 1, 2, 0, 1, 2, 0, 1])
+    check = _validation.check_fit_weights
+    Xk, yk, wk, kept = check(X, y, np.array([1.0, 2, 0, 0, 3, 1, 0, 1]), return_kept=True)
+    np.testing.assert_array_equal(kept, [0, 1, 4, 5, 7])  # zero weights in the middle
+    np.testing.assert_array_equal(Xk[:, 0], kept)
+    np.testing.assert_array_equal(yk, y[kept])
+    np.testing.assert_array_equal(wk, [1.0, 2, 3, 1, 1])
+    Xk, yk, wk, kept = check(X, y, None, {2: 0.0}, return_kept=True)  # class 2 weighted 0
+    np.testing.assert_array_equal(kept, np.flatnonzero(y != 2))
+    np.testing.assert_array_equal(Xk[:, 0], kept)
+    assert wk is None  # the weights left are all 1
+    Xk, yk, wk, kept = check(X, y, np.array([1.0, 0, 1, 1, 1, 1, 1, 1]), {0: 2.0, 2: 0.0}, return_kept=True)
+    np.testing.assert_array_equal(kept, [0, 3, 4, 6, 7])  # both: a zero sample weight and a zero class weight
+    np.testing.assert_array_equal(wk, [2.0, 2, 1, 2, 1])
+    for sw, cw in [(None, None), (np.full(8, 2.0), None), (None, "balanced"), (None, {0: 1.0})]:
+        out = check(X, y, sw, cw, return_kept=True)
+        assert len(out) == 4 and out[3] is None  # no weights, or no weight of 0: every row kept
+        assert out[0] is X or np.array_equal(out[0], X)
+    assert len(check(X, y, np.ones(8))) == 3  # the default: (X, y, w) as before
+
+
+_HALVES = [(np.arange(20), np.arange(20, 40)), (np.arange(20, 40), np.arange(20))]
+
+
+@pytest.mark.parametrize("make", [lambda: svmopt.RobustSVC(nu=[0.5, 1.0], alpha=1.0, cv=_HALVES),
+                                  lambda: svmopt.L1SVC(),
+                                  lambda: svmopt.RampLossSVC(C="auto", cv=_HALVES, random_state=0)],
+                         ids=["RobustSVC", "L1SVC", "RampLossSVC"])
+def test_a_weighted_fit_validates_its_weights_once(make, monkeypatch):
+    """A weighted fit (zero weights included, and a cv of index pairs that needs the kept rows) runs the weight
+    validation once on the rows given (RampLossSVC's C selection fits clones on the folds, each validating its own
+    fold's rows)."""
+    from sklearn.datasets import make_classification
+
+    import svmopt.ramp_svc
+    import svmopt.robust_svc
+
+    X, y = make_classification(40, 4, n_informative=3, n_redundant=0, random_state=0)
+    sw = np.ones(40)
+    sw[[3, 17, 25]] = 0.0
+    sw[5] = 2.0
+    calls = []
+    real = _validation.check_fit_weights
+
+    def counted(X_, y_, *args, **kwargs):
+        calls.append(y_.shape[0])
+        return real(X_, y_, *args, **kwargs)
+
+    for module in (_validation, svmopt.robust_svc, svmopt.ramp_svc):
+        monkeypatch.setattr(module, "check_fit_weights", counted)
+    make().fit(X, y, sample_weight=sw)
+    assert calls.count(40) == 1

@@ -14,7 +14,7 @@ from sklearn.model_selection import StratifiedKFold
 
 from svmopt import RobustSVC, _core
 from svmopt._robust_reduced import ReducedLP, solve_direct
-from svmopt._validation import check_fit_weights, cv_splits, kept_rows
+from svmopt._validation import check_fit_weights, cv_splits
 
 
 def _data(n=120, d=4, seed=0, classes=2):
@@ -198,13 +198,12 @@ def test_cv_accepts_splitters_and_index_pairs():
 def test_cv_pairs_follow_the_rows_left_after_zero_weights():
     y = np.array([0, 1, 0, 1, 0, 1, 0, 1])
     sw = np.array([1, 1, 0, 1, 1, 0, 1, 1])
-    kept = kept_rows(y, sw)
+    X = np.arange(8.0)[:, None]
+    Xk, yk, wk, kept = check_fit_weights(X, y, sw, return_kept=True)
     np.testing.assert_array_equal(kept, [0, 1, 3, 4, 6, 7])
-    (tr, te), = cv_splits([(np.array([0, 1, 2, 3]), np.array([4, 5, 6, 7]))], y[kept], kept, n_given=8)
+    (tr, te), = cv_splits([(np.array([0, 1, 2, 3]), np.array([4, 5, 6, 7]))], yk, kept, n_given=8)
     np.testing.assert_array_equal(tr, [0, 1, 2])  # rows 0, 1, 3
     np.testing.assert_array_equal(te, [3, 4, 5])  # rows 4, 6, 7
-    X = np.arange(8.0)[:, None]
-    Xk, _, wk = check_fit_weights(X, y, sw)
     np.testing.assert_array_equal(Xk[:, 0], kept)
     assert wk is None  # the weights left are all 1: the unweighted path
 

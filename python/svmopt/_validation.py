@@ -18,7 +18,7 @@ import functools
 import math
 from collections.abc import Callable
 from numbers import Integral, Real
-from typing import Any, TypeGuard, TypeVar, cast
+from typing import Any, Literal, TypeGuard, TypeVar, cast, overload
 
 import numpy as np
 from sklearn.utils._param_validation import (
@@ -53,7 +53,6 @@ __all__ = [
     "cv_splits",
     "fit_context",
     "is_finite_real",
-    "kept_rows",
     "validate_parameter_constraints",
     "validate_params",
     "weighted_variance_denominator",
@@ -113,8 +112,21 @@ def is_finite_real(value: Any) -> TypeGuard[Real]:
     return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def check_fit_weights(X: np.ndarray, y: np.ndarray, sample_weight: Any = None, class_weight: Any = None,
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+@overload
+def check_fit_weights(X: np.ndarray, y: np.ndarray, sample_weight: Any = ..., class_weight: Any = ..., *,
+                      return_kept: Literal[False] = ...) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]: ...
+
+
+@overload
+def check_fit_weights(X: np.ndarray, y: np.ndarray, sample_weight: Any = ..., class_weight: Any = ..., *,
+                      return_kept: Literal[True]
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]: ...
+
+
+def check_fit_weights(X: np.ndarray, y: np.ndarray, sample_weight: Any = None, class_weight: Any = None, *,
+                      return_kept: bool = False,
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | tuple[
+                          np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
     """The one validation of ``fit(..., sample_weight)`` and ``class_weight``: ``(X, y, w)`` ready to fit.
 
     * ``sample_weight``: None or a 1-d array-like of ``n_samples`` finite, non-negative numbers, not all zero;
@@ -125,6 +137,9 @@ def check_fit_weights(X: np.ndarray, y: np.ndarray, sample_weight: Any = None, c
     * Rows of weight 0 are removed (a zero weight means "not in the training set", exactly), so every model
       sees only positive weights. ``w`` is None when no weights were given (every model's unweighted path, bit
       for bit the same as before weights existed) or when they are all equal to 1 after class weighting.
+    * ``return_kept=True`` adds a fourth item, ``kept``: the original (sorted) indices of the rows kept, or None
+      when every row is -- what :func:`cv_splits` needs to map a user's (train, test) pairs onto the rows left --
+      so that a fit that needs them validates its weights once.
     """
     n = X.shape[0]
     w: np.ndarray | None = None
@@ -162,25 +177,17 @@ def check_fit_weights(X: np.ndarray, y: np.ndarray, sample_weight: Any = None, c
                     raise ValueError(f"class_weight[{key!r}] must be a finite number >= 0, got {value!r}")
                 factor[known[k]] = float(value)
         w = base * factor[inverse]
-    if w is None:
-        return X, y, None
-    if not w.sum() > 0:
-        raise ValueError("sample_weight (times class_weight) is zero for every row: there is nothing to fit")
-    keep = w > 0
-    if not keep.all():
-        X, y, w = X[keep], y[keep], w[keep]
-    if np.all(w == 1.0):
-        return X, y, None
-    return X, y, w
-
-
-def kept_rows(y: np.ndarray, sample_weight: Any = None, class_weight: Any = None) -> np.ndarray | None:
-    """The original indices of the rows :func:`check_fit_weights` keeps (None: all of them)."""
-    if sample_weight is None and class_weight is None:
-        return None
-    n = y.shape[0]
-    idx = check_fit_weights(np.arange(n)[:, None], y, sample_weight, class_weight)[0][:, 0]
-    return None if idx.size == n else idx
+    kept: np.ndarray | None = None
+    if w is not None:
+        if not w.sum() > 0:
+            raise ValueError("sample_weight (times class_weight) is zero for every row: there is nothing to fit")
+        keep = w > 0
+        if not keep.all():
+            kept = np.flatnonzero(keep)
+            X, y, w = X[keep], y[keep], w[keep]
+        if np.all(w == 1.0):
+            w = None
+    return (X, y, w, kept) if return_kept else (X, y, w)
 
 
 def cv_is_index_pairs(cv: Any) -> bool:
@@ -197,8 +204,8 @@ def cv_splits(cv: Any, y: np.ndarray, kept: np.ndarray | None = None,
       (deterministic), with k capped by the smallest class; plain k-fold when a class has one row;
     * a splitter (an object with ``split``): its folds of these rows;
     * an iterable of (train, test) pairs: indices into the rows *as given to fit*; ``kept`` (from
-      :func:`kept_rows`) maps them to the rows left after zero-weight rows were removed; every index must lie in
-      ``[0, n_given)`` (the rows given to fit; default: the rows of ``y``).
+      ``check_fit_weights(..., return_kept=True)``) maps them to the rows left after zero-weight rows were
+      removed; every index must lie in ``[0, n_given)`` (the rows given to fit; default: the rows of ``y``).
     """
     from sklearn.model_selection import KFold, StratifiedKFold
 

@@ -90,7 +90,6 @@ from svmopt._validation import (
     cv_is_index_pairs,
     cv_splits,
     fit_context,
-    kept_rows,
 )
 from svmopt.distributed import check_dask_array, is_dask_array, map_row_chunks
 from svmopt.highs import merge_options
@@ -202,8 +201,7 @@ class _BinaryLinearClassifier(ClassifierMixin, BaseEstimator):
             X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=False)
             y = column_or_1d(y, warn=True)
             self._n_given = int(y.shape[0])
-            self._kept = kept_rows(y, sample_weight, class_weight)
-            X, y, w = check_fit_weights(X, y, sample_weight, class_weight)
+            X, y, w, self._kept = check_fit_weights(X, y, sample_weight, class_weight, return_kept=True)
             return X, self._code_labels(y), w
         import dask.array as da
 

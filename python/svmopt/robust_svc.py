@@ -122,7 +122,6 @@ from svmopt._validation import (
     cv_splits,
     fit_context,
     is_finite_real,
-    kept_rows,
     weighted_variance_denominator,
 )
 from svmopt.distributed import check_dask_array, is_dask_array, map_row_chunks
@@ -657,8 +656,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=False)
             y = column_or_1d(y, warn=True)
             y_given = y
-            kept = kept_rows(y, sample_weight, self.class_weight)
-            X, y, w = check_fit_weights(X, y, sample_weight, self.class_weight)
+            X, y, w, kept = check_fit_weights(X, y, sample_weight, self.class_weight, return_kept=True)
             stds, total_var = _weighted_spread(X, w)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
