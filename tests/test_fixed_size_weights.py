@@ -252,6 +252,33 @@ def test_partial_fit_equals_fit_regressor(weighted, standardize_y):
         np.testing.assert_allclose(pf.predict(X), ref.predict(X), atol=1e-10)
 
 
+def test_weighted_scales_use_the_shared_variance_denominator():
+    """Small weights: the input and target scales divide by sum w - min(1, sum w^2 / sum w) (the rule of RobustSVC
+    and the ellipsoids), in fit, in partial_fit's first chunk and in partial_fit's target statistics over chunks."""
+    from svmopt._validation import weighted_variance_denominator
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 2)) * [1.0, 3.0]
+    y = X[:, 0] + 0.5 * X[:, 1] + 0.1 * rng.normal(size=40)
+    sw = rng.uniform(0.02, 0.1, size=40)  # sum w^2 / sum w < 1: the denominator is not sum w - 1
+    denom = weighted_variance_denominator(sw)
+    assert denom != pytest.approx(sw.sum() - 1.0) and denom != pytest.approx(max(sw.sum() - 1, sw.sum() / 2))
+    mx, my = sw @ X / sw.sum(), sw @ y / sw.sum()
+    x_scale = np.sqrt(sw @ (X - mx) ** 2 / denom)
+    y_scale = np.sqrt(sw @ (y - my) ** 2 / denom)
+    kw = dict(prototypes=X[:8].copy(), gamma=4.0, sigma2=2.0, random_state=0)
+    fit = FixedSizeLSSVR(**kw).fit(X, y, sample_weight=sw)
+    np.testing.assert_allclose(fit.x_scale_, x_scale, rtol=1e-12)
+    assert fit.y_scale_ == pytest.approx(y_scale, rel=1e-12)
+    pf = FixedSizeLSSVR(**kw)
+    for idx in np.split(np.arange(40), [25, 31]):
+        pf.partial_fit(X[idx], y[idx], sample_weight=sw[idx])
+    w0 = sw[:25]
+    np.testing.assert_allclose(pf.x_scale_, np.sqrt(w0 @ (X[:25] - w0 @ X[:25] / w0.sum()) ** 2
+                                                    / weighted_variance_denominator(w0)), rtol=1e-12)
+    assert pf.y_scale_ == pytest.approx(y_scale, rel=1e-9)  # the target's statistics of all rows, from sums
+
+
 def test_partial_fit_errors():
     X, y = _three_classes()
     # tuned hyperparameters: no partial_fit (as scikit-learn's MLPClassifier without a stochastic solver)

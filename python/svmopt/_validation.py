@@ -56,6 +56,7 @@ __all__ = [
     "validate_parameter_constraints",
     "validate_params",
     "weighted_variance_denominator",
+    "weighted_variance_denominator_of_sums",
 ]
 
 
@@ -249,6 +250,11 @@ def weighted_variance_denominator(w: np.ndarray) -> float:
     ``sum w^2 / W >= 1``), so integer weights give the ddof=1 variance of the rows repeated; for smaller weights it
     is the unbiased form of reliability weights (``W - sum w^2 / W``: weights summing to 1 are not one row), and it
     stays positive (1 for a single row)."""
-    W = float(w.sum())
-    denom = W - min(1.0, float(w @ w) / W)
+    return weighted_variance_denominator_of_sums(float(w.sum()), float(w @ w))
+
+
+def weighted_variance_denominator_of_sums(W: float, sum_w2: float) -> float:
+    """:func:`weighted_variance_denominator` from ``W = sum_i w_i`` and ``sum_w2 = sum_i w_i^2`` (for statistics
+    accumulated over chunks of rows)."""
+    denom = W - min(1.0, sum_w2 / W)
     return denom if denom > 0.0 else 1.0

@@ -70,6 +70,8 @@ from svmopt._validation import (
     check_fit_weights,
     fit_context,
     validate_params,
+    weighted_variance_denominator,
+    weighted_variance_denominator_of_sums,
 )
 from svmopt.bandwidth import entropy_bandwidths
 from svmopt.distributed import DaskCVEngine, DaskSource, is_dask_array, map_row_chunks
@@ -98,12 +100,6 @@ AUTO_PROTOTYPES = 500
 
 def _rbf_params(sigma2: float) -> _core.kernels.KernelParams:
     return _core.kernels.KernelParams(_core.kernels.KernelKind.rbf, alpha=math.sqrt(float(sigma2) / 2.0))
-
-
-def _weighted_variance_denominator(W: float) -> float:
-    """The denominator of a weighted variance sum_i w_i (x_i - mean)^2 with W = sum_i w_i: W - 1 (integer weights
-    are repeated rows, as ddof=1 on them), and W / 2 below W = 2 (so that tiny weights keep a finite scale)."""
-    return max(W - 1.0, W / 2.0)
 
 
 def _feature_map(PV: np.ndarray | None, params: _core.kernels.KernelParams | None, d: int
@@ -353,7 +349,7 @@ class _FixedSizeLSSVM(BaseEstimator):
                     xb = np.asarray(xb, dtype=np.float64)
                     s2 += w[r0:r0 + xb.shape[0]] @ ((xb - mean) ** 2)
                     r0 += xb.shape[0]
-                scale = np.sqrt(s2 / _weighted_variance_denominator(W))
+                scale = np.sqrt(s2 / weighted_variance_denominator(w))
             scale[~(scale > 0)] = 1.0
             src.mean, src.scale = mean, scale
         else:
@@ -601,7 +597,7 @@ class _FixedSizeLSSVM(BaseEstimator):
     def _stream_targets(self, y: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
-    def _stream_solve(self, G: np.ndarray, t: np.ndarray, yy: np.ndarray) -> list[_System]:
+    def _stream_solve(self, G: np.ndarray, t: np.ndarray, yy: np.ndarray, ww: np.ndarray) -> list[_System]:
         raise NotImplementedError
 
     def _chunk_weights(self, X, y, sample_weight):
@@ -637,7 +633,7 @@ class _FixedSizeLSSVM(BaseEstimator):
             ww = np.ones(X.shape[0]) if w is None else w
             mean = ww @ X / W
             scale = np.sqrt(ww @ (X - mean) ** 2 / (max(W - 1.0, 1.0) if w is None
-                                                    else _weighted_variance_denominator(W)))
+                                                    else weighted_variance_denominator(w)))
             scale[~(scale > 0)] = 1.0
         else:
             mean, scale = np.zeros(d), np.ones(d)
@@ -671,7 +667,8 @@ class _FixedSizeLSSVM(BaseEstimator):
         L = self.classes_.size if self._task == "classification" else 1
         self.timings_ = timings
         return {"feat": feat, "P": P, "G": np.zeros((L, p, p)), "t": np.zeros((L, p)), "yy": np.zeros(L),
-                "counts": np.zeros(L, dtype=np.int64), "sigma2": math.nan if mode != "rbf" else float(sigma2)}
+                "ww": np.zeros(L), "counts": np.zeros(L, dtype=np.int64),
+                "sigma2": math.nan if mode != "rbf" else float(sigma2)}
 
     def _partial_fit(self, X, y, classes, sample_weight):
         return atomic_fit(type(self)._partial_fit_impl)(self, X, y, classes, sample_weight)
@@ -713,10 +710,12 @@ class _FixedSizeLSSVM(BaseEstimator):
             sq = None if w is None else np.sqrt(w)
             Fs = F if sq is None else F * sq[:, None]
             codes = self._stream_targets(y)
-            G, t, yy = state["G"].copy(), state["t"].copy(), state["yy"].copy()  # new arrays: atomic on error
+            # new arrays: atomic on error
+            G, t, yy, ww = state["G"].copy(), state["t"].copy(), state["yy"].copy(), state["ww"].copy()
             counts = state["counts"] + np.bincount(codes, minlength=G.shape[0])
             for c in np.unique(codes):
                 sel = codes == c
+                ww[c] += np.count_nonzero(sel) if w is None else w[sel] @ w[sel]  # sum w^2, for the variance
                 Fc = Fs[sel]
                 G[c] += Fc.T @ Fc
                 if self._task == "classification":  # Phi_c^T w_c (Fc is sqrt(w) Phi_c)
@@ -725,12 +724,12 @@ class _FixedSizeLSSVM(BaseEstimator):
                     yc = y[sel] if sq is None else y[sel] * sq[sel]
                     t[c] += Fc.T @ yc
                     yy[c] += yc @ yc
-            state.update(G=G, t=t, yy=yy, counts=counts)
+            state.update(G=G, t=t, yy=yy, ww=ww, counts=counts)
         self._stream = state
         # The model of all rows seen so far (7): solved after every call, so predictions are always current.
         gamma = float(self.gamma or 0.0)  # set: partial_fit exists only with fixed hyperparameters
         problems = []
-        for Gp, tp, members in self._stream_solve(state["G"], state["t"], state["yy"]):
+        for Gp, tp, members in self._stream_solve(state["G"], state["t"], state["yy"], state["ww"]):
             if Gp[-1, -1] > 0:  # the bias entry: the problem's weight sum
                 theta = _core.fixed_size.ridge_solve(Gp, tp.reshape(-1, 1), gamma, self.regularize_bias)
             else:  # no rows yet (a class pair not seen so far): the zero model
@@ -864,12 +863,13 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
     the ridge system (7) becomes (Phi_e^T W Phi_e + I/gamma) theta = Phi_e^T W y (the bias column of Phi_e
     included, so Phi_e^T W 1 and sum w enter too); each CV fold model (20)-(21) is built from the weighted fold sums
     and the CV cost (19) is the weighted mean sum_i w_i L_i / sum_i w_i of the held-out losses; the input (and
-    target) standardization uses weighted means and deviations (denominator sum w - 1: integer weights equal
-    repeated rows). Rows of weight 0 are left out. The prototypes are *not* chosen by weight: the Rényi-entropy
-    (or random) selection runs on the rows of positive weight as if unweighted (the entropy bandwidths too), so with
-    selected prototypes a weighted fit differs from the fit on repeated rows; with ``prototypes`` given (and fixed
-    gamma, sigma2) integer weights give the same model as repeated rows. Weighted fits compute their statistics
-    from the features (``statistics`` does not apply).
+    target) standardization uses weighted means and deviations (denominator sum w - min(1, sum w^2 / sum w), the
+    one of RobustSVC and the ellipsoids: sum w - 1 when every weight is >= 1, so integer weights equal repeated
+    rows). Rows of weight 0 are left out. The prototypes are *not* chosen by weight: the Rényi-entropy (or random)
+    selection runs on the rows of positive weight as if unweighted (the entropy bandwidths too), so with selected
+    prototypes a weighted fit differs from the fit on repeated rows; with ``prototypes`` given (and fixed gamma,
+    sigma2) integer weights give the same model as repeated rows. Weighted fits compute their statistics from the
+    features (``statistics`` does not apply).
 
     Attributes
     ----------
@@ -953,7 +953,7 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
         else:  # weighted mean and deviation (integer weights: as the repeated rows)
             W = float(w.sum())
             self.y_mean_ = float(w @ y) / W if self.standardize else 0.0
-            sd = math.sqrt(float(w @ (y - self.y_mean_) ** 2) / _weighted_variance_denominator(W)) \
+            sd = math.sqrt(float(w @ (y - self.y_mean_) ** 2) / weighted_variance_denominator(w)) \
                 if self.standardize else 1.0
         if not (np.isfinite(self.y_mean_) and np.isfinite(sd)):
             raise ValueError("y: the target's mean/standard deviation overflow float64; rescale y before fitting")
@@ -968,8 +968,8 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
     def partial_fit(self, X, y, sample_weight=None):
         """Add a chunk of rows to the fit with fixed ``gamma`` and ``sigma2`` (required): the first call takes
         ``prototypes`` or selects them from its chunk (and, with ``standardize``, fixes the input scaling from that
-        chunk's statistics); every call adds the chunk's Phi^T W Phi, Phi^T W y and sum w y^2, and the ridge
-        solve (7) is redone, so the model after any call is the fit on all rows seen (the target standardized
+        chunk's statistics); every call adds the chunk's Phi^T W Phi, Phi^T W y, sum w y^2 and sum w^2, and the
+        ridge solve (7) is redone, so the model after any call is the fit on all rows seen (the target standardized
         with the exact statistics of all rows). Many calls equal one ``fit`` on their concatenation (with
         ``standardize=False`` or the same scaling) to rounding."""
         return self._partial_fit(X, y, None, sample_weight)
@@ -977,7 +977,7 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
     def _stream_targets(self, y: np.ndarray) -> np.ndarray:
         return np.zeros(y.shape[0], dtype=np.int64)
 
-    def _stream_solve(self, G: np.ndarray, t: np.ndarray, yy: np.ndarray) -> list[_System]:
+    def _stream_solve(self, G: np.ndarray, t: np.ndarray, yy: np.ndarray, ww: np.ndarray) -> list[_System]:
         """The regression system from the sums of all rows: with ``standardize`` the target is centred and scaled by
         the exact (weighted) statistics of everything seen, Phi^T W (y - mu) / sd = (t - mu Phi^T W 1) / sd, where
         Phi^T W 1 is the bias column of G."""
@@ -985,7 +985,7 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
         W = float(G0[-1, -1])
         if self.standardize and W > 0:
             self.y_mean_ = float(t0[-1]) / W
-            var = max(float(yy[0]) - W * self.y_mean_**2, 0.0) / _weighted_variance_denominator(W)
+            var = max(float(yy[0]) - W * self.y_mean_**2, 0.0) / weighted_variance_denominator_of_sums(W, float(ww[0]))
             sd = math.sqrt(var)
             self.y_scale_ = sd if sd > 0 else 1.0
         else:
@@ -1166,7 +1166,7 @@ class FixedSizeLSSVC(ClassifierMixin, _FixedSizeLSSVM):
     def _stream_targets(self, y: np.ndarray) -> np.ndarray:
         return np.searchsorted(self.classes_, y).astype(np.int64)
 
-    def _stream_solve(self, G: np.ndarray, t: np.ndarray, yy: np.ndarray) -> list[_System]:
+    def _stream_solve(self, G: np.ndarray, t: np.ndarray, yy: np.ndarray, ww: np.ndarray) -> list[_System]:
         """Each binary problem's (Phi^T W Phi, Phi^T W y) from the per-class sums (targets +1 / -1)."""
         if self.coding_ == "binary":
             return [(G[0] + G[1], t[1] - t[0], [0, 1])]
