@@ -495,6 +495,7 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         budget.finish(self)
         return self
 
+    # Not _validation.cv_splits: a splitter splits all rows given (X, zero weights too); an int cv folds per pair.
     def _user_splits(self, kept: np.ndarray, X: np.ndarray, y: np.ndarray) -> list | None:
         """A CV splitter's or an iterable's (train, test) pairs over all the rows given to ``fit`` (as
         ``cross_validate`` would split them), as indices into the ``kept`` rows (rows of weight 0 leave both
