@@ -245,7 +245,8 @@ def _column_losses(f: np.ndarray, Y: np.ndarray, task: str) -> np.ndarray:
 def _stack_fold_models(solve: Callable[[float], np.ndarray], gammas: list[float]) -> tuple[np.ndarray, np.ndarray]:
     """The fold models (v, p, g k) of every gamma side by side (gamma major), and which gammas failed to solve (their
     columns zero; their costs become +inf)."""
-    thetas, failed = [], np.zeros(len(gammas), dtype=bool)
+    thetas: list[np.ndarray | None] = []
+    failed = np.zeros(len(gammas), dtype=bool)
     for i, g in enumerate(gammas):
         try:
             thetas.append(solve(g))
