@@ -168,13 +168,9 @@ bool gemm_rowmajor_into_colmajor(Index nr, Index m, Index q, const double* K, co
   return gemm_cm('T', 'T', nr, q, m, K, m, P, q, C, ldc);
 }
 
-bool gemm_rowmajor(Index nr, Index m, Index q, const double* K, const double* P, double* C, Index ldc) {
-  // Column-major view: C^T (q x nr, ld ldc) = P^T (q x m, ld q) K^T (m x nr, ld m), no transposes.
-  return gemm_cm('N', 'N', q, nr, m, P, q, K, m, C, ldc);
-}
-
 bool gemm_rowmajor_ld(Index nr, Index m, Index q, const double* K, Index ldk, const double* P, Index ldp, double* C,
                       Index ldc) {
+  // Column-major view: C^T (q x nr, ld ldc) = P^T (q x m, ld ldp) K^T (m x nr, ld ldk), no transposes.
   return gemm_cm('N', 'N', q, nr, m, P, ldp, K, ldk, C, ldc);
 }
 

@@ -88,8 +88,8 @@ void nystrom_features(const MatrixView& X, const MatrixView& PV, const KernelPar
     RowMatrixMap km(K.data(), nr, m);
     cross(sub_rows(X, r0, nr), view_of(pv), params, km, nt);
     if (pm.cols() >= blas::kMinDim &&
-        blas::gemm_rowmajor(nr, m, pm.cols(), K.data(), pm.data(), out.data() + r0 * out.outerStride(),
-                            out.outerStride())) {
+        blas::gemm_rowmajor_ld(nr, m, pm.cols(), K.data(), m, pm.data(), pm.cols(), out.data() + r0 * out.outerStride(),
+                               out.outerStride())) {
       continue;
     }
     const Index n_slabs = (nr + kRowSlab - 1) / kRowSlab;
@@ -123,8 +123,8 @@ void project_one(const Eigen::Ref<const Eigen::MatrixXd>& Sl, const Eigen::Ref<c
   const Index q = Pt.rows(), p = Pt.cols();
   const RowMatrix S = symmetric_from_lower(Sl);
   RowMatrix SP(q, p), Gu(p, p);
-  if (!(p >= blas::kMinDim && blas::gemm_rowmajor(q, q, p, S.data(), Pt.data(), SP.data(), p) &&
-        blas::gemm_rowmajor(p, q, p, PtT.data(), SP.data(), Gu.data(), p))) {
+  if (!(p >= blas::kMinDim && blas::gemm_rowmajor_ld(q, q, p, S.data(), q, Pt.data(), p, SP.data(), p) &&
+        blas::gemm_rowmajor_ld(p, q, p, PtT.data(), q, SP.data(), p, Gu.data(), p))) {
     SP.noalias() = S * Pt;
     Gu.noalias() = PtT * SP;
   }

@@ -46,9 +46,8 @@ bool syrk_lower_rowmajor(Index rows, Index p, const double* A, Index lda, double
 // C (nr x q, column-major, ldc) = K P with K row-major nr x m and P row-major m x q. False as above.
 bool gemm_rowmajor_into_colmajor(Index nr, Index m, Index q, const double* K, const double* P, double* C, Index ldc);
 
-// C (nr x q, row-major, row stride ldc) = K P with K row-major nr x m and P row-major m x q. False as above.
-bool gemm_rowmajor(Index nr, Index m, Index q, const double* K, const double* P, double* C, Index ldc);
-// The same with row strides ldk (>= m) and ldp (>= q) for K and P.
+// C (nr x q, row-major) = K P with K row-major nr x m and P row-major m x q, every operand with its own row stride
+// (leading dimension): ldk >= m, ldp >= q, ldc >= q (packed operands pass m, q, q). False as above.
 bool gemm_rowmajor_ld(Index nr, Index m, Index q, const double* K, Index ldk, const double* P, Index ldp, double* C,
                       Index ldc);
 
