@@ -11,7 +11,9 @@ Pipeline (paper Algorithm 5, Sections 3-6 and 8.4):
    distinct rows drawn uniformly (the paper's Table 1 baseline);
 4. per binary/regression problem, (gamma, sigma^2) by coupled simulated annealing (90 evaluations) then
    Nelder–Mead (70) in log space, on the fast v-fold CV cost (19)–(21) (:class:`svmopt.tuning.CVEngine`): one
-   streaming pass over the data per sigma^2 accumulates the per-fold Phi_u^T Phi_u, Phi_u^T Y_u in C++;
+   streaming pass over the data per sigma^2 accumulates the per-fold Phi_u^T Phi_u, Phi_u^T Y_u in C++
+   (``gamma_search="path"``: the search over log sigma^2 alone, gamma the best of a 31-value path on each pass's
+   statistics);
 5. the primal ridge solve (7) with the Nyström features (5) (eigenpairs with
    lambda <= m eps lambda_max dropped), bias penalized as printed (``regularize_bias=True``) or not;
 6. the compact predictor f(x) = sum_k beta_k K(x, PV_k) + b, beta = U' Lambda'^{-1/2} w (Section 3.2).
@@ -1008,7 +1010,7 @@ class FixedSizeLSSVC(ClassifierMixin, _FixedSizeLSSVM):
     n_prototypes, kernel, gamma, sigma2, cv, block_size, random_state, verbose
         As for :class:`FixedSizeLSSVR`.
     regularize_bias, standardize, n_csa, n_simplex, max_candidates, feature_memory, n_jobs, prototype_selection
-    statistics, prototypes, max_time
+    statistics, prototypes, max_time, gamma_search
         As for :class:`FixedSizeLSSVR` (its "Sample weights" section says where the weights enter).
     class_weight : dict, "balanced" or None, default=None
         Multiplies the sample weight of each row by its class's factor (``{label: weight}``, or "balanced":
