@@ -232,13 +232,18 @@ void cross_into(const MatrixView& X, const MatrixView& Z, const KernelParams& pa
   });
 }
 
-void kernel_map_inplace(const KernelParams& params, double* tile, Index rows, Index cols, Index ld, const double* nx,
-                        const double* nz) {
+void kernel_map_inplace(const KernelParams& params, double* tile, Index rows, Index cols, Index ld, const double* X,
+                        Index d, Index ldx, const double* nz) {
   validate(params);
   if (rows == 0 || cols == 0) return;
   TileMap t(tile, rows, cols, Eigen::OuterStride<>(ld));
+  Vector nx;
+  if (params.kind == KernelKind::RBF) {  // the only map that reads the norms
+    nx.resize(rows);
+    for (Index i = 0; i < rows; ++i) nx[i] = Eigen::Map<const Eigen::RowVectorXd>(X + i * ldx, d).squaredNorm();
+  }
   RowMatrix scratch;
-  apply_map(t, params, nx, nz, scratch);
+  apply_map(t, params, nx.data(), nz, scratch);
 }
 
 void diag(const MatrixView& X, const KernelParams& params, Eigen::Ref<Vector> out) {

@@ -203,12 +203,7 @@ void FoldAccumulator::add_kernel_block(const MatrixView& X, Index r0, Index nr, 
   // between two BLAS calls, competed with the BLAS's spinning threads (docs/performance.md).
   if (pvt_.cols() >= 1 && blas::available() &&
       blas::gemm_rowmajor_ld(nr, Xb.cols, m_, xp, ldx, pvt_.data(), m_, W_.data(), ext_)) {
-    xnorm_.resize(nr);
-    for (Index i = 0; i < nr; ++i) {
-      const Eigen::Map<const Eigen::RowVectorXd> xi(xp + i * ldx, Xb.cols);
-      xnorm_[i] = xi.squaredNorm();
-    }
-    kernel_map_inplace(params_, W_.data(), nr, m_, ext_, xnorm_.data(), pvnorm_.data());
+    kernel_map_inplace(params_, W_.data(), nr, m_, ext_, xp, Xb.cols, ldx, pvnorm_.data());
   } else {
     cross_into(Xb, view_of(pv_), params_, W_.data(), ext_, resolve_threads(threads_));
   }

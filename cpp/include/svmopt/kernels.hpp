@@ -48,10 +48,11 @@ void cross_into(const MatrixView& X, const MatrixView& Z, const KernelParams& pa
                 int n_threads = 0, Index block = kDefaultBlock);
 
 // The kernel map applied in place to a rows x cols tile of inner products <x_i, z_j> (row-major, leading dimension
-// ld) -- the second half of cross, for callers that form the inner products themselves (a BLAS dgemm). nx, nz:
-// squared row norms (read for the RBF kernel only). One thread.
-void kernel_map_inplace(const KernelParams& params, double* tile, Index rows, Index cols, Index ld, const double* nx,
-                        const double* nz);
+// ld) -- the second half of cross, for callers that form the inner products themselves (a BLAS dgemm). X: the tile's
+// rows x_i (row-major rows x d, row stride ldx), whose squared norms the RBF kernel reads (computed here, as cross
+// computes them per row block); nz: the squared norms of the z_j (read for the RBF kernel only). One thread.
+void kernel_map_inplace(const KernelParams& params, double* tile, Index rows, Index cols, Index ld, const double* X,
+                        Index d, Index ldx, const double* nz);
 
 // out (n) = diag K(X, X) = k(x_i, x_i), from row norms only.
 void diag(const MatrixView& X, const KernelParams& params, Eigen::Ref<Vector> out);

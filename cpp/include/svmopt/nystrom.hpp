@@ -123,7 +123,7 @@ class FoldAccumulator {
   RowMatrix Pt_, PtT_;   // P~ ((m + 1) x dim) and its transpose, row-major (kernel mode)
   RowMatrix W_;          // the current block [K(X, PV), 1, Y] (kernel mode)
   RowMatrix pvt_, xpack_;  // PV^T (d x m) and a packed copy of a strided block (kernel mode)
-  Eigen::VectorXd pvnorm_, xnorm_;
+  Eigen::VectorXd pvnorm_;  // PV's squared row norms (kernel mode)
   mutable std::vector<Eigen::MatrixXd> Gp_, tp_;  // Phi-space statistics (kernel mode), valid while phi_valid_
   mutable bool phi_valid_ = false;
   mutable std::mutex phi_mutex_;
