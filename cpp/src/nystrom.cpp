@@ -137,7 +137,7 @@ void project_one(const Eigen::Ref<const Eigen::MatrixXd>& Sl, const Eigen::Ref<c
 bool kernel_statistics_preferred(const RowMatrix& P, Index n_targets) {
   const Index m = P.rows(), mp = P.cols();
   if (m == 0 || mp == 0) return false;
-  const double ext = static_cast<double>(m + 1 + n_targets);
+  const double ext = static_cast<double>(FoldAccumulator::kept_row_doubles(m, n_targets));
   if (ext * ext >= 2.0 * static_cast<double>(m) * static_cast<double>(mp) + static_cast<double>((mp + 1) * (mp + 1))) {
     return false;
   }
@@ -169,7 +169,7 @@ FoldAccumulator::FoldAccumulator(RowMatrix PV, KernelParams params, RowMatrix P,
   Index q = p_;
   if (kernel_) {
     m_ = pv_.rows();
-    ext_ = m_ + 1 + k_;
+    ext_ = kept_row_doubles(m_, k_);
     q = ext_;
     Pt_ = extended_projection(P_);
     PtT_ = Pt_.transpose();

@@ -287,8 +287,8 @@ CVCost::CVCost(CVRows data, RowMatrix PV, KernelParams params, bool tune_rbf, In
   for (const auto f : data_.folds)
     if (f < 0 || f >= data_.n_folds) throw std::invalid_argument("fold ids must lie in [0, n_folds)");
   const Index p = (pv_.rows() > 0 ? pv_.rows() : d) + 1;  // before the small eigenpairs are dropped
-  // What is kept per row: the features, or with kernel statistics the block [K(x, PV), 1, y] (nystrom.hpp).
-  const Index kept = pv_.rows() > 0 ? p + data_.Y.cols() : p;
+  // What is kept per row: the features, or with kernel statistics the block [K(x, PV), 1, y] (the larger).
+  const Index kept = pv_.rows() > 0 ? FoldAccumulator::kept_row_doubles(pv_.rows(), data_.Y.cols()) : p;
   if (static_cast<double>(n) * static_cast<double>(kept) * 8.0 > static_cast<double>(feature_budget)) {
     throw std::invalid_argument("the features of " + std::to_string(n) + " rows exceed the feature budget; " +
                                 "use the streaming engine");

@@ -351,7 +351,8 @@ class CVEngine:
                                       keep_features=keep), None
         params = self.make_params(sigma2)
         P, _ = nystrom_projection(self.PV, params, self.n_threads)
-        # kept per row: the features, or the kernel block [K(x, PV), 1, Y] with kernel statistics (the bound for both)
+        # kept per row: the features, or the kernel block [K(x, PV), 1, Y] with kernel statistics (the bound for both;
+        # m + 1 + k doubles: the core's FoldAccumulator::kept_row_doubles, as in the core's CVCost budget check)
         keep = keep and self.n * (self.PV.shape[0] + 1 + self.k) * 8 <= self.feature_budget
         return _core.fixed_size.FoldAccumulator(self.PV, params, P, n_folds=n_folds, n_targets=self.k,
                                                 n_threads=self.n_threads, keep_features=keep,
@@ -473,7 +474,10 @@ class CVEngine:
             f, Y = self._held_out(s, theta)
             return _column_losses(f, Y, self.task).sum(axis=0)
         self.n_passes += 1
-        kernel = s["acc"].kernel_statistics
+        # In Nystrom mode the held-out rows are predicted from the kernel block, K(x, PV) (P w_u) + b_u, whichever
+        # statistics were summed: the compact predictor of Section 3.2 that the final model uses, at n m (d + c)
+        # flops; the features would cost 2 n m m' more (as much as the accumulation pass itself).
+        kernel = self.PV is not None and s.get("P") is not None
         if kernel:
             V, bias = kernel_fold_models(s["P"], theta)
             params = self.make_params(sigma2)

@@ -43,7 +43,8 @@ enum class Statistics { Auto, Features, Kernel };
 constexpr double kKernelStatsMaxCond = 1e5;
 
 // Auto's rule: Nystrom mode, P's columns conditioned within kKernelStatsMaxCond, and fewer flops per row:
-// (m + 1 + k)^2 for the kernel statistics against 2 m m' + (m' + 1)^2 for the features.
+// (m + 1 + k)^2 (FoldAccumulator::kept_row_doubles squared) for the kernel statistics against 2 m m' + (m' + 1)^2
+// for the features.
 bool kernel_statistics_preferred(const RowMatrix& P, Index n_targets);
 
 // The full symmetric matrix whose lower triangle is L's (the accumulators keep lower triangles only).
@@ -61,6 +62,11 @@ class FoldAccumulator {
   FoldAccumulator(RowMatrix PV, KernelParams params, RowMatrix P, Index n_folds, Index n_targets,
                   Index n_features_linear = 0, int n_threads = 0, Index chunk = 0, bool keep_features = false,
                   Statistics statistics = Statistics::Auto);
+
+  // Doubles a row of the kernel block [K(x, PV), 1, y] holds for m prototypes and k targets: the order of the
+  // rank-k update per row block with kernel statistics, and what keep_features keeps per row there (the bound of
+  // the feature budgets: tuning.hpp's CVCost, svmopt.tuning.CVEngine).
+  static constexpr Index kept_row_doubles(Index m, Index k) { return m + 1 + k; }
 
   Index n_folds() const { return v_; }
   Index n_targets() const { return k_; }

@@ -84,9 +84,9 @@ class CVCost {
  public:
   // Nyström mode: PV (m x d) and `params` (for an RBF kernel with tune_rbf, alpha is set from sigma2 at each call:
   // alpha = sqrt(sigma2 / 2)). Explicit-linear mode: PV with 0 rows and n_features_linear = d. The features must fit
-  // `feature_budget` bytes (n x (d + 1) doubles, or in Nystrom mode n x (m + 1 + k): the kernel block kept with
-  // kernel statistics); throws std::invalid_argument otherwise (use the streaming engine). `statistics`: what each
-  // sigma^2's FoldAccumulator accumulates (nystrom.hpp).
+  // `feature_budget` bytes (n x (d + 1) doubles, or in Nystrom mode n x FoldAccumulator::kept_row_doubles(m, k) =
+  // n x (m + 1 + k): the kernel block kept with kernel statistics); throws std::invalid_argument otherwise (use the
+  // streaming engine). `statistics`: what each sigma^2's FoldAccumulator accumulates (nystrom.hpp).
   CVCost(CVRows data, RowMatrix PV, KernelParams params, bool tune_rbf, Index n_features_linear, CVTask task,
          bool regularize_bias, std::int64_t feature_budget, int n_threads, Index cache_size = 4,
          Statistics statistics = Statistics::Auto);
