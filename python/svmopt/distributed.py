@@ -172,12 +172,14 @@ def _chunk_features(data, is_features: bool, rows: _ChunkRows, mean, scale, reci
     return _make_accumulator(recipe).features(_prepare_chunk(data, mean, scale, rows.mask))
 
 
-def _chunk_fold_outputs(data, is_features: bool, rows: _ChunkRows, mean, scale, recipe: dict, theta) -> np.ndarray:
-    """Every row of a chunk predicted by its own fold model. From a raw chunk under kernel statistics: the kernel block
+def _chunk_fold_outputs(data, is_features: bool, rows: _ChunkRows, mean, scale, recipe: dict, theta,
+                        compact: bool = False) -> np.ndarray:
+    """Every row of a chunk predicted by its own fold model. From a raw chunk under kernel statistics (or ``compact``,
+    the gamma path's choice in Nystrom mode, as :meth:`svmopt.tuning.CVEngine.cost_path`): the kernel block
     times the fold models on [K(x, PV), 1] (theta_u mapped by P~), n m (d + v k) flops instead of the features'
     2 n m m'."""
     r = recipe.value if isinstance(recipe, _Box) else recipe
-    if is_features or r["statistics"] != "kernel":
+    if is_features or (r["statistics"] != "kernel" and not (compact and r["P"] is not None)):
         phi = _chunk_features(data, is_features, rows, mean, scale, recipe)
         return _core.fixed_size.fold_predict(phi, rows.folds, theta, _n_threads(recipe))
     V, bias = kernel_fold_models(r["P"], theta)
@@ -198,7 +200,7 @@ def _chunk_path_errors(data, is_features: bool, rows: _ChunkRows, mean, scale, r
                        task: str) -> np.ndarray:
     """Worker task: per column of the stacked fold models theta (v, p, g k: a gamma path, gamma major), the summed
     CV losses of one chunk's rows, as :func:`_chunk_errors` for each column."""
-    f = _chunk_fold_outputs(data, is_features, rows, mean, scale, recipe, theta)
+    f = _chunk_fold_outputs(data, is_features, rows, mean, scale, recipe, theta, compact=True)
     return _column_losses(f, rows.Y, task).sum(axis=0)
 
 
