@@ -175,3 +175,86 @@ def test_gamma_search_is_validated(data):
     X, yc, _, _ = data
     with pytest.raises(ValueError, match="gamma_search"):
         FixedSizeLSSVC(gamma_search="grid").fit(X, yc)
+
+
+def test_path_choice_treats_nan_as_inf():
+    assert path_choice(np.array([0.3, np.nan, 0.2])) == 2
+    assert path_choice(np.array([np.nan, np.nan])) == 0
+
+
+def test_failed_gammas_cost_inf_on_every_engine(data):
+    """A gamma whose fold systems cannot be solved costs +inf; when none can, every engine returns +inf (none
+    raises)."""
+    X, yc, _, PV = data
+    folds = make_folds(X.shape[0], 4, np.random.default_rng(0))
+    engines = [CVEngine(_blocks(X, yc), folds, 4, PV, rbf, "classification", n_features=X.shape[1]),
+               CVEngine(_blocks(X, yc), folds, 4, PV, rbf, "classification", feature_budget=1000,
+                        n_features=X.shape[1]),
+               WeightedCVEngine(_blocks(X, yc), folds, 4, PV, rbf, "classification", weights=np.ones(X.shape[0]),
+                                n_features=X.shape[1])]
+    for e in engines:
+        assert np.all(np.isinf(e.cost_path([-1.0, -2.0], 2.0)))
+        mixed = e.cost_path([-1.0, 1.0], 2.0)
+        assert np.isinf(mixed[0]) and np.isfinite(mixed[1])
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_streamed_regression_path_makes_at_most_one_prediction_pass(weighted):
+    """Nearly noise-free targets make the fold-sum SSE cancel for most gammas: those are then scored together in one
+    prediction pass, not one pass each."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 3))
+    y = X @ np.array([1.0, -2.0, 0.5]) + 1e-7 * rng.normal(size=600)
+    folds = make_folds(600, 5, np.random.default_rng(1))
+    common = {"feature_budget": 1000, "n_features": 3}
+    e = (WeightedCVEngine(_blocks(X, y), folds, 5, None, rbf, "regression", weights=np.ones(600), **common)
+         if weighted else CVEngine(_blocks(X, y), folds, 5, None, rbf, "regression", **common))
+    path = e.cost_path(GAMMA_PATH, 1.0)
+    assert e.n_passes <= 2
+    single = (WeightedCVEngine(_blocks(X, y), folds, 5, None, rbf, "regression", weights=np.ones(600), **common)
+              if weighted else CVEngine(_blocks(X, y), folds, 5, None, rbf, "regression", **common))
+    np.testing.assert_allclose(path, [single.cost(g, 1.0) for g in GAMMA_PATH], rtol=1e-8, atol=1e-13)
+
+
+def test_kept_path_scores_in_groups_within_the_memory_bound(data, monkeypatch):
+    """Kept features: the path's predictions are made a few gammas at a time (PATH_MEMORY), with the same costs."""
+    import svmopt.tuning as tuning
+
+    X, yc, _, PV = data
+    folds = make_folds(X.shape[0], 4, np.random.default_rng(0))
+    whole = CVEngine(_blocks(X, yc), folds, 4, PV, rbf, "classification", n_features=X.shape[1])
+    whole.holdout = False
+    ref = whole.cost_path(GAMMAS, 2.0)
+    monkeypatch.setattr(tuning, "PATH_MEMORY", 24 * X.shape[0] * 2)  # two gammas a group
+    assert len(tuning._column_groups(len(GAMMAS), 1, X.shape[0])) == 3
+    grouped = CVEngine(_blocks(X, yc), folds, 4, PV, rbf, "classification", n_features=X.shape[1])
+    grouped.holdout = False
+    np.testing.assert_array_equal(grouped.cost_path(GAMMAS, 2.0), ref)
+
+
+def test_kernel_fold_predict_pieces(data, monkeypatch):
+    """The piece loop's row offsets: small pieces give the same predictions as one piece."""
+    import svmopt.tuning as tuning
+
+    X, _, _, PV = data
+    rng = np.random.default_rng(3)
+    v, k, m = 5, 8, PV.shape[0]
+    V, bias = kernel_fold_models(rng.normal(size=(m, m)), rng.normal(size=(v, m + 1, k)))
+    folds = rng.integers(0, v, X.shape[0]).astype(np.int32)
+    one = kernel_fold_predict(np.ascontiguousarray(X), PV, rbf(2.0), V, bias, folds)
+    monkeypatch.setattr(tuning, "PATH_PIECE", 97)
+    np.testing.assert_allclose(kernel_fold_predict(np.ascontiguousarray(X), PV, rbf(2.0), V, bias, folds), one,
+                               rtol=1e-13, atol=1e-13)
+
+
+def test_path_respects_max_time(data):
+    """With sigma^2 fixed and no time left, the path is not scored: the fit says so and keeps gamma on the path."""
+    X, _, _, _ = data
+    y3 = np.digitize(X[:, 0], [-0.5, 0.5])
+    from sklearn.exceptions import ConvergenceWarning
+
+    with pytest.warns(ConvergenceWarning, match="gamma path"):
+        est = FixedSizeLSSVC(n_prototypes=20, sigma2=2.0, cv=3, gamma_search="path", max_time=1e-9,
+                             random_state=0).fit(X, y3)
+    assert est.max_time_reached_
+    assert all(p["n_evals"] == 0 and p["gamma"] in GAMMA_PATH for p in est.problems_)

@@ -495,9 +495,14 @@ class _FixedSizeLSSVM(BaseEstimator):
                 return float(costs[i])
         if tune_gamma and not tune_sigma and self.gamma_search == "path" and v >= 2:
             # a grid search over gamma on the one sigma^2's fold statistics
-            cv_score = path_cost(sigma2)
-            gamma = path_gamma[sigma2]
-            n_evals = 1
+            if tbudget.expired():  # no time for the path: the previous problem's gamma (none before: 1, on the path)
+                tbudget.cut("tuning (gamma path)")
+                gamma = last_tuned[-1][0] if last_tuned else 1.0
+                n_evals = 0
+            else:
+                cv_score = path_cost(sigma2)
+                gamma = path_gamma[sigma2]
+                n_evals = 1
             last_tuned.append((gamma, sigma2))
         elif (tune_gamma or tune_sigma) and v >= 2:
             path = tune_gamma and self.gamma_search == "path"
@@ -823,7 +828,8 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
         instead of searched. It scores 31 gammas for the price of one pass, so it reaches a comparable model with
         far fewer passes (set ``n_csa``/``n_simplex`` accordingly, e.g. 20 and 10): the choice for millions of
         rows. Ties on the path (the misclassification rate is piecewise constant) take the middle of the tied
-        values. With sigma^2 fixed (or a kernel other than RBF) "path" is one pass: a grid search over gamma.
+        values. With sigma^2 fixed (or a kernel other than RBF) "path" is a grid search over gamma: one pass, plus
+        one prediction pass for a classifier whose features exceed ``feature_memory``.
     max_candidates : int, default=200000
         Rows (a uniform subsample above this) used for the entropy bandwidths and the prototype search.
     feature_memory : str or int, default="1G"

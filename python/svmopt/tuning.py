@@ -221,9 +221,10 @@ GAMMA_PATH = np.exp(np.arange(-10.0, 20.5, 1.0))
 
 
 def path_choice(costs: np.ndarray) -> int:
-    """The index of the best gamma on a path: the lowest cost; among tied lowest costs (the misclassification rate is
-    piecewise constant in gamma) the middle one, away from the edges of the plateau."""
+    """The index of the best gamma on a path: the lowest cost (NaN counts as +inf); among tied lowest costs (the
+    misclassification rate is piecewise constant in gamma) the middle one, away from the edges of the plateau."""
     costs = np.asarray(costs, dtype=np.float64)
+    costs = np.where(np.isnan(costs), np.inf, costs)
     best = np.flatnonzero(costs == np.min(costs))
     return int(best[(best.size - 1) // 2])
 
@@ -242,21 +243,67 @@ def _column_losses(f: np.ndarray, Y: np.ndarray, task: str) -> np.ndarray:
     return (np.where(F >= 0, 1.0, -1.0) != Y[:, None, :]).reshape(n, -1).astype(np.float64)
 
 
-def _stack_fold_models(solve: Callable[[float], np.ndarray], gammas: list[float]) -> tuple[np.ndarray, np.ndarray]:
-    """The fold models (v, p, g k) of every gamma side by side (gamma major), and which gammas failed to solve (their
-    columns zero; their costs become +inf)."""
+def _stack_fold_models(solve: Callable[[float], np.ndarray],
+                       gammas: list[float]) -> tuple[np.ndarray | None, np.ndarray]:
+    """The fold models (v, p, g k) of every gamma side by side (gamma major; None if none could be solved), and which
+    gammas were solved (the others' columns are zero and their costs +inf)."""
     thetas: list[np.ndarray | None] = []
-    failed = np.zeros(len(gammas), dtype=bool)
+    solved = np.ones(len(gammas), dtype=bool)
     for i, g in enumerate(gammas):
         try:
             thetas.append(solve(g))
         except (RuntimeError, np.linalg.LinAlgError, ValueError):
-            failed[i] = True
+            solved[i] = False
             thetas.append(None)
     shape = next((t.shape for t in thetas if t is not None), None)
     if shape is None:
-        raise np.linalg.LinAlgError("no fold model of the gamma path could be solved")
-    return np.concatenate([np.zeros(shape) if t is None else t for t in thetas], axis=2), failed
+        return None, solved
+    return np.concatenate([np.zeros(shape) if t is None else t for t in thetas], axis=2), solved
+
+
+#: Bytes of held-out predictions and losses computed at once when scoring a gamma path on rows held in memory.
+PATH_MEMORY = 64 << 20
+
+
+def _column_groups(n_columns: int, k: int, n_rows: int) -> list[slice]:
+    """Groups of whole gammas (k columns each) whose n_rows x columns predictions and losses (three float64 arrays)
+    fit PATH_MEMORY."""
+    step = k * max(1, PATH_MEMORY // max(1, 24 * n_rows * k))
+    return [slice(c, min(c + step, n_columns)) for c in range(0, n_columns, step)]
+
+
+def _fold_sum_sse(theta: np.ndarray, G: np.ndarray, t: np.ndarray, yy: np.ndarray) -> float | None:
+    """The held-out SSE of the fold models theta (v, p, k) from the fold sums, sum_u yy_u - 2 theta_u' t_u +
+    theta_u' G_u theta_u; None where it cancels (below 1e-8 yy_u: the predictions must then be computed)."""
+    sse = 0.0
+    for u in range(theta.shape[0]):
+        th = theta[u]
+        e = yy[u] - 2.0 * np.einsum("pk,pk->k", th, t[u]) + np.einsum("pk,pq,qk->k", th, G[u], th)
+        if np.any(e < 1e-8 * np.maximum(yy[u], 1e-300)):
+            return None
+        sse += float(e.sum())
+    return sse
+
+
+def _path_cost_vector(theta: np.ndarray | None, solved: np.ndarray, k: int, total: float, sums: dict | None,
+                      error_sums: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """The costs of a gamma path: +inf where a fold model failed; from the fold sums' SSE where ``sums`` (the MSE of
+    a streamed regression) and it does not cancel; the rest from one call of ``error_sums`` (one prediction pass at
+    most) on their stacked models."""
+    costs = np.full(solved.size, math.inf)
+    if theta is None:
+        return costs
+    todo = solved.copy()
+    if sums is not None:
+        for i in np.flatnonzero(todo):
+            sse = _fold_sum_sse(theta[:, :, i * k:(i + 1) * k], sums["G"], sums["t"], sums["yy"])
+            if sse is not None:
+                costs[i], todo[i] = sse / (total * k), False
+    if todo.any():
+        idx = np.flatnonzero(todo)
+        cols = (idx[:, None] * k + np.arange(k)).ravel()
+        costs[idx] = _path_costs(error_sums(np.ascontiguousarray(theta[:, :, cols])), idx.size, k, total)
+    return costs
 
 
 class _FoldStats(dict):
@@ -438,17 +485,8 @@ class CVEngine:
         self.n_evals += 1
         s = self.stats(sigma2)
         if self.task == "regression" and not s.get("kept") and s["Phi"] is None:
-            theta = self._fold_models(s, gamma)
-            sse = 0.0
-            ok = True
-            for u in range(self.v):
-                th, G, t = theta[u], s["G"][u], s["t"][u]
-                e = s["yy"][u] - 2.0 * np.einsum("pk,pk->k", th, t) + np.einsum("pk,pq,qk->k", th, G, th)
-                if np.any(e < 1e-8 * np.maximum(s["yy"][u], 1e-300)):
-                    ok = False
-                    break
-                sse += float(e.sum())
-            if ok:
+            sse = _fold_sum_sse(self._fold_models(s, gamma), s["G"], s["t"], s["yy"])
+            if sse is not None:
                 return sse / (self.n * self.k)
         return self._pooled_error(gamma, sigma2)
 
@@ -459,20 +497,22 @@ class CVEngine:
         cannot be solved."""
         gammas = [float(g) for g in gammas]
         s = self.stats(sigma2)
-        if s.get("holdout") or (self.task == "regression" and not s.get("kept") and s["Phi"] is None):
-            # the holdout identity, or the MSE from the fold sums: no prediction pass to share
+        if s.get("holdout"):  # the holdout identity: no prediction pass to share
             return np.array([_cost_or_inf(self.cost, g, sigma2) for g in gammas])
         self.n_evals += len(gammas)
-        theta, failed = _stack_fold_models(lambda g: self._fold_models(s, g), gammas)
-        costs = _path_costs(self._path_error_sums(s, theta, sigma2), len(gammas), self.k, self.n)
-        costs[failed] = math.inf
-        return costs
+        theta, todo = _stack_fold_models(lambda g: self._fold_models(s, g), gammas)
+        streamed_mse = self.task == "regression" and not s.get("kept") and s["Phi"] is None
+        return _path_cost_vector(theta, todo, self.k, float(self.n), s if streamed_mse else None,
+                                 lambda th: self._path_error_sums(s, th, sigma2))
 
     def _path_error_sums(self, s: dict, theta: np.ndarray, sigma2: float) -> np.ndarray:
         """Summed held-out losses of every column of the stacked fold models ``theta`` (v, p, c)."""
         if s.get("kept") or s["Phi"] is not None:
-            f, Y = self._held_out(s, theta)
-            return _column_losses(f, Y, self.task).sum(axis=0)
+            err = np.empty(theta.shape[2])
+            for c in _column_groups(theta.shape[2], self.k, self.n):
+                f, Y = self._held_out(s, np.ascontiguousarray(theta[:, :, c]))
+                err[c] = _column_losses(f, Y, self.task).sum(axis=0)
+            return err
         self.n_passes += 1
         # In Nystrom mode the held-out rows are predicted from the kernel block, K(x, PV) (P w_u) + b_u, whichever
         # statistics were summed: the compact predictor of Section 3.2 that the final model uses, at n m (d + c)
@@ -484,6 +524,8 @@ class CVEngine:
         PV = self.PV if self.PV is not None else np.empty((0, 0))
         err = np.zeros(theta.shape[2])
         for r0, Xb, Yb in self._iter():
+            if Xb.shape[0] == 0:
+                continue
             fb = self.folds[r0:r0 + Xb.shape[0]]
             if kernel:
                 f = kernel_fold_predict(Xb, PV, params, V, bias, fb, self.n_threads)
@@ -705,14 +747,8 @@ class WeightedCVEngine:
         if self.task == "regression" and s["Phi"] is None:  # the weighted SSE from the fold sums
             theta = _core.fixed_size.fast_cv_solve(s["G"], s["t"], float(gamma), self.regularize_bias,
                                                    self.n_threads)
-            sse = 0.0
-            for u in range(self.v):
-                th, G, t = theta[u], s["G"][u], s["t"][u]
-                e = s["yy"][u] - 2.0 * np.einsum("pk,pk->k", th, t) + np.einsum("pk,pq,qk->k", th, G, th)
-                if np.any(e < 1e-8 * np.maximum(s["yy"][u], 1e-300)):
-                    break
-                sse += float(e.sum())
-            else:
+            sse = _fold_sum_sse(theta, s["G"], s["t"], s["yy"])
+            if sse is not None:
                 return sse / (W * self.k)
         f, Y = self.predictions(gamma, sigma2)
         if self.task == "regression":
@@ -726,24 +762,29 @@ class WeightedCVEngine:
         predictions of all gammas together (kept features, or one more pass for the whole path)."""
         gammas = [float(g) for g in gammas]
         s = self.stats(sigma2)
-        if self.task == "regression" and s["Phi"] is None:
-            return np.array([_cost_or_inf(self.cost, g, sigma2) for g in gammas])
         self.n_evals += len(gammas)
-        theta, failed = _stack_fold_models(
+        theta, todo = _stack_fold_models(
             lambda g: _core.fixed_size.fast_cv_solve(s["G"], s["t"], g, self.regularize_bias, self.n_threads), gammas)
-        if s["Phi"] is not None:
-            err = self.w @ _column_losses(_core.fixed_size.fold_predict(s["Phi"], self.folds, theta, self.n_threads),
-                                          s["Y"], self.task)
-        else:
+
+        def error_sums(th: np.ndarray) -> np.ndarray:
+            err = np.zeros(th.shape[2])
+            if s["Phi"] is not None:
+                for c in _column_groups(th.shape[2], self.k, self.n):
+                    f = _core.fixed_size.fold_predict(s["Phi"], self.folds, np.ascontiguousarray(th[:, :, c]),
+                                                      self.n_threads)
+                    err[c] = self.w @ _column_losses(f, s["Y"], self.task)
+                return err
             self.n_passes += 1
-            err = np.zeros(theta.shape[2])
             for r0, Xb, Yb in self._iter():
+                if Xb.shape[0] == 0:
+                    continue
                 sl = slice(r0, r0 + Xb.shape[0])
-                f = _core.fixed_size.fold_predict(s["feat"].features(Xb), self.folds[sl], theta, self.n_threads)
+                f = _core.fixed_size.fold_predict(s["feat"].features(Xb), self.folds[sl], th, self.n_threads)
                 err += self.w[sl] @ _column_losses(f, Yb, self.task)
-        costs = _path_costs(err, len(gammas), self.k, float(self.w.sum()))
-        costs[failed] = math.inf
-        return costs
+            return err
+
+        streamed_mse = self.task == "regression" and s["Phi"] is None
+        return _path_cost_vector(theta, todo, self.k, float(self.w.sum()), s if streamed_mse else None, error_sums)
 
     def fit(self, gamma: float, sigma2: float) -> tuple[np.ndarray | None, np.ndarray]:
         """Final weighted fit (7) on all rows: (P, theta), theta = (Phi^T W Phi + R/gamma)^{-1} Phi^T W Y."""
