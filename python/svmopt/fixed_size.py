@@ -486,14 +486,15 @@ class _FixedSizeLSSVM(BaseEstimator):
         gamma = float(self.gamma) if self.gamma is not None else 1.0
         sigma2 = float(sigma2_fixed) if sigma2_fixed is not None else float(d)
         cv_score = math.nan
+        path = tune_gamma and self.gamma_search == "path" and v >= 2
         path_gamma: dict[float, float] = {}  # gamma_search="path": the best gamma at every sigma^2 scored
-        if tune_gamma and self.gamma_search == "path" and v >= 2:
+        if path:
             def path_cost(s2: float) -> float:
                 costs = engine.cost_path(GAMMA_PATH, s2)
                 i = path_choice(costs)
                 path_gamma[s2] = float(GAMMA_PATH[i])
                 return float(costs[i])
-        if tune_gamma and not tune_sigma and self.gamma_search == "path" and v >= 2:
+        if path and not tune_sigma:
             # a grid search over gamma on the one sigma^2's fold statistics
             if tbudget.expired():  # no time for the path: the previous problem's gamma (none before: 1, on the path)
                 tbudget.cut("tuning (gamma path)")
@@ -505,7 +506,6 @@ class _FixedSizeLSSVM(BaseEstimator):
                 n_evals = 1
             last_tuned.append((gamma, sigma2))
         elif (tune_gamma or tune_sigma) and v >= 2:
-            path = tune_gamma and self.gamma_search == "path"
             lo, hi, ilo, ihi = [], [], [], []
             if tune_gamma and not path:
                 lo += [-10.0]
