@@ -1,4 +1,5 @@
 // svmopt._core.robust: cpp/include/svmopt/robust.hpp, line_search.hpp and dense_lp.hpp (paper 000).
+#include <pybind11/eigen.h>
 #include <pybind11/stl.h>
 
 #include <cstdint>
@@ -233,6 +234,63 @@ void register_robust(py::module_& m) {
       "default 1); scores f = Phi v into scores_out; the sums also per group of "
       "consecutive rows (n_groups, for a multi-cut master); the rows may be rows row_offset.. of n_total (a chunk); "
       "weight (> 0 per row, default 1) multiplies each row's hinge and cut terms.");
+
+  m.def(
+      "reduced_normal_pass",
+      [](const OptionalArray& Phi, const OptionalArray& X, const OptionalArray& Z,
+         const std::optional<KernelParams>& params, const OptionalArray& extra, const OptionalArray& theta,
+         const OptionalArray& B, const OptionalArray& V, const OptionalArray& F_out, int n_threads, Index block) {
+        MatrixView pv, xv, zv, bv, vv;
+        KernelParams kp;
+        Index n = 0;
+        if (Phi) {
+          if (X || Z || params) throw py::value_error("give Phi, or X, Z and params, not both");
+          pv = view2d(*Phi, "Phi");
+          n = pv.rows;
+        } else {
+          if (!X || !Z || !params) throw py::value_error("give Phi, or X, Z and params");
+          xv = view2d(*X, "X");
+          zv = view2d(*Z, "Z");
+          kp = *params;
+          n = xv.rows;
+        }
+        std::optional<Contiguous1d<double>> ec, tc;
+        if (extra) ec.emplace(*extra, "extra", n);
+        if (theta) tc.emplace(*theta, "theta", n);
+        if (B) bv = view2d(*B, "B");
+        double* out = nullptr;
+        if (V) {
+          vv = view2d(*V, "V");
+          if (!F_out) throw py::value_error("F_out is needed with V");
+          DoubleArray o = *F_out;
+          if (o.ndim() != 2 || o.shape(0) != n || o.shape(1) != vv.cols || !(o.flags() & py::array::c_style) ||
+              !o.writeable()) {
+            throw py::value_error("F_out must be a writeable C-contiguous array of shape (" + std::to_string(n) +
+                                  ", " + std::to_string(vv.cols) + ")");
+          }
+          out = o.mutable_data();
+        } else if (F_out) {
+          throw py::value_error("F_out is only written with V");
+        }
+        ensure_blas();
+        NormalSums sums;
+        {
+          py::gil_scoped_release release;
+          sums = reduced_normal_pass(pv, xv, zv, kp, ec ? ec->data() : nullptr, tc ? tc->data() : nullptr, bv, vv,
+                                     out, n_threads, block);
+        }
+        py::object G = theta ? py::cast(sums.G) : py::none();
+        py::object H = B ? py::cast(sums.H) : py::none();
+        return py::make_tuple(G, H);
+      },
+      py::kw_only(), py::arg("Phi").noconvert() = py::none(), py::arg("X").noconvert() = py::none(),
+      py::arg("Z").noconvert() = py::none(), py::arg("params") = py::none(), py::arg("extra").noconvert() = py::none(),
+      py::arg("theta").noconvert() = py::none(), py::arg("B").noconvert() = py::none(),
+      py::arg("V").noconvert() = py::none(), py::arg("F_out").noconvert() = py::none(), py::arg("n_threads") = 0,
+      py::arg("block") = 4096,
+      "One pass of the reduced LP's interior-point solver over u_i = [Phi_i, 1, extra_i] (extra optional; Phi given or "
+      "K(X, Z) computed block by block): returns (G, H) with G = sum_i theta_i u_i u_i' (None without theta) and "
+      "H = U'B (None without B, n x k), and writes F = U V (V: p x k2) into F_out (n x k2).");
 }
 
 }  // namespace svmopt::bind

@@ -1,5 +1,7 @@
 #include "svmopt/reduced.hpp"
 
+#include "svmopt/blas.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -161,6 +163,86 @@ CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const Matri
   out.e = out.e_groups.sum();
   out.n_c = out.n_c_groups.sum();
   out.hinge = out.hinge_groups.sum();
+  return out;
+}
+
+NormalSums reduced_normal_pass(const MatrixView& Phi, const MatrixView& X, const MatrixView& Z,
+                               const KernelParams& params, const double* extra, const double* theta,
+                               const MatrixView& B, const MatrixView& V, double* F_out, int n_threads, Index block) {
+  const bool cached = Phi.data != nullptr;
+  const Index n = cached ? Phi.rows : X.rows;
+  const Index L = cached ? Phi.cols : Z.rows;
+  const Index p = L + 1 + (extra ? 1 : 0);
+  if (!cached) {
+    if (X.cols != Z.cols) throw std::invalid_argument("X and Z must have the same number of columns");
+    validate(params);
+    check_finite_rows(X, "X");
+  }
+  if (block < 1) throw std::invalid_argument("block must be >= 1");
+  const bool with_B = B.data != nullptr, with_V = V.data != nullptr;
+  if (with_B && B.rows != n) throw std::invalid_argument("B must have one row per data row (" + std::to_string(n) + ")");
+  if (with_V && V.rows != p) throw std::invalid_argument("V must have p = " + std::to_string(p) + " rows");
+  if (with_V && !F_out) throw std::invalid_argument("F_out is needed with V");
+  const Index k = with_B ? B.cols : 0, k2 = with_V ? V.cols : 0;
+  for (Index i = 0; i < n; ++i) {
+    if (theta && !(theta[i] >= 0.0 && std::isfinite(theta[i]))) {
+      throw std::invalid_argument("theta must be finite and >= 0");
+    }
+    if (extra && !std::isfinite(extra[i])) throw std::invalid_argument("extra must be finite");
+    for (Index j = 0; j < k; ++j) {
+      if (!std::isfinite(B(i, j))) throw std::invalid_argument("B must be finite");
+    }
+  }
+  RowMatrix Vm(p, k2);
+  for (Index i = 0; i < p; ++i)
+    for (Index j = 0; j < k2; ++j) Vm(i, j) = V(i, j);
+  if (!Vm.allFinite()) throw std::invalid_argument("V must be finite");
+
+  NormalSums out;
+  if (theta) out.G = Eigen::MatrixXd::Zero(p, p);
+  if (with_B) out.H = Eigen::MatrixXd::Zero(p, k);
+  const int threads = resolve_threads(n_threads);
+  const Index nb_max = std::min(block, std::max<Index>(n, 1));
+  RowMatrix W(nb_max, p), Bb(with_B ? nb_max : 0, k);
+  for (Index r0 = 0; r0 < n; r0 += nb_max) {
+    const Index nb = std::min(nb_max, n - r0);
+    // W = [kernel rows | 1 | extra] for rows r0 .. r0 + nb - 1.
+    if (cached) {
+      for (Index i = 0; i < nb; ++i)
+        for (Index j = 0; j < L; ++j) W(i, j) = Phi(r0 + i, j);
+    } else {
+      MatrixView xb = X;
+      xb.data = X.data + r0 * X.row_stride;
+      xb.rows = nb;
+      cross_into(xb, Z, params, W.data(), p, threads);
+    }
+    for (Index i = 0; i < nb; ++i) {
+      W(i, L) = 1.0;
+      if (extra) W(i, L + 1) = extra[r0 + i];
+    }
+    const auto Wb = W.topRows(nb);
+    if (with_V) {
+      Eigen::Map<RowMatrix> Fb(F_out + r0 * k2, nb, k2);
+      Fb.noalias() = Wb * Vm;
+    }
+    if (with_B) {
+      for (Index i = 0; i < nb; ++i)
+        for (Index j = 0; j < k; ++j) Bb(i, j) = B(r0 + i, j);
+      out.H.noalias() += Wb.transpose() * Bb.topRows(nb);
+    }
+    if (theta) {
+      for (Index i = 0; i < nb; ++i) W.row(i) *= std::sqrt(theta[r0 + i]);
+      if (!(p >= blas::kMinDim && blas::syrk_lower_rowmajor(nb, p, W.data(), p, out.G.data(), p))) {
+        out.G.selfadjointView<Eigen::Lower>().rankUpdate(W.topRows(nb).transpose());
+      }
+    }
+  }
+  if (theta) out.G.triangularView<Eigen::StrictlyUpper>() = out.G.transpose();
+  // A NaN or infinity among the rows reaches every product that reads it (the inputs above are finite): checking
+  // the results costs no second read of the rows.
+  const char* bad = cached ? "Phi must be finite (no NaN or infinity)" : "the kernel rows must be finite";
+  if ((theta && !out.G.allFinite()) || (with_B && !out.H.allFinite())) throw std::invalid_argument(bad);
+  if (with_V && !Eigen::Map<const Vector>(F_out, n * k2).allFinite()) throw std::invalid_argument(bad);
   return out;
 }
 

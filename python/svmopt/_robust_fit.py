@@ -17,6 +17,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from svmopt import _core
 from svmopt._config import check_dense_allocation, warn
+from svmopt._robust_ipm import ReducedIPM
 from svmopt._robust_model import threshold_interval
 from svmopt._robust_reduced import ReducedLP, solve_direct
 from svmopt.exceptions import SolverError
@@ -251,20 +252,25 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
     """Pseudocode 1 on the reduced model (:mod:`svmopt._robust_reduced`) for every ``nu`` in ``nus``; keep the best.
 
     The kernel rows against the landmarks come from ``Phi`` (n x L) or are computed from ``X``, ``Z`` and
-    ``params`` at every pass. ``solver="cutting_plane"`` keeps its cuts across ``nus`` and stops each solve at a
-    certified relative gap ``tol``; ``"lp"`` passes the reduced LP to HiGHS (needs ``Phi``). ``u`` of the result
-    holds the landmark coefficients ``v``; ``on_solution(nu, v, b)``, ``weight`` and ``deadline`` as for
-    :func:`fit_binary` (the cutting planes stop at the deadline with their certified gap as it stands). ``lp``: a
-    cutting-plane solver of this very problem from an earlier call, whose cuts and last solution are kept (the
+    ``params`` at every pass. ``solver="ipm"`` solves each ``nu`` by the interior-point method
+    (:mod:`svmopt._robust_ipm`) from a cold start, ``"cutting_plane"`` keeps its cuts across ``nus``; both stop at a
+    certified relative gap ``tol`` (``max_iter``: their iterations per ``nu``). ``"lp"`` passes the reduced LP to
+    HiGHS (needs ``Phi``). ``u`` of the result holds the landmark coefficients ``v``; ``on_solution(nu, v, b)``,
+    ``weight`` and ``deadline`` as for :func:`fit_binary` (the iterative solvers stop at the deadline with their
+    certified gap as it stands). ``lp``: a cutting-plane solver of this very problem from an earlier call, whose
+    cuts and last solution are kept (the
     caller vouches that the rows, labels, weights and bounds are the same); returned as ``BinaryFit.engine``."""
     y = np.ascontiguousarray(y, dtype=np.float64)
     w = None if weight is None else np.ascontiguousarray(weight, dtype=np.float64)
     d = None if delta is None else np.ascontiguousarray(delta, dtype=np.float64)
+    engine: ReducedLP | ReducedIPM | None = lp
     if solver == "cutting_plane" and lp is None:
-        lp = ReducedLP(y, r, Phi=Phi, X=X, Z=Z, params=params, delta=d, solver_options=solver_options, weight=w)
+        engine = ReducedLP(y, r, Phi=Phi, X=X, Z=Z, params=params, delta=d, solver_options=solver_options, weight=w)
+    elif solver == "ipm":
+        engine = ReducedIPM(y, r, Phi=Phi, X=X, Z=Z, params=params, delta=d, weight=w)
     elif solver != "cutting_plane":
-        lp = None
-    elif Phi is None:
+        engine = None
+    if solver == "lp" and Phi is None:
         raise ValueError("solver='lp' passes the reduced LP to HiGHS as it is: it needs the kernel rows in memory")
     best: BinaryFit | None = None
     path: list[dict] = []
@@ -275,15 +281,16 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
             stopped = f"the nu path after {k} of {len(nus)} values"
             break
         t0 = time.perf_counter()
-        if lp is not None:
-            passes = lp.n_passes
-            sol = lp.solve(nu, tol=tol, max_iter=max_iter, deadline=deadline)
-            n_iter, status = lp.n_passes - passes, "Optimal" if sol.gap <= tol else "Iteration limit reached"
+        if engine is not None:
+            passes = engine.n_passes
+            sol = engine.solve(nu, tol=tol, max_iter=max_iter, deadline=deadline)
+            n_iter, status = engine.n_passes - passes, "Optimal" if sol.gap <= tol else "Iteration limit reached"
+            name = "the interior-point method" if solver == "ipm" else "the cutting planes"
             if sol.timed_out and sol.gap > tol:
                 status = "Time limit reached"
-                stopped = f"the cutting planes at nu={nu:g} (certified relative gap {sol.gap:.2g} > tol={tol:g})"
+                stopped = f"{name} at nu={nu:g} (certified relative gap {sol.gap:.2g} > tol={tol:g})"
             elif sol.gap > tol:
-                warn(f"RobustSVC: the cutting planes stopped at max_iter={max_iter} with a certified relative gap "
+                warn(f"RobustSVC: {name} stopped at max_iter={max_iter} with a certified relative gap "
                      f"of {sol.gap:.2g} > tol={tol:g} (nu={nu:g}); the model is usable, its objective within that "
                      "gap of the optimum", ConvergenceWarning)
         else:
@@ -318,5 +325,5 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
     assert best is not None
     best.path = path
     best.stopped = stopped
-    best.engine = lp
+    best.engine = engine if solver == "cutting_plane" else None
     return best

@@ -150,11 +150,10 @@ AUTO_MAX_ROWS = 500
 #: Landmarks of the reduced model under ``n_landmarks="auto"``: n / 20 within these bounds (at most n).
 AUTO_LANDMARKS = 100
 AUTO_LANDMARKS_MAX = 500
-#: ``solver="auto"`` passes the reduced LP to HiGHS as it is up to this many kernel values n x L (dense rows, 10^4
-#: rows x 50 landmarks), and uses the cutting planes above: at 1,400 rows x 100 landmarks the nu path took 3.5 s
-#: directly against 21.6 s by cutting planes; at 10^5 rows the direct LP no longer fits (docs/performance.md).
-DIRECT_LP_MAX_CELLS = 500_000
-SOLVERS = ("auto", "lp", "cutting_plane")
+#: ``solver="lp"`` passes the reduced LP to HiGHS as it is; it needs the n x L kernel rows in memory (the dense rows
+#: of 10^4 rows x 50 landmarks are 500,000 values), and at 10^4 rows x 300 landmarks HiGHS took 163 s against 3.2 s
+#: for the interior-point method that ``"auto"`` uses (docs/performance.md).
+SOLVERS = ("auto", "ipm", "lp", "cutting_plane")
 LANDMARK_EXACT_BANDWIDTH_ROWS = 500
 LANDMARK_METHODS = ("entropy", "kmeans", "random")
 #: ``alpha`` rules: cross-validated among :data:`ALPHA_FACTORS` times the data-scaled width, the data-scaled width
@@ -176,12 +175,12 @@ SELECT_MAX_ROWS = 1000
 SELECT_TIME_SHARE = 0.75
 
 
-def _auto_solver(X: Any, L: int | None) -> str:
-    """``solver="auto"``: LP (23) for the paper's model; the reduced LP directly while its n x L kernel values are at
-    most :data:`DIRECT_LP_MAX_CELLS` (in memory), else the cutting planes."""
+def _auto_solver(X: Any, L: int | None, warm_start: bool = False) -> str:
+    """``solver="auto"``: LP (23) for the paper's model; for the reduced one the interior-point method, or the cutting
+    planes under ``warm_start`` (their cuts are what a warm start keeps)."""
     if L is None:
         return "lp"
-    return "lp" if not is_dask_array(X) and X.shape[0] * L <= DIRECT_LP_MAX_CELLS else "cutting_plane"
+    return "cutting_plane" if warm_start else "ipm"
 
 
 def _values(name: str, value: Any, rules: str, zero: bool = False) -> np.ndarray:
@@ -309,18 +308,22 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     landmarks : {"entropy", "kmeans", "random"} or array (L, n_features), default="entropy"
         How the reduced model's landmarks are chosen: the Rényi-entropy prototypes of the fixed-size LS-SVM
         (training rows), k-means centres, a uniform sample of training rows, or the given points.
-    solver : {"auto", "lp", "cutting_plane"}, default="auto"
-        ``"lp"``: the LP passed to HiGHS as it is (for the paper's model: LP (23) through ``lp_solver``; for the
-        reduced model: n x L dense rows). ``"cutting_plane"``: the exact cutting-plane solver over the landmarks
-        (the training points themselves under ``n_landmarks=None``), one pass over the data per iteration, cuts kept
-        across the ``nu`` grid, stopped at a certified relative gap ``tol``. ``"auto"``: ``"lp"`` for the paper's
-        model and for the reduced one while its n x L kernel values are at most :data:`DIRECT_LP_MAX_CELLS`,
-        ``"cutting_plane"`` above (and for a Dask array).
+    solver : {"auto", "ipm", "lp", "cutting_plane"}, default="auto"
+        The reduced model's LP solver. ``"ipm"``: a primal-dual interior-point method (Mehrotra's
+        predictor-corrector) whose Newton systems are (2L + 1)-square, formed by one weighted pass over the data
+        (n L^2 flops) plus three cheaper passes per iteration; each ``nu`` from a cold start, stopped at a certified
+        relative gap ``tol`` (a dual-feasible point bounds the optimum from below). ``"cutting_plane"``: exact cutting
+        planes, one pass over the data per iteration, cuts kept across the ``nu`` grid (and across fits with
+        ``warm_start``), stopped at the same certified gap; under ``n_landmarks=None`` they run over the training
+        points themselves. ``"lp"``: the LP passed to HiGHS as it is (for the paper's model: LP (23) through
+        ``lp_solver``; for the reduced model: n x L dense rows in memory). ``"auto"``: ``"lp"`` for the paper's model,
+        ``"ipm"`` for the reduced one (``"cutting_plane"`` under ``warm_start``).
     tol : float > 0, default=1e-6
-        Certified relative gap at which the cutting planes stop.
+        Certified relative gap at which the interior-point method and the cutting planes stop.
     max_iter : int >= 1, default=1000
-        Passes over the data per ``nu`` for the cutting planes; reaching it is a ``ConvergenceWarning`` (the model
-        is usable, its objective within the reported gap).
+        Iterations per ``nu`` of the interior-point method (four passes over the data each; it needed 16-25 from
+        10^4 to 10^6 rows) or of the cutting planes (one pass each); reaching it is a ``ConvergenceWarning`` (the
+        model is usable, its objective within the reported gap).
     random_state : int, RandomState instance or None, default=None
         Seeds the landmark selection and the subsample of ``selection="cv"`` (the folds are unshuffled).
     class_weight : dict {label: weight}, "balanced" or None, default=None
@@ -338,7 +341,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         ``fit`` from them when its problem is the same -- the same rows, labels, weights, landmarks, kernel and
         robust bounds (checked by a hash of them) -- as after ``set_params(nu=...)`` or ``set_params(tol=...)``:
         a cut does not depend on ``nu``, so it stays valid. Any other problem is solved cold. The kept solver
-        state is not pickled.
+        state is not pickled. It applies to the cutting planes (which ``solver="auto"`` then uses for the reduced
+        model); the interior-point method and HiGHS start cold.
     verbose : bool, default=False
         Print the cross-validation's held-out error of every candidate and show a progress bar of the final
         fits (stderr); nothing is printed otherwise.
@@ -671,7 +675,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                 eta_all = eta_all[kept]
         problems = [self.classes_[1]] if self.classes_.size == 2 else list(self.classes_)
         L = self._landmark_count(X.shape[0])
-        solver = self.solver if self.solver != "auto" else _auto_solver(X, L)
+        solver = self.solver if self.solver != "auto" else _auto_solver(X, L, self.warm_start)
         if is_dask_array(X):
             if L is None and X.shape[0] > AUTO_MAX_ROWS:
                 raise ValueError(f"X is a Dask array of {X.shape[0]} rows: the paper's model (n_landmarks=None) needs "
@@ -717,7 +721,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             cv_solver = "lp" if L is None else (self.solver if self.solver != "auto" else _auto_solver(Xs, L))
             if L is None:
                 options["lp_solver"] = self.lp_solver
-            elif cv_solver == "cutting_plane":
+            elif cv_solver in ("cutting_plane", "ipm"):
                 options.update(tol=self.tol, max_iter=self.max_iter)
             cv_bar = progress(self.verbose, len(kernels) * len(folds), "RobustSVC cross-validation")
             sel = cross_validate_paths(

@@ -44,4 +44,23 @@ CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const Matri
                          double S, double* scores_out, int n_threads = 0, Index block = 4096, Index n_groups = 1,
                          Index row_offset = 0, Index n_total = -1, const double* weight = nullptr);
 
+// The pass of the interior-point solver of the same LP (python/svmopt/_robust_ipm.py): over the rows
+// u_i = [Phi_i (L), 1, extra_i] (p = L + 1 columns, L + 2 with `extra`, which may be nullptr),
+//
+//   G = sum_i theta_i u_i u_i'  (p x p; with theta, n values >= 0; the Newton matrix's n L^2 part, one dsyrk),
+//   H = U' B                    (p x k; with B, n x k),
+//   F = U V                     (n x k2 into F_out, row-major; with V, p x k2).
+//
+// An empty view (data nullptr) leaves its product out; G or H are then 0 x 0. The kernel rows come from Phi or are
+// computed block by block as K(X, Z) (memory O(block x p)); the blocks are added up in order.
+struct NormalSums {
+  Eigen::MatrixXd G;
+  Eigen::MatrixXd H;
+};
+
+NormalSums reduced_normal_pass(const MatrixView& Phi, const MatrixView& X, const MatrixView& Z,
+                               const KernelParams& params, const double* extra, const double* theta,
+                               const MatrixView& B, const MatrixView& V, double* F_out, int n_threads = 0,
+                               Index block = 4096);
+
 }  // namespace svmopt

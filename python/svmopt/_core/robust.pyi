@@ -155,3 +155,20 @@ def reduced_cut_pass(
 ) -> CutSums:
     """One pass at (v, gamma), S = sum_j sqrt(k(z_j, z_j)) |v_j|: c_i = [a_i + y_i gamma - y_i f_i + delta_i S > 0]
     (a = offset, default 1), f = Phi v with Phi given or K(X, Z) computed block by block; f written into scores_out."""
+
+def reduced_normal_pass(
+    *,
+    Phi: NDArray[np.float64] | None = None,
+    X: NDArray[np.float64] | None = None,
+    Z: NDArray[np.float64] | None = None,
+    params: KernelParams | None = None,
+    extra: NDArray[np.float64] | None = None,
+    theta: NDArray[np.float64] | None = None,
+    B: NDArray[np.float64] | None = None,
+    V: NDArray[np.float64] | None = None,
+    F_out: NDArray[np.float64] | None = None,
+    n_threads: int = 0,
+    block: int = 4096,
+) -> tuple[NDArray[np.float64] | None, NDArray[np.float64] | None]:
+    """The interior-point pass over u_i = [Phi_i, 1, extra_i]: (G, H) with G = sum_i theta_i u_i u_i' (None without
+    theta) and H = U'B (None without B); F = U V written into F_out (n x V's columns)."""
