@@ -482,6 +482,14 @@ def _cut_pass(y=YZ, v=None, gamma=0.0, S=0.0, **over):
                                    **{k: a for k, a in kw.items() if a is not None})
 
 
+def _normal_pass(**over):
+    """reduced_normal_pass streaming the 10 rows of Z against 3 landmarks (G from theta), one argument replaced (None
+    drops it)."""
+    kw = dict(X=Z, Z=Z[:3].copy(), params=KP, theta=np.ones(10))
+    kw.update(over)
+    return robust.reduced_normal_pass(**{k: a for k, a in kw.items() if a is not None})
+
+
 def _read_only(a):
     a.flags.writeable = False
     return a
@@ -599,6 +607,44 @@ _ROBUST = [
     ("reduced_cut_pass", "scores_out strided", lambda: _cut_pass(scores_out=np.zeros(20)[::2]), ValueError,
      "scores_out"),
     ("reduced_cut_pass", "scores_out float32", lambda: _cut_pass(scores_out=np.zeros(10, np.float32)), TypeError, ""),
+    ("reduced_normal_pass", "theta<0", lambda: _normal_pass(theta=-np.ones(10)), ValueError, "theta"),
+    ("reduced_normal_pass", "theta nan", lambda: _normal_pass(theta=np.full(10, np.nan)), ValueError, "theta"),
+    ("reduced_normal_pass", "theta length", lambda: _normal_pass(theta=np.ones(9)), ValueError, "theta"),
+    ("reduced_normal_pass", "theta int", lambda: _normal_pass(theta=np.ones(10, int)), TypeError, ""),
+    ("reduced_normal_pass", "extra inf", lambda: _normal_pass(extra=np.full(10, np.inf)), ValueError, "extra"),
+    ("reduced_normal_pass", "extra length", lambda: _normal_pass(extra=np.ones(9)), ValueError, "extra"),
+    ("reduced_normal_pass", "B rows", lambda: _normal_pass(B=np.ones((9, 2))), ValueError, "B must"),
+    ("reduced_normal_pass", "B nan", lambda: _normal_pass(B=np.full((10, 2), np.nan)), ValueError, "B must"),
+    ("reduced_normal_pass", "B 1d", lambda: _normal_pass(B=np.ones(10)), ValueError, "B"),
+    ("reduced_normal_pass", "V rows", lambda: _normal_pass(V=np.ones((3, 1)), F_out=np.zeros((10, 1))), ValueError,
+     "V must"),
+    ("reduced_normal_pass", "V nan", lambda: _normal_pass(V=np.full((4, 1), np.nan), F_out=np.zeros((10, 1))),
+     ValueError, "V must"),
+    ("reduced_normal_pass", "V float32", lambda: _normal_pass(V=np.ones((4, 1), np.float32), F_out=np.zeros((10, 1))),
+     TypeError, ""),
+    ("reduced_normal_pass", "V without F_out", lambda: _normal_pass(V=np.ones((4, 1))), ValueError, "F_out"),
+    ("reduced_normal_pass", "F_out without V", lambda: _normal_pass(F_out=np.zeros((10, 1))), ValueError, "F_out"),
+    ("reduced_normal_pass", "F_out shape", lambda: _normal_pass(V=np.ones((4, 2)), F_out=np.zeros((10, 1))),
+     ValueError, "F_out"),
+    ("reduced_normal_pass", "F_out read-only",
+     lambda: _normal_pass(V=np.ones((4, 1)), F_out=_read_only(np.zeros((10, 1)))), ValueError, "F_out"),
+    ("reduced_normal_pass", "F_out Fortran",
+     lambda: _normal_pass(V=np.ones((4, 2)), F_out=np.zeros((10, 2), order="F")), ValueError, "F_out"),
+    ("reduced_normal_pass", "F_out float32",
+     lambda: _normal_pass(V=np.ones((4, 1)), F_out=np.zeros((10, 1), np.float32)), TypeError, ""),
+    ("reduced_normal_pass", "Phi and X", lambda: _normal_pass(Phi=np.ones((10, 3))), ValueError, "not both"),
+    ("reduced_normal_pass", "no Z", lambda: _normal_pass(Z=None), ValueError, "Z"),
+    ("reduced_normal_pass", "no params", lambda: _normal_pass(params=None), ValueError, "params"),
+    ("reduced_normal_pass", "X nan", lambda: _normal_pass(X=ZN), ValueError, "X"),
+    ("reduced_normal_pass", "Z inf", lambda: _normal_pass(Z=np.full((3, 2), np.inf)), ValueError, "Z"),
+    ("reduced_normal_pass", "columns", lambda: _normal_pass(Z=Z[:3, :1]), ValueError, "columns"),
+    ("reduced_normal_pass", "Phi nan", lambda: _normal_pass(X=None, Z=None, params=None, Phi=np.full((10, 3), np.nan)),
+     ValueError, "Phi"),
+    ("reduced_normal_pass", "Phi 1d", lambda: _normal_pass(X=None, Z=None, params=None, Phi=np.ones(10)), ValueError,
+     "Phi"),
+    ("reduced_normal_pass", "Phi int", lambda: _normal_pass(X=None, Z=None, params=None, Phi=np.ones((10, 3), int)),
+     TypeError, ""),
+    ("reduced_normal_pass", "block 0", lambda: _normal_pass(block=0), ValueError, "block"),
 ]
 _FIXED_SIZE = [
     ("entropy_log_offdiag", "idx out of range", lambda: fixed_size.entropy_log_offdiag(Z, np.array([0, 1, 1000])),

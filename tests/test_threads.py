@@ -83,6 +83,17 @@ def _cut_pass(**rows):
     return c.a, c.b, c.e, c.n_c, c.hinge, scores
 
 
+def _normal_pass(**rows):
+    """One interior-point pass of the reduced LP over the 90 rows of X (block 16): G, H and F = U V."""
+    p = (rows["Phi"].shape[1] if "Phi" in rows else rows["Z"].shape[0]) + 2
+    n = (rows["Phi"] if "Phi" in rows else rows["X"]).shape[0]
+    F = np.empty((n, 2))
+    G, H = robust.reduced_normal_pass(extra=np.linspace(-0.1, 0.1, n), theta=np.linspace(0.5, 2.0, n),
+                                      B=np.ones((n, 2)), V=np.linspace(-1.0, 1.0, 2 * p).reshape(p, 2), F_out=F,
+                                      n_threads=2, block=16, **rows)
+    return G, H, F
+
+
 def _dense_lp():
     lp = robust.DenseLP(K[:40, :40], y[:40], np.full(40, 0.01))
     return [lp.solve(nu).x for nu in (0.01, 0.1, 1.0)]
@@ -138,6 +149,9 @@ CALLS = {
     "robust.DenseLP": _dense_lp,
     "robust.reduced_cut_pass": lambda: _cut_pass(X=X, Z=Zc, params=KP),
     "robust.reduced_cut_pass_kept": lambda: _cut_pass(Phi=K[:, :40]),
+    "robust.reduced_normal_pass": lambda: _normal_pass(X=X, Z=Zc, params=KP),
+    "robust.reduced_normal_pass_kept": lambda: _normal_pass(Phi=K[:, :40]),
+    "robust.reduced_normal_pass_team": lambda: _normal_pass(X=XL, Z=PVW, params=KP),  # p >= 128: the BLAS syrk
     "fixed_size.entropy_select": lambda: fixed_size.entropy_select(X / 2.0, 10, seed=5).idx,
     "fixed_size.entropy_select_stratified": lambda: fixed_size.entropy_select(
         X / 2.0, 10, labels=(y > 0).astype(np.int64), seed=6).idx,
@@ -236,6 +250,8 @@ def test_thread_count_does_not_change_results():
                lambda t: robust.lp_matrix(K, y, np.full(90, 0.05), n_threads=t),
                lambda t: robust.line_search_grid(S, y, S.min(), S.max(), 2000, 0.0, PAPER, n_threads=t),
                lambda t: robust.reduced_cut_pass(y, V_CUT, 0.2, 1.0, X=X, Z=Zc, params=KP, n_threads=t, block=16).a,
+               lambda t: robust.reduced_normal_pass(X=XL, Z=PVW, params=KP, theta=np.ones(300), n_threads=t,
+                                                    block=16)[0],
                lambda t: fixed_size.nystrom_features(X, PV, KP, P, n_threads=t, chunk=16),
                lambda t: pso.two_swarm(np.zeros(3), np.eye(3), np.full(3, 4.0), 2 * np.eye(3), n_particles=8,
                                        max_iter=40, seed=9, n_threads=t).x):
