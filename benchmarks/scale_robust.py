@@ -1,17 +1,20 @@
-"""RobustSVC's reduced model (paper 000's LP over L landmarks, solved by cutting planes) from 10^3 to 10^6 rows:
+"""RobustSVC's reduced model (paper 000's LP over L landmarks, by the interior-point method or the cutting planes)
+from 10^3 to 10^6 rows:
 wall and CPU time, peak memory, passes over the data and the certified gap reached. A plain script (not an asv
 suite); it produces the table and the figure of ``docs/scale.md`` ("RobustSVC beyond a few thousand rows"):
 
-    python benchmarks/scale_robust.py --rows 1000 10000 100000 1000000 --max-iter 1000 1000 400 150
+    python benchmarks/scale_robust.py --rows 1000 10000 100000 1000000 --solver ipm --out scale_robust_ipm.json
+    python benchmarks/scale_robust.py --rows 1000 10000 100000 1000000 --max-iter 1000 1000 400 150 \
+        --solver cutting_plane
 
 Each fit runs in its own child process, so that its peak resident set size (``ru_maxrss``) is its own. The data are
 those of ``scale_fixed_size.py`` (standard normal features, ``--d`` columns, labels ``sign(sin(2 x0) + x1 x2 + 0.3
 noise)``), read from a float64 ``np.memmap``. The model: ``RobustSVC(kernel="rbf", n_landmarks=L, nu=--nu)``
 (entropy landmarks, RBF width ``--alpha``, deterministic, or ``--p 2 --rho ...`` for the robust counterpart),
-``tol=1e-6`` and a limit of ``--max-iter`` passes (one value per row count, or one for all): a fit stopped there
-reports the gap it certified. The kernel rows n x L are cached while they fit half the memory budget and
-recomputed at every pass above. Each pass's bounds (the best objective and the master's lower bound) are recorded
-for the gap-vs-passes figure.
+``tol=1e-6`` and a limit of ``--max-iter`` iterations (one value per row count, or one for all; an iteration is
+one pass of the cutting planes, three of the interior-point method): a fit stopped there reports the gap it
+certified. The kernel rows n x L are cached while they fit half the memory budget and recomputed at every pass
+above. Each iteration's certified bounds are recorded for the gap-vs-iterations figure.
 """
 
 from __future__ import annotations
@@ -31,34 +34,42 @@ from scale_fixed_size import _maxrss_mib, _rss_mib, make_data
 
 
 def _child(path: str, n: int, d: int, L: int, nu: float, p: float | None, rho: float | None, max_iter: int,
-           alpha: float) -> dict:
+           alpha: float, solver: str = "cutting_plane", grid: bool = False) -> dict:
     import warnings
 
     from sklearn.exceptions import ConvergenceWarning
 
+    import svmopt._robust_ipm as ri
     import svmopt._robust_reduced as rr
     from svmopt import RobustSVC
 
     histories: list[list[tuple[float, float]]] = []
-    solve = rr.ReducedLP.solve
+    times: list[float] = []
+    engine = ri.ReducedIPM if solver == "ipm" else rr.ReducedLP
+    solve = engine.solve
 
     def recording(self, *args, **kwargs):
+        t = time.perf_counter()
         sol = solve(self, *args, **kwargs)
+        times.append(time.perf_counter() - t)
         histories.append([tuple(h) for h in sol.history])
         return sol
 
-    rr.ReducedLP.solve = recording  # type: ignore[method-assign]
+    engine.solve = recording  # type: ignore[method-assign]
     X = np.memmap(path, dtype=np.float64, mode="r", shape=(n, d))
     y = np.asarray(np.memmap(path + ".y", dtype=np.int8, mode="r", shape=(n,)))
     rss0 = _rss_mib()
-    clf = RobustSVC(kernel="rbf", alpha=alpha, n_landmarks=L, nu=nu, p=p, rho=rho, max_iter=max_iter, random_state=0)
+    nus = [0.01, 0.1, 1.0, 10.0, 100.0] if grid else nu
+    clf = RobustSVC(kernel="rbf", alpha=alpha, n_landmarks=L, nu=nus, p=p, rho=rho, max_iter=max_iter,
+                    random_state=0, solver=solver, selection="training_error")
     t0, c0 = time.perf_counter(), time.process_time()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
         clf.fit(X, y)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     m = min(n, 20_000)
-    return {"rows": n, "d": d, "landmarks": L, "alpha": alpha, "nu": nu, "p": p, "rho": rho, "max_iter": max_iter,
+    return {"rows": n, "d": d, "landmarks": L, "alpha": alpha, "nu": nus, "p": p, "rho": rho, "max_iter": max_iter,
+            "solver": solver, "solve_s": times,
             "wall_s": wall, "cpu_s": cpu, "peak_rss_mib": _maxrss_mib(), "rss_before_fit_mib": rss0,
             "passes": int(clf.n_iter_[0]), "objective": float(clf.objective_[0]),
             "lower_bound": float(clf.lower_bound_[0]),
@@ -84,16 +95,19 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--plot", default=None, help="write the figure (PNG) here")
     ap.add_argument("--memory-budget", type=float, default=None, help="svmopt.set_memory_budget in GiB for the fits "
                     "(the kernel rows n x L are cached while they fit half of it)")
-    ap.add_argument("--child", nargs=10, help=argparse.SUPPRESS)
+    ap.add_argument("--solver", default="ipm", choices=["ipm", "cutting_plane"])
+    ap.add_argument("--grid", action="store_true", help="fit the 5-value nu grid 0.01 .. 100 (every nu on every row, "
+                    "the paper's training-count selection) instead of --nu")
+    ap.add_argument("--child", nargs=12, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        path, n, d, L, nu, p, rho, mi, alpha, budget = args.child
+        path, n, d, L, nu, p, rho, mi, alpha, budget, solver, grid = args.child
         if budget != "None":
             import svmopt
 
             svmopt.set_memory_budget(int(float(budget) * 2**30))
         res = _child(path, int(n), int(d), int(L), float(nu), None if p == "None" else float(p),
-                     None if rho == "None" else float(rho), int(mi), float(alpha))
+                     None if rho == "None" else float(rho), int(mi), float(alpha), solver, grid == "True")
         print(json.dumps(res))
         return
     limits = args.max_iter * len(args.rows) if len(args.max_iter) == 1 else args.max_iter
@@ -105,7 +119,8 @@ def main(argv: list[str] | None = None) -> None:
         make_data(path, n, args.d)
         L = min(args.landmarks, n)
         out = subprocess.run([sys.executable, __file__, "--child", path, str(n), str(args.d), str(L), str(args.nu),
-                              str(args.p), str(args.rho), str(mi), str(args.alpha), str(args.memory_budget)],
+                              str(args.p), str(args.rho), str(mi), str(args.alpha), str(args.memory_budget),
+                              args.solver, str(args.grid)],
                              capture_output=True, text=True)
         if out.returncode:
             raise RuntimeError(f"the fit at {n} rows failed:\n{out.stderr[-3000:]}")
@@ -113,7 +128,7 @@ def main(argv: list[str] | None = None) -> None:
         res["memory_budget_gib"] = args.memory_budget
         results.append(res)
         print(f"{n:>9} rows: {res['wall_s']:8.1f} s wall, {res['cpu_s']:8.1f} s CPU, {res['peak_rss_mib']:7.0f} MiB "
-              f"peak, {res['passes']:4d} passes, gap {res['gap']:.1e}", flush=True)
+              f"peak, {res['passes']:4d} passes, {len(res['history'])} iterations, gap {res['gap']:.1e}", flush=True)
         with open(args.out, "w") as f:
             json.dump(results, f, indent=1)
     if args.plot:
@@ -146,7 +161,7 @@ def plot(results: list[dict], path: str) -> None:
             gap = (h[:, 0] - h[:, 1]) / np.maximum(1.0, np.abs(h[:, 0]))
             bx.semilogy(np.arange(1, len(gap) + 1), np.maximum(gap, 1e-12), label=f"{r['rows']:,} rows")
     bx.axhline(1e-6, color="grey", lw=0.8, ls="--")
-    bx.set_xlabel("iteration (one or two passes over the data)")
+    bx.set_xlabel("iteration (cutting planes: one pass over the data; interior point: three)")
     bx.set_ylabel("certified relative gap")
     bx.legend()
     fig.tight_layout()

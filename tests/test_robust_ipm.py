@@ -159,6 +159,59 @@ def test_normal_pass_matches_numpy(source, with_extra, block):
     _close(H4, ref["H"], scale["H"])
 
 
+@pytest.mark.parametrize("source", ["Phi_C", "rbf"])
+@pytest.mark.parametrize("with_extra", [False, True], ids=["no_extra", "extra"])
+def test_normal_pass_quadratic_right_hand_side(source, with_extra):
+    """Q = [g, h, k]: Hq = U'b with b_i = g_i e_i (1 + k_i e_i), e_i = h_i - F_i0, F = U V; the other outputs as
+    without Q."""
+    rows, Phi = _source(source)
+    extra = EXTRA if with_extra else None
+    p = LP_ + 1 + with_extra
+    rng = np.random.default_rng(9)
+    V = rng.standard_normal((p, 2))
+    Q = np.column_stack([rng.uniform(0.1, 2.0, NP), rng.standard_normal(NP), rng.standard_normal(NP)])
+    F = np.empty((NP, 2))
+    G, H, Hq = robust.reduced_normal_pass(extra=extra, theta=THETA, B=BP, V=V, F_out=F, Q=Q, block=7, **rows)
+    ref, scale = _ref_normal(Phi, extra, THETA, BP, V)
+    U = np.hstack([Phi, np.ones((NP, 1))] + ([] if extra is None else [extra[:, None]]))
+    e = Q[:, 1] - ref["F"][:, 0]
+    b = Q[:, 0] * e * (1.0 + Q[:, 2] * e)
+    np.testing.assert_array_less(np.abs(Hq - U.T @ b), 1e-10 * (np.abs(U).T @ np.abs(b)) + 1e-300)
+    _close(G, ref["G"], scale["G"])
+    _close(H, ref["H"], scale["H"])
+    _close(F, ref["F"], scale["F"])
+
+
+@pytest.mark.parametrize("robust_term", [False, True], ids=["det", "robust"])
+@pytest.mark.parametrize("spread", [1.0, 1e12])
+def test_newton_solve_equals_the_dense_system(robust_term, spread):
+    """_Newton solves M d = b, M = E'G E + diag(Dp, Dq, 0), in the p-square u-coordinates: equal to a dense solve of
+    the (2L + 1)-square M, also when Dp_j / Dq_j spans 1e24 (one of x_j, z_j near 0 at the end of a solve), and
+    w = E d."""
+    from svmopt._robust_ipm import _Newton
+
+    rng = np.random.default_rng(11)
+    L = 20
+    p = L + 1 + robust_term
+    A = rng.standard_normal((80, p))
+    G = A.T @ A
+    Dp = rng.uniform(0.1, 3.0, L) * np.where(rng.random(L) < 0.5, spread, 1.0 / spread)
+    Dq = rng.uniform(0.1, 3.0, L) * np.where(rng.random(L) < 0.5, spread, 1.0 / spread)
+    r = rng.uniform(0.5, 1.5, L)
+    E = np.zeros((p, 2 * L + 1))
+    E[np.arange(L), np.arange(L)] = 1.0
+    E[np.arange(L), L + np.arange(L)] = -1.0
+    E[L, 2 * L] = -1.0
+    if robust_term:
+        E[L + 1, :2 * L] = -np.tile(r, 2)
+    M = E.T @ G @ E
+    M[np.arange(2 * L), np.arange(2 * L)] += np.concatenate([Dp, Dq])
+    b = rng.standard_normal(2 * L + 1)
+    d, w = _Newton(G, Dp, Dq, r, robust_term).solve(b)
+    np.testing.assert_array_less(np.abs(M @ d - b), 1e-8 * (np.abs(M) @ np.abs(d) + np.abs(b)).max())
+    np.testing.assert_array_less(np.abs(w - E @ d), 1e-12 * (np.abs(E) @ np.abs(d)) + 1e-300)
+
+
 def test_normal_pass_g_is_the_weighted_gram_of_known_rows():
     """A hand-checkable case: Phi = [[1, 2], [3, 4]], extra = [5, 6], theta = [1, 4] (exact square roots: the
     pass scales the rows by sqrt(theta)): G = sum theta_i u_i u_i' exactly."""
@@ -255,6 +308,10 @@ BAD = [
     ("X without Z", dict(Phi=None, X=X5, params=KP_RBF, theta=np.ones(5)), r"give Phi, or X, Z and params"),
     ("nothing", dict(Phi=None, theta=np.ones(5)), r"give Phi, or X, Z and params"),
     ("block 0", dict(theta=np.ones(5), block=0), r"block must be >= 1"),
+    ("Q shape", dict(V=np.ones((3, 1)), F_out=np.zeros((5, 1)), Q=np.ones((5, 2))), r"Q must be n x 3"),
+    ("Q rows", dict(V=np.ones((3, 1)), F_out=np.zeros((5, 1)), Q=np.ones((4, 3))), r"Q must be n x 3"),
+    ("Q without V", dict(theta=np.ones(5), Q=np.ones((5, 3))), r"Q needs V"),
+    ("Q nan", dict(V=np.ones((3, 1)), F_out=np.zeros((5, 1)), Q=_nan_at(np.ones((5, 3)))), r"Q must be finite"),
 ]
 
 

@@ -239,8 +239,9 @@ void register_robust(py::module_& m) {
       "reduced_normal_pass",
       [](const OptionalArray& Phi, const OptionalArray& X, const OptionalArray& Z,
          const std::optional<KernelParams>& params, const OptionalArray& extra, const OptionalArray& theta,
-         const OptionalArray& B, const OptionalArray& V, const OptionalArray& F_out, int n_threads, Index block) {
-        MatrixView pv, xv, zv, bv, vv;
+         const OptionalArray& B, const OptionalArray& V, const OptionalArray& F_out, const OptionalArray& Q,
+         int n_threads, Index block) {
+        MatrixView pv, xv, zv, bv, vv, qv;
         KernelParams kp;
         Index n = 0;
         if (Phi) {
@@ -258,6 +259,7 @@ void register_robust(py::module_& m) {
         if (extra) ec.emplace(*extra, "extra", n);
         if (theta) tc.emplace(*theta, "theta", n);
         if (B) bv = view2d(*B, "B");
+        if (Q) qv = view2d(*Q, "Q");
         double* out = nullptr;
         if (V) {
           vv = view2d(*V, "V");
@@ -277,20 +279,22 @@ void register_robust(py::module_& m) {
         {
           py::gil_scoped_release release;
           sums = reduced_normal_pass(pv, xv, zv, kp, ec ? ec->data() : nullptr, tc ? tc->data() : nullptr, bv, vv,
-                                     out, n_threads, block);
+                                     out, qv, n_threads, block);
         }
         py::object G = theta ? py::cast(sums.G) : py::none();
         py::object H = B ? py::cast(sums.H) : py::none();
-        return py::make_tuple(G, H);
+        if (Q) return py::tuple(py::make_tuple(G, H, py::cast(sums.Hq)));
+        return py::tuple(py::make_tuple(G, H));
       },
       py::kw_only(), py::arg("Phi").noconvert() = py::none(), py::arg("X").noconvert() = py::none(),
       py::arg("Z").noconvert() = py::none(), py::arg("params") = py::none(), py::arg("extra").noconvert() = py::none(),
       py::arg("theta").noconvert() = py::none(), py::arg("B").noconvert() = py::none(),
-      py::arg("V").noconvert() = py::none(), py::arg("F_out").noconvert() = py::none(), py::arg("n_threads") = 0,
-      py::arg("block") = 4096,
+      py::arg("V").noconvert() = py::none(), py::arg("F_out").noconvert() = py::none(),
+      py::arg("Q").noconvert() = py::none(), py::arg("n_threads") = 0, py::arg("block") = 4096,
       "One pass of the reduced LP's interior-point solver over u_i = [Phi_i, 1, extra_i] (extra optional; Phi given or "
       "K(X, Z) computed block by block): returns (G, H) with G = sum_i theta_i u_i u_i' (None without theta) and "
-      "H = U'B (None without B, n x k), and writes F = U V (V: p x k2) into F_out (n x k2).");
+      "H = U'B (None without B, n x k), and writes F = U V (V: p x k2) into F_out (n x k2); with Q = [g, h, k] (n x 3) "
+      "also Hq = U'b, b_i = g_i e_i (1 + k_i e_i), e_i = h_i - F_i0, returned third.");
 }
 
 }  // namespace svmopt::bind

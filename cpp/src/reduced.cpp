@@ -168,7 +168,8 @@ CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const Matri
 
 NormalSums reduced_normal_pass(const MatrixView& Phi, const MatrixView& X, const MatrixView& Z,
                                const KernelParams& params, const double* extra, const double* theta,
-                               const MatrixView& B, const MatrixView& V, double* F_out, int n_threads, Index block) {
+                               const MatrixView& B, const MatrixView& V, double* F_out, const MatrixView& Q,
+                               int n_threads, Index block) {
   const bool cached = Phi.data != nullptr;
   const Index n = cached ? Phi.rows : X.rows;
   const Index L = cached ? Phi.cols : Z.rows;
@@ -183,6 +184,9 @@ NormalSums reduced_normal_pass(const MatrixView& Phi, const MatrixView& X, const
   if (with_B && B.rows != n) throw std::invalid_argument("B must have one row per data row (" + std::to_string(n) + ")");
   if (with_V && V.rows != p) throw std::invalid_argument("V must have p = " + std::to_string(p) + " rows");
   if (with_V && !F_out) throw std::invalid_argument("F_out is needed with V");
+  const bool with_Q = Q.data != nullptr;
+  if (with_Q && (Q.rows != n || Q.cols != 3)) throw std::invalid_argument("Q must be n x 3 (" + std::to_string(n) + " x 3)");
+  if (with_Q && !with_V) throw std::invalid_argument("Q needs V (its rows read F's first column)");
   const Index k = with_B ? B.cols : 0, k2 = with_V ? V.cols : 0;
   for (Index i = 0; i < n; ++i) {
     if (theta && !(theta[i] >= 0.0 && std::isfinite(theta[i]))) {
@@ -191,6 +195,9 @@ NormalSums reduced_normal_pass(const MatrixView& Phi, const MatrixView& X, const
     if (extra && !std::isfinite(extra[i])) throw std::invalid_argument("extra must be finite");
     for (Index j = 0; j < k; ++j) {
       if (!std::isfinite(B(i, j))) throw std::invalid_argument("B must be finite");
+    }
+    if (with_Q && !(std::isfinite(Q(i, 0)) && std::isfinite(Q(i, 1)) && std::isfinite(Q(i, 2)))) {
+      throw std::invalid_argument("Q must be finite");
     }
   }
   RowMatrix Vm(p, k2);
@@ -201,6 +208,8 @@ NormalSums reduced_normal_pass(const MatrixView& Phi, const MatrixView& X, const
   NormalSums out;
   if (theta) out.G = Eigen::MatrixXd::Zero(p, p);
   if (with_B) out.H = Eigen::MatrixXd::Zero(p, k);
+  if (with_Q) out.Hq = Eigen::VectorXd::Zero(p);
+  Vector bq(with_Q ? std::min(block, std::max<Index>(n, 1)) : 0);
   const int threads = resolve_threads(n_threads);
   const Index nb_max = std::min(block, std::max<Index>(n, 1));
   RowMatrix W(nb_max, p), Bb(with_B ? nb_max : 0, k);
@@ -224,6 +233,13 @@ NormalSums reduced_normal_pass(const MatrixView& Phi, const MatrixView& X, const
     if (with_V) {
       Eigen::Map<RowMatrix> Fb(F_out + r0 * k2, nb, k2);
       Fb.noalias() = Wb * Vm;
+      if (with_Q) {
+        for (Index i = 0; i < nb; ++i) {
+          const double e = Q(r0 + i, 1) - Fb(i, 0);
+          bq(i) = Q(r0 + i, 0) * e * (1.0 + Q(r0 + i, 2) * e);
+        }
+        out.Hq.noalias() += Wb.transpose() * bq.head(nb);
+      }
     }
     if (with_B) {
       for (Index i = 0; i < nb; ++i)
@@ -241,7 +257,9 @@ NormalSums reduced_normal_pass(const MatrixView& Phi, const MatrixView& X, const
   // A NaN or infinity among the rows reaches every product that reads it (the inputs above are finite): checking
   // the results costs no second read of the rows.
   const char* bad = cached ? "Phi must be finite (no NaN or infinity)" : "the kernel rows must be finite";
-  if ((theta && !out.G.allFinite()) || (with_B && !out.H.allFinite())) throw std::invalid_argument(bad);
+  if ((theta && !out.G.allFinite()) || (with_B && !out.H.allFinite()) || (with_Q && !out.Hq.allFinite())) {
+    throw std::invalid_argument(bad);
+  }
   if (with_V && !Eigen::Map<const Vector>(F_out, n * k2).allFinite()) throw std::invalid_argument(bad);
   return out;
 }

@@ -46,14 +46,14 @@ STEP = 0.995
 PURIFY_TRIES = 2
 
 
-def _chunk_normal(xb, eb, tb, bb, V, Z, recipe, with_F):
-    """One chunk's part of a pass (on the worker that holds it)."""
+def _chunk_normal(xb, eb, tb, bb, V, qb, Z, recipe):
+    """One chunk's part of a pass (on the worker that holds it): ((G, H, Hq), F)."""
     from svmopt.distributed import _params_from_recipe
 
-    F = np.empty((xb.shape[0], V.shape[1])) if with_F else None
-    G, H = _core.robust.reduced_normal_pass(X=np.asarray(xb, dtype=np.float64), Z=Z, params=_params_from_recipe(recipe),
-                                            extra=eb, theta=tb, B=bb, V=V, F_out=F)
-    return (G, H), F
+    F = None if V is None else np.empty((xb.shape[0], V.shape[1]))
+    out = _core.robust.reduced_normal_pass(X=np.asarray(xb, dtype=np.float64), Z=Z, params=_params_from_recipe(recipe),
+                                           extra=eb, theta=tb, B=bb, V=V, F_out=F, Q=qb)
+    return (out + (None,))[:3], F
 
 
 def _add_optional(*parts):
@@ -106,20 +106,22 @@ class ReducedIPM:
         self.n_passes = 0
 
     # -- the passes ---------------------------------------------------------------------------------------------
-    def _pass(self, theta: np.ndarray | None = None, B: np.ndarray | None = None,
-              V: np.ndarray | None = None) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
-        """G = sum_i theta_i u_i u_i' (with theta), H = U'B (with B, n x k), F = U V (with V, p x k)."""
+    def _pass(self, theta: np.ndarray | None = None, B: np.ndarray | None = None, V: np.ndarray | None = None,
+              Q: np.ndarray | None = None) -> tuple[Any, Any, Any, Any]:
+        """(G, H, F, Hq): G = sum_i theta_i u_i u_i' (with theta), H = U'B (with B, n x k), F = U V (with V, p x k),
+        Hq = U'b with b_i = g_i e_i (1 + k_i e_i), e_i = h_i - F_i0 (with Q = [g, h, k], n x 3, and V)."""
         self.n_passes += 1
         B = None if B is None else np.ascontiguousarray(B)
         V = None if V is None else np.ascontiguousarray(V)
+        Q = None if Q is None else np.ascontiguousarray(Q)
         if self._dask:
-            return self._dask_pass(theta, B, V)
+            return self._dask_pass(theta, B, V, Q)
         F = None if V is None else np.empty((self.n, V.shape[1]))
-        G, H = _core.robust.reduced_normal_pass(extra=self._extra, theta=theta, B=B, V=V, F_out=F,
-                                                n_threads=self.n_threads, block=self.block, **self._rows)
-        return G, H, F
+        out = _core.robust.reduced_normal_pass(extra=self._extra, theta=theta, B=B, V=V, F_out=F, Q=Q,
+                                               n_threads=self.n_threads, block=self.block, **self._rows)
+        return out[0], out[1], F, out[2] if Q is not None else None
 
-    def _dask_pass(self, theta, B, V):
+    def _dask_pass(self, theta, B, V, Q):
         import dask
         from dask import delayed
 
@@ -132,27 +134,23 @@ class ReducedIPM:
             sl = slice(r0, r0 + nb)
             parts.append(delayed(_chunk_normal, nout=2, pure=True)(
                 xb, None if self._extra is None else self._extra[sl], None if theta is None else theta[sl],
-                None if B is None else B[sl], V, Z, recipe, V is not None))
+                None if B is None else B[sl], V, None if Q is None else Q[sl], Z, recipe))
             r0 += nb
-
         sums = _tree_reduce([p[0] for p in parts], _add_optional)
-        (G, H), Fs = dask.compute(sums, [p[1] for p in parts])
-        return G, H, None if V is None else np.concatenate(Fs)
+        (G, H, Hq), Fs = dask.compute(sums, [p[1] for p in parts])
+        return G, H, None if V is None else np.concatenate(Fs), Hq
 
     # -- the LP's pieces ----------------------------------------------------------------------------------------
-    def _P(self) -> np.ndarray:
-        """The map from u-coordinates to the columns (p, q, gamma): a_i = y_i P' u_i."""
-        L, p = self.L, self.p
-        P = np.zeros((p, 2 * L + 1))
-        P[np.arange(L), np.arange(L)] = 1.0
-        P[np.arange(L), L + np.arange(L)] = -1.0
-        P[L, 2 * L] = -1.0
-        if self._extra is not None:
-            P[L + 1, :2 * L] = -np.tile(self.r, 2)
-        return P
+    def _ET(self, h: np.ndarray) -> np.ndarray:
+        """E'h for a u-coordinate vector h (p): the columns' (p, q, gamma) side of sum_i h-weighted rows, with
+        a_i = y_i E'u_i, i.e. E(dp, dq, dg) = (dp - dq, -dg, -r'(dp + dq)) (the last with a robust term only)."""
+        L = self.L
+        hv = h[:L]
+        he = float(h[L + 1]) if self._extra is not None else 0.0
+        return np.concatenate([hv - self.r * he, -hv - self.r * he, [-h[L]]])
 
     def _to_u(self, dp: np.ndarray, dq: np.ndarray, dg: float) -> np.ndarray:
-        """The u-coordinates of a step (dp, dq, dg): U times this is y o (A step)."""
+        """E(dp, dq, dg): the u-coordinates of a step, so that U times this is y o (A step)."""
         head = [dp - dq, [-dg]]
         if self._extra is not None:
             head.append([-(self.r @ (dp + dq))])
@@ -188,7 +186,7 @@ class ReducedIPM:
         v0 = np.where(zero, 0.0, v)
         V = np.zeros((self.p, 1))
         V[:self.L, 0] = v0
-        _, _, F = self._pass(V=V)
+        _, _, F, _ = self._pass(V=V)
         assert F is not None
         av = np.abs(v0)
         margin = self.y * (F[:, 0] - gamma)
@@ -212,7 +210,6 @@ class ReducedIPM:
         n, L, y, r = self.n, self.L, self.y, self.r
         C = np.full(n, nu) if self.weight is None else nu * self.weight
         dl = np.zeros(n) if self.delta is None else self.delta
-        P = self._P()
         passes0 = self.n_passes
         # The start: v = 0 (p = q = 1), every row feasible (xi - s = 1 - a_i'x), lambda in the middle of its box.
         xp, xq, zp, zq, gam = np.ones(L), np.ones(L), np.ones(L), np.ones(L), 0.0
@@ -231,7 +228,7 @@ class ReducedIPM:
             B1 = np.column_stack([theta * (1.0 - ax) * y, theta * kappa * y, lam * pos, lam * (1.0 - pos)])
             V1 = np.zeros((self.p, 1))
             V1[:L, 0] = xp - xq
-            G, H, F = self._pass(theta, B1, V1)
+            G, H, F, _ = self._pass(theta, B1, V1)
             assert G is not None and H is not None and F is not None
             v = xp - xq
             upper, lo = self._certify(v, gam, F[:, 0], lam, H[:, 2:4], C)
@@ -261,22 +258,22 @@ class ReducedIPM:
                 timed_out = True
                 break
             mu = (xp @ zp + xq @ zq + xi @ u + s @ lam) / nvar
-            # The Newton matrix M = P' G P + diag(z / x, 0) and its Cholesky factor.
-            M = P.T @ G @ P
-            M[np.arange(2 * L), np.arange(2 * L)] += np.concatenate([zp / xp, zq / xq])
-            factor = _cholesky(M)
-            # Dual residuals: A_pq' lambda + z = 1, A_gamma' lambda = 0; A' lambda = y-free: P' U'(lambda o y).
-            atl = P.T @ (H[:, 2] - H[:, 3])
+            # The Newton system M d = h, M = E'G E + diag(z / x, 0), solved in u-coordinates (_Newton).
+            newton = _Newton(G, zp / xp, zq / xq, r, self._extra is not None)
+            # Dual residuals: A_pq' lambda + z = 1, A_gamma' lambda = 0, with A' lambda = E' U'(lambda o y).
+            atl = self._ET(H[:, 2] - H[:, 3])
             rd = np.concatenate([1.0 - atl[:L] - zp, 1.0 - atl[L:2 * L] - zq])
             # The right-hand side: A' Theta rho + [r_xz / x - r_d; A_gamma' lambda], per part.
-            h_aff = P.T @ H[:, 0] + np.concatenate([-np.concatenate([zp, zq]) - rd, [atl[2 * L]]])
-            h_cen = P.T @ H[:, 1] + np.concatenate([1.0 / xp, 1.0 / xq, [0.0]])
-            d_aff = scipy.linalg.cho_solve(factor, h_aff)
-            d_cen = scipy.linalg.cho_solve(factor, h_cen)
-            # Pass 2: the rows' steps A d for both.
-            _, _, F2 = self._pass(V=np.column_stack([self._to_u(d_aff[:L], d_aff[L:2 * L], d_aff[2 * L]),
-                                                     self._to_u(d_cen[:L], d_cen[L:2 * L], d_cen[2 * L])]))
-            assert F2 is not None
+            h_aff = self._ET(H[:, 0]) + np.concatenate([-np.concatenate([zp, zq]) - rd, [atl[2 * L]]])
+            h_cen = self._ET(H[:, 1]) + np.concatenate([1.0 / xp, 1.0 / xq, [0.0]])
+            d_aff, w_aff = newton.solve(h_aff)
+            d_cen, w_cen = newton.solve(h_cen)
+            # Pass 2: the rows' steps A d for both, and the corrector's right-hand side A' Theta eta, whose
+            # second-order term eta_i is quadratic in row i's predictor step: theta_i y_i eta_i = g e (1 + k e),
+            # e = y_i rho_i - F_i0 (Nocedal & Wright's (14.35) with the row variables eliminated).
+            Q = np.column_stack([theta, y * (1.0 - ax), y * (s / lam**2 - xi / u**2) * theta**2])
+            _, _, F2, Hq = self._pass(V=np.column_stack([w_aff, w_cen]), Q=Q)
+            assert F2 is not None and Hq is not None
             adx_aff, adx_cen = y * F2[:, 0], y * F2[:, 1]
             # The predictor (sigma = 0): row steps and step lengths.
             dl_a = theta * ((1.0 - ax) - adx_aff)
@@ -289,14 +286,11 @@ class ReducedIPM:
             mu_aff = ((xp + ap * dp_a) @ (zp + ad * dzp_a) + (xq + ap * dq_a) @ (zq + ad * dzq_a)
                       + (xi + ap * dxi_a) @ (u - ad * dl_a) + (s + ap * ds_a) @ (lam + ad * dl_a)) / nvar
             sm = (mu_aff / mu) ** 3 * mu
-            # The corrector's second-order term, per row and per coordinate.
             eta_row = (dxi_a * -dl_a) / u - (ds_a * dl_a) / lam  # rho's part of -r_xiu / u + r_slam / lam
             eta_x = np.concatenate([-dp_a * dzp_a / xp, -dq_a * dzq_a / xq, [0.0]])
-            # Pass 3: its right-hand side A' Theta eta; pass 4: its row steps.
-            _, H3, _ = self._pass(B=(theta * eta_row * y)[:, None])
-            assert H3 is not None
-            d_nl = scipy.linalg.cho_solve(factor, P.T @ H3[:, 0] + eta_x)
-            _, _, F4 = self._pass(V=self._to_u(d_nl[:L], d_nl[L:2 * L], d_nl[2 * L])[:, None])
+            # Pass 3: the corrector's row steps.
+            d_nl, w_nl = newton.solve(self._ET(Hq) + eta_x)
+            _, _, F4, _ = self._pass(V=w_nl[:, None])
             assert F4 is not None
             d = d_aff + sm * d_cen + d_nl
             adx = adx_aff + sm * adx_cen + y * F4[:, 0]
@@ -337,6 +331,62 @@ def _max_step(x: np.ndarray, dx: np.ndarray) -> float:
     return float(min(1.0, np.min(-x[neg] / dx[neg])))
 
 
+class _Newton:
+    """The Newton system M d = b of the iteration, M = E'G E + diag(Dp, Dq, 0) over d = (dp, dq, dg) (2L + 1), solved
+    in the p = L + 1 (+ 1) u-coordinates w = E d: eliminating dp and dq leaves
+
+        (G + blkdiag(K^-1, 0)) w = (K^-1 c, -b_gamma),   K = [[S, -T r], [-r'T, r'S r]]  on (v, e),
+
+    S = 1/Dp + 1/Dq, T = 1/Dp - 1/Dq (diagonal; K is positive definite: its Schur complement is
+    sum_j r_j^2 4 / (Dp_j Dq_j S_j)), c = (b_p/Dp - b_q/Dq, -r'(b_p/Dp + b_q/Dq)); then with g = G w,
+    Dp dp = b_p - g_v + r g_e, Dq dq = b_q + g_v + r g_e, dp - dq = w_v and dg = -w_gamma. One Cholesky
+    factorisation of a p-square matrix per iteration, where M itself is (2L + 1)-square."""
+
+    def __init__(self, G: np.ndarray, Dp: np.ndarray, Dq: np.ndarray, r: np.ndarray, robust: bool):
+        L = Dp.shape[0]
+        self.G, self.Dp, self.Dq, self.r, self.robust, self.L = G, Dp, Dq, r, robust, L
+        # In forms without cancellation (one of Dp_j, Dq_j may be 1e16 times the other): 1/S = Dp Dq / (Dp + Dq),
+        # S^-1 T = (Dq - Dp) / (Dp + Dq), and the Schur complement sum_j r_j^2 4 / (Dp_j + Dq_j).
+        Sinv = Dp * Dq / (Dp + Dq)
+        N = G.copy()
+        idx = np.arange(L)
+        N[idx, idx] += Sinv
+        if robust:
+            # K^-1 by the block inverse: the v block S^-1 + a a' / schur, a = S^-1 T r; the e entry 1 / schur.
+            a = r * (Dq - Dp) / (Dp + Dq)
+            schur = 4.0 * float(r @ (r / (Dp + Dq)))
+            if not schur > 0.0:  # r = 0: the robust term is 0 whatever v is; its row of G is e' G e alone
+                schur = np.inf
+            self.Kinv = (a, schur)
+            N[:L, :L] += np.outer(a, a) / schur
+            N[:L, L + 1] += a / schur
+            N[L + 1, :L] += a / schur
+            N[L + 1, L + 1] += 1.0 / schur
+        self.factor = _cholesky(N)
+
+    def solve(self, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(d, w = E d) for the right-hand side b = (b_p, b_q, b_gamma)."""
+        L, r, Dp, Dq = self.L, self.r, self.Dp, self.Dq
+        bp, bq = b[:L], b[L:2 * L]
+        rhs = np.empty(self.G.shape[0])
+        # K^-1 c with the block inverse above, simplified so that no b / D is formed: S^-1 c_v =
+        # (Dq b_p - Dp b_q) / (Dp + Dq) and a'c_v + c_e = -2 sum_j r_j (b_pj + b_qj) / (Dp_j + Dq_j).
+        rhs[:L] = (Dq * bp - Dp * bq) / (Dp + Dq)
+        if self.robust:
+            a, schur = self.Kinv
+            t = -2.0 * float(r @ ((bp + bq) / (Dp + Dq)))
+            rhs[:L] += a * (t / schur)
+            rhs[L + 1] = t / schur
+        rhs[L] = -b[2 * L]
+        w = scipy.linalg.cho_solve(self.factor, rhs, check_finite=False)
+        # dp and dq from their sum Dp dp + Dq dq = b_p + b_q + 2 r g_e and their difference w_v: dividing by
+        # Dp + Dq, not by Dp or Dq alone, which near the optimum is tiny for one of the two (z_j -> 0 where x_j > 0).
+        ge = float(self.G[L + 1] @ w) if self.robust else 0.0
+        dp = (b[:L] + b[L:2 * L] + 2.0 * r * ge + Dq * w[:L]) / (Dp + Dq)
+        d = np.concatenate([dp, dp - w[:L], [-w[L]]])
+        return d, w
+
+
 def _cholesky(M: np.ndarray) -> tuple[np.ndarray, bool]:
     """M's Cholesky factor; as the iterates near the optimum M grows ill-conditioned, and a factorisation that fails
     is retried with a diagonal shift growing from 1e-14 times M's largest diagonal entry."""
@@ -352,4 +402,3 @@ def _cholesky(M: np.ndarray) -> tuple[np.ndarray, bool]:
             continue
     raise SolverError("the interior-point Newton matrix is not positive definite: the reduced LP is too "
                       "ill-conditioned for this solver; use solver='cutting_plane'")
-

@@ -51,16 +51,21 @@ CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const Matri
 //   H = U' B                    (p x k; with B, n x k),
 //   F = U V                     (n x k2 into F_out, row-major; with V, p x k2).
 //
-// An empty view (data nullptr) leaves its product out; G or H are then 0 x 0. The kernel rows come from Phi or are
-// computed block by block as K(X, Z) (memory O(block x p)); the blocks are added up in order.
+//   Hq = U' b,  b_i = g_i e_i (1 + k_i e_i),  e_i = h_i - F_i0   (with Q = [g, h, k], n x 3, and V): a right-hand
+//                                                                  side quadratic in each row's own F_i0, which
+//                                                                  the solver's corrector needs in the same pass.
+//
+// An empty view (data nullptr) leaves its product out; G, H or Hq are then 0 x 0. The kernel rows come from Phi or
+// are computed block by block as K(X, Z) (memory O(block x p)); the blocks are added up in order.
 struct NormalSums {
   Eigen::MatrixXd G;
   Eigen::MatrixXd H;
+  Eigen::VectorXd Hq;
 };
 
 NormalSums reduced_normal_pass(const MatrixView& Phi, const MatrixView& X, const MatrixView& Z,
                                const KernelParams& params, const double* extra, const double* theta,
-                               const MatrixView& B, const MatrixView& V, double* F_out, int n_threads = 0,
-                               Index block = 4096);
+                               const MatrixView& B, const MatrixView& V, double* F_out, const MatrixView& Q,
+                               int n_threads = 0, Index block = 4096);
 
 }  // namespace svmopt

@@ -167,8 +167,10 @@ def reduced_normal_pass(
     B: NDArray[np.float64] | None = None,
     V: NDArray[np.float64] | None = None,
     F_out: NDArray[np.float64] | None = None,
+    Q: NDArray[np.float64] | None = None,
     n_threads: int = 0,
     block: int = 4096,
-) -> tuple[NDArray[np.float64] | None, NDArray[np.float64] | None]:
+) -> tuple[NDArray[np.float64] | None, ...]:
     """The interior-point pass over u_i = [Phi_i, 1, extra_i]: (G, H) with G = sum_i theta_i u_i u_i' (None without
-    theta) and H = U'B (None without B); F = U V written into F_out (n x V's columns)."""
+    theta) and H = U'B (None without B); F = U V written into F_out (n x V's columns); with Q = [g, h, k] (n x 3)
+    a third output Hq = U'b, b_i = g_i e_i (1 + k_i e_i), e_i = h_i - F_i0."""
