@@ -53,7 +53,7 @@ def _chunk_normal(xb, eb, tb, bb, V, qb, Z, recipe):
     F = None if V is None else np.empty((xb.shape[0], V.shape[1]))
     out = _core.robust.reduced_normal_pass(X=np.asarray(xb, dtype=np.float64), Z=Z, params=_params_from_recipe(recipe),
                                            extra=eb, theta=tb, B=bb, V=V, F_out=F, Q=qb)
-    return (out + (None,))[:3], F
+    return (*out, None)[:3], F
 
 
 def _add_optional(*parts):
