@@ -212,6 +212,30 @@ def test_newton_solve_equals_the_dense_system(robust_term, spread):
     np.testing.assert_array_less(np.abs(w - E @ d), 1e-12 * (np.abs(E) @ np.abs(d)) + 1e-300)
 
 
+@pytest.mark.parametrize("source", ["Phi", "rbf"])
+@pytest.mark.parametrize("zero_theta", [False, True], ids=["theta>0", "a theta=0"])
+def test_normal_pass_wide_rows_take_the_dsyrk_with_b_folded_in(source, zero_theta):
+    """150 landmarks (the BLAS dsyrk, with B's columns b / sqrt(theta) beside sqrt(theta) u when every theta > 0;
+    one theta = 0 takes the separate product): the same G, H, F as numpy."""
+    rng = np.random.default_rng(12)
+    n, L = 300, 150
+    X, Z = rng.standard_normal((n, 4)), rng.standard_normal((L, 4))
+    Phi = _rbf(X, Z, ALPHA)
+    rows = {"Phi": Phi} if source == "Phi" else {"X": X, "Z": Z, "params": KP_RBF}
+    theta = rng.uniform(1e-6, 1e6, n)
+    if zero_theta:
+        theta[7] = 0.0
+    extra = rng.standard_normal(n)
+    B = rng.standard_normal((n, 4))
+    V = rng.standard_normal((L + 2, 1))
+    F = np.empty((n, 1))
+    G, H = robust.reduced_normal_pass(extra=extra, theta=theta, B=B, V=V, F_out=F, block=64, **rows)
+    ref, scale = _ref_normal(Phi, extra, theta, B, V)
+    np.testing.assert_array_less(np.abs(G - ref["G"]), 1e-11 * scale["G"] + 1e-300)
+    np.testing.assert_array_less(np.abs(H - ref["H"]), 1e-11 * scale["H"] + 1e-300)
+    np.testing.assert_array_less(np.abs(F - ref["F"]), 1e-11 * scale["F"] + 1e-300)
+
+
 def test_normal_pass_g_is_the_weighted_gram_of_known_rows():
     """A hand-checkable case: Phi = [[1, 2], [3, 4]], extra = [5, 6], theta = [1, 4] (exact square roots: the
     pass scales the rows by sqrt(theta)): G = sum theta_i u_i u_i' exactly."""
@@ -534,30 +558,36 @@ def test_every_training_point_as_landmark_is_the_papers_lp(nu):
 
 
 def test_tight_memory_budget_streams_the_kernel_rows(monkeypatch):
+    """Within half the budget: every pass reads the cached n x L kernel rows. Above: the leading rows whose kernel
+    rows fit half the budget are cached (cache_rows), the others computed at every pass; the same fit."""
     X, y = _data(600)
     kw = dict(kernel="rbf", alpha=2.0, nu=1.0, n_landmarks=40, landmarks="random", random_state=0, solver="ipm")
     seen = []
     real = robust.reduced_normal_pass
 
     def spy(**kwargs):
-        seen.append("Phi" if kwargs.get("Phi") is not None else "X")
-        if kwargs.get("Phi") is not None:
-            assert kwargs["Phi"].shape == (600, 40)
+        src = "Phi" if kwargs.get("Phi") is not None else "X"
+        seen.append((src, kwargs[src].shape))
         return real(**kwargs)
 
     monkeypatch.setattr(robust, "reduced_normal_pass", spy)
     old = svmopt.get_memory_budget()
     try:
         cached = RobustSVC(**kw).fit(X, y)
-        assert seen and set(seen) == {"Phi"}
+        assert seen and set(seen) == {("Phi", (600, 40))}
         seen.clear()
         svmopt.set_memory_budget(600 * 40 * 8)  # an n x L cache takes the whole budget: over half of it
         streamed = RobustSVC(**kw).fit(X, y)
+        assert seen and set(seen) == {("Phi", (300, 40)), ("X", (300, 4))}  # half the rows cached, half computed
+        seen.clear()
+        svmopt.set_memory_budget(40 * 8)  # not one row's kernel values within half of it: every row computed
+        none = RobustSVC(**kw).fit(X, y)
+        assert seen and set(seen) == {("X", (600, 4))}
     finally:
         svmopt.set_memory_budget(old)
     assert svmopt.get_memory_budget() == old
-    assert seen and set(seen) == {"X"}  # every pass computed the kernel rows block by block
-    assert streamed.fit_path_[0][0]["solver"] == "ipm"
-    np.testing.assert_allclose(streamed.objective_, cached.objective_, rtol=1e-9)
-    np.testing.assert_allclose(streamed.decision_function(X), cached.decision_function(X), atol=1e-6)
+    for fit in (streamed, none):
+        assert fit.fit_path_[0][0]["solver"] == "ipm"
+        np.testing.assert_allclose(fit.objective_, cached.objective_, rtol=1e-9)
+        np.testing.assert_allclose(fit.decision_function(X), cached.decision_function(X), atol=1e-6)
     assert np.all(streamed.lower_bound_ <= streamed.objective_)

@@ -248,7 +248,7 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
                        line_search: str = "exact", n_grid: int = 10_000, interval: str = "paper",
                        solver_options: Mapping[str, Any] | None = None,
                        on_solution: OnSolution | None = None, weight: np.ndarray | None = None,
-                       deadline: float | None = None, lp: ReducedLP | None = None) -> BinaryFit:
+                       deadline: float | None = None, lp: ReducedLP | None = None, cache_rows: int = 0) -> BinaryFit:
     """Pseudocode 1 on the reduced model (:mod:`svmopt._robust_reduced`) for every ``nu`` in ``nus``; keep the best.
 
     The kernel rows against the landmarks come from ``Phi`` (n x L) or are computed from ``X``, ``Z`` and
@@ -259,7 +259,8 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
     ``weight`` and ``deadline`` as for :func:`fit_binary` (the iterative solvers stop at the deadline with their
     certified gap as it stands). ``lp``: a cutting-plane solver of this very problem from an earlier call, whose
     cuts and last solution are kept (the
-    caller vouches that the rows, labels, weights and bounds are the same); returned as ``BinaryFit.engine``."""
+    caller vouches that the rows, labels, weights and bounds are the same); returned as ``BinaryFit.engine``.
+    ``cache_rows``: the interior-point method keeps the kernel rows of that many leading rows of ``X``."""
     y = np.ascontiguousarray(y, dtype=np.float64)
     w = None if weight is None else np.ascontiguousarray(weight, dtype=np.float64)
     d = None if delta is None else np.ascontiguousarray(delta, dtype=np.float64)
@@ -267,7 +268,7 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
     if solver == "cutting_plane" and lp is None:
         engine = ReducedLP(y, r, Phi=Phi, X=X, Z=Z, params=params, delta=d, solver_options=solver_options, weight=w)
     elif solver == "ipm":
-        engine = ReducedIPM(y, r, Phi=Phi, X=X, Z=Z, params=params, delta=d, weight=w)
+        engine = ReducedIPM(y, r, Phi=Phi, X=X, Z=Z, params=params, delta=d, weight=w, cache_rows=cache_rows)
     elif solver != "cutting_plane":
         engine = None
     if solver == "lp" and Phi is None:

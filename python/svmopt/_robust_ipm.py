@@ -67,12 +67,14 @@ class ReducedIPM:
     Parameters as :class:`svmopt._cutting_plane.HingeCuttingPlanes`: the kernel rows ``Phi`` (n x L in memory), or
     ``X``, ``Z`` and ``params`` to compute them block by block (``X`` an array, a float64 ``np.memmap`` or a Dask
     array); ``r`` (L) the landmarks' sqrt k(z_j, z_j); ``delta`` (n) the robust term's factors (None: the
-    deterministic model); ``weight`` (n) > 0 the sample weights.
+    deterministic model); ``weight`` (n) > 0 the sample weights. ``cache_rows``: with ``X`` in memory or a memmap,
+    the kernel rows of the first this many rows are computed once and kept (cache_rows x L floats), the others
+    computed at every pass: a budget too small for all n x L still saves its share of the kernel evaluations.
     """
 
     def __init__(self, y: np.ndarray, r: np.ndarray, *, Phi: Any = None, X: Any = None, Z: np.ndarray | None = None,
                  params: _core.kernels.KernelParams | None = None, delta: np.ndarray | None = None,
-                 weight: np.ndarray | None = None, n_threads: int = 0, block: int = 4096):
+                 weight: np.ndarray | None = None, n_threads: int = 0, block: int = 4096, cache_rows: int = 0):
         from svmopt.distributed import check_dask_array, is_dask_array
 
         if Phi is not None and (X is not None or Z is not None or params is not None):
@@ -104,6 +106,8 @@ class ReducedIPM:
         self._extra = None if self.delta is None else np.ascontiguousarray(self.y * self.delta)
         self.p = L + 1 + (self._extra is not None)
         self.n_passes = 0
+        self.cache_rows = 0 if Phi is not None or self._dask else min(max(int(cache_rows), 0), n)
+        self._cache: np.ndarray | None = None
 
     # -- the passes ---------------------------------------------------------------------------------------------
     def _pass(self, theta: np.ndarray | None = None, B: np.ndarray | None = None, V: np.ndarray | None = None,
@@ -117,9 +121,26 @@ class ReducedIPM:
         if self._dask:
             return self._dask_pass(theta, B, V, Q)
         F = None if V is None else np.empty((self.n, V.shape[1]))
-        out = _core.robust.reduced_normal_pass(extra=self._extra, theta=theta, B=B, V=V, F_out=F, Q=Q,
-                                               n_threads=self.n_threads, block=self.block, **self._rows)
-        return out[0], out[1], F, out[2] if Q is not None else None
+        c = self.cache_rows
+        if c == 0:
+            out = _core.robust.reduced_normal_pass(extra=self._extra, theta=theta, B=B, V=V, F_out=F, Q=Q,
+                                                   n_threads=self.n_threads, block=self.block, **self._rows)
+            return out[0], out[1], F, out[2] if Q is not None else None
+        if self._cache is None:
+            rows = self._rows
+            self._cache = _core.kernels.cross(np.asarray(rows["X"][:c]), rows["Z"], rows["params"], self.n_threads)
+        parts = []
+        for sl, rows in ((slice(0, c), {"Phi": self._cache}), (slice(c, self.n), {**self._rows,
+                                                                                  "X": self._rows["X"][c:]})):
+            def cut(a: np.ndarray | None, sl: slice = sl) -> np.ndarray | None:
+                return None if a is None else a[sl]
+
+            out = _core.robust.reduced_normal_pass(extra=cut(self._extra), theta=cut(theta), B=cut(B), V=V,
+                                                   F_out=cut(F), Q=cut(Q), n_threads=self.n_threads,
+                                                   block=self.block, **rows)
+            parts.append((*out, None)[:3])
+        G, H, Hq = _add_optional(*parts)
+        return G, H, F, Hq
 
     def _dask_pass(self, theta, B, V, Q):
         import dask

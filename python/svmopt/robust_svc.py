@@ -761,6 +761,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                 rows = {"Phi": _finite(kern.cross(X, Z), "the kernel rows")}  # cached: within half the budget
             else:  # recomputed block by block at every pass (a Dask array's by the workers that hold the chunks)
                 rows = {"X": X, "Z": Z, "params": kern.core_params}
+                if solver == "ipm" and not is_dask_array(X):  # the leading rows that fit half the budget: kept
+                    rows["cache_rows"] = (get_memory_budget() // 2) // (8 * max(Z.shape[0], 1))
         fits: list[BinaryFit] = []
         deltas = []
         deadline = budget.deadline
