@@ -54,7 +54,8 @@ each split's training rows (paper 002, Sections 6-7), ``random_state`` = split i
 of RobustSVC chooses ``alpha = factor * auto`` (``--alpha-factors``, default 1, 2, 4, 8, 16) and ``nu`` together, by
 the same validation on split 0.
 
-RobustSVC's reduced model is solved by its default exact cutting planes (``solver="auto"``) with HiGHS's
+RobustSVC's reduced model is solved by its exact cutting planes (``solver="cutting_plane"``, the solver the saved
+results were measured with; the default interior-point method reaches the same optimum) with HiGHS's
 ``time_limit`` (``--master-time-limit``, counted by HiGHS over all re-solves of the master LP of one fit) as a guard;
 a fit that fails (after one retry, ``--retry-wait``, except at the time limit) is refit by HiGHS on the reduced LP as it
 is (``solver="lp"``: the same LP, so the same optimal value). Such fits are counted in the report, their errors listed.
@@ -191,7 +192,8 @@ def robust_fit(X: np.ndarray, y: np.ndarray, L: int, nu: float, seed: int, polic
     the same LP handed to HiGHS as it is (``solver="lp"``, the same optimum, no time limit) as the fallback."""
     limit = policy.master_time_limit
     opts = None if limit is None else {"time_limit": float(limit)}
-    return timed_fit(lambda: make_robust(L, nu, seed, p=p, rho=rho, alpha=alpha, solver_options=opts), X, y,
+    return timed_fit(lambda: make_robust(L, nu, seed, p=p, rho=rho, alpha=alpha, solver="cutting_plane",
+                                         solver_options=opts), X, y,
                      policy.retry_wait,
                      fallback=lambda: make_robust(L, nu, seed, p=p, rho=rho, alpha=alpha, solver="lp"))
 

@@ -335,6 +335,7 @@ BAD = [
     ("Q shape", dict(V=np.ones((3, 1)), F_out=np.zeros((5, 1)), Q=np.ones((5, 2))), r"Q must be n x 3"),
     ("Q rows", dict(V=np.ones((3, 1)), F_out=np.zeros((5, 1)), Q=np.ones((4, 3))), r"Q must be n x 3"),
     ("Q without V", dict(theta=np.ones(5), Q=np.ones((5, 3))), r"Q needs V"),
+    ("Q with an empty V", dict(V=np.ones((3, 0)), F_out=np.zeros((5, 0)), Q=np.ones((5, 3))), r"Q needs V"),
     ("Q nan", dict(V=np.ones((3, 1)), F_out=np.zeros((5, 1)), Q=_nan_at(np.ones((5, 3)))), r"Q must be finite"),
 ]
 
@@ -529,18 +530,76 @@ def test_robust_svc_ipm_equals_the_lp(robust_term):
     np.testing.assert_allclose(ipm.decision_function(X), f, atol=1e-10)
 
 
-def test_robust_svc_auto_picks_the_ipm_for_the_reduced_model():
+def test_robust_svc_auto_picks_the_ipm_for_the_reduced_model(monkeypatch):
+    """"auto": HiGHS on the LP as it is up to DIRECT_LP_MAX_CELLS kernel values, the IPM above, the cutting planes
+    under warm_start."""
+    import svmopt.robust_svc as rs
+
     X, y = _data(300)
     kw = dict(kernel="rbf", alpha=2.0, nu=1.0, n_landmarks=25, landmarks="random", random_state=0)
+    small = RobustSVC(**kw).fit(X, y)
+    assert [rec["solver"] for rec in small.fit_path_[0]] == ["lp"]
+    monkeypatch.setattr(rs, "DIRECT_LP_MAX_CELLS", 300 * 25 - 1)
     auto = RobustSVC(**kw).fit(X, y)
     assert auto.model_ == "reduced"
     assert [rec["solver"] for rec in auto.fit_path_[0]] == ["ipm"]
     ipm = RobustSVC(solver="ipm", **kw).fit(X, y)
     np.testing.assert_array_equal(auto.objective_, ipm.objective_)
+    np.testing.assert_allclose(auto.objective_, small.objective_, rtol=1e-6)
     assert auto.n_iter_[0] > 1  # passes over the data, not one HiGHS solve
     warm = RobustSVC(warm_start=True, **kw).fit(X, y)
     assert [rec["solver"] for rec in warm.fit_path_[0]] == ["cutting_plane"]
     np.testing.assert_allclose(warm.objective_, auto.objective_, rtol=1e-5)
+
+
+def _dependent_rows():
+    """Kernel rows of an inhomogeneous quadratic kernel over 60 landmarks in 8 dimensions (45 monomials: the rows are
+    dependent, the largest entry 4.7e3): at nu = 100 the IPM's certified gap stalls near 1e-5."""
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_samples=800, n_features=8, n_informative=4, random_state=0, flip_y=0.05)
+    kern = Kernel("inhom_poly", degree=2, c=1.0)
+    Z = X[:60]
+    return X, y, kern.cross(X, Z), np.sqrt(kern.diag(Z)), Z
+
+
+def test_a_stall_returns_the_best_certified_point():
+    _, y01, Phi, r, _ = _dependent_rows()
+    y = np.where(y01 == 1, 1.0, -1.0)
+    opt = solve_direct(Phi, y, r, 100.0).objective
+    sol = ReducedIPM(y, r, Phi=Phi).solve(100.0, max_iter=1000)
+    assert sol.stalled and not sol.timed_out and sol.gap > 1e-6
+    assert sol.n_iter < 150  # stopped soon after the gap stopped improving, not at max_iter
+    assert sol.lower_bound <= opt * (1 + 1e-9) and sol.objective >= opt * (1 - 1e-9)
+    assert sol.gap < 1e-3
+    np.testing.assert_allclose(sol.objective, _objective(Phi, y, r, None, np.full(y.size, 100.0), sol.v, sol.gamma),
+                               rtol=1e-12)
+    converged = ReducedIPM(y, r, Phi=Phi).solve(1.0)
+    assert converged.gap <= 1e-6 and not converged.stalled
+
+
+def test_a_stalled_fit_warns_and_is_usable():
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y, _, _, Z = _dependent_rows()
+    clf = RobustSVC(kernel="inhom_poly", degree=2, c=1.0, nu=100.0, n_landmarks=60, landmarks=Z, solver="ipm")
+    with pytest.warns(ConvergenceWarning, match="stalled"):
+        clf.fit(X, y)
+    assert clf.fit_path_[0][0]["status"] == "Stalled"
+    assert clf.score(X, y) > 0.8
+
+
+def test_zero_r_makes_the_robust_term_vanish():
+    """r = 0: delta_i r'|v| = 0 for every v, so the robust LP is the deterministic one (solved as such)."""
+    rng = np.random.default_rng(1)
+    n, L = 40, 5
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    Phi = rng.standard_normal((n, L)) + 0.5 * y[:, None]
+    r, delta = np.zeros(L), rng.uniform(0, 0.5, n)
+    opt = solve_direct(Phi, y, r, 1.0, delta).objective
+    sol = ReducedIPM(y, r, Phi=Phi, delta=delta).solve(1.0)
+    assert sol.gap <= 1e-6
+    np.testing.assert_allclose(sol.objective, opt, rtol=1e-6)
 
 
 @pytest.mark.parametrize("nu", [0.2, 1.0])  # (nu = 0.05 has u = 0 at the optimum: not a test of the solver)

@@ -186,7 +186,7 @@ NormalSums reduced_normal_pass(const MatrixView& Phi, const MatrixView& X, const
   if (with_V && !F_out) throw std::invalid_argument("F_out is needed with V");
   const bool with_Q = Q.data != nullptr;
   if (with_Q && (Q.rows != n || Q.cols != 3)) throw std::invalid_argument("Q must be n x 3 (" + std::to_string(n) + " x 3)");
-  if (with_Q && !with_V) throw std::invalid_argument("Q needs V (its rows read F's first column)");
+  if (with_Q && !(with_V && V.cols >= 1)) throw std::invalid_argument("Q needs V (its rows read F's first column)");
   const Index k = with_B ? B.cols : 0, k2 = with_V ? V.cols : 0;
   for (Index i = 0; i < n; ++i) {
     if (theta && !(theta[i] >= 0.0 && std::isfinite(theta[i]))) {

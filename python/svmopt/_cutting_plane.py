@@ -125,6 +125,7 @@ class CutSolution:
     timed_out: bool = False
     restricted_gap: float = float("nan")  # with a budget: the gap on the last support searched (exact there)
     n_swaps: int = 0  # with a budget: the support swaps made
+    stalled: bool = False  # the interior-point method stopped at the limits of double precision, short of tol
 
     @property
     def gap(self) -> float:

@@ -9,15 +9,23 @@ and its dual  max sum_i lambda_i  s.t.  0 <= lambda <= C,  sum_i y_i lambda_i = 
 |g_j| - r_j e <= 1 for every j (g = Phi'(lambda o y), e = delta'lambda).
 
 Mehrotra's predictor-corrector primal-dual method (Nocedal & Wright, Numerical Optimization, 2nd ed., Algorithm
-14.3), with the per-row variables (xi_i, s_i, lambda_i) eliminated: each Newton system is the (2L + 1)-square
+14.3), with the per-row variables (xi_i, s_i, lambda_i) eliminated: each Newton system is (2L + 1)-square,
 
     M = A' Theta A + diag(z / x, 0),   Theta_i = 1 / (xi_i / (C_i - lambda_i) + s_i / lambda_i),
 
 and A' Theta A = P' G P with G = sum_i Theta_i u_i u_i' over u_i = (Phi_i, 1, y_i delta_i): one weighted dsyrk over
-the n rows, the same n L^2 flops as the fixed-size LS-SVM's Phi'Phi. An iteration reads the data four times
+the n rows, the same n L^2 flops as the fixed-size LS-SVM's Phi'Phi. The system itself is solved in the
+(L + 1)- (or L + 2-) square u-coordinates (:class:`_Newton`). An iteration reads the data three times
 (``_core.robust.reduced_normal_pass``, the kernel rows computed block by block or read from a cache): G with the
-predictor's right-hand side; the predictor's row steps; the corrector's right-hand side (its second-order term is
-per row); the corrector's row steps. Memory beyond the input: a few n-vectors and O(block x L).
+predictor's right-hand side; the predictor's row steps together with the corrector's right-hand side (its
+second-order term is quadratic in each row's own predictor step); the corrector's row steps. Memory beyond the
+input: about 50 n-vectors and O(block x L).
+
+The method stops short of ``tol`` when the iterates reach the limits of double precision (a complementarity mu
+below 1e-14 of the start's, a weight theta_i above 1e100, or no better certified gap in STALL_ITERS iterations):
+with nearly dependent kernel rows of large magnitude (a linear or polynomial kernel over more landmarks than the
+feature space has dimensions) the certified gap can stall near 1e-5. The best certified point is returned, with
+``stalled`` set.
 
 Every iteration is certified, as the cutting planes are: the objective at (v, gamma) with xi the hinge is an upper
 bound; the current lambda, scaled per class so that sum y_i lambda_i = 0 and then as a whole so that
@@ -46,6 +54,12 @@ __all__ = ["ReducedIPM"]
 STEP = 0.995
 #: A Newton matrix of fewer flops (n p^2) is formed on one BLAS thread, and so is the whole solve.
 ONE_THREAD_WORK = 2**31
+#: The solve stops, stalled, when its certified gap has not improved in this many iterations, when mu falls below
+#: MU_FLOOR times the start's or when a weight theta_i exceeds THETA_MAX (beyond, theta^2 overflows the corrector's
+#: right-hand side).
+STALL_ITERS = 5
+MU_FLOOR = 1e-14
+THETA_MAX = 1e100
 #: Iterations past the certified gap spent, at most, to make the coefficients that the duals set to 0 exact zeros.
 PURIFY_TRIES = 2
 
@@ -102,8 +116,8 @@ class ReducedIPM:
             raise ValueError(f"r must hold one value per landmark ({L}), each finite and >= 0")
         self.y = check_labels(y, n)
         self.delta = check_nonnegative(delta, n, "delta")
-        if self.delta is not None and not np.any(self.delta > 0):
-            self.delta = None
+        if self.delta is not None and not (np.any(self.delta > 0) and np.any(self.r > 0)):
+            self.delta = None  # delta_i r'|v| = 0 for every v: the deterministic LP
         self.weight = check_weight(weight, n)
         self.n_threads, self.block = int(n_threads), int(block)
         # u_i = (Phi_i, 1, y_i delta_i): the last column only with a robust term.
@@ -255,8 +269,14 @@ class ReducedIPM:
         best: tuple[float, np.ndarray, float, np.ndarray] | None = None
         lower, history, timed_out, steps, tries = -np.inf, [], False, (0.0, 0.0), 0
         nvar = 2 * L + 2 * n
+        mu0 = (xp @ zp + xq @ zq + xi @ u + s @ lam) / nvar
+        stalled, best_gap, since_best = False, np.inf, 0
         for it in range(int(max_iter) + 1):
-            theta = 1.0 / (xi / u + s / lam)
+            with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+                theta = 1.0 / (xi / u + s / lam)
+            if it > 0 and not (np.all(np.isfinite(theta)) and theta.max() <= THETA_MAX):
+                stalled = True
+                break
             kappa = 1.0 / lam - 1.0 / u  # the centring term's per-row factor
             # Pass 1: G, the predictor's and the centring's right-hand sides, the certificate's dual sums, f = Phi v.
             B1 = np.column_stack([theta * (1.0 - ax) * y, theta * kappa * y, lam * pos, lam * (1.0 - pos)])
@@ -272,6 +292,8 @@ class ReducedIPM:
                 best = (upper, v.copy(), gam, F[:, 0].copy())
             history.append((best[0], lower))
             gap = max(0.0, (best[0] - lower) / max(1.0, abs(best[0])))
+            since_best = 0 if gap < best_gap else since_best + 1
+            best_gap = min(best_gap, gap)
             if verbose:
                 print(f"ipm {it:3d}: upper {upper:.10g} lower {lower:.10g} gap {gap:.3e} steps {steps[0]:.3f} "
                       f"{steps[1]:.3f}", file=sys.stderr)
@@ -282,6 +304,7 @@ class ReducedIPM:
                 purified = self._purify(best, (zp > xp) & (zq > xq), lower, tol, C)
                 if purified is not best or tries >= PURIFY_TRIES:
                     best = purified
+                    history[-1] = (best[0], lower)
                     break
                 tries += 1
             elif gap <= tol:
@@ -292,6 +315,9 @@ class ReducedIPM:
                 timed_out = True
                 break
             mu = (xp @ zp + xq @ zq + xi @ u + s @ lam) / nvar
+            if since_best >= STALL_ITERS or not mu >= MU_FLOOR * mu0:
+                stalled = True
+                break
             # The Newton system M d = h, M = E'G E + diag(z / x, 0), solved in u-coordinates (_Newton).
             newton = _Newton(G, zp / xp, zq / xq, r, self._extra is not None)
             # Dual residuals: A_pq' lambda + z = 1, A_gamma' lambda = 0, with A' lambda = E' U'(lambda o y).
@@ -353,7 +379,8 @@ class ReducedIPM:
         assert best is not None
         upper, v, gamma, f = best
         sol = CutSolution(v=v, gamma=gamma, nu=nu, objective=upper, lower_bound=lower,
-                          n_iter=self.n_passes - passes0, scores=f, history=history, timed_out=timed_out)
+                          n_iter=self.n_passes - passes0, scores=f, history=history, timed_out=timed_out,
+                          stalled=stalled and not timed_out)
         return sol
 
 

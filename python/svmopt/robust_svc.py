@@ -150,9 +150,11 @@ AUTO_MAX_ROWS = 500
 #: Landmarks of the reduced model under ``n_landmarks="auto"``: n / 20 within these bounds (at most n).
 AUTO_LANDMARKS = 100
 AUTO_LANDMARKS_MAX = 500
-#: ``solver="lp"`` passes the reduced LP to HiGHS as it is; it needs the n x L kernel rows in memory (the dense rows
-#: of 10^4 rows x 50 landmarks are 500,000 values), and at 10^4 rows x 300 landmarks HiGHS took 163 s against 3.2 s
-#: for the interior-point method that ``"auto"`` uses (docs/performance.md).
+#: ``solver="auto"`` passes the reduced LP to HiGHS as it is up to this many kernel values n x L (dense rows in
+#: memory, 10^4 rows x 50 landmarks), and uses the interior-point method above: HiGHS is exact on any data, and at
+#: these sizes it takes about a second (0.24-1.02 s at 2,000 x 100); above, it grows fast (163 s at 10^4 rows x 300
+#: landmarks against 3.2 s for the interior-point method; docs/performance.md).
+DIRECT_LP_MAX_CELLS = 500_000
 SOLVERS = ("auto", "ipm", "lp", "cutting_plane")
 LANDMARK_EXACT_BANDWIDTH_ROWS = 500
 LANDMARK_METHODS = ("entropy", "kmeans", "random")
@@ -176,9 +178,12 @@ SELECT_TIME_SHARE = 0.75
 
 
 def _auto_solver(X: Any, L: int | None, warm_start: bool = False) -> str:
-    """``solver="auto"``: LP (23) for the paper's model; for the reduced one the interior-point method, or the cutting
-    planes under ``warm_start`` (their cuts are what a warm start keeps)."""
+    """``solver="auto"``: LP (23) for the paper's model; for the reduced one the LP as it is while its n x L kernel
+    values are at most :data:`DIRECT_LP_MAX_CELLS` (in memory), else the interior-point method, or the cutting planes
+    under ``warm_start`` (their cuts are what a warm start keeps)."""
     if L is None:
+        return "lp"
+    if not is_dask_array(X) and X.shape[0] * L <= DIRECT_LP_MAX_CELLS:
         return "lp"
     return "cutting_plane" if warm_start else "ipm"
 
@@ -310,19 +315,21 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         (training rows), k-means centres, a uniform sample of training rows, or the given points.
     solver : {"auto", "ipm", "lp", "cutting_plane"}, default="auto"
         The reduced model's LP solver. ``"ipm"``: a primal-dual interior-point method (Mehrotra's
-        predictor-corrector) whose Newton systems are (2L + 1)-square, formed by one weighted pass over the data
-        (n L^2 flops) plus three cheaper passes per iteration; each ``nu`` from a cold start, stopped at a certified
-        relative gap ``tol`` (a dual-feasible point bounds the optimum from below). ``"cutting_plane"``: exact cutting
+        predictor-corrector) whose Newton systems are (L + 1)-square, formed by one weighted pass over the data
+        (n L^2 flops) plus two cheaper passes per iteration; each ``nu`` from a cold start, stopped at a certified
+        relative gap ``tol`` (a dual-feasible point bounds the optimum from below; with nearly dependent kernel rows
+        of large magnitude it can stall near 1e-5, a ``ConvergenceWarning``). ``"cutting_plane"``: exact cutting
         planes, one pass over the data per iteration, cuts kept across the ``nu`` grid (and across fits with
         ``warm_start``), stopped at the same certified gap; under ``n_landmarks=None`` they run over the training
         points themselves. ``"lp"``: the LP passed to HiGHS as it is (for the paper's model: LP (23) through
-        ``lp_solver``; for the reduced model: n x L dense rows in memory). ``"auto"``: ``"lp"`` for the paper's model,
-        ``"ipm"`` for the reduced one (``"cutting_plane"`` under ``warm_start``).
+        ``lp_solver``; for the reduced model: n x L dense rows in memory). ``"auto"``: ``"lp"`` for the paper's model
+        and for reduced ones of at most :data:`DIRECT_LP_MAX_CELLS` kernel values, ``"ipm"`` above
+        (``"cutting_plane"`` under ``warm_start``).
     tol : float > 0, default=1e-6
         Certified relative gap at which the interior-point method and the cutting planes stop.
     max_iter : int >= 1, default=1000
-        Iterations per ``nu`` of the interior-point method (four passes over the data each; it needed 16-25 from
-        10^4 to 10^6 rows) or of the cutting planes (one pass each); reaching it is a ``ConvergenceWarning`` (the
+        Iterations per ``nu`` of the interior-point method (three passes over the data each; it needed 14-35 from
+        10^3 to 10^6 rows) or of the cutting planes (one pass each); reaching it is a ``ConvergenceWarning`` (the
         model is usable, its objective within the reported gap).
     random_state : int, RandomState instance or None, default=None
         Seeds the landmark selection and the subsample of ``selection="cv"`` (the folds are unshuffled).
