@@ -41,6 +41,30 @@ std::tuple<double, py::object> run_line_search(const DoubleArray& s, const Doubl
   return std::make_tuple(r.b, count_object(r.count, w.has_value()));
 }
 
+// The rows of a reduced-LP pass: Phi (n x L) given, or X, Z and params to compute K(X, Z) block by block.
+struct RowSource {
+  MatrixView Phi, X, Z;
+  KernelParams params;
+  Index n = 0;
+};
+
+RowSource row_source(const OptionalArray& Phi, const OptionalArray& X, const OptionalArray& Z,
+                     const std::optional<KernelParams>& params) {
+  RowSource src;
+  if (Phi) {
+    if (X || Z || params) throw py::value_error("give Phi, or X, Z and params, not both");
+    src.Phi = view2d(*Phi, "Phi");
+    src.n = src.Phi.rows;
+  } else {
+    if (!X || !Z || !params) throw py::value_error("give Phi, or X, Z and params");
+    src.X = view2d(*X, "X");
+    src.Z = view2d(*Z, "Z");
+    src.params = *params;
+    src.n = src.X.rows;
+  }
+  return src;
+}
+
 }  // namespace
 
 void register_robust(py::module_& m) {
@@ -188,20 +212,8 @@ void register_robust(py::module_& m) {
          const OptionalArray& X, const OptionalArray& Z, const std::optional<KernelParams>& params,
          const OptionalArray& delta, const OptionalArray& offset, const OptionalArray& scores_out, int n_threads,
          Index block, Index n_groups, Index row_offset, Index n_total, const OptionalArray& weight) {
-        MatrixView pv, xv, zv;
-        KernelParams kp;
-        Index n = 0;
-        if (Phi) {
-          if (X || Z) throw py::value_error("give Phi, or X, Z and params, not both");
-          pv = view2d(*Phi, "Phi");
-          n = pv.rows;
-        } else {
-          if (!X || !Z || !params) throw py::value_error("give Phi, or X, Z and params");
-          xv = view2d(*X, "X");
-          zv = view2d(*Z, "Z");
-          kp = *params;
-          n = xv.rows;
-        }
+        const RowSource src = row_source(Phi, X, Z, params);
+        const Index n = src.n;
         const Contiguous1d<double> yc(y, "y", n);
         const Vector vv = vector_copy(v, "v");
         std::optional<Contiguous1d<double>> dc;
@@ -219,7 +231,8 @@ void register_robust(py::module_& m) {
           out = o.mutable_data();
         }
         py::gil_scoped_release release;
-        return reduced_cut_pass(pv, xv, zv, kp, yc.data(), dc ? dc->data() : nullptr, oc ? oc->data() : nullptr, vv,
+        return reduced_cut_pass(src.Phi, src.X, src.Z, src.params, yc.data(), dc ? dc->data() : nullptr,
+                                oc ? oc->data() : nullptr, vv,
                                 gamma, S, out, n_threads, block, n_groups, row_offset, n_total,
                                 wc ? wc->data() : nullptr);
       },
@@ -241,20 +254,9 @@ void register_robust(py::module_& m) {
          const std::optional<KernelParams>& params, const OptionalArray& extra, const OptionalArray& theta,
          const OptionalArray& B, const OptionalArray& V, const OptionalArray& F_out, const OptionalArray& Q,
          int n_threads, Index block) {
-        MatrixView pv, xv, zv, bv, vv, qv;
-        KernelParams kp;
-        Index n = 0;
-        if (Phi) {
-          if (X || Z || params) throw py::value_error("give Phi, or X, Z and params, not both");
-          pv = view2d(*Phi, "Phi");
-          n = pv.rows;
-        } else {
-          if (!X || !Z || !params) throw py::value_error("give Phi, or X, Z and params");
-          xv = view2d(*X, "X");
-          zv = view2d(*Z, "Z");
-          kp = *params;
-          n = xv.rows;
-        }
+        MatrixView bv, vv, qv;
+        const RowSource src = row_source(Phi, X, Z, params);
+        const Index n = src.n;
         std::optional<Contiguous1d<double>> ec, tc;
         if (extra) ec.emplace(*extra, "extra", n);
         if (theta) tc.emplace(*theta, "theta", n);
@@ -278,7 +280,7 @@ void register_robust(py::module_& m) {
         NormalSums sums;
         {
           py::gil_scoped_release release;
-          sums = reduced_normal_pass(pv, xv, zv, kp, ec ? ec->data() : nullptr, tc ? tc->data() : nullptr, bv, vv,
+          sums = reduced_normal_pass(src.Phi, src.X, src.Z, src.params, ec ? ec->data() : nullptr, tc ? tc->data() : nullptr, bv, vv,
                                      out, qv, n_threads, block);
         }
         py::object G = theta ? py::cast(sums.G) : py::none();

@@ -18,6 +18,21 @@ struct BlockSums {
   double b = 0.0, e = 0.0, n_c = 0.0, hinge = 0.0;
 };
 
+// Rows r0 .. r0 + nb - 1 of the kernel rows into dst (row-major, leading dimension ld >= L): copied from Phi when
+// it is given, else computed as K(X, Z) with `threads` threads.
+void block_rows(const MatrixView& Phi, const MatrixView& X, const MatrixView& Z, const KernelParams& params, Index r0,
+                Index nb, double* dst, Index ld, int threads) {
+  if (Phi.data != nullptr) {
+    for (Index i = 0; i < nb; ++i)
+      for (Index j = 0; j < Phi.cols; ++j) dst[i * ld + j] = Phi(r0 + i, j);
+    return;
+  }
+  MatrixView xb = X;
+  xb.data = X.data + r0 * X.row_stride;
+  xb.rows = nb;
+  cross_into(xb, Z, params, dst, ld, threads);
+}
+
 }  // namespace
 
 CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const MatrixView& Z, const KernelParams& params,
@@ -102,15 +117,7 @@ CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const Matri
       return;
     }
     K.resize(nb, L);
-    if (cached) {
-      for (Index i = 0; i < nb; ++i)
-        for (Index j = 0; j < L; ++j) K(i, j) = Phi(r0 + i, j);
-    } else {
-      MatrixView xb = X;
-      xb.data = X.data + r0 * X.row_stride;
-      xb.rows = nb;
-      cross(xb, Z, params, RowMatrixMap(K.data(), nb, L), inner_threads);
-    }
+    block_rows(Phi, X, Z, params, r0, nb, K.data(), L, inner_threads);
     accumulate(r0, RowsMap(K.data(), nb, L, Eigen::OuterStride<>(L)), s);
   };
 
@@ -226,15 +233,7 @@ NormalSums reduced_normal_pass(const MatrixView& Phi, const MatrixView& X, const
   for (Index r0 = 0; r0 < n; r0 += nb_max) {
     const Index nb = std::min(nb_max, n - r0);
     // W = [kernel rows | 1 | extra (| B / sqrt(theta))] for rows r0 .. r0 + nb - 1.
-    if (cached) {
-      for (Index i = 0; i < nb; ++i)
-        for (Index j = 0; j < L; ++j) W(i, j) = Phi(r0 + i, j);
-    } else {
-      MatrixView xb = X;
-      xb.data = X.data + r0 * X.row_stride;
-      xb.rows = nb;
-      cross_into(xb, Z, params, W.data(), q, kernel_threads);
-    }
+    block_rows(Phi, X, Z, params, r0, nb, W.data(), q, kernel_threads);
     for (Index i = 0; i < nb; ++i) {
       W(i, L) = 1.0;
       if (extra) W(i, L + 1) = extra[r0 + i];

@@ -134,6 +134,28 @@ class CutSolution:
         return max(0.0, (self.objective - self.lower_bound) / max(1.0, abs(self.objective)))
 
 
+def row_source(Phi: Any, X: Any, Z: Any, params: Any) -> tuple[dict[str, Any], bool, int]:
+    """The rows of a solver's passes, checked: ``{"Phi": Phi}`` (the kernel rows, n x L) or ``{"X": X, "Z": Z,
+    "params": params}`` (computed block by block), with a float64 ``np.memmap`` read in place and a Dask array
+    checked; returns them, whether they are a Dask array, and the number L of landmarks."""
+    from svmopt.distributed import check_dask_array, is_dask_array
+
+    if Phi is not None and (X is not None or Z is not None or params is not None):
+        raise ValueError("give Phi, or X, Z and params, not both")
+    if Phi is None and (X is None or Z is None or params is None):
+        raise ValueError("give Phi, or X, Z and params")
+    rows = Phi if Phi is not None else X
+    dask = is_dask_array(rows)
+    if isinstance(rows, np.memmap) and rows.dtype != np.float64:
+        raise ValueError(f"the rows are a {rows.dtype} memmap: the passes read float64 rows in place, and "
+                         "converting them would load them into memory; store them as float64")
+    rows = check_dask_array(rows) if dask else np.asarray(rows, dtype=np.float64)
+    if Phi is not None:
+        return {"Phi": rows}, dask, rows.shape[1]
+    Z = np.ascontiguousarray(Z, dtype=np.float64)
+    return {"X": rows, "Z": Z, "params": params}, dask, Z.shape[0]
+
+
 def check_labels(y: np.ndarray, n: int, name: str = "y") -> np.ndarray:
     y = np.ascontiguousarray(y, dtype=np.float64)
     if y.shape != (n,) or not np.all(np.abs(y) == 1.0):
@@ -192,28 +214,12 @@ class HingeCuttingPlanes:
                  offset: np.ndarray | None = None, budget: int | None = None, n_threads: int = 0, block: int = 4096,
                  n_groups: int | None = None, solver_options: Mapping[str, Any] | None = None,
                  weight: np.ndarray | None = None):
-        from svmopt.distributed import check_dask_array, is_dask_array
-
         self.r = np.ascontiguousarray(r, dtype=np.float64)
-        if Phi is not None and (X is not None or Z is not None or params is not None):
-            raise ValueError("give Phi, or X, Z and params, not both")
-        if Phi is None and (X is None or Z is None or params is None):
-            raise ValueError("give Phi, or X, Z and params")
-        rows = Phi if Phi is not None else X
-        self._dask = is_dask_array(rows)
-        if isinstance(rows, np.memmap) and rows.dtype != np.float64:
-            raise ValueError(f"the rows are a {rows.dtype} memmap: the passes read float64 rows in place, and "
-                             "converting them would load them into memory; store them as float64")
-        rows = check_dask_array(rows) if self._dask else np.asarray(rows, dtype=np.float64)
-        n = rows.shape[0]
-        self.Phi: Any = None
-        if Phi is not None:
-            self.Phi = rows
-            self._rows: dict[str, Any] = {"Phi": rows, "Z": None, "params": None}
-        else:
-            self._rows = {"X": rows, "Z": np.ascontiguousarray(Z, dtype=np.float64), "params": params}
+        source, self._dask, landmarks = row_source(Phi, X, Z, params)
+        self._rows: dict[str, Any] = {"Z": None, "params": None, **source}
+        self.Phi: Any = source.get("Phi")
+        n = (source["Phi"] if self.Phi is not None else source["X"]).shape[0]
         self.L = self.r.shape[0]
-        landmarks = rows.shape[1] if Phi is not None else self._rows["Z"].shape[0]
         if self.r.ndim != 1 or self.L != landmarks or not np.all(np.isfinite(self.r)) or np.any(self.r < 0):
             raise ValueError(f"r must hold one value per landmark ({landmarks}), each finite and >= 0")
         self.n = n

@@ -44,7 +44,7 @@ import numpy as np
 import scipy.linalg
 
 from svmopt import _core
-from svmopt._cutting_plane import CutSolution, check_labels, check_nonnegative, check_nu, check_weight
+from svmopt._cutting_plane import CutSolution, check_labels, check_nonnegative, check_nu, check_weight, row_source
 from svmopt.exceptions import SolverError
 from svmopt.tuning import _blas_controller
 
@@ -93,24 +93,11 @@ class ReducedIPM:
     def __init__(self, y: np.ndarray, r: np.ndarray, *, Phi: Any = None, X: Any = None, Z: np.ndarray | None = None,
                  params: _core.kernels.KernelParams | None = None, delta: np.ndarray | None = None,
                  weight: np.ndarray | None = None, n_threads: int = 0, block: int = 4096, cache_rows: int = 0):
-        from svmopt.distributed import check_dask_array, is_dask_array
-
-        if Phi is not None and (X is not None or Z is not None or params is not None):
-            raise ValueError("give Phi, or X, Z and params, not both")
-        if Phi is None and (X is None or Z is None or params is None):
-            raise ValueError("give Phi, or X, Z and params")
-        rows = Phi if Phi is not None else X
-        self._dask = is_dask_array(rows)
+        self._rows, self._dask, L = row_source(Phi, X, Z, params)
         if self._dask and Phi is not None:
             raise ValueError("Phi must be in memory; give a Dask array as X with Z and params")
-        if isinstance(rows, np.memmap) and rows.dtype != np.float64:
-            raise ValueError(f"the rows are a {rows.dtype} memmap: the passes read float64 rows in place, and "
-                             "converting them would load them into memory; store them as float64")
-        rows = check_dask_array(rows) if self._dask else np.asarray(rows, dtype=np.float64)
-        self.n = n = rows.shape[0]
-        self._rows: dict[str, Any] = {"Phi": rows} if Phi is not None else {
-            "X": rows, "Z": np.ascontiguousarray(Z, dtype=np.float64), "params": params}
-        self.L = L = rows.shape[1] if Phi is not None else self._rows["Z"].shape[0]
+        self.n = n = (self._rows["Phi"] if Phi is not None else self._rows["X"]).shape[0]
+        self.L = L
         self.r = np.ascontiguousarray(r, dtype=np.float64)
         if self.r.shape != (L,) or not np.all(np.isfinite(self.r)) or np.any(self.r < 0):
             raise ValueError(f"r must hold one value per landmark ({L}), each finite and >= 0")
