@@ -228,8 +228,9 @@ class ReducedIPM:
               verbose: bool = False) -> CutSolution:
         """The LP at C = ``nu`` (times the weights) from a cold start, until the certified relative gap
         (upper - lower) / max(1, |upper|) is at most ``tol`` or ``max_iter`` iterations or the
-        ``time.perf_counter()`` ``deadline`` pass (the best certified bounds are then returned, ``timed_out`` set
-        on a deadline)."""
+        ``time.perf_counter()`` ``deadline`` pass, or the iterates reach the limits of double precision (the best
+        certified bounds are then returned, with ``timed_out`` set on a deadline and ``stalled`` on a stall);
+        ``verbose`` prints each iteration's bounds and step lengths to stderr."""
         # Below ONE_THREAD_WORK flops a Newton matrix, the whole solve on one BLAS thread: at 2,000 x 300 a
         # 2-thread BLAS made it 2.7x slower (0.92 s against 0.35 s) on a shared machine, its threads spinning
         # between calls that take a millisecond.
