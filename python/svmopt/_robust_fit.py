@@ -258,8 +258,8 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
     HiGHS (needs ``Phi``). ``u`` of the result holds the landmark coefficients ``v``; ``on_solution(nu, v, b)``,
     ``weight`` and ``deadline`` as for :func:`fit_binary` (the iterative solvers stop at the deadline with their
     certified gap as it stands). ``lp``: a cutting-plane solver of this very problem from an earlier call, whose
-    cuts and last solution are kept (the
-    caller vouches that the rows, labels, weights and bounds are the same); returned as ``BinaryFit.engine``.
+    cuts and last solution are kept (the caller vouches that the rows, labels, weights and bounds are the same);
+    returned as ``BinaryFit.engine``.
     ``cache_rows``: the interior-point method keeps the kernel rows of that many leading rows of ``X``."""
     y = np.ascontiguousarray(y, dtype=np.float64)
     w = None if weight is None else np.ascontiguousarray(weight, dtype=np.float64)

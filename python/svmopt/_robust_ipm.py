@@ -130,7 +130,8 @@ class ReducedIPM:
         if c == 0:
             out = _core.robust.reduced_normal_pass(extra=self._extra, theta=theta, B=B, V=V, F_out=F, Q=Q,
                                                    n_threads=self.n_threads, block=self.block, **self._rows)
-            return out[0], out[1], F, out[2] if Q is not None else None
+            G, H, Hq = (*out, None)[:3]
+            return G, H, F, Hq
         if self._cache is None:
             rows = self._rows
             self._cache = _core.kernels.cross(np.asarray(rows["X"][:c]), rows["Z"], rows["params"], self.n_threads)
@@ -175,23 +176,20 @@ class ReducedIPM:
         he = float(h[L + 1]) if self._extra is not None else 0.0
         return np.concatenate([hv - self.r * he, -hv - self.r * he, [-h[L]]])
 
-    def _to_u(self, dp: np.ndarray, dq: np.ndarray, dg: float) -> np.ndarray:
-        """E(dp, dq, dg): the u-coordinates of a step, so that U times this is y o (A step)."""
-        head = [dp - dq, [-dg]]
-        if self._extra is not None:
-            head.append([-(self.r @ (dp + dq))])
-        return np.concatenate(head)
+    def _objective(self, v: np.ndarray, gamma: float, f: np.ndarray, C: np.ndarray) -> float:
+        """The LP's objective at (v, gamma) with xi the hinge, f = Phi v: an upper bound on its optimum."""
+        av = np.abs(v)
+        margin = self.y * (f - gamma)
+        if self.delta is not None:
+            margin -= self.delta * float(self.r @ av)
+        return float(av.sum() + C @ np.maximum(0.0, 1.0 - margin))
 
     def _certify(self, v: np.ndarray, gamma: float, f: np.ndarray, lam: np.ndarray, H: np.ndarray,
                  C: np.ndarray) -> tuple[float, float]:
         """(upper, lower) bounds: the objective at (v, gamma) and the dual value at the scaled lambda. H holds
         U'(lambda on the positive rows) and U'(lambda on the negative rows) as its two columns."""
-        y, L = self.y, self.L
-        av = np.abs(v)
-        margin = y * (f - gamma)
-        if self.delta is not None:
-            margin -= self.delta * float(self.r @ av)
-        upper = float(av.sum() + C @ np.maximum(0.0, 1.0 - margin))
+        L = self.L
+        upper = self._objective(v, gamma, f, C)
         s_pos, s_neg = float(H[L, 0]), float(H[L, 1])  # sum of lambda per class
         k_pos = min(1.0, s_neg / s_pos) if s_pos > 0 else 0.0
         k_neg = min(1.0, s_pos / s_neg) if s_neg > 0 else 0.0
@@ -214,11 +212,7 @@ class ReducedIPM:
         V[:self.L, 0] = v0
         _, _, F, _ = self._pass(V=V)
         assert F is not None
-        av = np.abs(v0)
-        margin = self.y * (F[:, 0] - gamma)
-        if self.delta is not None:
-            margin -= self.delta * float(self.r @ av)
-        upper0 = float(av.sum() + C @ np.maximum(0.0, 1.0 - margin))
+        upper0 = self._objective(v0, gamma, F[:, 0], C)
         if (upper0 - lower) / max(1.0, abs(upper0)) <= tol:
             return upper0, v0, gamma, F[:, 0]
         return best
@@ -403,9 +397,7 @@ class _Newton:
         if robust:
             # K^-1 by the block inverse: the v block S^-1 + a a' / schur, a = S^-1 T r; the e entry 1 / schur.
             a = r * (Dq - Dp) / (Dp + Dq)
-            schur = 4.0 * float(r @ (r / (Dp + Dq)))
-            if not schur > 0.0:  # r = 0: the robust term is 0 whatever v is; its row of G is e' G e alone
-                schur = np.inf
+            schur = 4.0 * float(r @ (r / (Dp + Dq)))  # > 0: with every r_j = 0 ReducedIPM drops the robust term
             self.Kinv = (a, schur)
             N[:L, :L] += np.outer(a, a) / schur
             N[:L, L + 1] += a / schur
