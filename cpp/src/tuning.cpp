@@ -289,7 +289,9 @@ CVCost::CVCost(CVRows data, RowMatrix PV, KernelParams params, bool tune_rbf, In
   const Index p = (pv_.rows() > 0 ? pv_.rows() : d) + 1;  // before the small eigenpairs are dropped
   // What is kept per row: the features, or with kernel statistics the block [K(x, PV), 1, y] (the larger).
   const Index kept = pv_.rows() > 0 ? FoldAccumulator::kept_row_doubles(pv_.rows(), data_.Y.cols()) : p;
-  if (static_cast<double>(n) * static_cast<double>(kept) * 8.0 > static_cast<double>(feature_budget)) {
+  entry_bytes_ = static_cast<double>(n) * static_cast<double>(kept) * 8.0;
+  feature_budget_ = static_cast<double>(feature_budget);
+  if (entry_bytes_ > feature_budget_) {
     throw std::invalid_argument("the features of " + std::to_string(n) + " rows exceed the feature budget; " +
                                 "use the streaming engine");
   }
@@ -310,6 +312,10 @@ CVCost::Stats& CVCost::stats(double sigma2) {
       cache_.splice(cache_.begin(), cache_, it);
       return cache_.front();
     }
+  }
+  // Every entry keeps its rows' features: older ones go first, so that the features held stay within the budget.
+  while (!cache_.empty() && static_cast<double>(cache_.size() + 1) * entry_bytes_ > feature_budget_) {
+    cache_.pop_back();
   }
   Stats s;
   s.sigma2 = sigma2;

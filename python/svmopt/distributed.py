@@ -22,6 +22,7 @@ from svmopt.tuning import (
     CVEngine,
     ParamsFactory,
     _column_losses,
+    _make_room,
     kernel_fold_models,
     kernel_fold_predict,
     linear_accumulator,
@@ -418,6 +419,7 @@ class DaskCVEngine(CVEngine):
             P, _ = nystrom_projection(self.PV, params, self.n_threads)
             p = P.shape[1] + 1
         keep_phi = self.n * p * 8 <= self.feature_budget
+        _make_room(self._cache, self.n * p * 8 if keep_phi else 0, self.feature_budget)  # on the workers
         statistics = resolve_statistics(P, self.k, self.statistics)
         recipe = {"PV": self.PV, "params": _params_recipe(params), "P": P, "n_folds": self.v, "n_targets": self.k,
                 "n_features": self.source.d, "n_threads": self.n_threads, "statistics": statistics}
@@ -428,7 +430,8 @@ class DaskCVEngine(CVEngine):
         self.n_passes += 1
         (G, t, yy, counts), Phi = _fold_sums(self.source, self._rows(), recipe_d, keep_phi,
                                              project=P if statistics == "kernel" else None)
-        entry = {"G": G, "t": t, "yy": yy, "counts": counts, "P": P, "Phi": Phi, "recipe": recipe_d}
+        entry = {"G": G, "t": t, "yy": yy, "counts": counts, "P": P, "Phi": Phi, "recipe": recipe_d,
+                 "kept_bytes": self.n * p * 8 if keep_phi else 0}
         self._cache[key] = entry
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)

@@ -306,6 +306,22 @@ def _path_cost_vector(theta: np.ndarray | None, solved: np.ndarray, k: int, tota
     return costs
 
 
+def _make_room(cache: OrderedDict, new_bytes: int, budget: int) -> None:
+    """Drop the least recently used entries of a per-sigma^2 ``cache`` that hold features (``"kept_bytes"``) until
+    they and a new entry's ``new_bytes`` fit ``budget`` together: the features held at once, over every sigma^2
+    remembered, stay within the feature budget (each entry alone may take all of it)."""
+    if new_bytes <= 0:
+        return
+    held = sum(e.get("kept_bytes", 0) for e in cache.values())
+    for key in list(cache):  # least recently used first
+        if held + new_bytes <= budget:
+            break
+        dropped = cache[key].get("kept_bytes", 0)
+        if dropped:
+            del cache[key]
+            held -= dropped
+
+
 class _FoldStats(dict):
     """A :meth:`CVEngine.stats` entry: the accumulator (``acc``), ``P``, ``Phi``, ``holdout``, ``kept`` (the
     accumulator keeps the features: the CV predictions come from ``acc.predict_kept``, and ``Phi`` in stream order is
@@ -387,20 +403,27 @@ class CVEngine:
         self.n_evals = 0
         self.progress = progress
 
+    def _kept_bytes(self, holdout: bool) -> int:
+        """Bytes of features a sigma^2's statistics hold: Phi_e in stream order (the holdout identity), else what the
+        accumulator keeps per row when it fits the budget -- the features, or the kernel block [K(x, PV), 1, Y] with
+        kernel statistics (m + 1 + k doubles: the core's FoldAccumulator::kept_row_doubles, the bound for both) --
+        else nothing (streamed)."""
+        if holdout:
+            return self.n * self.p_max * 8
+        row = self.p_max if self.PV is None else self.PV.shape[0] + 1 + self.k
+        return self.n * row * 8 if self.n * row * 8 <= self.feature_budget else 0
+
     def _accumulator(self, sigma2: float, n_folds: int,
                      keep: bool) -> tuple[_core.fixed_size.FoldAccumulator, np.ndarray | None]:
         """The accumulator for one sigma^2 and its P; ``keep``: let it keep the features (``keep_features``) when
         they fit the feature budget."""
+        keep = keep and self._kept_bytes(False) > 0
         if self.PV is None:
             d = self.p_max - 1  # the explicit features: the n_features inputs
-            keep = keep and self.n * (d + 1) * 8 <= self.feature_budget
             return linear_accumulator(d, n_folds=n_folds, n_targets=self.k, n_threads=self.n_threads,
                                       keep_features=keep), None
         params = self.make_params(sigma2)
         P, _ = nystrom_projection(self.PV, params, self.n_threads)
-        # kept per row: the features, or the kernel block [K(x, PV), 1, Y] with kernel statistics (the bound for both;
-        # m + 1 + k doubles: the core's FoldAccumulator::kept_row_doubles, as in the core's CVCost budget check)
-        keep = keep and self.n * (self.PV.shape[0] + 1 + self.k) * 8 <= self.feature_budget
         return _core.fixed_size.FoldAccumulator(self.PV, params, P, n_folds=n_folds, n_targets=self.k,
                                                 n_threads=self.n_threads, keep_features=keep,
                                                 statistics=self.statistics), P
@@ -425,6 +448,7 @@ class CVEngine:
             self._cache.move_to_end(key)
             return self._cache[key]
         holdout = self.holdout and self.n * self.p_max * 8 <= self.feature_budget
+        _make_room(self._cache, self._kept_bytes(holdout), self.feature_budget)
         # Per-fold form: the accumulator keeps the features itself, in the fold order it computes them in
         # (predict_kept); the holdout identity needs Phi_e in stream order (written while accumulating).
         acc, P = self._accumulator(sigma2, 1 if holdout else self.v, keep=not holdout)
@@ -435,7 +459,8 @@ class CVEngine:
                 acc.add(Xb, Yb, None, out=Phi[r0:r0 + Xb.shape[0]])
             else:
                 acc.add(Xb, Yb, self.folds[r0:r0 + Xb.shape[0]])
-        entry = _FoldStats(P=P, acc=acc, holdout=holdout, kept=acc.keeps_features)
+        entry = _FoldStats(P=P, acc=acc, holdout=holdout, kept=acc.keeps_features,
+                           kept_bytes=self._kept_bytes(holdout) if holdout or acc.keeps_features else 0)
         if not entry["kept"]:
             entry["Phi"] = Phi
         self._cache[key] = entry
@@ -701,6 +726,7 @@ class WeightedCVEngine:
         G, t = np.zeros((v, p, p)), np.zeros((v, p, k))
         yy, wsum = np.zeros((v, k)), np.zeros(v)
         keep = self.n * p * 8 <= self.feature_budget
+        _make_room(self._cache, self.n * (p + k) * 8 if keep else 0, self.feature_budget)
         Phi = np.empty((self.n, p)) if keep else None
         Y = np.empty((self.n, k)) if keep else None
         self.n_passes += 1
@@ -719,7 +745,8 @@ class WeightedCVEngine:
                 t[u] += Fu.T @ Yu
                 yy[u] += (Yu**2).sum(axis=0)
                 wsum[u] += wb[sel].sum()
-        entry = {"G": G, "t": t, "yy": yy, "wsum": wsum, "feat": feat, "P": P, "Phi": Phi, "Y": Y}
+        entry = {"G": G, "t": t, "yy": yy, "wsum": wsum, "feat": feat, "P": P, "Phi": Phi, "Y": Y,
+                 "kept_bytes": self.n * (p + k) * 8 if keep else 0}
         self._cache[key] = entry
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)

@@ -122,6 +122,9 @@ class CVCost {
   int n_threads_;
   bool holdout_ = false;
   Index cache_size_;
+  // Bytes of features one cached sigma^2 keeps (n x kept row doubles) and the feature budget: the cache holds no
+  // more sigma^2 than fit the budget together (at least the newest).
+  double entry_bytes_ = 0.0, feature_budget_ = 0.0;
   Statistics statistics_ = Statistics::Auto;
   std::list<Stats> cache_;  // most recently used first
   std::atomic<Index> n_passes_{0}, n_evals_{0};  // read without the lock (properties)
