@@ -337,7 +337,7 @@ def _fit_score(name: str, seed: int, job: tuple[int, bool], n_csa: int = 90, n_s
     m = min(int(m), Xtr.shape[0])
     gamma, sigma2 = hyper if hyper is not None else (None, None)
     est = cls(n_prototypes=m, random_state=seed, regularize_bias=not baseline, n_csa=n_csa, n_simplex=n_simplex,
-              gamma=gamma, sigma2=sigma2)
+              gamma=gamma, sigma2=sigma2, gamma_search="csa")
     t0 = time.perf_counter()
     est.fit(Xtr, ytr)
     score = _score(task, est.predict(Xte), yte, ytr)
@@ -522,7 +522,7 @@ def fs_lssvm_run(name: str, seed: int, *, kernel: str = "rbf", multiclass: str =
     cls = FixedSizeLSSVR if task == "regression" else FixedSizeLSSVC
     kw = dict(multiclass=multiclass) if task != "regression" else {}
     est = cls(n_prototypes=m, kernel=kernel, random_state=seed, n_csa=n_csa, n_simplex=n_simplex,
-              prototype_selection=prototype_selection, **kw)
+              prototype_selection=prototype_selection, gamma_search="csa", **kw)
     with Timer() as t:
         est.fit(Xtr, ytr)
         pred = est.predict(Xte)
@@ -792,13 +792,15 @@ def ftc_run(seed: int = 0, *, n_train: int = 531_012, n_test: int = 50_000, m: i
     est = None
     with Timer() as tt:
         if all_rows:  # streamed from the memmap: each new sigma^2 is one pass (two: the CV predictions)
-            est = FixedSizeLSSVC(n_prototypes=m, random_state=seed, n_csa=n_csa, n_simplex=n_simplex)
+            est = FixedSizeLSSVC(n_prototypes=m, random_state=seed, n_csa=n_csa, n_simplex=n_simplex,
+                                 gamma_search="csa")
             est.fit(Xtr, ytr)
             hyper = (float(est.gamma_), float(est.sigma2_))
             tune_phases = "tuned and fitted on all rows:"
             budget = f"{n_csa}+{n_simplex} on all {n_train} rows (streamed), the tuned fit"
         elif hyper is None:
-            sub = FixedSizeLSSVC(n_prototypes=m, random_state=seed, n_csa=n_csa, n_simplex=n_simplex)
+            sub = FixedSizeLSSVC(n_prototypes=m, random_state=seed, n_csa=n_csa, n_simplex=n_simplex,
+                                 gamma_search="csa")
             sub.fit(np.asarray(Xtr[:tune_rows], dtype=np.float64), ytr[:tune_rows])
             hyper = (float(sub.gamma_), float(sub.sigma2_))
             tune_phases = " ".join(f"tune_{k}={v:.2f}" for k, v in sub.timings_.items())

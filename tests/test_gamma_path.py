@@ -258,3 +258,67 @@ def test_path_respects_max_time(data):
                              random_state=0).fit(X, y3)
     assert est.max_time_reached_
     assert all(p["n_evals"] == 0 and p["gamma"] in GAMMA_PATH for p in est.problems_)
+
+
+@pytest.mark.parametrize("Est", [FixedSizeLSSVC, FixedSizeLSSVR])
+def test_auto_search_is_the_paper_search_below_the_crossover(data, Est):
+    """gamma_search="auto" below PATH_MIN_ROWS rows is the paper's joint search with its 90 + 70 evaluations: the
+    same model as gamma_search="csa", n_csa=90, n_simplex=70 spelled out."""
+    X, yc, yr, _ = data
+    y = yc if Est is FixedSizeLSSVC else yr
+    kw = {"n_prototypes": 15, "cv": 3, "random_state": 6}
+    auto = Est(**kw).fit(X[:150], y[:150])
+    csa = Est(gamma_search="csa", n_csa=90, n_simplex=70, **kw).fit(X[:150], y[:150])
+    assert auto.gamma_search_ == "csa" and csa.gamma_search_ == "csa"
+    assert auto.problems_[0]["n_evals"] == csa.problems_[0]["n_evals"] > 70
+    assert (auto.gamma_, auto.sigma2_) == (csa.gamma_, csa.sigma2_)
+    np.testing.assert_array_equal(auto.predict(X), csa.predict(X))
+
+
+@pytest.mark.parametrize("Est", [FixedSizeLSSVC, FixedSizeLSSVR])
+def test_auto_search_takes_the_path_from_the_crossover(data, Est, monkeypatch, caplog):
+    """From PATH_MIN_ROWS rows on (lowered here to the data's size), "auto" is the path with its own budget of
+    20 + 10 sigma^2 values (the same model as spelling it out), says so in the log and in ``gamma_search_``; one
+    row fewer keeps the paper's search; an explicit budget is kept."""
+    import logging
+
+    import svmopt.fixed_size as fs
+
+    X, yc, yr, _ = data
+    y = yc if Est is FixedSizeLSSVC else yr
+    monkeypatch.setattr(fs, "PATH_MIN_ROWS", X.shape[0])
+    kw = {"n_prototypes": 20, "cv": 3, "random_state": 2}
+    with caplog.at_level(logging.INFO, logger="svmopt.fixed_size"):
+        auto = Est(**kw).fit(X, y)
+    assert "gamma_search='auto' chose 'path'" in caplog.text and f"{X.shape[0]} training rows" in caplog.text
+    path = Est(gamma_search="path", n_csa=20, n_simplex=10, **kw).fit(X, y)
+    assert auto.gamma_search_ == "path" and auto.gamma_ in GAMMA_PATH
+    assert auto.problems_[0]["n_evals"] == path.problems_[0]["n_evals"] == 30
+    assert (auto.gamma_, auto.sigma2_) == (path.gamma_, path.sigma2_)
+    np.testing.assert_array_equal(auto.predict(X), path.predict(X))
+    assert Est(**kw).fit(X[1:], y[1:]).gamma_search_ == "csa"
+    given = Est(n_csa=4, n_simplex=2, **kw).fit(X, y)
+    assert given.gamma_search_ == "path" and given.problems_[0]["n_evals"] == 6
+
+
+def test_auto_search_path_only_when_both_are_tuned(data, monkeypatch):
+    """With gamma or sigma^2 fixed, or a kernel other than RBF, a search costs no pass per evaluation: "auto" keeps
+    the paper's search at any size."""
+    import svmopt.fixed_size as fs
+
+    X, yc, _, _ = data
+    monkeypatch.setattr(fs, "PATH_MIN_ROWS", 10)
+    kw = {"n_prototypes": 15, "cv": 3, "random_state": 0, "n_csa": 5, "n_simplex": 3}
+    assert FixedSizeLSSVC(sigma2=2.0, **kw).fit(X, yc).gamma_search_ == "csa"
+    assert FixedSizeLSSVC(gamma=1.0, **kw).fit(X, yc).gamma_search_ == "csa"
+    assert FixedSizeLSSVC(kernel="linear", **kw).fit(X, yc).gamma_search_ == "csa"
+    assert FixedSizeLSSVC(gamma=1.0, sigma2=2.0, **kw).partial_fit(X, yc, classes=[-1.0, 1.0]).gamma_search_ == "csa"
+    assert FixedSizeLSSVC(gamma_search="path", sigma2=2.0, **kw).fit(X, yc).gamma_search_ == "path"
+
+
+def test_budget_is_validated(data):
+    X, yc, _, _ = data
+    with pytest.raises(ValueError, match="n_csa"):
+        FixedSizeLSSVC(n_csa=-1).fit(X, yc)
+    with pytest.raises(ValueError, match="n_simplex"):
+        FixedSizeLSSVC(n_simplex=2.5).fit(X, yc)
