@@ -123,3 +123,43 @@ def test_dask_engine_persists_no_more_features_than_the_budget(data):
         assert e.cost(1.0, s2) == pytest.approx(ref.cost(1.0, s2), rel=1e-10, abs=1e-12)
         assert 0 < _held(e) <= budget and e._cache[s2]["Phi"] is not None
     assert len(e._cache) == 1
+
+
+def test_a_failed_evaluation_keeps_the_remembered_sigma2(data):
+    """A sigma^2 whose projection fails (here not finite) raises before anything remembered is dropped."""
+    X, y, PV = data
+    n, m = X.shape[0], PV.shape[0]
+    folds = make_folds(n, 5, np.random.default_rng(1))
+    e = CVEngine(_blocks(X, y), folds, 5, PV, rbf, "classification", feature_budget=n * (m + 2) * 8, n_features=3,
+                 statistics="kernel")
+    e.holdout = False
+    e.cost(1.0, 2.0)
+    with pytest.raises(ValueError):
+        e.cost(1.0, float("inf"))
+    passes = e.n_passes
+    e.cost(0.5, 2.0)
+    assert e.n_passes == passes and list(e._cache) == [2.0]
+
+
+def test_on_demand_features_are_not_kept(data):
+    """Phi_e in stream order, asked of an entry whose accumulator keeps the features, is a copy that the entry does
+    not keep (it would double the features held)."""
+    X, y, PV = data
+    folds = make_folds(X.shape[0], 5, np.random.default_rng(1))
+    e = CVEngine(_blocks(X, y), folds, 5, PV, rbf, "classification", n_features=3, statistics="kernel")
+    e.holdout = False
+    s = e.stats(2.0)
+    assert s["kept"] and s["Phi"].shape == (X.shape[0], s["acc"].dim)
+    assert "Phi" not in s
+
+
+def test_weighted_engine_keeps_nothing_over_the_budget(data):
+    """The weighted engine keeps Phi_e and Y only when both fit."""
+    X, y, PV = data
+    n, m = X.shape[0], PV.shape[0]
+    w = np.ones(n)
+    folds = make_folds(n, 4, np.random.default_rng(3))
+    e = WeightedCVEngine(_blocks(X, y), folds, 4, PV, rbf, "classification", weights=w,
+                         feature_budget=n * (m + 1) * 8, n_features=3)
+    s = e.stats(0.05)  # a narrow kernel: K(PV, PV) near the identity, every eigenpair kept, p = m + 1
+    assert s["G"].shape[1] == m + 1 and s["Phi"] is None and _held(e) == 0

@@ -301,24 +301,36 @@ def test_auto_search_takes_the_path_from_the_crossover(data, Est, monkeypatch, c
     assert given.gamma_search_ == "path" and given.problems_[0]["n_evals"] == 6
 
 
-def test_auto_search_path_only_when_both_are_tuned(data, monkeypatch):
-    """With gamma or sigma^2 fixed, or a kernel other than RBF, a search costs no pass per evaluation: "auto" keeps
-    the paper's search at any size."""
+def test_auto_search_with_one_hyperparameter_fixed(data, monkeypatch):
+    """From PATH_MIN_ROWS rows on "auto" is the path with either hyperparameter fixed too: with sigma^2 fixed (or the
+    linear kernel) a grid over gamma on one sigma^2's statistics; with gamma fixed, sigma^2 is searched alone, on
+    the 20 + 10 budget of a search whose every evaluation is a pass, at any size."""
     import svmopt.fixed_size as fs
 
     X, yc, _, _ = data
+    kw = {"n_prototypes": 15, "cv": 3, "random_state": 0}
+    small = FixedSizeLSSVC(sigma2=2.0, **kw).fit(X, yc)
+    assert small.gamma_search_ == "csa" and small.problems_[0]["n_evals"] > 70  # CSA + simplex over gamma
+    assert FixedSizeLSSVC(gamma=1.0, **kw).fit(X, yc).problems_[0]["n_evals"] <= 30
     monkeypatch.setattr(fs, "PATH_MIN_ROWS", 10)
-    kw = {"n_prototypes": 15, "cv": 3, "random_state": 0, "n_csa": 5, "n_simplex": 3}
-    assert FixedSizeLSSVC(sigma2=2.0, **kw).fit(X, yc).gamma_search_ == "csa"
-    assert FixedSizeLSSVC(gamma=1.0, **kw).fit(X, yc).gamma_search_ == "csa"
-    assert FixedSizeLSSVC(kernel="linear", **kw).fit(X, yc).gamma_search_ == "csa"
+    grid = FixedSizeLSSVC(sigma2=2.0, **kw).fit(X, yc)
+    assert grid.gamma_search_ == "path" and grid.problems_[0]["n_evals"] == 1 and grid.gamma_ in GAMMA_PATH
+    lin = FixedSizeLSSVC(kernel="linear", **kw).fit(X, yc)
+    assert lin.gamma_search_ == "path" and lin.problems_[0]["n_evals"] == 1
+    sigma_only = FixedSizeLSSVC(gamma=1.0, **kw).fit(X, yc)
+    assert sigma_only.gamma_ == 1.0 and 10 < sigma_only.problems_[0]["n_evals"] <= 30
     assert FixedSizeLSSVC(gamma=1.0, sigma2=2.0, **kw).partial_fit(X, yc, classes=[-1.0, 1.0]).gamma_search_ == "csa"
-    assert FixedSizeLSSVC(gamma_search="path", sigma2=2.0, **kw).fit(X, yc).gamma_search_ == "path"
 
 
-def test_budget_is_validated(data):
+def test_model_pickled_without_gamma_search_attribute_gets_it(data):
+    """A fitted model whose state predates ``gamma_search_`` (a pickle from an earlier version) reads it back as
+    the search its ``gamma_search`` ran."""
+    import pickle
+
     X, yc, _, _ = data
-    with pytest.raises(ValueError, match="n_csa"):
-        FixedSizeLSSVC(n_csa=-1).fit(X, yc)
-    with pytest.raises(ValueError, match="n_simplex"):
-        FixedSizeLSSVC(n_simplex=2.5).fit(X, yc)
+    est = FixedSizeLSSVC(n_prototypes=10, gamma=1.0, sigma2=2.0, gamma_search="path", random_state=0).fit(X, yc)
+    del est.gamma_search_
+    back = pickle.loads(pickle.dumps(est))
+    assert back.gamma_search_ == "path"
+    np.testing.assert_array_equal(back.predict(X), est.predict(X))
+    assert not hasattr(pickle.loads(pickle.dumps(FixedSizeLSSVC())), "gamma_search_")

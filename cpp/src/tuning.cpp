@@ -313,10 +313,6 @@ CVCost::Stats& CVCost::stats(double sigma2) {
       return cache_.front();
     }
   }
-  // Every entry keeps its rows' features: older ones go first, so that the features held stay within the budget.
-  while (!cache_.empty() && static_cast<double>(cache_.size() + 1) * entry_bytes_ > feature_budget_) {
-    cache_.pop_back();
-  }
   Stats s;
   s.sigma2 = sigma2;
   const Index n = n_rows(), d = data_.X.cols;
@@ -329,6 +325,11 @@ CVCost::Stats& CVCost::stats(double sigma2) {
   } else {
     s.acc = std::make_unique<FoldAccumulator>(RowMatrix(0, d), params_, RowMatrix(0, 0), v, data_.Y.cols(), d_lin_,
                                               n_threads_, 0, !holdout_);
+  }
+  // Every entry keeps its rows' features: older ones go first, so that the features held stay within the budget
+  // (once the projection exists: it may throw, and a failed evaluation then costs no remembered sigma^2).
+  while (!cache_.empty() && static_cast<double>(cache_.size() + 1) * entry_bytes_ > feature_budget_) {
+    cache_.pop_back();
   }
   if (holdout_) s.Phi.resize(n, s.acc->dim());
   ++n_passes_;

@@ -102,14 +102,17 @@ logger = logging.getLogger(__name__)
 #: ``n_prototypes="auto"``: m = 500, at most the candidate rows (without the warning an explicit larger m gets).
 AUTO_PROTOTYPES = 500
 
-#: ``gamma_search="auto"``: the paper's joint CSA + simplex search (Section 6) below this many training rows, the
-#: gamma path from it on, when sigma^2 is tuned. The joint search pays one pass over the data for nearly every one of
-#: its 160 evaluations; at 5·10⁴ rows (m = 500, d = 20) it took 133 s against the path's 39 s, for test
-#: accuracies 0.08 points apart (81.84 % and 81.76 %; docs/performance.md).
+#: ``gamma_search="auto"``: the paper's CSA + simplex search over gamma (Section 6) below this many training rows
+#: (all problems together), the gamma path from it on. The joint search pays one pass over the data for nearly every
+#: one of its 160 evaluations; at 5·10⁴ rows (m = 500, d = 20) it took 133 s against the path's 39 s, for test
+#: accuracies 0.08 points apart (81.84 % and 81.76 %; docs/performance.md). With sigma^2 fixed the path is a grid
+#: over gamma on one sigma^2's statistics (one or two passes), where CSA's evaluations each cost a prediction pass
+#: once the features exceed ``feature_memory``.
 PATH_MIN_ROWS = 50_000
-#: The tuning budgets (n_csa, n_simplex) that None stands for: the paper's 90 + 70 cost evaluations for the joint
-#: search; 20 + 10 sigma^2 values for the path (each one pass, 31 gammas scored on it).
-DEFAULT_BUDGET = {"csa": (90, 70), "path": (20, 10)}
+#: The tuning budgets (n_csa, n_simplex) that None stands for: the paper's 90 + 70 cost evaluations for the search
+#: over (log gamma, log sigma^2) or over log gamma alone; 20 + 10 for a search over log sigma^2 alone (the path, or
+#: gamma fixed), each evaluation a pass over the data.
+JOINT_BUDGET, SIGMA2_BUDGET = (90, 70), (20, 10)
 
 
 def _rbf_params(sigma2: float) -> _core.kernels.KernelParams:
@@ -134,6 +137,12 @@ class _FixedSizeLSSVM(BaseEstimator):
         if state.get("_stream") is not None:
             state["_stream"] = {**state["_stream"], "feat": None}
         return state
+
+    def __setstate__(self, state: dict) -> None:
+        """A model pickled before ``gamma_search_`` was recorded gets the search it ran (its ``gamma_search``)."""
+        if "problems_" in state and "gamma_search_" not in state:
+            state = {**state, "gamma_search_": state.get("gamma_search", "csa")}
+        super().__setstate__(state)
 
     _task = "regression"
     _parameter_constraints: ClassVar[dict] = {
@@ -205,13 +214,14 @@ class _FixedSizeLSSVM(BaseEstimator):
 
     def _search_plan(self, n: int, mode: str, sigma2_fixed: float | None) -> tuple[str, int, int]:
         """(search, n_csa, n_simplex) of a fit on n rows: ``gamma_search`` with "auto" resolved (the path from
-        PATH_MIN_ROWS rows on when sigma^2 and gamma are both tuned, each evaluation of the joint search then a pass
-        over the data) and the budgets None stands for (DEFAULT_BUDGET of that search)."""
+        PATH_MIN_ROWS rows on) and the budgets None stands for: SIGMA2_BUDGET where the search runs over sigma^2
+        alone (the path, or gamma fixed), JOINT_BUDGET otherwise."""
         search = self.gamma_search
         if search == "auto":
-            tunes_both = self.gamma is None and mode == "rbf" and sigma2_fixed is None
-            search = "path" if tunes_both and n >= PATH_MIN_ROWS else "csa"
-        n_csa, n_simplex = DEFAULT_BUDGET[search]
+            search = "path" if n >= PATH_MIN_ROWS else "csa"
+        tunes_sigma = mode == "rbf" and sigma2_fixed is None
+        n_csa, n_simplex = SIGMA2_BUDGET if tunes_sigma and (search == "path" or self.gamma is not None) \
+            else JOINT_BUDGET
         return (search, n_csa if self.n_csa is None else int(self.n_csa),
                 n_simplex if self.n_simplex is None else int(self.n_simplex))
 
@@ -346,7 +356,7 @@ class _FixedSizeLSSVM(BaseEstimator):
         n = y.shape[0]
         plan = self._search_plan(n, mode, sigma2_fixed)
         self.gamma_search_ = plan[0]
-        if self.gamma_search == "auto":
+        if self.gamma_search == "auto" and (self.gamma is None or (mode == "rbf" and sigma2_fixed is None)):
             logger.info("%s: gamma_search='auto' chose %r for %d training rows (%s %d; n_csa=%d, n_simplex=%d)",
                         type(self).__name__, plan[0], n, ">=" if n >= PATH_MIN_ROWS else "<", PATH_MIN_ROWS,
                         plan[1], plan[2])
@@ -848,14 +858,14 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
     standardize : bool, default=True
         Standardize inputs (and the target) with the training statistics, as the paper does.
     n_csa, n_simplex : int or None, default=None
-        The tuning budget: CSA then simplex cost evaluations. None: the paper's 90 + 70 with ``gamma_search="csa"``,
-        20 + 10 with "path", where each is a sigma^2 value tried (one pass over the data, plus one prediction pass
-        for a classifier whose features exceed ``feature_memory``).
+        The tuning budget: CSA then simplex cost evaluations. None: the paper's 90 + 70 for a search over gamma
+        (with sigma^2, or alone); 20 + 10 for a search over sigma^2 alone (``gamma_search="path"``, or gamma
+        fixed), where each evaluation is a sigma^2 value tried: one pass over the data, plus one prediction pass
+        for a classifier whose features exceed ``feature_memory``.
     gamma_search : {"auto", "csa", "path"}, default="auto"
-        How gamma is tuned. "auto": "csa" below 50,000 training rows (``PATH_MIN_ROWS``), "path" from there on
-        when both gamma and the RBF width are tuned, logged (``logging.INFO``) and stored as ``gamma_search_``; at
-        5·10⁴ rows the joint search took 3.4x the path's time, for a test accuracy 0.08 points higher
-        (docs/performance.md).
+        How gamma is tuned. "auto": "csa" below 50,000 training rows (``PATH_MIN_ROWS``, all problems together),
+        "path" from there on, logged (``logging.INFO``) and stored as ``gamma_search_``; at 5·10⁴ rows the joint
+        search took 3.4x the path's time, for a test accuracy 0.08 points higher (docs/performance.md).
         "csa": jointly with sigma^2 by CSA + simplex over (log gamma, log sigma^2), as in the
         paper (Section 6): nearly every evaluation is at a new sigma^2, hence one pass over the data. "path": CSA +
         simplex search log sigma^2 alone, and at every sigma^2 tried gamma takes the best of the 31 values
@@ -940,7 +950,8 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
     cv_score_ : float or ndarray (n_problems,)
         The fast v-fold CV cost at ``(gamma_, sigma2_)`` (NaN when it was skipped), likewise.
     gamma_search_ : str
-        The gamma search used, "csa" or "path" (``gamma_search="auto"`` resolved).
+        The gamma search of the fit, "csa" or "path" (``gamma_search="auto"`` resolved; with gamma fixed nothing was
+        searched).
     problems_ : list of dict
         Per binary/regression problem: the tuning record and the fitted coefficients (``"statistics"``: what the
         final fit summed, "features" or "kernel").
@@ -1094,7 +1105,8 @@ class FixedSizeLSSVC(ClassifierMixin, _FixedSizeLSSVM):
     cv_score_ : float or ndarray (n_problems,)
         The fast v-fold CV cost at ``(gamma_, sigma2_)`` (NaN when it was skipped), likewise.
     gamma_search_ : str
-        The gamma search used, "csa" or "path" (``gamma_search="auto"`` resolved).
+        The gamma search of the fit, "csa" or "path" (``gamma_search="auto"`` resolved; with gamma fixed nothing was
+        searched).
     problems_ : list of dict
         Per binary/regression problem: the tuning record and the fitted coefficients (``"statistics"``: what the
         final fit summed, "features" or "kernel").

@@ -331,9 +331,8 @@ class _FoldStats(dict):
     folds and large p; docs/performance.md)."""
 
     def __missing__(self, key):
-        if key == "Phi":  # stream-ordered Phi_e on demand, from features the accumulator kept (else None)
-            self["Phi"] = self["acc"].kept_features() if self.get("kept") else None
-            return self["Phi"]
+        if key == "Phi":  # stream-ordered Phi_e on demand, from features the accumulator kept (else None): a copy,
+            return self["acc"].kept_features() if self.get("kept") else None  # not kept (the budget holds one)
         if key not in ("G", "t", "yy", "counts"):
             raise KeyError(key)
         G, t, yy, counts = self["acc"].results()
@@ -448,10 +447,10 @@ class CVEngine:
             self._cache.move_to_end(key)
             return self._cache[key]
         holdout = self.holdout and self.n * self.p_max * 8 <= self.feature_budget
-        _make_room(self._cache, self._kept_bytes(holdout), self.feature_budget)
         # Per-fold form: the accumulator keeps the features itself, in the fold order it computes them in
         # (predict_kept); the holdout identity needs Phi_e in stream order (written while accumulating).
         acc, P = self._accumulator(sigma2, 1 if holdout else self.v, keep=not holdout)
+        _make_room(self._cache, self._kept_bytes(holdout), self.feature_budget)  # once P exists (it may raise)
         Phi = np.empty((self.n, acc.dim)) if holdout else None  # kept: s["Phi"] built on demand only
         self.n_passes += 1
         for r0, Xb, Yb in self._iter():
@@ -725,7 +724,7 @@ class WeightedCVEngine:
         p, v, k = feat.dim, self.v, self.k
         G, t = np.zeros((v, p, p)), np.zeros((v, p, k))
         yy, wsum = np.zeros((v, k)), np.zeros(v)
-        keep = self.n * p * 8 <= self.feature_budget
+        keep = self.n * (p + k) * 8 <= self.feature_budget  # Phi_e and Y in stream order
         _make_room(self._cache, self.n * (p + k) * 8 if keep else 0, self.feature_budget)
         Phi = np.empty((self.n, p)) if keep else None
         Y = np.empty((self.n, k)) if keep else None
