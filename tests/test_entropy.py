@@ -68,6 +68,7 @@ def test_swap_updates_equal_recomputation(Z3):
     fast = _core.fixed_size.entropy_select(Z3, 40, **kw)
     naive = _core.fixed_size.entropy_select(Z3, 40, recompute=True, **kw)
     assert fast.n_accepted == naive.n_accepted > 20
+    assert fast.n_row_recomputes > 0  # the kept row sums' cancellation guard ran too
     np.testing.assert_array_equal(fast.idx, naive.idx)
     assert fast.log_offdiag == pytest.approx(log_offdiag_ref(Z3, fast.idx), rel=1e-9)
     # initial random set has a larger off-diagonal sum (lower entropy) than the selected one
@@ -128,13 +129,20 @@ def test_stratified_selection_keeps_the_allocation():
 
 
 def test_reproducible_and_counts_kernel_evaluations(Z3):
-    """Same seed, same PV; kernel evaluations = init + 2 (m - 1) per proposal + recomputes."""
+    """Same seed, same PV; kernel evaluations = init + recomputes of every row, m - 1 per proposal (its candidate's
+    row sum; the outgoing prototype's is kept up to date), 2 (m - 1) per accepted swap that updates the kept row sums
+    instead of recomputing them all, and m - 1 per row recomputed there."""
     a = _core.fixed_size.entropy_select(Z3, 25, seed=5)
     b = _core.fixed_size.entropy_select(Z3, 25, seed=5)
     np.testing.assert_array_equal(a.idx, b.idx)
     m = 25
-    expected = m * (m - 1) * (1 + a.n_recomputes) + 2 * (m - 1) * a.n_proposals
+    updates = a.n_accepted - a.n_recomputes
+    assert a.n_accepted > a.n_recomputes >= 1 and updates > 0
+    expected = (m * (m - 1) * (1 + a.n_recomputes) + (m - 1) * a.n_proposals + 2 * (m - 1) * updates
+                + (m - 1) * a.n_row_recomputes)
     assert a.n_kernel_evals == expected
+    naive = _core.fixed_size.entropy_select(Z3, 25, seed=5, recompute=True)
+    np.testing.assert_array_equal(a.idx, naive.idx)
 
 
 def test_m_equal_n_and_invalid_m(Z3):

@@ -82,6 +82,7 @@ void register_fixed_size(py::module_& m) {
       .def_readonly("n_proposals", &EntropySelectResult::n_proposals)
       .def_readonly("n_accepted", &EntropySelectResult::n_accepted)
       .def_readonly("n_recomputes", &EntropySelectResult::n_recomputes)
+      .def_readonly("n_row_recomputes", &EntropySelectResult::n_row_recomputes)
       .def_readonly("n_kernel_evals", &EntropySelectResult::n_kernel_evals)
       .def_readonly("stopped_early", &EntropySelectResult::stopped_early);
   m.def(

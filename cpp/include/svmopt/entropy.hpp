@@ -6,9 +6,11 @@
 // off-diagonal sum O = sum_{k != l} G_kl; everything is done in the log domain, L = log O, because
 // with many dimensions and small bandwidths every G_kl underflows.
 //
-// A swap proposal (X* out, X+ in) costs O(m d): two log-sum-exps over the other m - 1 prototypes.
-// It is accepted iff LSE_{l != i}(-||Z+ - Z_l||^2) < LSE_{l != i}(-||Z* - Z_l||^2) (strict, as the
-// paper's ">"), and L is updated by log1p with an exact recompute when the update would cancel.
+// A swap proposal (X* out, X+ in) costs O(m d): the log-sum-exp of the candidate over the other m - 1
+// prototypes, the outgoing one's being kept up to date for every prototype across accepted swaps (an accepted
+// swap changes one term of each: O(m d)). It is accepted iff LSE_{l != i}(-||Z+ - Z_l||^2) <
+// LSE_{l != i}(-||Z* - Z_l||^2) (strict, as the paper's ">"), and L is updated by log1p with an exact recompute
+// (of L and of every row's log-sum-exp) when the update would cancel and every m accepted swaps.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +41,7 @@ struct EntropySelectResult {
   Index n_proposals = 0;
   Index n_accepted = 0;
   Index n_recomputes = 0;    // exact recomputations of L (cancellation guard and drift control)
+  Index n_row_recomputes = 0;  // exact recomputations of one row's log-sum-exp after a swap (cancellation guard)
   std::int64_t n_kernel_evals = 0;
   bool stopped_early = false;  // the "change in entropy is small" rule fired
 };
