@@ -44,7 +44,8 @@ def test_cv_engine_remembers_no_more_features_than_the_budget(data, holdout, ent
     X, y, PV = data
     n, m = X.shape[0], PV.shape[0]
     folds = make_folds(n, 5, np.random.default_rng(1))
-    row = (m + 1) if holdout else (m + 2)  # Phi_e in stream order, or the kernel block [K(x, PV), 1, y]
+    # Phi_e in stream order, or the kept kernel block [K(x, PV), 1, y]; and the targets in stream order
+    row = (m + 1 + 1) if holdout else (m + 2 + 1)
     budget = entries * n * row * 8
     e = CVEngine(_blocks(X, y), folds, 5, PV, rbf, "classification", feature_budget=budget, n_features=3,
                  statistics="kernel")
@@ -130,7 +131,7 @@ def test_a_failed_evaluation_keeps_the_remembered_sigma2(data):
     X, y, PV = data
     n, m = X.shape[0], PV.shape[0]
     folds = make_folds(n, 5, np.random.default_rng(1))
-    e = CVEngine(_blocks(X, y), folds, 5, PV, rbf, "classification", feature_budget=n * (m + 2) * 8, n_features=3,
+    e = CVEngine(_blocks(X, y), folds, 5, PV, rbf, "classification", feature_budget=n * (m + 3) * 8, n_features=3,
                  statistics="kernel")
     e.holdout = False
     e.cost(1.0, 2.0)
@@ -163,3 +164,25 @@ def test_weighted_engine_keeps_nothing_over_the_budget(data):
                          feature_budget=n * (m + 1) * 8, n_features=3)
     s = e.stats(0.05)  # a narrow kernel: K(PV, PV) near the identity, every eigenpair kept, p = m + 1
     assert s["G"].shape[1] == m + 1 and s["Phi"] is None and _held(e) == 0
+
+
+@pytest.mark.parametrize("holdout", [False, True], ids=["kept", "holdout"])
+def test_in_memory_predictions_read_the_rows_once(data, holdout):
+    """With the features in memory the targets of the held-out predictions come from the statistics' own pass: one
+    read of the rows a sigma^2, however many gammas are scored."""
+    X, y, PV = data
+    reads = []
+    inner = _blocks(X, y)
+
+    def blocks():
+        reads.append(1)
+        return inner()
+
+    folds = make_folds(X.shape[0], 5, np.random.default_rng(1))
+    e = CVEngine(blocks, folds, 5, PV, rbf, "classification", n_features=3)
+    e.holdout = holdout
+    costs = [e.cost(g, 2.0) for g in (0.1, 1.0, 10.0)] + list(e.cost_path([0.5, 5.0], 2.0))
+    assert len(reads) == 1 and e.n_passes == 1
+    streamed = CVEngine(_blocks(X, y), folds, 5, PV, rbf, "classification", n_features=3, feature_budget=1000)
+    ref = [streamed.cost(g, 2.0) for g in (0.1, 1.0, 10.0)] + list(streamed.cost_path([0.5, 5.0], 2.0))
+    assert costs == pytest.approx(ref, rel=1e-12, abs=1e-15)

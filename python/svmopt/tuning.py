@@ -403,14 +403,13 @@ class CVEngine:
         self.progress = progress
 
     def _kept_bytes(self, holdout: bool) -> int:
-        """Bytes of features a sigma^2's statistics hold: Phi_e in stream order (the holdout identity), else what the
-        accumulator keeps per row when it fits the budget -- the features, or the kernel block [K(x, PV), 1, Y] with
-        kernel statistics (m + 1 + k doubles: the core's FoldAccumulator::kept_row_doubles, the bound for both) --
-        else nothing (streamed)."""
-        if holdout:
-            return self.n * self.p_max * 8
-        row = self.p_max if self.PV is None else self.PV.shape[0] + 1 + self.k
-        return self.n * row * 8 if self.n * row * 8 <= self.feature_budget else 0
+        """Bytes of features a sigma^2's statistics hold, with the targets in stream order: Phi_e (the holdout
+        identity), else what the accumulator keeps per row when that fits the budget -- the features, or the kernel
+        block [K(x, PV), 1, Y] with kernel statistics (m + 1 + k doubles: the core's
+        FoldAccumulator::kept_row_doubles, the bound for both) -- else nothing (streamed)."""
+        row = self.p_max if holdout or self.PV is None else self.PV.shape[0] + 1 + self.k
+        held = self.n * (row + self.k) * 8  # with the targets in stream order
+        return held if holdout or held <= self.feature_budget else 0
 
     def _accumulator(self, sigma2: float, n_folds: int,
                      keep: bool) -> tuple[_core.fixed_size.FoldAccumulator, np.ndarray | None]:
@@ -446,20 +445,27 @@ class CVEngine:
         if key in self._cache:
             self._cache.move_to_end(key)
             return self._cache[key]
-        holdout = self.holdout and self.n * self.p_max * 8 <= self.feature_budget
+        holdout = self.holdout and self.n * (self.p_max + self.k) * 8 <= self.feature_budget
         # Per-fold form: the accumulator keeps the features itself, in the fold order it computes them in
         # (predict_kept); the holdout identity needs Phi_e in stream order (written while accumulating).
         acc, P = self._accumulator(sigma2, 1 if holdout else self.v, keep=not holdout)
         _make_room(self._cache, self._kept_bytes(holdout), self.feature_budget)  # once P exists (it may raise)
         Phi = np.empty((self.n, acc.dim)) if holdout else None  # kept: s["Phi"] built on demand only
+        # The targets of the in-memory predictions, in stream order, collected on the way (no second read).
+        Y = np.empty((self.n, self.k)) if holdout or acc.keeps_features else None
         self.n_passes += 1
         for r0, Xb, Yb in self._iter():
+            nb = Xb.shape[0]
+            if Y is not None:
+                Y[r0:r0 + nb] = Yb.reshape(nb, self.k)
             if Phi is not None:  # holdout
-                acc.add(Xb, Yb, None, out=Phi[r0:r0 + Xb.shape[0]])
+                acc.add(Xb, Yb, None, out=Phi[r0:r0 + nb])
             else:
-                acc.add(Xb, Yb, self.folds[r0:r0 + Xb.shape[0]])
+                acc.add(Xb, Yb, self.folds[r0:r0 + nb])
         entry = _FoldStats(P=P, acc=acc, holdout=holdout, kept=acc.keeps_features,
-                           kept_bytes=self._kept_bytes(holdout) if holdout or acc.keeps_features else 0)
+                           kept_bytes=self._kept_bytes(holdout) if Y is not None else 0)
+        if Y is not None:
+            entry["Y"] = Y
         if not entry["kept"]:
             entry["Phi"] = Phi
         self._cache[key] = entry
@@ -479,29 +485,37 @@ class CVEngine:
         """CV predictions of every row by its own fold model, and the row targets (stream order)."""
         s = self.stats(sigma2)
         if s.get("holdout"):
-            if "Y" not in s:
-                s["Y"] = np.concatenate([Yb for _, _, Yb in self._iter()]) if self.n else np.zeros((0, self.k))
             return _core.fixed_size.fast_cv_holdout(s["Phi"], s["Y"], self.folds, self.v, s["G"][0], s["t"][0],
                                                     float(gamma), self.regularize_bias, self.n_threads), s["Y"]
         theta = self._fold_models(s, gamma)
         if s.get("kept") or s["Phi"] is not None:
             return self._held_out(s, theta)
-        F, Ys = [], []
+        parts = list(self._streamed_predictions(s, theta, sigma2))
+        if not parts:
+            return np.zeros((0, theta.shape[2])), np.zeros((0, self.k))
+        return np.concatenate([f for f, _ in parts]), np.concatenate([Y for _, Y in parts])
+
+    def _streamed_predictions(self, s: dict, theta: np.ndarray,
+                              sigma2: float) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """One more pass over the rows: each block's predictions by its own fold's models (every column of
+        ``theta`` (v, p, c)) and its targets. In Nystrom mode from the kernel block, K(x, PV) (P w_u) + b_u, whichever
+        statistics were summed: the compact predictor of Section 3.2 that the final model uses, at n m (d + c)
+        flops; the features would cost 2 n m m' more (as much as the accumulation pass itself)."""
         self.n_passes += 1
-        kernel = s["acc"].kernel_statistics
-        if kernel:  # Phi_e theta_u from the kernel block, as in the accumulation
+        PV = self.PV if s.get("P") is not None else None
+        if PV is not None:
             V, bias = kernel_fold_models(s["P"], theta)
             params = self.make_params(sigma2)
-        PV = self.PV if self.PV is not None else np.empty((0, 0))  # kernel statistics: Nystrom mode only
         for r0, Xb, Yb in self._iter():
-            fb = self.folds[r0:r0 + Xb.shape[0]]
-            if kernel:
-                F.append(kernel_fold_predict(Xb, PV, params, V, bias, fb, self.n_threads))
+            nb = Xb.shape[0]
+            if nb == 0:
+                continue
+            fb = self.folds[r0:r0 + nb]
+            if PV is not None:
+                f = kernel_fold_predict(Xb, PV, params, V, bias, fb, self.n_threads)
             else:
-                Phi_b = s["acc"].features(Xb)
-                F.append(_core.fixed_size.fold_predict(Phi_b, fb, theta, self.n_threads))
-            Ys.append(Yb)
-        return np.concatenate(F), np.concatenate(Ys)
+                f = _core.fixed_size.fold_predict(s["acc"].features(Xb), fb, theta, self.n_threads)
+            yield f, Yb.reshape(nb, -1)
 
     def cost(self, gamma: float, sigma2: float) -> float:
         """CV cost (19)-(21): misclassification rate (classification) or MSE (regression), pooled over folds.
@@ -537,31 +551,14 @@ class CVEngine:
                 f, Y = self._held_out(s, np.ascontiguousarray(theta[:, :, c]))
                 err[c] = _column_losses(f, Y, self.task).sum(axis=0)
             return err
-        self.n_passes += 1
-        # In Nystrom mode the held-out rows are predicted from the kernel block, K(x, PV) (P w_u) + b_u, whichever
-        # statistics were summed: the compact predictor of Section 3.2 that the final model uses, at n m (d + c)
-        # flops; the features would cost 2 n m m' more (as much as the accumulation pass itself).
-        kernel = self.PV is not None and s.get("P") is not None
-        if kernel:
-            V, bias = kernel_fold_models(s["P"], theta)
-            params = self.make_params(sigma2)
-        PV = self.PV if self.PV is not None else np.empty((0, 0))
         err = np.zeros(theta.shape[2])
-        for r0, Xb, Yb in self._iter():
-            if Xb.shape[0] == 0:
-                continue
-            fb = self.folds[r0:r0 + Xb.shape[0]]
-            if kernel:
-                f = kernel_fold_predict(Xb, PV, params, V, bias, fb, self.n_threads)
-            else:
-                f = _core.fixed_size.fold_predict(s["acc"].features(Xb), fb, theta, self.n_threads)
-            err += _column_losses(f, Yb.reshape(Xb.shape[0], -1), self.task).sum(axis=0)
+        for f, Y in self._streamed_predictions(s, theta, sigma2):
+            err += _column_losses(f, Y, self.task).sum(axis=0)
         return err
 
     def _held_out(self, s: dict, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Predictions of the in-memory rows (kept features or stream-ordered Phi_e) by their own fold's models."""
-        if "Y" not in s:
-            s["Y"] = np.concatenate([Yb for _, _, Yb in self._iter()]) if self.n else np.zeros((0, self.k))
+        """Predictions of the in-memory rows (kept features or stream-ordered Phi_e) by their own fold's models, and
+        their targets (collected by the statistics' pass)."""
         if s.get("kept"):
             return s["acc"].predict_kept(theta), s["Y"]
         return _core.fixed_size.fold_predict(s["Phi"], self.folds, theta, self.n_threads), s["Y"]
