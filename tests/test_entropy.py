@@ -76,6 +76,19 @@ def test_swap_updates_equal_recomputation(Z3):
     assert fast.log_offdiag < log_offdiag_ref(Z3, init.idx)
 
 
+@pytest.mark.parametrize("seed", [7, 8, 9])
+def test_duplicate_rows_make_the_same_decisions_as_recomputation(seed):
+    """Rows that repeat (integer features): a candidate equal to the outgoing prototype ties exactly and must not
+    swap, so near-ties are decided on the outgoing row sum computed as the candidate's is."""
+    rng = np.random.default_rng(seed)
+    Z = np.ascontiguousarray(rng.integers(0, 4, size=(400, 2)).astype(float))
+    kw = dict(max_proposals=3000, tol=-1.0, seed=seed)
+    fast = _core.fixed_size.entropy_select(Z, 60, **kw)
+    naive = _core.fixed_size.entropy_select(Z, 60, recompute=True, **kw)
+    assert fast.n_accepted == naive.n_accepted
+    np.testing.assert_array_equal(fast.idx, naive.idx)
+
+
 def test_entropy_never_decreases_along_the_run(Z3):
     Ls = [_core.fixed_size.entropy_select(Z3, 30, max_proposals=t, tol=-1.0, seed=11).log_offdiag
           for t in (1, 50, 200, 800)]

@@ -64,27 +64,29 @@ double log_offdiag_packed(const RowMatrix& P, int n_threads) {
 
 // After prototype i moved from q_old to P.row(i): every other row's log row sum lo(j) loses the term of q_old and
 // gains that of the new row, lo(j) <- log(exp(lo(j)) - k_old + k_new), evaluated shifted by max(lo(j), log k_new).
-// Where k_old is more than half the sum the subtraction would cancel: that row is recomputed exactly. lo(i) is the
-// caller's (the candidate's own log row sum). Returns the kernel evaluations made; n_exact counts the rows
-// recomputed.
+// A row is recomputed exactly where the subtraction would cancel: k_old more than half the sum, or the sum fallen
+// below 2^-10 of its value at the row's last exact computation (lo_ref(j)), since the rounding error of the
+// updates is relative to the largest sum the row held. lo(i) is the caller's (the candidate's own log row sum).
+// Returns the kernel evaluations made; n_exact counts the rows recomputed.
 std::int64_t update_log_rowsums(const RowMatrix& P, Index i, const Eigen::RowVectorXd& q_old, Eigen::VectorXd& lo,
-                                Index& n_exact) {
+                                Eigen::VectorXd& lo_ref, Index& n_exact) {
   const Index m = P.rows();
   const Eigen::VectorXd e_old = -(P.rowwise() - q_old).rowwise().squaredNorm();
   const Eigen::VectorXd e_new = -(P.rowwise() - P.row(i)).rowwise().squaredNorm();
   std::int64_t evals = 2 * (m - 1);
   constexpr double kHalf = -0.69314718055994530942;  // log(1/2)
+  constexpr double kDrift = 6.9314718055994530942;   // log(2^10)
   for (Index j = 0; j < m; ++j) {
     if (j == i) continue;
     const double l = lo(j);
-    if (!std::isfinite(l) || !(e_old(j) - l < kHalf)) {
-      lo(j) = lse_neg_sqdist(P, P.row(j), j);
-      evals += m - 1;
-      ++n_exact;
-      continue;
+    if (std::isfinite(l) && e_old(j) - l < kHalf) {
+      const double mx = std::max(l, e_new(j));
+      lo(j) = mx + std::log(std::exp(l - mx) - std::exp(e_old(j) - mx) + std::exp(e_new(j) - mx));
+      if (lo(j) > lo_ref(j) - kDrift) continue;
     }
-    const double mx = std::max(l, e_new(j));
-    lo(j) = mx + std::log(std::exp(l - mx) - std::exp(e_old(j) - mx) + std::exp(e_new(j) - mx));
+    lo(j) = lo_ref(j) = lse_neg_sqdist(P, P.row(j), j);
+    evals += m - 1;
+    ++n_exact;
   }
   return evals;
 }
@@ -219,7 +221,7 @@ EntropySelectResult entropy_select(const MatrixView& Z, Index m, const std::vect
   // The log row sums of the prototypes, kept up to date across accepted swaps (incremental mode): a proposal then
   // evaluates its candidate's row sum only, against the two a proposal cost without them (half the work at the
   // ~5 % acceptance rate of a search at m = 1000-2000; an accepted swap costs two kernel evaluations a row).
-  Eigen::VectorXd lo = log_rowsums_packed(P, 0);
+  Eigen::VectorXd lo = log_rowsums_packed(P, 0), lo_ref = lo;
   double L = log_offdiag_from_rows(lo);
   res.n_kernel_evals += m * (m - 1);
   const Index T = opt.max_proposals > 0 ? opt.max_proposals : std::min<Index>(std::max<Index>(n, 50 * m), 10000000);
@@ -250,6 +252,13 @@ EntropySelectResult entropy_select(const MatrixView& Z, Index m, const std::vect
         la_in = lse_neg_sqdist(P, zc, i);
         la_out = lo(i);
         res.n_kernel_evals += m - 1;
+        // A near-tie is decided on the outgoing row sum computed exactly, as the candidate's is: the kept value
+        // may sit an ulp off, and a candidate equal to the outgoing prototype (duplicate rows) must not swap.
+        if (std::abs(la_in - la_out) <= 1e-10 * (1.0 + std::abs(la_out))) {
+          la_out = lo(i) = lo_ref(i) = lse_neg_sqdist(P, P.row(i), i);
+          res.n_kernel_evals += m - 1;
+          ++res.n_row_recomputes;
+        }
         accept = la_in < la_out;
       }
       if (accept) {
@@ -269,15 +278,16 @@ EntropySelectResult entropy_select(const MatrixView& Z, Index m, const std::vect
           const double arg = -2.0 * std::exp(la_out - L) * (1.0 - std::exp(la_in - la_out));
           ++since_recompute;
           if (arg <= -0.5 || since_recompute >= m || !std::isfinite(arg)) {
-            lo = log_rowsums_packed(P, 0);  // the row sums refreshed with L: no drift
+            lo = lo_ref = log_rowsums_packed(P, 0);  // the row sums refreshed with L: no drift
             L = log_offdiag_from_rows(lo);
             res.n_kernel_evals += m * (m - 1);
             ++res.n_recomputes;
             since_recompute = 0;
           } else {
             L += std::log1p(arg);
-            res.n_kernel_evals += update_log_rowsums(P, i, q_old, lo, res.n_row_recomputes);
-            lo(i) = la_in;
+            res.n_kernel_evals += update_log_rowsums(P, i, q_old, lo, lo_ref, res.n_row_recomputes);
+            lo(i) = la_in;  // exact: computed against the other rows, which the swap left as they were
+            lo_ref(i) = la_in;
           }
         }
       }

@@ -41,7 +41,7 @@ struct EntropySelectResult {
   Index n_proposals = 0;
   Index n_accepted = 0;
   Index n_recomputes = 0;    // exact recomputations of L (cancellation guard and drift control)
-  Index n_row_recomputes = 0;  // exact recomputations of one row's log-sum-exp after a swap (cancellation guard)
+  Index n_row_recomputes = 0;  // exact recomputations of one row's log-sum-exp (cancellation guard, near-ties)
   std::int64_t n_kernel_evals = 0;
   bool stopped_early = false;  // the "change in entropy is small" rule fired
 };
