@@ -318,6 +318,7 @@ def test_auto_search_with_one_hyperparameter_fixed(data, monkeypatch):
     lin = FixedSizeLSSVC(kernel="linear", **kw).fit(X, yc)
     assert lin.gamma_search_ == "path" and lin.problems_[0]["n_evals"] == 1
     sigma_only = FixedSizeLSSVC(gamma=1.0, **kw).fit(X, yc)
+    assert sigma_only.gamma_search_ == "csa"  # CSA + simplex over sigma^2: no gamma to put on a path
     assert sigma_only.gamma_ == 1.0 and 10 < sigma_only.problems_[0]["n_evals"] <= 30
     assert FixedSizeLSSVC(gamma=1.0, sigma2=2.0, **kw).partial_fit(X, yc, classes=[-1.0, 1.0]).gamma_search_ == "csa"
 

@@ -384,8 +384,8 @@ class DaskCVEngine(CVEngine):
 
     Folds are assigned per row exactly as in the in-memory path (``folds`` in row order of the problem), so with
     the same prototypes and (gamma, sigma^2) the statistics, CV costs and solution agree with the in-memory
-    engine up to floating-point summation order. When the features fit ``feature_budget`` (n p 8 bytes, as in
-    memory) they are kept on the workers (persisted) between the cost evaluations of one sigma^2; otherwise each
+    engine up to floating-point summation order. When the features fit ``feature_budget`` (n p 8 bytes) they are
+    kept on the workers (persisted) between the cost evaluations of one sigma^2; otherwise each
     evaluation recomputes them from the chunks (the blocked Algorithm 3B, one more pass).
     """
 

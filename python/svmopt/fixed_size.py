@@ -218,7 +218,7 @@ class _FixedSizeLSSVM(BaseEstimator):
         alone (the path, or gamma fixed), JOINT_BUDGET otherwise."""
         search = self.gamma_search
         if search == "auto":
-            search = "path" if n >= PATH_MIN_ROWS else "csa"
+            search = "path" if n >= PATH_MIN_ROWS and self.gamma is None else "csa"
         tunes_sigma = mode == "rbf" and sigma2_fixed is None
         n_csa, n_simplex = SIGMA2_BUDGET if tunes_sigma and (search == "path" or self.gamma is not None) \
             else JOINT_BUDGET
@@ -356,10 +356,12 @@ class _FixedSizeLSSVM(BaseEstimator):
         n = y.shape[0]
         plan = self._search_plan(n, mode, sigma2_fixed)
         self.gamma_search_ = plan[0]
-        if self.gamma_search == "auto" and (self.gamma is None or (mode == "rbf" and sigma2_fixed is None)):
-            logger.info("%s: gamma_search='auto' chose %r for %d training rows (%s %d; n_csa=%d, n_simplex=%d)",
-                        type(self).__name__, plan[0], n, ">=" if n >= PATH_MIN_ROWS else "<", PATH_MIN_ROWS,
-                        plan[1], plan[2])
+        if self.gamma_search == "auto" and self.gamma is None:
+            tunes_sigma = mode == "rbf" and sigma2_fixed is None
+            logger.info("%s: gamma_search='auto' chose %r for %d training rows (%s %d; %s)", type(self).__name__,
+                        plan[0], n, ">=" if n >= PATH_MIN_ROWS else "<", PATH_MIN_ROWS,
+                        f"n_csa={plan[1]}, n_simplex={plan[2]}" if tunes_sigma or plan[0] == "csa"
+                        else "a grid over gamma at the fixed kernel")
         problems = self._problems(y, w)
         for prob in problems:
             prob["weights"] = None if w is None else (w if prob["mask"] is None else w[prob["mask"]])
@@ -604,7 +606,9 @@ class _FixedSizeLSSVM(BaseEstimator):
             last_tuned.append((gamma, sigma2))
         else:
             n_evals = 0
-            p_dim = d + 1 if mode == "linear" else PV.shape[0] + 2  # kept per row, as for make_engine
+            # kept per row by the streaming engine: the features or the kernel block [K(x, PV), 1, y], and y in stream
+            # order (CVEngine._kept_bytes; the core's engine keeps one double less, y inside the block)
+            p_dim = d + 2 if mode == "linear" else PV.shape[0] + 3
             # Fixed hyperparameters: the CV score is informational. Skip it when it would need a second
             # streaming pass (Phi_e over the budget and a misclassification cost), which would cost 50% more.
             if v >= 2 and tbudget.expired():
@@ -864,8 +868,9 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
         for a classifier whose features exceed ``feature_memory``.
     gamma_search : {"auto", "csa", "path"}, default="auto"
         How gamma is tuned. "auto": "csa" below 50,000 training rows (``PATH_MIN_ROWS``, all problems together),
-        "path" from there on, logged (``logging.INFO``) and stored as ``gamma_search_``; at 5·10⁴ rows the joint
-        search took 3.4x the path's time, for a test accuracy 0.08 points higher (docs/performance.md).
+        "path" from there on when gamma is tuned, logged (``logging.INFO``) and stored as ``gamma_search_``; at
+        5·10⁴ rows the joint search took 3.4x the path's time, for a test accuracy 0.08 points higher
+        (docs/performance.md).
         "csa": jointly with sigma^2 by CSA + simplex over (log gamma, log sigma^2), as in the
         paper (Section 6): nearly every evaluation is at a new sigma^2, hence one pass over the data. "path": CSA +
         simplex search log sigma^2 alone, and at every sigma^2 tried gamma takes the best of the 31 values
@@ -950,8 +955,8 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
     cv_score_ : float or ndarray (n_problems,)
         The fast v-fold CV cost at ``(gamma_, sigma2_)`` (NaN when it was skipped), likewise.
     gamma_search_ : str
-        The gamma search of the fit, "csa" or "path" (``gamma_search="auto"`` resolved; with gamma fixed nothing was
-        searched).
+        The gamma search of the fit, "csa" or "path" (``gamma_search="auto"`` resolved: "csa" with gamma fixed, when
+        sigma^2 alone, if anything, is searched by CSA + simplex).
     problems_ : list of dict
         Per binary/regression problem: the tuning record and the fitted coefficients (``"statistics"``: what the
         final fit summed, "features" or "kernel").
@@ -1105,8 +1110,8 @@ class FixedSizeLSSVC(ClassifierMixin, _FixedSizeLSSVM):
     cv_score_ : float or ndarray (n_problems,)
         The fast v-fold CV cost at ``(gamma_, sigma2_)`` (NaN when it was skipped), likewise.
     gamma_search_ : str
-        The gamma search of the fit, "csa" or "path" (``gamma_search="auto"`` resolved; with gamma fixed nothing was
-        searched).
+        The gamma search of the fit, "csa" or "path" (``gamma_search="auto"`` resolved: "csa" with gamma fixed, when
+        sigma^2 alone, if anything, is searched by CSA + simplex).
     problems_ : list of dict
         Per binary/regression problem: the tuning record and the fitted coefficients (``"statistics"``: what the
         final fit summed, "features" or "kernel").
