@@ -134,10 +134,10 @@ class CutSolution:
         return max(0.0, (self.objective - self.lower_bound) / max(1.0, abs(self.objective)))
 
 
-def row_source(Phi: Any, X: Any, Z: Any, params: Any) -> tuple[dict[str, Any], bool, int]:
+def row_source(Phi: Any, X: Any, Z: Any, params: Any) -> tuple[dict[str, Any], bool, int, int]:
     """The rows of a solver's passes, checked: ``{"Phi": Phi}`` (the kernel rows, n x L) or ``{"X": X, "Z": Z,
     "params": params}`` (computed block by block), with a float64 ``np.memmap`` read in place and a Dask array
-    checked; returns them, whether they are a Dask array, and the number L of landmarks."""
+    checked; returns them, whether they are a Dask array, the number n of rows and the number L of landmarks."""
     from svmopt.distributed import check_dask_array, is_dask_array
 
     if Phi is not None and (X is not None or Z is not None or params is not None):
@@ -151,9 +151,9 @@ def row_source(Phi: Any, X: Any, Z: Any, params: Any) -> tuple[dict[str, Any], b
                          "converting them would load them into memory; store them as float64")
     rows = check_dask_array(rows) if dask else np.asarray(rows, dtype=np.float64)
     if Phi is not None:
-        return {"Phi": rows}, dask, rows.shape[1]
+        return {"Phi": rows}, dask, rows.shape[0], rows.shape[1]
     Z = np.ascontiguousarray(Z, dtype=np.float64)
-    return {"X": rows, "Z": Z, "params": params}, dask, Z.shape[0]
+    return {"X": rows, "Z": Z, "params": params}, dask, rows.shape[0], Z.shape[0]
 
 
 def check_labels(y: np.ndarray, n: int, name: str = "y") -> np.ndarray:
@@ -215,10 +215,9 @@ class HingeCuttingPlanes:
                  n_groups: int | None = None, solver_options: Mapping[str, Any] | None = None,
                  weight: np.ndarray | None = None):
         self.r = np.ascontiguousarray(r, dtype=np.float64)
-        source, self._dask, landmarks = row_source(Phi, X, Z, params)
+        source, self._dask, n, landmarks = row_source(Phi, X, Z, params)
         self._rows: dict[str, Any] = {"Z": None, "params": None, **source}
         self.Phi: Any = source.get("Phi")
-        n = (source["Phi"] if self.Phi is not None else source["X"]).shape[0]
         self.L = self.r.shape[0]
         if self.r.ndim != 1 or self.L != landmarks or not np.all(np.isfinite(self.r)) or np.any(self.r < 0):
             raise ValueError(f"r must hold one value per landmark ({landmarks}), each finite and >= 0")

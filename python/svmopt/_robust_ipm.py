@@ -93,11 +93,10 @@ class ReducedIPM:
     def __init__(self, y: np.ndarray, r: np.ndarray, *, Phi: Any = None, X: Any = None, Z: np.ndarray | None = None,
                  params: _core.kernels.KernelParams | None = None, delta: np.ndarray | None = None,
                  weight: np.ndarray | None = None, n_threads: int = 0, block: int = 4096, cache_rows: int = 0):
-        self._rows, self._dask, L = row_source(Phi, X, Z, params)
+        self._rows, self._dask, n, L = row_source(Phi, X, Z, params)
         if self._dask and Phi is not None:
             raise ValueError("Phi must be in memory; give a Dask array as X with Z and params")
-        self.n = n = (self._rows["Phi"] if Phi is not None else self._rows["X"]).shape[0]
-        self.L = L
+        self.n, self.L = n, L
         self.r = np.ascontiguousarray(r, dtype=np.float64)
         if self.r.shape != (L,) or not np.all(np.isfinite(self.r)) or np.any(self.r < 0):
             raise ValueError(f"r must hold one value per landmark ({L}), each finite and >= 0")

@@ -23,6 +23,7 @@ from svmopt.tuning import (
     ParamsFactory,
     _column_losses,
     _make_room,
+    _remember,
     kernel_fold_models,
     kernel_fold_predict,
     linear_accumulator,
@@ -432,9 +433,7 @@ class DaskCVEngine(CVEngine):
                                              project=P if statistics == "kernel" else None)
         entry = {"G": G, "t": t, "yy": yy, "counts": counts, "P": P, "Phi": Phi, "recipe": recipe_d,
                  "kept_bytes": self.n * p * 8 if keep_phi else 0}
-        self._cache[key] = entry
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
+        _remember(self._cache, key, entry, self.cache_size)
         return entry
 
     def _chunk_tasks(self, s: dict, theta: np.ndarray, func, *extra) -> list:

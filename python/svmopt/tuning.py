@@ -322,6 +322,13 @@ def _make_room(cache: OrderedDict, new_bytes: int, budget: int) -> None:
             held -= dropped
 
 
+def _remember(cache: OrderedDict, key: float, entry: dict, size: int) -> None:
+    """Put a sigma^2's ``entry`` in ``cache`` as the most recently used, keeping at most ``size`` entries."""
+    cache[key] = entry
+    while len(cache) > size:
+        cache.popitem(last=False)
+
+
 class _FoldStats(dict):
     """A :meth:`CVEngine.stats` entry: the accumulator (``acc``), ``P``, ``Phi``, ``holdout``, ``kept`` (the
     accumulator keeps the features: the CV predictions come from ``acc.predict_kept``, and ``Phi`` in stream order is
@@ -468,9 +475,7 @@ class CVEngine:
             entry["Y"] = Y
         if not entry["kept"]:
             entry["Phi"] = Phi
-        self._cache[key] = entry
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
+        _remember(self._cache, key, entry, self.cache_size)
         return entry
 
     def _fold_models(self, s: dict, gamma: float) -> np.ndarray:
@@ -743,9 +748,7 @@ class WeightedCVEngine:
                 wsum[u] += wb[sel].sum()
         entry = {"G": G, "t": t, "yy": yy, "wsum": wsum, "feat": feat, "P": P, "Phi": Phi, "Y": Y,
                  "kept_bytes": self.n * (p + k) * 8 if keep else 0}
-        self._cache[key] = entry
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
+        _remember(self._cache, key, entry, self.cache_size)
         return entry
 
     def predictions(self, gamma: float, sigma2: float) -> tuple[np.ndarray, np.ndarray]:
