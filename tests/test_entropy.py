@@ -139,6 +139,11 @@ def test_stratified_selection_keeps_the_allocation():
     np.testing.assert_array_equal(counts, [20, 8, 2])  # 30 * (2/3, 1/4, 1/12) = 20, 7.5, 2.5
     assert len(set(r["idx"].tolist())) == 30
     assert r["n_accepted"] > 0
+    # the wrapper reports the core's counts, the kept row sums' exact recomputations among them
+    core = _core.fixed_size.entropy_select(np.ascontiguousarray(X / (2.0 * r["bandwidths"])), 30,
+                                           labels=labels.astype(np.int64), seed=0)
+    np.testing.assert_array_equal(r["idx"], core.idx)
+    assert r["n_row_recomputes"] == core.n_row_recomputes and r["n_kernel_evals"] == core.n_kernel_evals
 
 
 def test_reproducible_and_counts_kernel_evaluations(Z3):

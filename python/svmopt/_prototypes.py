@@ -18,9 +18,11 @@ __all__ = ["MAX_CANDIDATES", "choose_n_prototypes", "default_prototype_candidate
 
 def _selection_dict(r: _core.fixed_size.EntropySelectResult) -> dict[str, Any]:
     """The core's prototype selection as a dict: ``idx``, ``log_offdiag``, ``n_proposals``, ``n_accepted``,
-    ``n_recomputes``, ``n_kernel_evals``, ``stopped_early``."""
+    ``n_recomputes`` (of the whole sum), ``n_row_recomputes`` (of one kept row sum), ``n_kernel_evals``,
+    ``stopped_early``."""
     return {"idx": r.idx, "log_offdiag": r.log_offdiag, "n_proposals": r.n_proposals, "n_accepted": r.n_accepted,
-            "n_recomputes": r.n_recomputes, "n_kernel_evals": r.n_kernel_evals, "stopped_early": r.stopped_early}
+            "n_recomputes": r.n_recomputes, "n_row_recomputes": r.n_row_recomputes, "n_kernel_evals": r.n_kernel_evals,
+            "stopped_early": r.stopped_early}
 
 
 #: Rows the Rényi-entropy search draws its prototypes from at most (a uniform sample of the data above that):
@@ -37,7 +39,7 @@ def select_prototypes(X: np.ndarray, m: int, *, labels: np.ndarray | None = None
     min(max(n, 50 m), 10^7)) proposals.
 
     Returns a dict: ``idx`` (the m selected rows), ``log_offdiag``, the counts ``n_proposals``, ``n_accepted``,
-    ``n_recomputes``, ``n_kernel_evals``, ``stopped_early``, and ``bandwidths``.
+    ``n_recomputes``, ``n_row_recomputes``, ``n_kernel_evals``, ``stopped_early``, and ``bandwidths``.
     """
     X = check_array(X, dtype=np.float64, order="C")
     if bandwidths is None:

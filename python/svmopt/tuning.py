@@ -332,7 +332,8 @@ def _remember(cache: OrderedDict, key: float, entry: dict, size: int) -> None:
 class _FoldStats(dict):
     """A :meth:`CVEngine.stats` entry: the accumulator (``acc``), ``P``, ``Phi``, ``holdout``, ``kept`` (the
     accumulator keeps the features: the CV predictions come from ``acc.predict_kept``, and ``Phi`` in stream order is
-    built only when asked for, an n x p copy); the per-fold arrays
+    built only when asked for, an n x p copy), ``Y`` (the targets in stream order, present when the features are kept
+    or ``holdout``), ``kept_bytes`` (what the entry holds, counted against the feature budget); the per-fold arrays
     ``G`` (v, p, p), ``t``, ``yy``, ``counts`` are copied out of the accumulator on first use only (the fold solves
     run on the accumulator's own statistics: the copy alone had cost a noticeable share of an evaluation at many
     folds and large p; docs/performance.md)."""
@@ -360,8 +361,8 @@ class CVEngine:
         is then required).
     make_params : sigma2 -> core KernelParams (ignored for explicit linear features).
     task : "classification" (misclassification rate of sign(f), sign(0) = +1) or "regression" (MSE).
-    feature_budget : bytes allowed for the in-memory Phi_e (default 1 GiB; the paper's machine had
-        3.2 GB); above, blocked Algorithm 3B.
+    feature_budget : bytes allowed for what a sigma^2's statistics keep in memory: Phi_e (or the kernel block) and
+        the targets in stream order (default 1 GiB; the paper's machine had 3.2 GB); above, blocked Algorithm 3B.
     statistics : "auto", "features" or "kernel": what the accumulator sums per fold (``FoldAccumulator``):
         Phi_u^T Phi_u, or C_u^T C_u of the kernel block C = [K(X, PV), 1] mapped by P once per sigma^2 (n m^2
         flops a pass instead of 2 n m m' + n m'^2); "auto": the kernel block where the core prefers it.
