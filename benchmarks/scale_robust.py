@@ -34,7 +34,7 @@ from scale_fixed_size import _maxrss_mib, _rss_mib, make_data
 
 
 def _child(path: str, n: int, d: int, L: int, nu: float, p: float | None, rho: float | None, max_iter: int,
-           alpha: float, solver: str = "cutting_plane", grid: bool = False) -> dict:
+           alpha: float, solver: str = "cutting_plane", grid: bool = False, selection: str = "training_error") -> dict:
     import warnings
 
     from sklearn.exceptions import ConvergenceWarning
@@ -61,7 +61,7 @@ def _child(path: str, n: int, d: int, L: int, nu: float, p: float | None, rho: f
     rss0 = _rss_mib()
     nus = [0.01, 0.1, 1.0, 10.0, 100.0] if grid else nu
     clf = RobustSVC(kernel="rbf", alpha=alpha, n_landmarks=L, nu=nus, p=p, rho=rho, max_iter=max_iter,
-                    random_state=0, solver=solver, selection="training_error")
+                    random_state=0, solver=solver, selection=selection)
     t0, c0 = time.perf_counter(), time.process_time()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
@@ -69,7 +69,7 @@ def _child(path: str, n: int, d: int, L: int, nu: float, p: float | None, rho: f
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     m = min(n, 20_000)
     return {"rows": n, "d": d, "landmarks": L, "alpha": alpha, "nu": nus, "p": p, "rho": rho, "max_iter": max_iter,
-            "solver": solver, "solve_s": times,
+            "solver": solver, "selection": selection, "nu_chosen": float(np.ravel(clf.nu_)[0]), "solve_s": times,
             "wall_s": wall, "cpu_s": cpu, "peak_rss_mib": _maxrss_mib(), "rss_before_fit_mib": rss0,
             "passes": int(clf.n_iter_[0]), "objective": float(clf.objective_[0]),
             "lower_bound": float(clf.lower_bound_[0]),
@@ -98,16 +98,20 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--solver", default="ipm", choices=["ipm", "cutting_plane"])
     ap.add_argument("--grid", action="store_true", help="fit the 5-value nu grid 0.01 .. 100 (every nu on every row, "
                     "the paper's training-count selection) instead of --nu")
-    ap.add_argument("--child", nargs=12, help=argparse.SUPPRESS)
+    ap.add_argument("--selection", default="training_error", choices=["training_error", "cv"],
+                    help="how --grid compares its nu values: the paper's training count over every row, or RobustSVC's "
+                         "default held-out errors on a subsample (svmopt.robust_svc.SELECT_MAX_ROWS rows), then one "
+                         "fit on every row")
+    ap.add_argument("--child", nargs=13, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        path, n, d, L, nu, p, rho, mi, alpha, budget, solver, grid = args.child
+        path, n, d, L, nu, p, rho, mi, alpha, budget, solver, grid, selection = args.child
         if budget != "None":
             import svmopt
 
             svmopt.set_memory_budget(int(float(budget) * 2**30))
         res = _child(path, int(n), int(d), int(L), float(nu), None if p == "None" else float(p),
-                     None if rho == "None" else float(rho), int(mi), float(alpha), solver, grid == "True")
+                     None if rho == "None" else float(rho), int(mi), float(alpha), solver, grid == "True", selection)
         print(json.dumps(res))
         return
     limits = args.max_iter * len(args.rows) if len(args.max_iter) == 1 else args.max_iter
@@ -120,7 +124,7 @@ def main(argv: list[str] | None = None) -> None:
         L = min(args.landmarks, n)
         out = subprocess.run([sys.executable, __file__, "--child", path, str(n), str(args.d), str(L), str(args.nu),
                               str(args.p), str(args.rho), str(mi), str(args.alpha), str(args.memory_budget),
-                              args.solver, str(args.grid)],
+                              args.solver, str(args.grid), args.selection],
                              capture_output=True, text=True)
         if out.returncode:
             raise RuntimeError(f"the fit at {n} rows failed:\n{out.stderr[-3000:]}")

@@ -60,7 +60,7 @@ def test_run_study_on_separable_blobs(script, tmp_path):
     assert len(ds["splits"]) == 2
     for rec in ds["splits"]:
         assert rec["n_train"] == 160 and rec["n_test"] == 80
-        for key in ("robust", "robust_alpha", "fixed_size"):
+        for key in ("robust", "robust_default", "robust_alpha", "fixed_size"):
             acc = rec[key]["accuracy"]
             assert 0.0 <= acc <= 1.0
             assert acc > 0.9, (key, acc)  # easy problem: far above chance (majority class is 0.6)
