@@ -537,9 +537,11 @@ def test_robust_svc_auto_picks_the_ipm_for_the_reduced_model(monkeypatch):
 
     X, y = _data(300)
     kw = dict(kernel="rbf", alpha=2.0, nu=1.0, n_landmarks=25, landmarks="random", random_state=0)
-    small = RobustSVC(**kw).fit(X, y)
+    assert 300 * 25 > rs.DIRECT_LP_MAX_CELLS
+    with monkeypatch.context() as mp:
+        mp.setattr(rs, "DIRECT_LP_MAX_CELLS", 300 * 25)
+        small = RobustSVC(**kw).fit(X, y)
     assert [rec["solver"] for rec in small.fit_path_[0]] == ["lp"]
-    monkeypatch.setattr(rs, "DIRECT_LP_MAX_CELLS", 300 * 25 - 1)
     auto = RobustSVC(**kw).fit(X, y)
     assert auto.model_ == "reduced"
     assert [rec["solver"] for rec in auto.fit_path_[0]] == ["ipm"]
@@ -587,6 +589,31 @@ def test_a_stalled_fit_warns_and_is_usable():
         clf.fit(X, y)
     assert clf.fit_path_[0][0]["status"] == "Stalled"
     assert clf.score(X, y) > 0.8
+
+
+def test_auto_solves_a_stalled_nu_again_by_highs(monkeypatch):
+    """solver="auto": a stall with the kernel rows in memory (within STALL_LP_MAX_CELLS) goes to HiGHS on the LP as it
+    is, exact and without a warning; above that size it warns as solver="ipm" does."""
+    import warnings
+
+    import svmopt.robust_svc as rs
+
+    X, y, _, _, Z = _dependent_rows()
+    kw = dict(kernel="inhom_poly", degree=2, c=1.0, nu=100.0, n_landmarks=60, landmarks=Z)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        auto = RobustSVC(**kw).fit(X, y)
+    rec = auto.fit_path_[0][0]
+    assert rec["solver"] == "lp" and rec["ipm_stalled"] and rec["status"] == "Optimal"
+    lp = RobustSVC(solver="lp", **kw).fit(X, y)
+    np.testing.assert_allclose(auto.objective_, lp.objective_, rtol=1e-9)
+    assert auto.lower_bound_[0] == pytest.approx(auto.objective_[0], rel=1e-9)
+    from sklearn.exceptions import ConvergenceWarning
+
+    monkeypatch.setattr(rs, "STALL_LP_MAX_CELLS", X.shape[0] * Z.shape[0] - 1)
+    with pytest.warns(ConvergenceWarning, match="stalled"):
+        big = RobustSVC(**kw).fit(X, y)
+    assert big.fit_path_[0][0]["solver"] == "ipm" and big.fit_path_[0][0]["status"] == "Stalled"
 
 
 def test_zero_r_makes_the_robust_term_vanish():

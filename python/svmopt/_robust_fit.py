@@ -248,7 +248,8 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
                        line_search: str = "exact", n_grid: int = 10_000, interval: str = "paper",
                        solver_options: Mapping[str, Any] | None = None,
                        on_solution: OnSolution | None = None, weight: np.ndarray | None = None,
-                       deadline: float | None = None, lp: ReducedLP | None = None, cache_rows: int = 0) -> BinaryFit:
+                       deadline: float | None = None, lp: ReducedLP | None = None, cache_rows: int = 0,
+                       stall_lp_cells: int = 0) -> BinaryFit:
     """Pseudocode 1 on the reduced model (:mod:`svmopt._robust_reduced`) for every ``nu`` in ``nus``; keep the best.
 
     The kernel rows against the landmarks come from ``Phi`` (n x L) or are computed from ``X``, ``Z`` and
@@ -260,7 +261,9 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
     certified gap as it stands). ``lp``: a cutting-plane solver of this very problem from an earlier call, whose
     cuts and last solution are kept (the caller vouches that the rows, labels, weights and bounds are the same);
     returned as ``BinaryFit.engine``.
-    ``cache_rows``: the interior-point method keeps the kernel rows of that many leading rows of ``X``."""
+    ``cache_rows``: the interior-point method keeps the kernel rows of that many leading rows of ``X``.
+    ``stall_lp_cells``: a ``nu`` at which the interior-point method stalls short of ``tol`` is solved again by HiGHS
+    on the LP as it is when ``Phi`` is given with at most this many entries (0: never; the stall then warns)."""
     y = np.ascontiguousarray(y, dtype=np.float64)
     w = None if weight is None else np.ascontiguousarray(weight, dtype=np.float64)
     d = None if delta is None else np.ascontiguousarray(delta, dtype=np.float64)
@@ -282,12 +285,19 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
             stopped = f"the nu path after {k} of {len(nus)} values"
             break
         t0 = time.perf_counter()
+        rescued = False  # an interior-point stall solved again by HiGHS
         if engine is not None:
             passes = engine.n_passes
             sol = engine.solve(nu, tol=tol, max_iter=max_iter, deadline=deadline)
             n_iter, status = engine.n_passes - passes, "Optimal" if sol.gap <= tol else "Iteration limit reached"
             name = "the interior-point method" if solver == "ipm" else "the cutting planes"
-            if sol.timed_out and sol.gap > tol:
+            if (sol.gap > tol and sol.stalled and Phi is not None and Phi.shape[0] * Phi.shape[1] <= stall_lp_cells):
+                # At the limits of double precision (nearly dependent kernel rows): HiGHS on the LP as it is, exact.
+                sol = solve_direct(Phi, y, r, nu, d, solver_options, weight=w)
+                n_iter += 1
+                status = "Optimal" if sol.gap <= 0 else "not certified (a HiGHS limit)"
+                rescued = True
+            elif sol.timed_out and sol.gap > tol:
                 status = "Time limit reached"
                 stopped = f"{name} at nu={nu:g} (certified relative gap {sol.gap:.2g} > tol={tol:g})"
             elif sol.gap > tol and sol.stalled:
@@ -316,7 +326,9 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
                 stopped = f"a HiGHS solve at nu={nu:g}"
         rec: dict[str, Any] = {"nu": nu, "objective": sol.objective, "lower_bound": sol.lower_bound,
                                "iterations": n_iter, "solve_time": time.perf_counter() - t0, "status": status,
-                               "solver": solver}
+                               "solver": "lp" if rescued else solver}
+        if rescued:
+            rec["ipm_stalled"] = True
         S = float(r @ np.abs(sol.v))
         t = select_threshold(sol.scores, y, d, S, sol.gamma, line_search=line_search, n_grid=n_grid,
                              interval=interval, weight=w)

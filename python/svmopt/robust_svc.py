@@ -150,11 +150,16 @@ AUTO_MAX_ROWS = 500
 #: Landmarks of the reduced model under ``n_landmarks="auto"``: n / 20 within these bounds (at most n).
 AUTO_LANDMARKS = 100
 AUTO_LANDMARKS_MAX = 500
-#: ``solver="auto"`` passes the reduced LP to HiGHS as it is up to this many kernel values n x L (dense rows in
-#: memory, 10^4 rows x 50 landmarks), and uses the interior-point method above: HiGHS is exact on any data, and at
-#: these sizes it takes about a second (0.24-1.02 s at 2,000 x 100); above, it grows fast (163 s at 10^4 rows x 300
-#: landmarks against 3.2 s for the interior-point method; docs/performance.md).
-DIRECT_LP_MAX_CELLS = 500_000
+#: ``solver="auto"`` passes the reduced LP to HiGHS as it is up to this many kernel values n x L, and uses the
+#: interior-point method above. Measured on magic (RBF, one solve each): HiGHS was faster only at 200 rows x 10
+#: landmarks (3.2 ms against 4.2 ms); the interior point was 1.1-1.9x faster at 200 x 25-100, 2-8x at 500-1,000 rows and
+#: 10-80x at 2,000-5,000 rows (docs/performance.md), to the same objective within 2e-7.
+DIRECT_LP_MAX_CELLS = 4_000
+#: Under ``solver="auto"``, a nu at which the interior-point method stalls short of ``tol`` (nearly dependent kernel
+#: rows of large magnitude: a linear or polynomial kernel over more landmarks than its feature space has dimensions)
+#: is solved again by HiGHS on the LP as it is, exact, when its kernel rows are in memory and at most this many
+#: (HiGHS took about a second at this size: 0.24-1.02 s at 2,000 x 100); above, the stall warns.
+STALL_LP_MAX_CELLS = 500_000
 SOLVERS = ("auto", "ipm", "lp", "cutting_plane")
 LANDMARK_EXACT_BANDWIDTH_ROWS = 500
 LANDMARK_METHODS = ("entropy", "kmeans", "random")
@@ -730,6 +735,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                 options["lp_solver"] = self.lp_solver
             elif cv_solver in ("cutting_plane", "ipm"):
                 options.update(tol=self.tol, max_iter=self.max_iter)
+                if cv_solver == "ipm" and self.solver == "auto":
+                    options["stall_lp_cells"] = STALL_LP_MAX_CELLS
             cv_bar = progress(self.verbose, len(kernels) * len(folds), "RobustSVC cross-validation")
             sel = cross_validate_paths(
                 Xs, y[sel_rows], problems, kernels, rhos, nus, p=p, Z=None if L is None else Z, folds=folds,
@@ -790,7 +797,9 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                                                max_iter=self.max_iter, line_search=self.line_search,
                                                n_grid=self.n_grid, interval=self.interval,
                                                solver_options=self.solver_options, weight=w, deadline=deadline,
-                                               lp=warm.get(key) if key else None, **rows))
+                                               lp=warm.get(key) if key else None,
+                                               stall_lp_cells=STALL_LP_MAX_CELLS if self.solver == "auto" else 0,
+                                               **rows))
                 if key:
                     engines[key] = fits[-1].engine
             if fits[-1].stopped:

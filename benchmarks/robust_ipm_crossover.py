@@ -1,0 +1,114 @@
+"""Where RobustSVC's ``solver="auto"`` switches from HiGHS on the reduced LP as it is to the interior-point method.
+
+For rows n and landmarks L of a real data set (standardized, a random subsample of n rows, L random landmarks among
+them, RBF at the data-scaled width sqrt(d / 2), deterministic): one solve of the reduced LP (paper 000's (23) over L
+landmarks) at nu = 1 and nu = 100 by ``ReducedIPM`` (to a certified relative gap of 1e-6) and by ``solve_direct``
+(HiGHS on the LP as it is), each the best of ``--repeat`` runs in one process, kernel rows given to both. Recorded:
+both times, their ratio, and the relative difference of the objectives.
+
+    OMP_NUM_THREADS=1 SVMOPT_DATA=/path/to/datasets python benchmarks/robust_ipm_crossover.py
+
+Results: ``--out-name`` (``robust_ipm_crossover.json``) in ``--out-dir`` and a Markdown table on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sklearn.preprocessing import StandardScaler
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _util import git_head
+from robust_accuracy import TASKS, load_task
+
+
+def _best(f: Callable[[], Any], repeat: int) -> tuple[float, Any]:
+    best, out = np.inf, None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = f()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def _ipm(engine: Any, y: np.ndarray, r: np.ndarray, Phi: np.ndarray, nu: float) -> Any:
+    return engine(y, r, Phi=Phi).solve(nu)
+
+
+def crossover(X: np.ndarray, y: np.ndarray, rows: Sequence[int], landmarks: Sequence[int],
+              nus: Sequence[float] = (1.0, 100.0), repeat: int = 3, seed: int = 0) -> list[dict[str, Any]]:
+    """One record per (n, L, nu) with L < n <= len(y): both solvers' best times and objectives."""
+    from svmopt._robust_ipm import ReducedIPM
+    from svmopt._robust_reduced import solve_direct
+    from svmopt.kernels import Kernel
+
+    rng = np.random.default_rng(seed)
+    y = np.where(np.asarray(y) > 0, 1.0, -1.0)
+    out = []
+    for n in rows:
+        idx = rng.choice(y.size, int(n), replace=False)
+        Xs = StandardScaler().fit_transform(X[idx])
+        ys = y[idx]
+        kern = Kernel("rbf", alpha=float(np.sqrt(Xs.shape[1] / 2))).fit(Xs)
+        for L in landmarks:
+            if L >= n:
+                continue
+            Z = Xs[rng.choice(int(n), int(L), replace=False)]
+            Phi = kern.cross(Xs, Z)
+            r = np.sqrt(np.clip(kern.diag(Z), 0.0, None))
+            for nu in nus:
+                ti, si = _best(partial(_ipm, ReducedIPM, ys, r, Phi, float(nu)), repeat)
+                tl, sl = _best(partial(solve_direct, Phi, ys, r, float(nu)), repeat)
+                out.append({"n": int(n), "L": int(L), "cells": int(n) * int(L), "nu": float(nu), "ipm_s": ti,
+                            "highs_s": tl, "highs_over_ipm": tl / ti, "ipm_gap": float(si.gap),
+                            "objective_rel_diff": float((si.objective - sl.objective) / abs(sl.objective))})
+    return out
+
+
+def markdown(records: Sequence[Mapping[str, Any]]) -> str:
+    lines = ["| n | L | n x L | nu | interior point | HiGHS on the LP | HiGHS / IPM | "
+             "objectives, relative difference |", "|---|---|---|---|---|---|---|---|"]
+    for r in records:
+        lines.append(f"| {r['n']} | {r['L']} | {r['cells']} | {r['nu']:g} | {1e3 * r['ipm_s']:.1f} ms | "
+                     f"{1e3 * r['highs_s']:.1f} ms | {r['highs_over_ipm']:.1f}x | {r['objective_rel_diff']:.1e} |")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--dataset", default="magic", choices=sorted(TASKS))
+    ap.add_argument("--rows", type=int, nargs="+", default=[200, 500, 1000, 2000, 5000])
+    ap.add_argument("--landmarks", type=int, nargs="+", default=[10, 25, 50, 100])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--out-dir", type=Path, default=Path(__file__).resolve().parent / "results")
+    ap.add_argument("--out-name", default="robust_ipm_crossover.json")
+    args = ap.parse_args(argv)
+    import svmopt
+
+    X, y = load_task(args.dataset)
+    t0 = time.perf_counter()
+    records = crossover(X, y, args.rows, args.landmarks, repeat=args.repeat)
+    meta = {"command": "python " + " ".join([os.path.relpath(__file__), *(argv if argv is not None else sys.argv[1:])]),
+            "dataset": args.dataset, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "unset"),
+            "svmopt": f"{svmopt.__version__} at {Path(svmopt.__file__).parent}", "git HEAD": git_head(),
+            "python / numpy": f"{platform.python_version()} / {np.__version__}", "machine": platform.machine(),
+            "total run time": f"{time.perf_counter() - t0:.1f} s"}
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    (args.out_dir / args.out_name).write_text(json.dumps({"meta": meta, "records": records}, indent=1))
+    print(markdown(records))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
