@@ -26,8 +26,9 @@ What it measures
      from ``x_i``), a stronger, still local, attack.
 
    The deterministic model of this study is the one of study 1 (same data, ``alpha``, ``nu`` and landmarks). The
-   robust model shares its landmarks (same ``random_state``; the selection does not depend on ``p``), ``alpha`` and
-   ``nu``; only the bounds ``delta_i`` of LP (23) (eq. (21), Lemma 1 with ``C(n, 2) = 1``) differ. The report also
+   robust model shares its landmarks (same ``random_state``; the selection does not depend on ``p``), ``alpha`` (for
+   the default ``alpha="auto"``: the width the deterministic fit chose) and ``nu``; only the bounds ``delta_i`` of
+   LP (23) (eq. (21), Lemma 1 with ``C(n, 2) = 1``) differ. The report also
    counts the robust fits whose solution is ``v = 0`` (the majority-class predictor).
 
 Data sets (binary tasks as ``svmopt.datasets.load_dataset(name, binary=...)`` defines them)
@@ -232,8 +233,9 @@ def select_params(X: np.ndarray, y: np.ndarray, n_landmarks: int, nu_grid: Seque
 
     ``nu``: the best of ``nu_grid`` at ``alpha="paper"``; ``nu_default``: the best at RobustSVC's default
     ``alpha="auto"`` (its own width selection inside every fit); ``alpha_factor`` / ``nu_alpha``: the best pair over
-    ``alpha_factors`` (times the ``"paper"`` width of the fit rows) x ``nu_grid``. Ties go to the first in order (the
-    smallest nu, then the smallest factor), as the paper's selection of nu by training error.
+    ``alpha_factors`` (times the ``"paper"`` width of the fit rows) x ``nu_grid``. Ties go to the first in order:
+    the smallest nu on one width's row (as the paper's selection of nu by training error), the smallest factor, then
+    the smallest nu, over the pairs.
     """
     tr, va = train_test_split(np.arange(y.shape[0]), test_size=0.25, stratify=y, random_state=seed)
     L = min(n_landmarks, tr.size)
@@ -410,7 +412,10 @@ def _perturbation_split(det: RobustSVC, Xtr: np.ndarray, ytr: np.ndarray, Xte: n
         eta_tr = eta_from_rho(Xtr, ytr, rho)  # the rule of Section 6 on the training rows, per class
         eta_pos, eta_neg = float(eta_tr[ytr == 1][0]), float(eta_tr[ytr == -1][0])
         eta_te = np.where(yte == 1, eta_pos, eta_neg)
-        fit = robust_fit(Xtr, ytr, L, nu, seed, policy, alpha=alpha_value(Xtr, factor), p=2.0, rho=rho)
+        # the deterministic model's width: for alpha="auto" the one its own selection chose (a robust fit with
+        # alpha="auto" would choose again, for the robust model)
+        alpha = float(det.kernel_.core_params.alpha) if factor == "auto" else alpha_value(Xtr, factor)
+        fit = robust_fit(Xtr, ytr, L, nu, seed, policy, alpha=alpha, p=2.0, rho=rho)
         rm = fit["model"]
         rec[str(rho)] = {"eta": {"+1": eta_pos, "-1": eta_neg},
                          "deterministic": perturbed_accuracies(det, Xte, yte, eta_te, U),
@@ -468,6 +473,8 @@ def summarize(results: Mapping[str, Any]) -> dict[str, Any]:
             for rho in pd_["rhos"]:
                 for cond in CONDITIONS:
                     recs = [s[v][str(rho)] for s in pd_["splits"] if v in s]
+                    if not recs:  # a variant this run did not fit (an older report)
+                        continue
                     det = np.array([r["deterministic"][cond] for r in recs], dtype=float)
                     rob = np.array([_acc(r["robust"], cond) for r in recs], dtype=float)
                     summary["perturbation"][f"{name}|{v}|{rho}|{cond}"] = {
@@ -513,6 +520,7 @@ def markdown(results: Mapping[str, Any], meta: Mapping[str, Any]) -> str:
     for name, ds in dsets.items():
         sm, sel = summ["datasets"][name], ds["selection"]
         if "robust_default" not in sm or "nu_default" not in sel:
+            lines.append(f"| {name} | not run | | | | |")
             continue
         lines.append(f"| {name} | {sel['nu_default']:.4g} | {sm['robust_default']['accuracy']} | "
                      f"{sm['fixed_size_accuracy']} | {sm['robust_default']['difference_vs_fixed_size']} | "

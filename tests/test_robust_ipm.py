@@ -605,6 +605,7 @@ def test_auto_solves_a_stalled_nu_again_by_highs(monkeypatch):
         auto = RobustSVC(**kw).fit(X, y)
     rec = auto.fit_path_[0][0]
     assert rec["solver"] == "lp" and rec["ipm_stalled"] and rec["status"] == "Optimal"
+    assert rec["iterations"] == 1 and rec["ipm_passes"] > 3  # one HiGHS solve after the interior point's passes
     lp = RobustSVC(solver="lp", **kw).fit(X, y)
     np.testing.assert_allclose(auto.objective_, lp.objective_, rtol=1e-9)
     assert auto.lower_bound_[0] == pytest.approx(auto.objective_[0], rel=1e-9)
@@ -614,6 +615,30 @@ def test_auto_solves_a_stalled_nu_again_by_highs(monkeypatch):
     with pytest.warns(ConvergenceWarning, match="stalled"):
         big = RobustSVC(**kw).fit(X, y)
     assert big.fit_path_[0][0]["solver"] == "ipm" and big.fit_path_[0][0]["status"] == "Stalled"
+
+
+def test_a_failed_highs_rescue_keeps_the_stalled_certified_point(monkeypatch):
+    """If HiGHS cannot solve the LP after a stall (here: made to fail), the interior point's certified point stands,
+    with its warning, as under solver="ipm"."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    import svmopt._robust_fit as rf
+    from svmopt.exceptions import SolverError
+
+    def refuse(*args, **kwargs):
+        raise SolverError("HiGHS could not solve the LP: Time limit reached", "Time limit reached")
+
+    X, y, _, _, Z = _dependent_rows()
+    kw = dict(kernel="inhom_poly", degree=2, c=1.0, nu=100.0, n_landmarks=60, landmarks=Z)
+    monkeypatch.setattr(rf, "solve_direct", refuse)
+    with pytest.warns(ConvergenceWarning, match="stalled"):
+        auto = RobustSVC(**kw).fit(X, y)
+    with pytest.warns(ConvergenceWarning, match="stalled"):
+        ipm = RobustSVC(solver="ipm", **kw).fit(X, y)
+    rec = auto.fit_path_[0][0]
+    assert rec["solver"] == "ipm" and rec["status"] == "Stalled" and "ipm_stalled" not in rec
+    np.testing.assert_array_equal(auto.objective_, ipm.objective_)
+    np.testing.assert_array_equal(auto.lower_bound_, ipm.lower_bound_)
 
 
 def test_zero_r_makes_the_robust_term_vanish():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -241,6 +242,26 @@ def res_optimal(rec: dict) -> bool:
     return rec.get("status") == "Optimal"
 
 
+def _direct_after_stall(Phi: np.ndarray, y: np.ndarray, r: np.ndarray, nu: float, d: np.ndarray | None,
+                        solver_options: Mapping[str, Any] | None, w: np.ndarray | None,
+                        deadline: float | None) -> Any:
+    """HiGHS on the reduced LP as it is after an interior-point stall: its solution when optimal, else None (no time
+    left, a HiGHS limit or failure: the interior point's certified point stands, with its warning)."""
+    opts = dict(solver_options or {})
+    if deadline is not None:
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            return None
+        opts["time_limit"] = left
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)  # an incumbent at a limit is not used
+            sol = solve_direct(Phi, y, r, nu, delta=d, solver_options=opts, weight=w)
+    except SolverError:
+        return None
+    return sol if sol.gap <= 0 else None
+
+
 def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None = None, X: np.ndarray | None = None,
                        Z: np.ndarray | None = None, params: _core.kernels.KernelParams | None = None,
                        delta: np.ndarray | None = None, nus: Sequence[float] | np.ndarray = (1.0,),
@@ -286,17 +307,21 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
             break
         t0 = time.perf_counter()
         rescued = False  # an interior-point stall solved again by HiGHS
+        ipm_passes = 0
         if engine is not None:
             passes = engine.n_passes
             sol = engine.solve(nu, tol=tol, max_iter=max_iter, deadline=deadline)
             n_iter, status = engine.n_passes - passes, "Optimal" if sol.gap <= tol else "Iteration limit reached"
             name = "the interior-point method" if solver == "ipm" else "the cutting planes"
-            if (sol.gap > tol and sol.stalled and Phi is not None and Phi.shape[0] * Phi.shape[1] <= stall_lp_cells):
-                # At the limits of double precision (nearly dependent kernel rows): HiGHS on the LP as it is, exact.
-                sol = solve_direct(Phi, y, r, nu, d, solver_options, weight=w)
-                n_iter += 1
-                status = "Optimal" if sol.gap <= 0 else "not certified (a HiGHS limit)"
-                rescued = True
+            if sol.gap > tol and sol.stalled and Phi is not None and Phi.shape[0] * Phi.shape[1] <= stall_lp_cells:
+                # At the limits of double precision (nearly dependent kernel rows): HiGHS on the LP as it is, exact,
+                # within what is left of the deadline; its answer replaces the interior point's only when optimal.
+                direct = _direct_after_stall(Phi, y, r, nu, d, solver_options, w, deadline)
+                if direct is not None:
+                    sol, ipm_passes, n_iter, status, rescued = direct, n_iter, 1, "Optimal", True
+            if rescued:
+                logger.info("RobustSVC: the interior-point method stalled at nu=%g; solved by HiGHS on the LP as it "
+                            "is", nu)
             elif sol.timed_out and sol.gap > tol:
                 status = "Time limit reached"
                 stopped = f"{name} at nu={nu:g} (certified relative gap {sol.gap:.2g} > tol={tol:g})"
@@ -328,7 +353,7 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
                                "iterations": n_iter, "solve_time": time.perf_counter() - t0, "status": status,
                                "solver": "lp" if rescued else solver}
         if rescued:
-            rec["ipm_stalled"] = True
+            rec.update(ipm_stalled=True, ipm_passes=ipm_passes)
         S = float(r @ np.abs(sol.v))
         t = select_threshold(sol.scores, y, d, S, sol.gamma, line_search=line_search, n_grid=n_grid,
                              interval=interval, weight=w)

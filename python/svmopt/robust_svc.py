@@ -152,13 +152,14 @@ AUTO_LANDMARKS = 100
 AUTO_LANDMARKS_MAX = 500
 #: ``solver="auto"`` passes the reduced LP to HiGHS as it is up to this many kernel values n x L, and uses the
 #: interior-point method above. Measured on magic (RBF, one solve each): HiGHS was faster only at 200 rows x 10
-#: landmarks (3.2 ms against 4.2 ms); the interior point was 1.1-1.9x faster at 200 x 25-100, 2-8x at 500-1,000 rows and
-#: 10-80x at 2,000-5,000 rows (docs/performance.md), to the same objective within 2e-7.
+#: landmarks (3.2 ms against 4.2 ms); the interior point was 1.1-1.8x faster at 200 x 25-100, 1.9-13.3x at 500-1,000
+#: rows and 8.4-75.9x at 2,000-5,000 rows, to the same objective within 6.4e-7; on adult alike, on the nearly
+#: separable shuttle and letter 0.4-1.6x at 1,000 rows and 1.6-4.4x at 5,000 (docs/performance.md).
 DIRECT_LP_MAX_CELLS = 4_000
 #: Under ``solver="auto"``, a nu at which the interior-point method stalls short of ``tol`` (nearly dependent kernel
 #: rows of large magnitude: a linear or polynomial kernel over more landmarks than its feature space has dimensions)
 #: is solved again by HiGHS on the LP as it is, exact, when its kernel rows are in memory and at most this many
-#: (HiGHS took about a second at this size: 0.24-1.02 s at 2,000 x 100); above, the stall warns.
+#: (HiGHS took 2.1-5.1 s at this size, 5,000 x 100 on magic); above, the stall warns.
 STALL_LP_MAX_CELLS = 500_000
 SOLVERS = ("auto", "ipm", "lp", "cutting_plane")
 LANDMARK_EXACT_BANDWIDTH_ROWS = 500
@@ -329,7 +330,9 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         points themselves. ``"lp"``: the LP passed to HiGHS as it is (for the paper's model: LP (23) through
         ``lp_solver``; for the reduced model: n x L dense rows in memory). ``"auto"``: ``"lp"`` for the paper's model
         and for reduced ones of at most :data:`DIRECT_LP_MAX_CELLS` kernel values, ``"ipm"`` above
-        (``"cutting_plane"`` under ``warm_start``).
+        (``"cutting_plane"`` under ``warm_start``); a ``nu`` at which the interior point stalls is solved again by
+        HiGHS on the LP as it is when its kernel rows are in memory and at most :data:`STALL_LP_MAX_CELLS` (exact,
+        no warning; the record in ``fit_path_`` says so).
     tol : float > 0, default=1e-6
         Certified relative gap at which the interior-point method and the cutting planes stop.
     max_iter : int >= 1, default=1000
@@ -393,11 +396,13 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     kernel_ : svmopt.Kernel
         The resolved kernel.
     fit_path_ : list of list of dict
-        Per problem, one record per ``nu`` tried (objective, count, b, iterations, solve time, status).
+        Per problem, one record per ``nu`` tried (objective, lower bound, count, b, iterations, solve time, status,
+        solver; after an interior-point stall solved again by HiGHS, ``ipm_stalled`` and ``ipm_passes`` too).
     objective_, lower_bound_ : ndarray (n_problems,)
         The LP objective at the selected ``nu`` and a certified lower bound on its optimum (equal for HiGHS's LP).
     n_iter_ : ndarray (n_problems,)
-        Simplex iterations (LP) or passes over the data (cutting planes) at the selected ``nu``.
+        At the selected ``nu``: simplex iterations (LP (23)), 1 (the reduced LP passed to HiGHS), or passes over
+        the data (interior point, cutting planes).
     model_ : {"paper", "reduced"}
         The model fitted: the expansion over every training point, or over ``landmarks_``.
     landmarks_ : ndarray (L, n_features) or None
