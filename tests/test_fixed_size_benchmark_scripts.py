@@ -48,3 +48,16 @@ def test_accuracy_script_case_and_report(capsys):
     assert ill["kernel"] is None or ill["kernel"] > 10 * ill["features"]
     lines = report.accuracy_table({"rows": [well, ill]})
     assert len(lines) == 4 and "| kernel |" in lines[2] and "| features |" in lines[3]
+
+
+def test_pass_floor_script_interleaves_floor_and_passes(tmp_path):
+    """benchmarks/fixed_size_pass_floor.py: each round has its floor and both passes, the ratios within the round."""
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "fixed_size_pass_floor.py"
+    mod = load_script(path)
+    assert mod.main(["--rows", "3000", "--m", "20", "--rounds", "2", "--out-dir", str(tmp_path)]) == 0
+    res = json.loads((tmp_path / "fixed_size_pass_floor.json").read_text())
+    assert len(res["rounds"]) == 2
+    for rec in res["rounds"]:
+        for name in ("classifier", "regressor"):
+            assert rec[name]["pass_over_floor"] == pytest.approx(rec[name]["pass_s"] / rec["floor_s"])
+    assert res["summary"]["classifier"]["min"] <= res["summary"]["classifier"]["median"]
