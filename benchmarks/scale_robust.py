@@ -30,6 +30,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _util import git_head
 from scale_fixed_size import _maxrss_mib, _rss_mib, make_data
 
 
@@ -130,6 +131,9 @@ def main(argv: list[str] | None = None) -> None:
             raise RuntimeError(f"the fit at {n} rows failed:\n{out.stderr[-3000:]}")
         res = json.loads(out.stdout.strip().splitlines()[-1])
         res["memory_budget_gib"] = args.memory_budget
+        res["git_head"] = git_head()
+        res["command"] = "python " + " ".join([os.path.relpath(__file__),
+                                               *(argv if argv is not None else sys.argv[1:])])
         results.append(res)
         print(f"{n:>9} rows: {res['wall_s']:8.1f} s wall, {res['cpu_s']:8.1f} s CPU, {res['peak_rss_mib']:7.0f} MiB "
               f"peak, {res['passes']:4d} passes, {len(res['history'])} iterations, gap {res['gap']:.1e}", flush=True)
