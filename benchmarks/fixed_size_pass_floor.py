@@ -10,7 +10,8 @@ between rounds; the ratios are taken within each round::
 
     python benchmarks/fixed_size_pass_floor.py --rows 1000000 --rounds 5
 
-Results: ``fixed_size_pass_floor.json`` in ``--out-dir`` (every round, and the median, min and max of each ratio).
+Results: ``--out-name`` (``fixed_size_pass_floor.json``) in ``--out-dir`` (every round, and the median, min and max
+of each ratio).
 """
 
 from __future__ import annotations
@@ -80,6 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--m", type=int, default=500)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--out-dir", type=Path, default=Path(__file__).resolve().parent / "results")
+    ap.add_argument("--out-name", default="fixed_size_pass_floor.json")
     args = ap.parse_args(argv)
     import svmopt
 
@@ -90,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                    "python / numpy": f"{platform.python_version()} / {np.__version__}",
                    "machine": platform.machine(), "cpu_count": os.cpu_count()}
     args.out_dir.mkdir(parents=True, exist_ok=True)
-    (args.out_dir / "fixed_size_pass_floor.json").write_text(json.dumps(res, indent=1))
+    (args.out_dir / args.out_name).write_text(json.dumps(res, indent=1))
     for name, s in res["summary"].items():
         print(f"{name}: pass / floor median {s['median']:.2f} (min {s['min']:.2f}, max {s['max']:.2f})")
     return 0
