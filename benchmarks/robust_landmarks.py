@@ -39,7 +39,7 @@ from sklearn.preprocessing import StandardScaler
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _util import fit_timed, git_head
-from robust_accuracy import DEFAULT_DATASETS, TASKS, load_task, split_indices
+from robust_accuracy import DEFAULT_DATASETS, TASKS, _ms, _wins, load_task, split_indices
 
 DEFAULT_LANDMARKS = (25, 50, 100, 200, 400)
 
@@ -87,15 +87,6 @@ def run_curve(data: Mapping[str, tuple[np.ndarray, np.ndarray]], *, n_splits: in
     return out
 
 
-def _ms(a: Sequence[float], digits: int = 4) -> str:
-    x = np.asarray(a, dtype=float)
-    x = x[np.isfinite(x)]
-    if x.size == 0:
-        return "n/a"
-    sd = float(np.std(x, ddof=1)) if x.size > 1 else 0.0
-    return f"{np.mean(x):.{digits}f} ± {sd:.{digits}f}"
-
-
 def table_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
     """One row per (data set, L): means over the splits, the paired difference, the wins."""
     rows = []
@@ -107,7 +98,7 @@ def table_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
             rows.append({"dataset": name, "L": L, "n_splits": len(recs), "robust": _ms(ra), "fixed_size": _ms(fa),
                          "robust_mean": float(ra.mean()), "fixed_size_mean": float(fa.mean()),
                          "difference": _ms(ra - fa), "difference_mean": float((ra - fa).mean()),
-                         "wins": (int(np.sum(ra > fa)), int(np.sum(ra == fa)), int(np.sum(ra < fa))),
+                         "wins": _wins(ra, fa),
                          "robust_wall": _ms([r["robust"]["wall_s"] for r in recs], 2),
                          "robust_cpu": _ms([r["robust"]["cpu_s"] for r in recs], 2),
                          "fixed_size_wall": _ms([r["fixed_size"]["wall_s"] for r in recs], 2),
