@@ -693,6 +693,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         problems = [self.classes_[1]] if self.classes_.size == 2 else list(self.classes_)
         L = self._landmark_count(X.shape[0])
         solver = self.solver if self.solver != "auto" else _auto_solver(X, L, self.warm_start)
+        # "auto" only: an interior-point stall solved again by HiGHS (fold solves and the final fit alike)
+        stall_lp_cells = STALL_LP_MAX_CELLS if self.solver == "auto" else 0
         if is_dask_array(X):
             if L is None and X.shape[0] > AUTO_MAX_ROWS:
                 raise ValueError(f"X is a Dask array of {X.shape[0]} rows: the paper's model (n_landmarks=None) needs "
@@ -739,9 +741,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             if L is None:
                 options["lp_solver"] = self.lp_solver
             elif cv_solver in ("cutting_plane", "ipm"):
-                options.update(tol=self.tol, max_iter=self.max_iter)
-                if cv_solver == "ipm" and self.solver == "auto":
-                    options["stall_lp_cells"] = STALL_LP_MAX_CELLS
+                options.update(tol=self.tol, max_iter=self.max_iter, stall_lp_cells=stall_lp_cells)
             cv_bar = progress(self.verbose, len(kernels) * len(folds), "RobustSVC cross-validation")
             sel = cross_validate_paths(
                 Xs, y[sel_rows], problems, kernels, rhos, nus, p=p, Z=None if L is None else Z, folds=folds,
@@ -803,7 +803,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                                                n_grid=self.n_grid, interval=self.interval,
                                                solver_options=self.solver_options, weight=w, deadline=deadline,
                                                lp=warm.get(key) if key else None,
-                                               stall_lp_cells=STALL_LP_MAX_CELLS if self.solver == "auto" else 0,
+                                               stall_lp_cells=stall_lp_cells,
                                                **rows))
                 if key:
                     engines[key] = fits[-1].engine
