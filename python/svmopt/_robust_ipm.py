@@ -22,7 +22,8 @@ second-order term is quadratic in each row's own predictor step); the corrector'
 input: about 50 n-vectors and O(block x L).
 
 The method stops short of ``tol`` when the iterates reach the limits of double precision (a complementarity mu
-below 1e-14 of the start's, a weight theta_i above 1e100, or no better certified gap in STALL_ITERS iterations):
+below 1e-14 of the start's, a weight theta_i above 1e100, or no better certified gap in STALL_ITERS iterations
+with mu below 1e-6 of the start's):
 with nearly dependent kernel rows of large magnitude (a linear or polynomial kernel over more landmarks than the
 feature space has dimensions) the certified gap can stall near 1e-5. The best certified point is returned, with
 ``stalled`` set.
@@ -54,10 +55,13 @@ __all__ = ["ReducedIPM"]
 STEP = 0.995
 #: A Newton matrix of fewer flops (n p^2) is formed on one BLAS thread, and so is the whole solve.
 ONE_THREAD_WORK = 2**31
-#: The solve stops, stalled, when its certified gap has not improved in this many iterations, when mu falls below
-#: MU_FLOOR times the start's or when a weight theta_i exceeds THETA_MAX (beyond, theta^2 overflows the corrector's
-#: right-hand side).
+#: The solve stops, stalled, when its certified gap has not improved in STALL_ITERS iterations once mu is below
+#: STALL_MU times the start's, when mu falls below MU_FLOOR times the start's or when a weight theta_i exceeds
+#: THETA_MAX (beyond, theta^2 overflows the corrector's right-hand side). Early on, the objective at the iterate can
+#: rise above the start's for several iterations while mu falls (a robust LP at 2,000 x 300 did for 5, at
+#: mu = 3e-2 mu0): no stall; the stall at the limits of precision in the tests comes at mu below 1e-10 mu0.
 STALL_ITERS = 5
+STALL_MU = 1e-6
 MU_FLOOR = 1e-14
 THETA_MAX = 1e100
 #: Iterations past the certified gap spent, at most, to make the coefficients that the duals set to 0 exact zeros.
@@ -275,9 +279,10 @@ class ReducedIPM:
             gap = max(0.0, (best[0] - lower) / max(1.0, abs(best[0])))
             since_best = 0 if gap < best_gap else since_best + 1
             best_gap = min(best_gap, gap)
+            mu = (xp @ zp + xq @ zq + xi @ u + s @ lam) / nvar
             if verbose:
-                print(f"ipm {it:3d}: upper {upper:.10g} lower {lower:.10g} gap {gap:.3e} steps {steps[0]:.3f} "
-                      f"{steps[1]:.3f}", file=sys.stderr)
+                print(f"ipm {it:3d}: upper {upper:.10g} lower {lower:.10g} gap {gap:.3e} mu/mu0 {mu / mu0:.1e} steps "
+                      f"{steps[0]:.3f} {steps[1]:.3f}", file=sys.stderr)
             if gap <= tol and best_now:
                 # Exact zeros where the duals say so (_purify); failing that, up to PURIFY_TRIES more iterations,
                 # which sharpen both the gap and the duals' verdict.
@@ -295,8 +300,7 @@ class ReducedIPM:
             if deadline is not None and time.perf_counter() >= deadline:
                 timed_out = True
                 break
-            mu = (xp @ zp + xq @ zq + xi @ u + s @ lam) / nvar
-            if since_best >= STALL_ITERS or not mu >= MU_FLOOR * mu0:
+            if (since_best >= STALL_ITERS and mu < STALL_MU * mu0) or not mu >= MU_FLOOR * mu0:
                 stalled = True
                 break
             # The Newton system M d = h, M = E'G E + diag(z / x, 0), solved in u-coordinates (_Newton).
