@@ -133,3 +133,30 @@ def test_unlimited_fit_reports_max_time_not_reached():
     X, y = _data(40)
     assert L1SVC().fit(X, y).max_time_reached_ is False
     assert RampLossSVC(budget=2, method="cccp", random_state=0).fit(X, y).max_time_reached_ is False
+
+
+def test_l1svc_lp_at_its_time_limit_is_a_certified_usable_model():
+    """The LP stopped by max_time: HiGHS's iterate (primal infeasible in its own slacks) with xi the hinge is
+    feasible, and its row duals scaled to dual feasibility bound the optimum from below: objective_ and
+    lower_bound_ bracket the LP's optimum, and the warning names the certified gap."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(5000, 30))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=5000) > 0, 1, -1)
+    opt = L1SVC(C=1.0, solver="lp").fit(X, y)
+    assert opt.status_ == "optimal" and opt.lower_bound_ == opt.objective_
+    # A limit of solver_options (here an iteration count: a time limit would be the machine's speed) warns alike.
+    with pytest.warns(ConvergenceWarning, match=r"L1SVC: the LP \(HiGHS: .*certified relative gap"):
+        cut = L1SVC(C=1.0, solver="lp", solver_options={"simplex_iteration_limit": 1000}).fit(X, y)
+    assert cut.status_ == "limit" and cut.max_time_reached_ is False
+    assert cut.lower_bound_ <= opt.objective_ * (1 + 1e-9) <= cut.objective_ * (1 + 1e-9)
+    assert cut.objective_ > opt.objective_ * (1 + 1e-6)  # really stopped short
+    # HiGHS's dual simplex iterate is worse here than the constant model, which is returned instead
+    assert cut.objective_ == 2.0 * min(np.sum(y > 0), np.sum(y < 0)) and not cut.coef_.any()
+    w, b = cut.coef_[0], cut.intercept_[0]
+    hinge = np.maximum(0.0, 1.0 - y * (X @ w + b)).sum()
+    np.testing.assert_allclose(cut.objective_, np.abs(w).sum() + hinge, rtol=1e-9)
+    with pytest.warns(ConvergenceWarning, match=r"max_time=0.01 s reached .*cut short: the LP \(HiGHS: Time limit"):
+        timed = L1SVC(C=1.0, solver="lp", max_time=0.01).fit(X, y)
+    assert timed.status_ == "time_limit" and timed.max_time_reached_
+    assert timed.lower_bound_ <= opt.objective_ * (1 + 1e-9) <= timed.objective_ * (1 + 1e-9)
+    assert timed.predict(X[:5]).shape == (5,)

@@ -442,8 +442,13 @@ class HighsModel:
         if status == highspy.HighsStatus.kError:
             raise ValueError("HiGHS rejected the starting solution")
 
-    def solve(self) -> HighsResult:
-        """Solve (warm-started when a basis from a previous solve exists) and map the status (module doc)."""
+    def solve(self, *, iterate_at_limit: bool = False) -> HighsResult:
+        """Solve (warm-started when a basis from a previous solve exists) and map the status (module doc).
+
+        ``iterate_at_limit``: at a limit (``_LIMIT_STATUSES``) without a primal feasible point, return HiGHS's
+        current column values (``optimal`` False, no warning) instead of raising :class:`SolverError`: for a caller
+        that makes any such point feasible itself (every (w, b) of an l1-SVM is, with its slacks set to the hinge)
+        and warns with its own certified bound. A model with no values yet still raises."""
         h = self._h
         t0 = h.getRunTime()
         run_status = h.run()
@@ -458,6 +463,8 @@ class HighsModel:
         feasible = int(info.primal_solution_status) == _PRIMAL_FEASIBLE
         if ms == _MS.kOptimal:
             optimal = True
+        elif ms in _LIMIT_STATUSES and iterate_at_limit and not feasible:
+            optimal = False
         elif ms in _LIMIT_STATUSES and feasible:
             optimal = False
             warn(

@@ -297,8 +297,9 @@ class L1SVC(_BinaryLinearClassifier):
         Multiplies the sample weights of each class's rows (``"balanced"``: ``W / (2 W_c)``).
     max_time : float or None, default None
         Seconds for the fit. The cutting planes stop at it with their iterate (usable, within the certified gap
-        reported; a ConvergenceWarning, ``max_time_reached_``); the LP is given it as HiGHS's time limit and, having
-        no usable point before it ends, raises :class:`svmopt.SolverError` when it is reached.
+        reported; a ConvergenceWarning, ``max_time_reached_``); the LP is given it as HiGHS's time limit, and at it
+        the model is HiGHS's iterate (any (w, b) is feasible with xi the hinge), certified by its row duals scaled to
+        dual feasibility (``lower_bound_``, ``status_`` "time_limit", a ConvergenceWarning, ``max_time_reached_``).
 
     Attributes
     ----------
@@ -313,15 +314,16 @@ class L1SVC(_BinaryLinearClassifier):
     objective_ : float
         LP objective recomputed as ``||w||_1 + C sum hinge``.
     status_ : str
-        ``"optimal"``, or ``"max_iter"`` (cutting planes stopped above ``tol``; warned).
+        ``"optimal"``, ``"max_iter"`` (cutting planes stopped above ``tol``; warned), ``"time_limit"`` or
+        ``"limit"`` (the LP stopped at another HiGHS limit of ``solver_options``; warned).
     solver_ : str
         The solver used ("lp" or "cutting_plane").
     n_iter_ : int
         Passes over the data (cutting planes) or 1 (the LP).
     lower_bound_ : float
-        A certified lower bound on the optimum (the LP's optimum for "lp").
+        A certified lower bound on the optimum (the LP's optimum for "lp" when solved).
     max_time_reached_ : bool
-        Whether ``max_time`` stopped the cutting planes.
+        Whether ``max_time`` stopped the cutting planes or the LP.
     classes_ : ndarray (2,)
         The two labels; ``classes_[1]`` is the positive class.
     n_features_in_ : int
@@ -384,13 +386,25 @@ class L1SVC(_BinaryLinearClassifier):
                 budget.cut(f"the cutting planes (certified relative gap {float(sol.gap):.2g} > tol={self.tol:g})")
             budget.finish(self)
             return self
-        w, b, _, _ = _rm.solve_svm_l1(X, ys, Cw, options=self.solver_options, time_limit=self.max_time)
+        w, b, lower, limit = _rm.solve_svm_l1_within(X, ys, Cw, options=self.solver_options,
+                                                     time_limit=self.max_time)
         sol = _rm.RLSolution.from_wb(X, ys, w, b, Cw, ramp_loss=False)
         self._set_solution(X, ys, sol)
         self.objective_ = sol.objective
-        self.status_ = "optimal"
         self.n_iter_ = 1
-        self.lower_bound_ = sol.objective
+        if limit is None:
+            self.status_ = "optimal"
+            self.lower_bound_ = sol.objective
+        else:  # HiGHS's iterate at its limit: (w, b) with xi the hinge, certified by its scaled row duals
+            self.status_ = "time_limit" if "time" in limit.lower() else "limit"
+            self.lower_bound_ = min(lower, sol.objective)
+            gap = max(0.0, (sol.objective - self.lower_bound_) / max(1.0, abs(sol.objective)))
+            stage = f"the LP (HiGHS: {limit}; certified relative gap {gap:.2g})"
+            if self.status_ == "time_limit" and budget.max_time is not None:
+                budget.cut(stage)
+            else:  # a limit of the user's solver_options
+                warn(f"L1SVC: {stage}. The model is HiGHS's iterate with xi the hinge, its objective within that "
+                     "gap of the optimum.", ConvergenceWarning)
         budget.finish(self)
         return self
 

@@ -66,6 +66,7 @@ from svmopt._ramp.model import (  # noqa: F401
     ramp,
     rlfs_objective,
     solve_svm_l1,
+    solve_svm_l1_within,
 )
 from svmopt._ramp.solve import (  # noqa: F401
     MilpResult,

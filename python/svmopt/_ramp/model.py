@@ -101,14 +101,10 @@ class RLSolution:
 # ---------------------------------------------------------------------------------------------------------------
 # (SVM-l1) LP, used for (SVM-l1), its top-B re-solve, (SVM-l1-bar) and polishing
 # ---------------------------------------------------------------------------------------------------------------
-def solve_svm_l1(X: np.ndarray, y: np.ndarray, C: Any, *, features: np.ndarray | None = None,
-                 points: np.ndarray | None = None, xi_cap: float = INF, options: dict | None = None,
-                 time_limit: float | None = None) -> tuple[np.ndarray, float, np.ndarray, float]:
-    """(SVM-l1) (eqs. (5), (8), (16), (17)) in split form on a feature / point subset; ``xi <= xi_cap``.
-
-    With ``xi_cap = 2`` and ``points = {i : z_i = 0}`` this is (SVM-l1-bar)_{v,z} of Sec. 2.1. Returns the full
-    ``w`` (zero outside ``features``), ``b``, ``xi`` on ``points`` and the LP objective.
-    """
+def _svm_l1_model(X: np.ndarray, y: np.ndarray, C: Any, features: np.ndarray | None, points: np.ndarray | None,
+                  xi_cap: float, options: dict | None, time_limit: float | None
+                  ) -> tuple[HighsModel, np.ndarray, np.ndarray]:
+    """(SVM-l1) in split form as a HiGHS model, columns (w+, w-, b, xi): (model, features, points)."""
     d = X.shape[1]
     feats = np.arange(d) if features is None else np.asarray(features, dtype=np.intp)
     pts = np.arange(X.shape[0]) if points is None else np.asarray(points, dtype=np.intp)
@@ -129,14 +125,62 @@ def solve_svm_l1(X: np.ndarray, y: np.ndarray, C: Any, *, features: np.ndarray |
     model = HighsModel(a_start=A.indptr, a_index=A.indices, a_value=A.data, col_cost=cost, n_rows=n,
                        col_lower=lower, col_upper=upper, row_lower=1.0, options=merge_options(options),
                        time_limit=time_limit)
+    return model, feats, pts
+
+
+def solve_svm_l1(X: np.ndarray, y: np.ndarray, C: Any, *, features: np.ndarray | None = None,
+                 points: np.ndarray | None = None, xi_cap: float = INF, options: dict | None = None,
+                 time_limit: float | None = None) -> tuple[np.ndarray, float, np.ndarray, float]:
+    """(SVM-l1) (eqs. (5), (8), (16), (17)) in split form on a feature / point subset; ``xi <= xi_cap``.
+
+    With ``xi_cap = 2`` and ``points = {i : z_i = 0}`` this is (SVM-l1-bar)_{v,z} of Sec. 2.1. Returns the full
+    ``w`` (zero outside ``features``), ``b``, ``xi`` on ``points`` and the LP objective.
+    """
+    model, feats, _ = _svm_l1_model(X, y, C, features, points, xi_cap, options, time_limit)
+    m = feats.size
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         res = model.solve()
     if not res.optimal:
         raise SolverError("the (SVM-l1) LP hit a limit", res.status)
-    w = np.zeros(d)
+    w = np.zeros(X.shape[1])
     w[feats] = res.x[:m] - res.x[m:2 * m]
     return w, float(res.x[2 * m]), res.x[2 * m + 1:], res.objective
+
+
+def solve_svm_l1_within(X: np.ndarray, y: np.ndarray, C: Any, *, options: dict | None = None,
+                        time_limit: float | None = None) -> tuple[np.ndarray, float, float, str | None]:
+    """(SVM-l1) on all rows and features within ``time_limit``: ``(w, b, lower_bound, limit)``.
+
+    Solved, ``lower_bound`` is HiGHS's optimum and ``limit`` None. Stopped at a limit (``limit`` the HiGHS status),
+    HiGHS's iterate gives ``(w, b)``, feasible with xi the hinge whatever its own slacks (its objective there is an
+    upper bound on the optimum), and its row duals a lower bound: lambda clipped to the box [0, C_i] of the dual
+    ``max sum_i lambda_i  s.t.  sum_i y_i lambda_i = 0, |sum_i lambda_i y_i x_ik| <= 1``, scaled per class so that
+    sum_i y_i lambda_i = 0, then as a whole so that max_k |sum_i lambda_i y_i x_ik| <= 1, is dual feasible, and its
+    sum bounds the optimum from below. When the constant model (w = 0) has the lower objective, it is returned
+    instead. A HiGHS that stops before it has any values raises :class:`SolverError`."""
+    model, _, _ = _svm_l1_model(X, y, C, None, None, INF, options, time_limit)
+    d = X.shape[1]
+    res = model.solve(iterate_at_limit=True)
+    w = res.x[:d] - res.x[d:2 * d]
+    b = float(res.x[2 * d])
+    if res.optimal:
+        return w, b, float(res.objective), None
+    Cs = row_costs(C, X.shape[0])
+    lam = np.clip(res.row_dual, 0.0, Cs) if res.row_dual.size == y.size else np.zeros(y.size)
+    s_pos, s_neg = float(lam[y > 0].sum()), float(lam[y < 0].sum())
+    k_pos = min(1.0, s_neg / s_pos) if s_pos > 0 else 0.0
+    k_neg = min(1.0, s_pos / s_neg) if s_neg > 0 else 0.0
+    lam = lam * np.where(y > 0, k_pos, k_neg)
+    worst = float(np.max(np.abs(X.T @ (lam * y)))) if d else 0.0
+    lower = float(lam.sum()) / max(1.0, worst)
+    # The dual simplex's primal iterate can be far worse than w = 0: then the best constant model (b = +-1 by the
+    # weighted majority, objective 2 sum of the minority's C_i) is the usable point returned.
+    c_pos, c_neg = float(Cs[y > 0].sum()), float(Cs[y < 0].sum())
+    hinge = float(Cs @ np.maximum(0.0, 1.0 - y * (X @ w + b)))
+    if 2.0 * min(c_pos, c_neg) < float(np.abs(w).sum()) + hinge:
+        w, b = np.zeros(d), (1.0 if c_pos >= c_neg else -1.0)
+    return w, b, lower, res.status
 
 
 def initial_solution(X: np.ndarray, y: np.ndarray, C: Any, budget: int, *, options: dict | None = None,
