@@ -4,6 +4,7 @@ weights equal per-class sample weights, bad weights fail before work starts, and
 
 from __future__ import annotations
 
+import re
 import time
 import warnings
 
@@ -136,27 +137,37 @@ def test_unlimited_fit_reports_max_time_not_reached():
 
 
 def test_l1svc_lp_at_its_time_limit_is_a_certified_usable_model():
-    """The LP stopped by max_time: HiGHS's iterate (primal infeasible in its own slacks) with xi the hinge is
-    feasible, and its row duals scaled to dual feasibility bound the optimum from below: objective_ and
-    lower_bound_ bracket the LP's optimum, and the warning names the certified gap."""
+    """The LP stopped at a limit: HiGHS's iterate with xi the hinge is feasible (or the constant model when that is
+    better), and HiGHS's row duals scaled to dual feasibility bound the optimum from below: objective_ and
+    lower_bound_ bracket the LP's optimum, and one warning names the certified gap and the model kept."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(5000, 30))
     y = np.where(X[:, 0] + 0.5 * rng.normal(size=5000) > 0, 1, -1)
-    opt = L1SVC(C=1.0, solver="lp").fit(X, y)
-    assert opt.status_ == "optimal" and opt.lower_bound_ == opt.objective_
-    # A limit of solver_options (here an iteration count: a time limit would be the machine's speed) warns alike.
-    with pytest.warns(ConvergenceWarning, match=r"L1SVC: the LP \(HiGHS: .*certified relative gap"):
-        cut = L1SVC(C=1.0, solver="lp", solver_options={"simplex_iteration_limit": 1000}).fit(X, y)
-    assert cut.status_ == "limit" and cut.max_time_reached_ is False
-    assert cut.lower_bound_ <= opt.objective_ * (1 + 1e-9) <= cut.objective_ * (1 + 1e-9)
-    assert cut.objective_ > opt.objective_ * (1 + 1e-6)  # really stopped short
-    # HiGHS's dual simplex iterate is worse here than the constant model, which is returned instead
-    assert cut.objective_ == 2.0 * min(np.sum(y > 0), np.sum(y < 0)) and not cut.coef_.any()
-    w, b = cut.coef_[0], cut.intercept_[0]
-    hinge = np.maximum(0.0, 1.0 - y * (X @ w + b)).sum()
-    np.testing.assert_allclose(cut.objective_, np.abs(w).sum() + hinge, rtol=1e-9)
-    with pytest.warns(ConvergenceWarning, match=r"max_time=0.01 s reached .*cut short: the LP \(HiGHS: Time limit"):
-        timed = L1SVC(C=1.0, solver="lp", max_time=0.01).fit(X, y)
+    opt = L1SVC(C=1.0, solver="lp").fit(X, y).objective_
+
+    def stopped(match, **kw):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            est = L1SVC(C=1.0, solver="lp", **kw).fit(X, y)
+        msgs = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
+        assert len(msgs) == 1 and re.search(match, msgs[0]), msgs
+        assert est.lower_bound_ <= opt * (1 + 1e-9) and opt <= est.objective_ * (1 + 1e-9)
+        w, b = est.coef_[0], est.intercept_[0]
+        np.testing.assert_allclose(est.objective_, np.abs(w).sum() + np.maximum(0.0, 1.0 - y * (X @ w + b)).sum(),
+                                   rtol=1e-9)
+        return est
+
+    # Dual simplex near its end (3,186 iterations to the optimum): the iterate is kept, its bound close.
+    near = stopped(r"L1SVC: the LP \(HiGHS: Iteration limit.*the model is HiGHS's iterate",
+                   solver_options={"simplex_iteration_limit": 3000})
+    assert near.status_ == "limit" and near.max_time_reached_ is False and near.coef_.any()
+    assert near.objective_ > opt * (1 + 1e-6) and near.lower_bound_ > 0.99 * opt
+    # Primal simplex: its row duals are not dual feasible, the scaling makes them so (unscaled they sum above opt).
+    primal = stopped(r"HiGHS's iterate", solver_options={"simplex_strategy": 4, "simplex_iteration_limit": 2000})
+    assert primal.coef_.any() and 0 < primal.lower_bound_ < opt
+    # Early in the dual simplex the iterate is worse than w = 0: the constant model is kept.
+    early = stopped(r"the model is the constant model", solver_options={"simplex_iteration_limit": 1000})
+    assert early.objective_ == 2.0 * min(np.sum(y > 0), np.sum(y < 0)) and not early.coef_.any()
+    timed = stopped(r"max_time=0.01 s reached .*cut short: the LP \(HiGHS: Time limit", max_time=0.01)
     assert timed.status_ == "time_limit" and timed.max_time_reached_
-    assert timed.lower_bound_ <= opt.objective_ * (1 + 1e-9) <= timed.objective_ * (1 + 1e-9)
     assert timed.predict(X[:5]).shape == (5,)

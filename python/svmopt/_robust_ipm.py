@@ -23,7 +23,7 @@ input: about 50 n-vectors and O(block x L).
 
 The method stops short of ``tol`` when the iterates reach the limits of double precision (a complementarity mu
 below 1e-14 of the start's, a weight theta_i above 1e100, or no better certified gap in STALL_ITERS iterations
-with mu below 1e-6 of the start's):
+with mu below 1e-6 of the start's or not falling; STALL_ITERS):
 with nearly dependent kernel rows of large magnitude (a linear or polynomial kernel over more landmarks than the
 feature space has dimensions) the certified gap can stall near 1e-5. The best certified point is returned, with
 ``stalled`` set.
@@ -55,13 +55,17 @@ __all__ = ["ReducedIPM"]
 STEP = 0.995
 #: A Newton matrix of fewer flops (n p^2) is formed on one BLAS thread, and so is the whole solve.
 ONE_THREAD_WORK = 2**31
-#: The solve stops, stalled, when its certified gap has not improved in STALL_ITERS iterations once mu is below
-#: STALL_MU times the start's, when mu falls below MU_FLOOR times the start's or when a weight theta_i exceeds
-#: THETA_MAX (beyond, theta^2 overflows the corrector's right-hand side). Early on, the objective at the iterate can
-#: rise above the start's for several iterations while mu falls (a robust LP at 2,000 x 300 did for 5, at
-#: mu = 3e-2 mu0): no stall; the stall at the limits of precision in the tests comes at mu below 1e-10 mu0.
+#: The solve stops, stalled, when its certified gap has not improved in STALL_ITERS iterations and mu is either
+#: below STALL_MU times the start's (the limits of precision) or above half its value at the gap's last improvement
+#: (no progress); when the gap has not improved in 4 STALL_ITERS iterations at all; when mu grows to MU_GROWTH times
+#: its smallest value (diverging iterates, as on an unscaled polynomial kernel at C = 1e4); when mu falls below
+#: MU_FLOOR times the start's; or when a weight theta_i exceeds THETA_MAX (beyond, theta^2 overflows the corrector's
+#: right-hand side). Early on, the objective at the iterate can stay above the start's for several iterations while
+#: mu falls (a robust LP at 2,000 x 300 did for 5, at mu = 3e-2 mu0): no stall; the stall at the limits of precision
+#: in the tests comes at mu below 1e-10 mu0.
 STALL_ITERS = 5
 STALL_MU = 1e-6
+MU_GROWTH = 1e3
 MU_FLOOR = 1e-14
 THETA_MAX = 1e100
 #: Iterations past the certified gap spent, at most, to make the coefficients that the duals set to 0 exact zeros.
@@ -255,7 +259,7 @@ class ReducedIPM:
         lower, history, timed_out, steps, tries = -np.inf, [], False, (0.0, 0.0), 0
         nvar = 2 * L + 2 * n
         mu0 = (xp @ zp + xq @ zq + xi @ u + s @ lam) / nvar
-        stalled, best_gap, since_best = False, np.inf, 0
+        stalled, best_gap, since_best, mu_best, mu_min = False, np.inf, 0, mu0, mu0
         for it in range(int(max_iter) + 1):
             with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
                 theta = 1.0 / (xi / u + s / lam)
@@ -280,6 +284,9 @@ class ReducedIPM:
             since_best = 0 if gap < best_gap else since_best + 1
             best_gap = min(best_gap, gap)
             mu = (xp @ zp + xq @ zq + xi @ u + s @ lam) / nvar
+            if since_best == 0:
+                mu_best = mu
+            mu_min = min(mu_min, mu)
             if verbose:
                 print(f"ipm {it:3d}: upper {upper:.10g} lower {lower:.10g} gap {gap:.3e} mu/mu0 {mu / mu0:.1e} steps "
                       f"{steps[0]:.3f} {steps[1]:.3f}", file=sys.stderr)
@@ -300,7 +307,8 @@ class ReducedIPM:
             if deadline is not None and time.perf_counter() >= deadline:
                 timed_out = True
                 break
-            if (since_best >= STALL_ITERS and mu < STALL_MU * mu0) or not mu >= MU_FLOOR * mu0:
+            if ((since_best >= STALL_ITERS and (mu < STALL_MU * mu0 or mu > 0.5 * mu_best))
+                    or since_best >= 4 * STALL_ITERS or mu > MU_GROWTH * mu_min or not mu >= MU_FLOOR * mu0):
                 stalled = True
                 break
             # The Newton system M d = h, M = E'G E + diag(z / x, 0), solved in u-coordinates (_Newton).

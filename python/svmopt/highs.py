@@ -8,7 +8,9 @@ solves, and maps the HiGHS model status to svmopt's conventions:
 * time / iteration / solution limit or interrupt **with** a primal feasible incumbent ->
   ``sklearn.exceptions.ConvergenceWarning`` and the incumbent (``result.optimal`` is False);
 * anything else (infeasible, unbounded, load/model/solve errors, numerical trouble, no incumbent) ->
-  :class:`svmopt.SolverError` whose ``status`` is the HiGHS model status string.
+  :class:`svmopt.SolverError` whose ``status`` is the HiGHS model status string; except that
+  ``solve(iterate_at_limit=True)`` returns HiGHS's current point at a limit, feasible or not, without a warning,
+  for a caller that makes it feasible and warns itself.
 
 Re-solves after an objective change (:meth:`HighsModel.change_costs`) start from the previous basis
 (HiGHS keeps it) or, with ``warm_start=False``, cold on the same model (no second ``passModel``).
@@ -129,7 +131,9 @@ class HighsResult:
     status : str
         HiGHS model status string (``"Optimal"``, ``"Time limit reached"``, ...).
     optimal : bool
-        False when ``x`` is an incumbent returned at a limit (a ``ConvergenceWarning`` was issued).
+        False when ``x`` is an incumbent returned at a limit (a ``ConvergenceWarning`` was issued), or HiGHS's
+        current point at a limit under ``iterate_at_limit`` (no warning; ``objective`` is then HiGHS's objective
+        value, for the dual simplex its dual objective, not necessarily c'x).
     row_value, col_dual, row_dual : ndarray
         Row activities and duals (duals empty when HiGHS reports none, e.g. for a MILP).
     iterations : int
@@ -463,14 +467,13 @@ class HighsModel:
         feasible = int(info.primal_solution_status) == _PRIMAL_FEASIBLE
         if ms == _MS.kOptimal:
             optimal = True
-        elif ms in _LIMIT_STATUSES and iterate_at_limit and not feasible:
+        elif ms in _LIMIT_STATUSES and (feasible or iterate_at_limit):
             optimal = False
-        elif ms in _LIMIT_STATUSES and feasible:
-            optimal = False
-            warn(
-                f"HiGHS stopped early ({status}); using its primal feasible incumbent. Raise the limit through "
-                "solver_options (e.g. {'time_limit': ...}) for an optimal solution.",
-                ConvergenceWarning)
+            if not iterate_at_limit:  # the caller warns with its own certified bound
+                warn(
+                    f"HiGHS stopped early ({status}); using its primal feasible incumbent. Raise the limit through "
+                    "solver_options (e.g. {'time_limit': ...}) for an optimal solution.",
+                    ConvergenceWarning)
         else:
             detail = ""
             if run_status == highspy.HighsStatus.kError:

@@ -298,8 +298,11 @@ class L1SVC(_BinaryLinearClassifier):
     max_time : float or None, default None
         Seconds for the fit. The cutting planes stop at it with their iterate (usable, within the certified gap
         reported; a ConvergenceWarning, ``max_time_reached_``); the LP is given it as HiGHS's time limit, and at it
-        the model is HiGHS's iterate (any (w, b) is feasible with xi the hinge), certified by its row duals scaled to
-        dual feasibility (``lower_bound_``, ``status_`` "time_limit", a ConvergenceWarning, ``max_time_reached_``).
+        the model is HiGHS's iterate (any (w, b) is feasible with xi the hinge) or, when that has the lower
+        objective, the constant model w = 0, certified by HiGHS's row duals scaled to dual feasibility
+        (``lower_bound_``, ``status_`` "time_limit", a ConvergenceWarning, ``max_time_reached_``); the same at a
+        limit of ``solver_options`` (``status_`` "limit"). A HiGHS stopped before it has any point raises
+        :class:`svmopt.SolverError`.
 
     Attributes
     ----------
@@ -314,8 +317,8 @@ class L1SVC(_BinaryLinearClassifier):
     objective_ : float
         LP objective recomputed as ``||w||_1 + C sum hinge``.
     status_ : str
-        ``"optimal"``, ``"max_iter"`` (cutting planes stopped above ``tol``; warned), ``"time_limit"`` or
-        ``"limit"`` (the LP stopped at another HiGHS limit of ``solver_options``; warned).
+        ``"optimal"``, ``"max_iter"`` (cutting planes stopped above ``tol``; warned), ``"time_limit"``
+        (``max_time``) or ``"limit"`` (the LP stopped at a limit of ``solver_options``; warned).
     solver_ : str
         The solver used ("lp" or "cutting_plane").
     n_iter_ : int
@@ -386,8 +389,8 @@ class L1SVC(_BinaryLinearClassifier):
                 budget.cut(f"the cutting planes (certified relative gap {float(sol.gap):.2g} > tol={self.tol:g})")
             budget.finish(self)
             return self
-        w, b, lower, limit = _rm.solve_svm_l1_within(X, ys, Cw, options=self.solver_options,
-                                                     time_limit=self.max_time)
+        w, b, lower, limit, point = _rm.solve_svm_l1_within(X, ys, Cw, options=self.solver_options,
+                                                            time_limit=self.max_time)
         sol = _rm.RLSolution.from_wb(X, ys, w, b, Cw, ramp_loss=False)
         self._set_solution(X, ys, sol)
         self.objective_ = sol.objective
@@ -395,16 +398,18 @@ class L1SVC(_BinaryLinearClassifier):
         if limit is None:
             self.status_ = "optimal"
             self.lower_bound_ = sol.objective
-        else:  # HiGHS's iterate at its limit: (w, b) with xi the hinge, certified by its scaled row duals
-            self.status_ = "time_limit" if "time" in limit.lower() else "limit"
+        else:  # stopped at a limit: (w, b) with xi the hinge, certified by HiGHS's scaled row duals
+            by_max_time = budget.max_time is not None and "time" in limit.lower()
+            self.status_ = "time_limit" if by_max_time else "limit"
             self.lower_bound_ = min(lower, sol.objective)
             gap = max(0.0, (sol.objective - self.lower_bound_) / max(1.0, abs(sol.objective)))
-            stage = f"the LP (HiGHS: {limit}; certified relative gap {gap:.2g})"
-            if self.status_ == "time_limit" and budget.max_time is not None:
+            model = ("HiGHS's iterate" if point == "iterate"
+                     else "the constant model (w = 0), whose objective is below HiGHS's iterate's")
+            stage = f"the LP (HiGHS: {limit}; certified relative gap {gap:.2g}; the model is {model})"
+            if by_max_time:
                 budget.cut(stage)
             else:  # a limit of the user's solver_options
-                warn(f"L1SVC: {stage}. The model is HiGHS's iterate with xi the hinge, its objective within that "
-                     "gap of the optimum.", ConvergenceWarning)
+                warn(f"L1SVC: {stage}, its objective within that gap of the optimum.", ConvergenceWarning)
         budget.finish(self)
         return self
 

@@ -149,8 +149,9 @@ def solve_svm_l1(X: np.ndarray, y: np.ndarray, C: Any, *, features: np.ndarray |
 
 
 def solve_svm_l1_within(X: np.ndarray, y: np.ndarray, C: Any, *, options: dict | None = None,
-                        time_limit: float | None = None) -> tuple[np.ndarray, float, float, str | None]:
-    """(SVM-l1) on all rows and features within ``time_limit``: ``(w, b, lower_bound, limit)``.
+                        time_limit: float | None = None) -> tuple[np.ndarray, float, float, str | None, str]:
+    """(SVM-l1) on all rows and features within ``time_limit``: ``(w, b, lower_bound, limit, point)``, ``point``
+    naming what (w, b) is: "optimum", "iterate" or "constant".
 
     Solved, ``lower_bound`` is HiGHS's optimum and ``limit`` None. Stopped at a limit (``limit`` the HiGHS status),
     HiGHS's iterate gives ``(w, b)``, feasible with xi the hinge whatever its own slacks (its objective there is an
@@ -165,9 +166,10 @@ def solve_svm_l1_within(X: np.ndarray, y: np.ndarray, C: Any, *, options: dict |
     w = res.x[:d] - res.x[d:2 * d]
     b = float(res.x[2 * d])
     if res.optimal:
-        return w, b, float(res.objective), None
+        return w, b, float(res.objective), None, "optimum"
     Cs = row_costs(C, X.shape[0])
-    lam = np.clip(res.row_dual, 0.0, Cs) if res.row_dual.size == y.size else np.zeros(y.size)
+    duals = res.row_dual if res.row_dual.size == y.size else np.zeros(y.size)
+    lam = np.clip(np.where(np.isfinite(duals), duals, 0.0), 0.0, Cs)
     s_pos, s_neg = float(lam[y > 0].sum()), float(lam[y < 0].sum())
     k_pos = min(1.0, s_neg / s_pos) if s_pos > 0 else 0.0
     k_neg = min(1.0, s_pos / s_neg) if s_neg > 0 else 0.0
@@ -179,8 +181,8 @@ def solve_svm_l1_within(X: np.ndarray, y: np.ndarray, C: Any, *, options: dict |
     c_pos, c_neg = float(Cs[y > 0].sum()), float(Cs[y < 0].sum())
     hinge = float(Cs @ np.maximum(0.0, 1.0 - y * (X @ w + b)))
     if 2.0 * min(c_pos, c_neg) < float(np.abs(w).sum()) + hinge:
-        w, b = np.zeros(d), (1.0 if c_pos >= c_neg else -1.0)
-    return w, b, lower, res.status
+        return np.zeros(d), (1.0 if c_pos >= c_neg else -1.0), lower, res.status, "constant"
+    return w, b, lower, res.status, "iterate"
 
 
 def initial_solution(X: np.ndarray, y: np.ndarray, C: Any, budget: int, *, options: dict | None = None,
