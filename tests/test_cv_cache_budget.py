@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from svmopt import _core
-from svmopt.tuning import CoreCVEngine, CVEngine, WeightedCVEngine, make_folds
+from svmopt.tuning import CoreCVEngine, CVEngine, make_folds
 
 SIGMA2S = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
 
@@ -92,18 +92,21 @@ def test_core_engine_remembers_no_more_features_than_the_budget(data, entries):
     assert big.n_passes == 2
 
 
-def test_weighted_engine_remembers_no_more_features_than_the_budget(data):
+@pytest.mark.parametrize("statistics", ["features", "kernel"])
+def test_weighted_engine_remembers_no_more_features_than_the_budget(data, statistics):
     X, y, PV = data
     n = X.shape[0]
     w = np.random.default_rng(3).uniform(0.5, 2.0, n)
     folds = make_folds(n, 4, np.random.default_rng(3))
-    budget = int(1.5 * n * (PV.shape[0] + 2) * 8)  # one sigma^2's Phi_e and Y
-    e = WeightedCVEngine(_blocks(X, y), folds, 4, PV, rbf, "classification", weights=w, feature_budget=budget,
-                         n_features=3)
-    ref = WeightedCVEngine(_blocks(X, y), folds, 4, PV, rbf, "classification", weights=w, n_features=3)
+    budget = int(1.5 * n * (PV.shape[0] + 3) * 8)  # one sigma^2's kept rows (m + 2 doubles at most) and Y
+    e = CVEngine(_blocks(X, y), folds, 4, PV, rbf, "classification", weights=w, feature_budget=budget,
+                 n_features=3, statistics=statistics)
+    ref = CVEngine(_blocks(X, y), folds, 4, PV, rbf, "classification", weights=w, n_features=3,
+                   statistics=statistics)
     for s2 in SIGMA2S:
         assert e.cost(1.0, s2) == pytest.approx(ref.cost(1.0, s2), rel=1e-12, abs=1e-15)
-        assert 0 < _held(e) <= budget and e._cache[s2]["Phi"] is not None
+        assert 0 < _held(e) <= budget and e._cache[s2]["kept"]
+    assert len(e._cache) == 1
     assert _held(ref) > budget and len(ref._cache) == ref.cache_size
 
 
@@ -155,15 +158,15 @@ def test_on_demand_features_are_not_kept(data):
 
 
 def test_weighted_engine_keeps_nothing_over_the_budget(data):
-    """The weighted engine keeps Phi_e and Y only when both fit."""
+    """The weighted engine keeps its rows (with the targets in stream order) only when both fit."""
     X, y, PV = data
     n, m = X.shape[0], PV.shape[0]
-    w = np.ones(n)
+    w = np.random.default_rng(4).uniform(0.5, 2.0, n)
     folds = make_folds(n, 4, np.random.default_rng(3))
-    e = WeightedCVEngine(_blocks(X, y), folds, 4, PV, rbf, "classification", weights=w,
-                         feature_budget=n * (m + 1) * 8, n_features=3)
+    e = CVEngine(_blocks(X, y), folds, 4, PV, rbf, "classification", weights=w, feature_budget=n * (m + 2) * 8,
+                 n_features=3)
     s = e.stats(0.05)  # a narrow kernel: K(PV, PV) near the identity, every eigenpair kept, p = m + 1
-    assert s["G"].shape[1] == m + 1 and s["Phi"] is None and _held(e) == 0
+    assert s["G"].shape[1] == m + 1 and not s["kept"] and s["Phi"] is None and _held(e) == 0
 
 
 @pytest.mark.parametrize("holdout", [False, True], ids=["kept", "holdout"])

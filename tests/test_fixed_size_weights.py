@@ -1,6 +1,6 @@
 """FixedSizeLSSVC / FixedSizeLSSVR (paper 002) with sample weights, class weights, fixed prototypes, partial_fit,
-max_time and the verbose bar: the weighted engine against numpy, integer weights as repeated rows, streaming equal
-to one fit, the time limit of the CSA + simplex search."""
+max_time and the verbose bar: the weighted CV engines and estimators against numpy, integer weights as repeated rows,
+streaming equal to one fit, the time limit of the CSA + simplex search."""
 
 import time
 import warnings
@@ -12,7 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import estimator_checks
 
 from svmopt import FixedSizeLSSVC, FixedSizeLSSVR, _core
-from svmopt.tuning import WeightedCVEngine, csa_simplex, nystrom_projection
+from svmopt.tuning import GAMMA_PATH, CoreCVEngine, CVEngine, csa_simplex, make_folds, nystrom_projection, path_choice
 
 
 def k_rbf(A, B, sigma2):
@@ -33,34 +33,227 @@ def _features(X, PV, sigma2):
 
 def _ridge(F, y, w, gamma):
     """argmin sum_i w_i (y_i - F_i theta)^2 + ||theta||^2 / gamma (bias penalized, as (7) is printed)."""
-    return np.linalg.solve(F.T @ (w[:, None] * F) + np.eye(F.shape[1]) / gamma, F.T @ (w * y))
+    Y = np.asarray(y, dtype=float).reshape(F.shape[0], -1)  # theta (p, k): one column per target
+    return np.linalg.solve(F.T @ (w[:, None] * F) + np.eye(F.shape[1]) / gamma, F.T @ (w[:, None] * Y))
+
+
+def _weighted_cv(F, Y, w, folds, gamma, task):
+    """The weighted fast CV (19)-(21) in numpy: each fold predicted by the weighted ridge on the other folds, the cost
+    sum_i w_i L_i / (k sum_i w_i) over the k targets."""
+    Y = Y.reshape(F.shape[0], -1)
+    f = np.empty_like(Y)
+    for u in np.unique(folds):
+        tr, va = folds != u, folds == u
+        f[va] = F[va] @ _ridge(F[tr], Y[tr], w[tr], gamma)
+    loss = (Y - f) ** 2 if task == "regression" else (np.where(f >= 0, 1.0, -1.0) != Y)
+    return float(w @ loss.sum(axis=1)) / (w.sum() * Y.shape[1])
 
 
 # ------------------------------------------------------------------ the weighted engine against numpy
-@pytest.mark.parametrize("task", ["regression", "classification"])
+@pytest.mark.parametrize("task", ["regression", "classification", "regression k=2"])
 @pytest.mark.parametrize("budget", [1 << 30, 0])  # Phi_e kept, or recomputed in a second pass
-def test_weighted_engine_equals_numpy_weighted_ridge_and_cv(task, budget):
+@pytest.mark.parametrize("statistics", ["features", "kernel", "linear"])
+def test_weighted_engine_equals_numpy_weighted_ridge_and_cv(task, budget, statistics):
+    """CVEngine(weights=w): the final fit (7) and the CV costs, one gamma at a time and along a gamma path, are
+    those of the weighted least-squares problem, with the features or the kernel block summed in the core, kept or
+    streamed (the weighted SSE from the fold sums for a streamed regression), and on explicit linear features."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(90, 3))
-    y = np.sin(X[:, 0]) + X[:, 1] if task == "regression" else np.where(X[:, 0] + 0.3 * rng.normal(size=90) > 0, 1.0,
-                                                                          -1.0)
+    k = 2 if task.endswith("k=2") else 1
+    task = task.split()[0]
+    if task == "regression":
+        y = np.column_stack([np.sin(X[:, 0]) + X[:, 1], X[:, 2] ** 2 - X[:, 0]])[:, :k] + 0.1 * rng.normal(size=(90, k))
+    else:
+        y = np.where(X[:, 0] + 0.3 * rng.normal(size=90) > 0, 1.0, -1.0)[:, None]
     w = rng.uniform(0.1, 3.0, size=90)
-    PV = X[:12].copy()
+    linear = statistics == "linear"
+    PV = None if linear else X[:12].copy()
     folds = (rng.permutation(90) % 4).astype(np.int32)
     gamma, sigma2 = 7.0, 2.0
-    eng = WeightedCVEngine(lambda: ((X[s:s + 25], y[s:s + 25, None]) for s in range(0, 90, 25)), folds, 4, PV,
-                           _rbf, task, weights=w, feature_budget=budget)
-    F = _features(X, PV, sigma2)
+    eng = CVEngine(lambda: ((X[s:s + 25], y[s:s + 25]) for s in range(0, 90, 25)), folds, 4, PV, _rbf, task,
+                   weights=w, feature_budget=budget, n_targets=k, n_features=3,
+                   statistics="features" if linear else statistics)
+    assert not eng.holdout
+    F = np.hstack([X, np.ones((90, 1))]) if linear else _features(X, PV, sigma2)
     P, theta = eng.fit(gamma, sigma2)  # the same model up to the eigenvectors' order and signs: compare outputs
-    Fe = np.hstack([k_rbf(X, PV, sigma2) @ P, np.ones((90, 1))])
-    np.testing.assert_allclose(Fe @ theta[:, 0], F @ _ridge(F, y, w, gamma), rtol=1e-9, atol=1e-10)
-    f = np.empty(90)
-    for u in range(4):
-        tr, va = folds != u, folds == u
-        f[va] = F[va] @ _ridge(F[tr], y[tr], w[tr], gamma)
-    loss = (y - f) ** 2 if task == "regression" else (np.where(f >= 0, 1.0, -1.0) != y)
-    assert eng.cost(gamma, sigma2) == pytest.approx(float(w @ loss) / w.sum(), rel=1e-9, abs=1e-12)
-    assert P.shape == nystrom_projection(PV, _rbf(sigma2))[0].shape
+    Fe = np.hstack([X if linear else k_rbf(X, PV, sigma2) @ P, np.ones((90, 1))])
+    np.testing.assert_allclose(Fe @ theta, F @ _ridge(F, y, w, gamma), rtol=1e-9, atol=1e-10)
+    for g in (gamma, 0.05, 300.0):
+        assert eng.cost(g, sigma2) == pytest.approx(_weighted_cv(F, y, w, folds, g, task), rel=1e-9, abs=1e-12)
+    gammas = [1e-3, 0.5, gamma, 1e3]
+    np.testing.assert_allclose(eng.cost_path(gammas, sigma2), [_weighted_cv(F, y, w, folds, g, task) for g in gammas],
+                               rtol=1e-9, atol=1e-12)
+    # one statistics pass; a streamed misclassification rate: a prediction pass per cost, one for the whole path
+    assert eng.n_passes == (1 if budget or task == "regression" else 1 + 3 + 1)
+    if not linear:
+        assert P.shape == nystrom_projection(PV, _rbf(sigma2))[0].shape
+        assert eng.stats(sigma2)["acc"].kernel_statistics == (statistics == "kernel")
+    with pytest.raises(ValueError, match="weights"):
+        CVEngine(None, folds, 4, PV, _rbf, task, weights=np.r_[w[:-1], 0.0], n_features=3)
+    with pytest.raises(ValueError, match="weights"):
+        CVEngine(None, folds, 4, PV, _rbf, task, weights=w[:-1], n_features=3)
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+@pytest.mark.parametrize("linear", [False, True])
+def test_weighted_core_engine_equals_the_python_engine(task, linear):
+    """The core's CVCost with weights: the costs and the final fit of CVEngine(weights=w) on the same blocks, with
+    many small folds too (weighted: the per-fold solves, never the holdout identity)."""
+    rng = np.random.default_rng(3)
+    n = 240
+    X = rng.normal(size=(n, 3))
+    y = np.sin(X[:, 0]) + X[:, 1] ** 2 + 0.2 * rng.normal(size=n)
+    if task == "classification":
+        y = np.where(y > np.median(y), 1.0, -1.0)
+    w = rng.uniform(0.2, 4.0, n)
+    PV = None if linear else np.ascontiguousarray(X[rng.choice(n, 70, replace=False)])
+    for v in (4, 60):
+        folds = make_folds(n, v, rng)
+        blocks = lambda: ((X[s:s + 50], y[s:s + 50, None]) for s in range(0, n, 50))  # noqa: E731
+        ref = CVEngine(blocks, folds, v, PV, _rbf, task, weights=w, n_features=3)
+        core = CoreCVEngine(np.ascontiguousarray(X), None, None, None, 50, y.reshape(-1, 1), folds, v, PV, _rbf,
+                            task, tune_rbf=True, n_features=3, weights=w)
+        assert not core._cv.holdout
+        for g, s2 in [(0.3, 1.0), (20.0, 1.0), (500.0, 4.0)]:
+            assert core.cost(g, s2) == pytest.approx(ref.cost(g, s2), rel=1e-10, abs=1e-14)
+            F = np.hstack([X, np.ones((n, 1))]) if linear else _features(X, PV, s2)
+            assert core.cost(g, s2) == pytest.approx(_weighted_cv(F, y, w, folds, g, task), rel=1e-8, abs=1e-12)
+        (P, theta), (P_ref, theta_ref) = core.fit(3.0, 2.0), ref.fit(3.0, 2.0)
+        K = np.hstack([X, np.ones((n, 1))]) if linear else None
+        f = K @ theta if linear else np.hstack([k_rbf(X, PV, 2.0) @ P, np.ones((n, 1))]) @ theta
+        f_ref = K @ theta_ref if linear else np.hstack([k_rbf(X, PV, 2.0) @ P_ref, np.ones((n, 1))]) @ theta_ref
+        np.testing.assert_allclose(f, f_ref, rtol=1e-9, atol=1e-10)
+
+
+# ------------------------------------------------------------------ the weighted estimators against numpy
+def _weighted_problem(case, n=160):
+    """X, y, sample weights, fixed prototypes and a cv given as 4 splits (folds known) for one estimator case."""
+    rng = np.random.default_rng({"binary": 1, "ovo": 2, "regression": 3}[case])
+    X = rng.normal(size=(n, 2))
+    if case == "regression":
+        y = np.sin(2 * X[:, 0]) + 0.5 * X[:, 1] ** 2 + 0.2 * rng.normal(size=n)
+    elif case == "binary":
+        y = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=n) > 0, 7, 3)
+    else:
+        y = np.digitize(X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.normal(size=n), [-0.5, 0.5])
+    w = rng.uniform(0.2, 3.0, n)
+    folds = (rng.permutation(n) % 4).astype(np.int32)
+    cv = [(np.flatnonzero(folds != u), np.flatnonzero(folds == u)) for u in range(4)]
+    return X, y, w, np.ascontiguousarray(rng.normal(size=(12, 2))), folds, cv
+
+
+def _problems_of(case, y):
+    """(rows, targets) of each binary/regression problem, in the estimator's order (1vs1: pairs (a, b), a = +1)."""
+    if case == "regression":
+        return [(np.ones(y.size, bool), y.astype(float))]
+    classes = np.unique(y)
+    if classes.size == 2:
+        return [(np.ones(y.size, bool), np.where(y == classes[1], 1.0, -1.0))]
+    out = []
+    for a in range(classes.size):
+        for b in range(a + 1, classes.size):
+            rows = (y == classes[a]) | (y == classes[b])
+            out.append((rows, np.where(y[rows] == classes[a], 1.0, -1.0)))
+    return out
+
+
+@pytest.mark.parametrize("feature_memory", ["1G", 1], ids=["in-memory", "streamed"])
+@pytest.mark.parametrize("statistics", ["features", "kernel"])
+@pytest.mark.parametrize("case", ["binary", "ovo", "regression"])
+def test_weighted_estimators_equal_the_numpy_weighted_model(case, statistics, feature_memory):
+    """Fixed prototypes and hyperparameters, folds given as splits: every problem's model is the weighted ridge
+    (7) in numpy and cv_score_ the weighted fast CV (19)-(21) on the given folds (the core's CV in memory, the
+    streaming engine with the features over feature_memory; a streamed misclassification rate is skipped)."""
+    X, y, w, PV, folds, cv = _weighted_problem(case)
+    gamma, sigma2 = 5.0, 1.5
+    Est = FixedSizeLSSVR if case == "regression" else FixedSizeLSSVC
+    est = Est(prototypes=PV, gamma=gamma, sigma2=sigma2, standardize=False, cv=cv, statistics=statistics,
+              feature_memory=feature_memory, random_state=0).fit(X, y, sample_weight=w)
+    probs = _problems_of(case, y)
+    assert len(est.problems_) == len(probs)
+    F_all = _features(X, PV, sigma2)
+    outputs = []
+    for prob, (rows, t) in zip(est.problems_, probs, strict=True):
+        F = F_all[rows]
+        f_ref = F_all @ _ridge(F, t, w[rows], gamma)
+        f = k_rbf(X, PV, sigma2) @ prob["coef"] + prob["intercept"]
+        np.testing.assert_allclose(f, f_ref[:, 0], rtol=1e-8, atol=1e-9)
+        outputs.append(f)
+        assert prob["statistics"] == statistics
+        task = "regression" if case == "regression" else "classification"
+        if task == "classification" and feature_memory == 1:
+            assert np.isnan(prob["cv_score"])  # informational: it would cost a second pass
+        else:
+            assert prob["cv_score"] == pytest.approx(_weighted_cv(F, t, w[rows], folds[rows], gamma, task),
+                                                     rel=1e-9, abs=1e-12)
+    if case == "binary":
+        np.testing.assert_allclose(est.decision_function(X), outputs[0], rtol=1e-12, atol=1e-12)
+    elif case == "regression":
+        np.testing.assert_allclose(est.predict(X), outputs[0], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("feature_memory", ["1G", 1], ids=["in-memory", "streamed"])
+@pytest.mark.parametrize("case", ["binary", "ovo", "regression"])
+def test_weighted_gamma_path_equals_numpy(case, feature_memory):
+    """gamma_search="path" with sigma^2 fixed: every gamma of GAMMA_PATH scored by the weighted CV cost on the given
+    folds, the best one taken (path_choice) and fitted with the weights."""
+    X, y, w, PV, folds, cv = _weighted_problem(case)
+    sigma2 = 1.5
+    Est = FixedSizeLSSVR if case == "regression" else FixedSizeLSSVC
+    est = Est(prototypes=PV, sigma2=sigma2, gamma_search="path", standardize=False, cv=cv,
+              feature_memory=feature_memory, random_state=0).fit(X, y, sample_weight=w)
+    assert est.gamma_search_ == "path"
+    task = "regression" if case == "regression" else "classification"
+    F_all = _features(X, PV, sigma2)
+    for prob, (rows, t) in zip(est.problems_, _problems_of(case, y), strict=True):
+        costs = np.array([_weighted_cv(F_all[rows], t, w[rows], folds[rows], g, task) for g in GAMMA_PATH])
+        best = path_choice(costs)
+        if task == "regression":
+            assert prob["gamma"] == GAMMA_PATH[best]
+        else:  # a tie of equal misclassification sums may round differently: the chosen gamma's cost is the least
+            i = int(np.flatnonzero(GAMMA_PATH == prob["gamma"])[0])
+            assert costs[i] == pytest.approx(costs.min(), rel=1e-12)
+        assert prob["cv_score"] == pytest.approx(costs.min(), rel=1e-9, abs=1e-12)
+        f_ref = F_all @ _ridge(F_all[rows], t, w[rows], prob["gamma"])
+        np.testing.assert_allclose(k_rbf(X, PV, sigma2) @ prob["coef"] + prob["intercept"], f_ref[:, 0],
+                                   rtol=1e-7, atol=1e-8)
+
+
+@pytest.mark.parametrize("Est", [FixedSizeLSSVC, FixedSizeLSSVR])
+def test_weighted_tuned_fit_in_memory_equals_the_streaming_engine(Est, tmp_path):
+    """A tuned weighted fit (CSA + simplex) of an array runs in the core (CVCost.tune); of an np.memmap, on the
+    Python engine and the Python-driven search: the same evaluations, the same hyperparameters and model."""
+    X, y, w, _, _, _ = _weighted_problem("regression" if Est is FixedSizeLSSVR else "ovo")
+    mm = np.memmap(tmp_path / "X.f64", dtype=np.float64, mode="w+", shape=X.shape)
+    mm[:] = X
+    mm.flush()
+    kw = dict(n_prototypes=15, n_csa=10, n_simplex=8, random_state=0)
+    a = Est(**kw).fit(X, y, sample_weight=w)
+    b = Est(**kw).fit(np.memmap(tmp_path / "X.f64", dtype=np.float64, mode="r", shape=X.shape), y, sample_weight=w)
+    np.testing.assert_allclose(a.gamma_, b.gamma_, rtol=1e-8)
+    np.testing.assert_allclose(a.sigma2_, b.sigma2_, rtol=1e-8)
+    np.testing.assert_allclose(a.cv_score_, b.cv_score_, rtol=1e-8, atol=1e-12)
+    fa = a.decision_function(X) if Est is FixedSizeLSSVC else a.predict(X)
+    fb = b.decision_function(X) if Est is FixedSizeLSSVC else b.predict(X)
+    np.testing.assert_allclose(fa, fb, rtol=1e-6, atol=1e-8)
+
+
+def test_weighted_fit_in_memory_runs_on_the_core_engine(monkeypatch):
+    """A weighted fit of an in-memory array takes the all-core engine, as an unweighted one does (not the Python
+    engine, which would give the same numbers)."""
+    import svmopt.fixed_size as fs
+
+    made = []
+
+    class Spy(fs.CoreCVEngine):
+        def __init__(self, *args, **kwargs):
+            made.append(kwargs.get("weights") is not None)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(fs, "CoreCVEngine", Spy)
+    X, y, w, _, _, _ = _weighted_problem("regression")
+    FixedSizeLSSVR(n_prototypes=15, gamma=5.0, sigma2=2.0, random_state=0).fit(X, y, sample_weight=w)
+    assert made == [True]
 
 
 # ------------------------------------------------------------------ weights as repeated rows, class weights
@@ -83,12 +276,15 @@ def test_integer_weights_equal_repeated_rows_classifier(multiclass):
     np.testing.assert_allclose(a.x_scale_, b.x_scale_, rtol=1e-12)
 
 
-def test_integer_weights_equal_repeated_rows_regressor():
+@pytest.mark.parametrize("feature_memory", ["1G", 1], ids=["in-memory", "streamed"])
+@pytest.mark.parametrize("statistics", ["features", "kernel"])
+def test_integer_weights_equal_repeated_rows_regressor(statistics, feature_memory):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(50, 2))
     y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=50)
     sw = rng.integers(0, 4, size=50)
-    kw = dict(prototypes=rng.normal(size=(10, 2)), gamma=5.0, sigma2=1.5, random_state=0)
+    kw = dict(prototypes=rng.normal(size=(10, 2)), gamma=5.0, sigma2=1.5, random_state=0, statistics=statistics,
+              feature_memory=feature_memory)
     a = FixedSizeLSSVR(**kw).fit(X, y, sample_weight=sw)
     b = FixedSizeLSSVR(**kw).fit(np.repeat(X, sw, axis=0), np.repeat(y, sw))
     np.testing.assert_allclose(a.predict(X), b.predict(X), rtol=1e-9, atol=1e-9)
@@ -356,8 +552,9 @@ def test_max_time_on_the_python_tuning_path_and_multiclass():
     X = np.repeat(X, 20, axis=0) + 0.01 * np.random.default_rng(0).normal(size=(1200, 2))
     y = np.repeat(y, 20)
     t = time.perf_counter()
-    with pytest.warns(ConvergenceWarning):  # weighted: the Python engine under the core's search
-        est = FixedSizeLSSVC(n_prototypes=60, class_weight="balanced", max_time=0.3, random_state=0).fit(X, y)
+    with pytest.warns(ConvergenceWarning):  # weighted, streamed: the Python engine under the core's search
+        est = FixedSizeLSSVC(n_prototypes=60, class_weight="balanced", max_time=0.3, feature_memory=1,
+                             random_state=0).fit(X, y)
     assert time.perf_counter() - t < 0.3 * 1.1 + 0.5
     assert est.max_time_reached_ and est.predict(X).shape == (1200,)
     assert np.all(np.isfinite(est.gamma_))

@@ -11,7 +11,6 @@ from svmopt.tuning import (
     GAMMA_PATH,
     CoreCVEngine,
     CVEngine,
-    WeightedCVEngine,
     kernel_fold_models,
     kernel_fold_predict,
     make_folds,
@@ -85,19 +84,26 @@ def test_cost_path_holdout_and_core_engine(data):
 
 
 @pytest.mark.parametrize("task", ["classification", "regression"])
+@pytest.mark.parametrize("statistics", ["features", "kernel"])
 @pytest.mark.parametrize("budget", [1 << 30, 1000], ids=["kept", "streamed"])
-def test_weighted_cost_path(data, task, budget):
+def test_weighted_cost_path(data, task, statistics, budget):
     X, yc, yr, PV = data
     y = yc if task == "classification" else yr
     w = np.random.default_rng(1).uniform(0.2, 3.0, X.shape[0])
     folds = make_folds(X.shape[0], 5, np.random.default_rng(2))
 
     def engine():
-        return WeightedCVEngine(_blocks(X, y), folds, 5, PV, rbf, task, weights=w, feature_budget=budget,
-                                n_features=X.shape[1])
+        return CVEngine(_blocks(X, y), folds, 5, PV, rbf, task, weights=w, feature_budget=budget,
+                        n_features=X.shape[1], statistics=statistics)
 
-    np.testing.assert_allclose(engine().cost_path(GAMMAS, 2.5), [engine().cost(g, 2.5) for g in GAMMAS],
-                               rtol=1e-10, atol=1e-13)
+    e = engine()
+    path = e.cost_path(GAMMAS, 2.5)
+    np.testing.assert_allclose(path, [engine().cost(g, 2.5) for g in GAMMAS], rtol=1e-10, atol=1e-13)
+    assert e.n_passes <= 2  # one statistics pass, at most one prediction pass for the whole path
+    unweighted = CVEngine(_blocks(X, y), folds, 5, PV, rbf, task, feature_budget=budget, n_features=X.shape[1],
+                          statistics=statistics)
+    unweighted.holdout = False
+    assert not np.allclose(path, unweighted.cost_path(GAMMAS, 2.5), rtol=1e-6, atol=0)  # the weights count
 
 
 def test_kernel_fold_predict_many_columns_equals_matvec(data):
@@ -190,8 +196,8 @@ def test_failed_gammas_cost_inf_on_every_engine(data):
     engines = [CVEngine(_blocks(X, yc), folds, 4, PV, rbf, "classification", n_features=X.shape[1]),
                CVEngine(_blocks(X, yc), folds, 4, PV, rbf, "classification", feature_budget=1000,
                         n_features=X.shape[1]),
-               WeightedCVEngine(_blocks(X, yc), folds, 4, PV, rbf, "classification", weights=np.ones(X.shape[0]),
-                                n_features=X.shape[1])]
+               CVEngine(_blocks(X, yc), folds, 4, PV, rbf, "classification", weights=np.linspace(0.5, 2.0, X.shape[0]),
+                        n_features=X.shape[1])]
     for e in engines:
         assert np.all(np.isinf(e.cost_path([-1.0, -2.0], 2.0)))
         mixed = e.cost_path([-1.0, 1.0], 2.0)
@@ -206,13 +212,12 @@ def test_streamed_regression_path_makes_at_most_one_prediction_pass(weighted):
     X = rng.normal(size=(600, 3))
     y = X @ np.array([1.0, -2.0, 0.5]) + 1e-7 * rng.normal(size=600)
     folds = make_folds(600, 5, np.random.default_rng(1))
-    common = {"feature_budget": 1000, "n_features": 3}
-    e = (WeightedCVEngine(_blocks(X, y), folds, 5, None, rbf, "regression", weights=np.ones(600), **common)
-         if weighted else CVEngine(_blocks(X, y), folds, 5, None, rbf, "regression", **common))
+    common = {"feature_budget": 1000, "n_features": 3,
+              "weights": np.random.default_rng(2).uniform(0.5, 2.0, 600) if weighted else None}
+    e = CVEngine(_blocks(X, y), folds, 5, None, rbf, "regression", **common)
     path = e.cost_path(GAMMA_PATH, 1.0)
     assert e.n_passes <= 2
-    single = (WeightedCVEngine(_blocks(X, y), folds, 5, None, rbf, "regression", weights=np.ones(600), **common)
-              if weighted else CVEngine(_blocks(X, y), folds, 5, None, rbf, "regression", **common))
+    single = CVEngine(_blocks(X, y), folds, 5, None, rbf, "regression", **common)
     np.testing.assert_allclose(path, [single.cost(g, 1.0) for g in GAMMA_PATH], rtol=1e-8, atol=1e-13)
 
 

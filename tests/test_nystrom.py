@@ -344,3 +344,116 @@ def test_wide_linear_features_on_blas_and_eigen(blas_mode, order, n, chunk, spli
     np.testing.assert_allclose(t[0], Xe.T @ Y, rtol=0, atol=1e-9)
     np.testing.assert_allclose(yy[0], (Y**2).sum(0), rtol=1e-12)
     assert counts[0] == n
+
+
+# --------------------------------------------------------------------- weighted statistics (sample weights)
+def _weighted_reference(F, Y, w, folds, v):
+    """Per fold: Phi_u^T W_u Phi_u, Phi_u^T W_u Y_u, sum w y^2 and the row count, in numpy."""
+    f = np.zeros(F.shape[0], int) if folds is None else folds
+    out = []
+    for u in range(v):
+        r = f == u
+        out.append((F[r].T @ (w[r, None] * F[r]), F[r].T @ (w[r, None] * Y[r]), w[r] @ Y[r] ** 2, r.sum()))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_weighted_accumulation_equals_numpy(seed):
+    """add(weights=w): per fold G_u = Phi_u^T W_u Phi_u, t_u = Phi_u^T W_u Y_u, yy_u = sum w y^2 (the bias column's
+    diagonal entry the weight sum), over random shapes, fold counts, blockings and chunk sizes, with the feature
+    and the kernel statistics, keeping the features or not; the features written to ``out`` and the kept ones are
+    the rows' own (predict_kept needs no weights); counts count rows. Unit weights give the unweighted sums."""
+    rng = np.random.default_rng(100 + seed)
+    n, d, m = int(rng.integers(30, 400)), int(rng.integers(2, 6)), int(rng.integers(2, 30))
+    v, k = int(rng.integers(1, 7)), int(rng.integers(1, 4))
+    statistics, keep = ["features", "kernel"][seed % 2], bool(seed // 2 % 2)
+    X = rng.normal(size=(n, d))
+    Y = rng.normal(size=(n, k))
+    w = rng.uniform(0.05, 5.0, n)
+    PV = np.ascontiguousarray(X[rng.choice(n, m, replace=False)])
+    sigma2 = 0.25 * d
+    P, lam = nystrom_projection(PV, rbf(sigma2))
+    assert lam.max() / lam.min() < 1e5  # where "auto" takes the kernel statistics (tests/test_kernel_statistics.py)
+    folds = rng.integers(0, v, n).astype(np.int32) if v > 1 else None
+    chunk = int(rng.integers(1, 120))
+    cuts = np.sort(rng.choice(np.arange(1, n), int(rng.integers(0, 4)), replace=False))
+
+    def accumulate(weights):
+        acc = _core.fixed_size.FoldAccumulator(PV, rbf(sigma2), P, n_folds=v, n_targets=k, chunk=chunk,
+                                               keep_features=keep, statistics=statistics)
+        out = np.empty((n, acc.dim))
+        for sl in np.split(np.arange(n), cuts):
+            b = slice(sl[0], sl[-1] + 1)
+            acc.add(np.ascontiguousarray(X[b]), np.ascontiguousarray(Y[b]), None if folds is None else folds[b],
+                    out=out[b], weights=None if weights is None else np.ascontiguousarray(weights[b]))
+        return acc, out
+
+    acc, out = accumulate(w)
+    assert acc.kernel_statistics == (statistics == "kernel")
+    F = acc.features(np.ascontiguousarray(X))
+    np.testing.assert_allclose(out, F, rtol=0, atol=1e-12 * np.abs(F).max())
+    G, t, yy, counts = acc.results()
+    for u, (Gr, tr, yyr, cr) in enumerate(_weighted_reference(F, Y, w, folds, v)):
+        scale = max(np.abs(Gr).max(), 1.0)
+        np.testing.assert_allclose(G[u], Gr, rtol=0, atol=1e-9 * scale)
+        np.testing.assert_allclose(t[u], tr, rtol=0, atol=1e-9 * max(np.abs(tr).max(), 1.0))
+        np.testing.assert_allclose(yy[u], yyr, rtol=1e-12)
+        assert G[u][-1, -1] == pytest.approx(w[(np.zeros(n, int) if folds is None else folds) == u].sum(), rel=1e-12)
+        assert counts[u] == cr
+    Gt, tt = acc.totals()
+    np.testing.assert_allclose(Gt, F.T @ (w[:, None] * F), rtol=0, atol=1e-9 * np.abs(Gt).max())
+    np.testing.assert_allclose(tt, F.T @ (w[:, None] * Y), rtol=0, atol=1e-9 * max(np.abs(tt).max(), 1.0))
+    if keep:
+        theta = rng.normal(size=(v, acc.dim, k))
+        ref = np.einsum("ip,ipk->ik", F, theta[np.zeros(n, int) if folds is None else folds])
+        np.testing.assert_allclose(acc.predict_kept(theta), ref, rtol=1e-10, atol=1e-10 * np.abs(ref).max())
+        np.testing.assert_allclose(acc.kept_features(), F, rtol=0, atol=1e-12 * np.abs(F).max())
+    ones, _ = accumulate(np.ones(n))
+    plain, _ = accumulate(None)
+    for a, b in zip(ones.results(), plain.results(), strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("d", [3, 130])
+@pytest.mark.parametrize("v", [1, 3])
+def test_weighted_explicit_linear_features(blas_mode, d, v):
+    """Explicit linear features with weights (d = 130: the weighted rows take the feature path, not the dsyrk
+    straight from X's rows), on the BLAS and on Eigen."""
+    rng = np.random.default_rng(d + v)
+    n = 500
+    X = rng.normal(size=(n, d))
+    Y = rng.normal(size=(n, 2))
+    w = rng.uniform(0.1, 4.0, n)
+    folds = (np.arange(n) * 7 % v).astype(np.int32) if v > 1 else None
+    acc = _core.fixed_size.FoldAccumulator(np.zeros((0, d)), LINEAR, np.zeros((0, 0)), n_folds=v, n_targets=2,
+                                           n_features_linear=d, chunk=90)
+    acc.add(X[:260], Y[:260], None if folds is None else folds[:260], weights=w[:260])
+    acc.add(X[260:], Y[260:], None if folds is None else folds[260:], weights=w[260:])
+    G, t, yy, counts = acc.results()
+    Xe = np.hstack([X, np.ones((n, 1))])
+    for u, (Gr, tr, yyr, cr) in enumerate(_weighted_reference(Xe, Y, w, folds, v)):
+        np.testing.assert_allclose(G[u], Gr, rtol=0, atol=1e-9 * np.abs(Gr).max())
+        np.testing.assert_allclose(t[u], tr, rtol=0, atol=1e-9 * np.abs(tr).max())
+        np.testing.assert_allclose(yy[u], yyr, rtol=1e-12)
+        assert counts[u] == cr
+
+
+@pytest.mark.parametrize("statistics", ["features", "kernel"])
+def test_weights_are_checked_before_anything_is_added(data, statistics):
+    """Every weight is checked before any row is summed: a bad weight late in the block, in the second fold, past
+    the first chunk of 16 rows, leaves the sums untouched."""
+    X, Y, PV = data
+    P, _ = nystrom_projection(PV, rbf(2.0))
+    acc = _core.fixed_size.FoldAccumulator(PV, rbf(2.0), P, n_folds=2, n_targets=2, chunk=16, statistics=statistics)
+    folds = (np.arange(211) % 2).astype(np.int32)
+    Xc, Yc = np.ascontiguousarray(X), np.ascontiguousarray(Y)
+    for row, value in ((201, 0.0), (199, -1.0), (0, np.nan), (177, np.inf)):
+        bad = np.ones(211)
+        bad[row] = value
+        with pytest.raises(ValueError, match=f"weights must be finite and > 0; row {row} has"):
+            acc.add(Xc, Yc, folds, weights=bad)
+    with pytest.raises(ValueError, match="weights must have length 211"):
+        acc.add(Xc, Yc, folds, weights=np.ones(210))
+    with pytest.raises(TypeError):
+        acc.add(Xc, Yc, folds, weights=np.ones(211, np.float32))
+    assert acc.n_rows == 0 and not np.any(acc.results()[0])

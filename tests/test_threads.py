@@ -42,6 +42,24 @@ def _fold_accumulate(seed: int):
     return acc.results()
 
 
+W = _rng.uniform(0.2, 3.0, 90)
+
+
+def _weighted_fold_accumulate(statistics: str):
+    """Weighted sums (each row sqrt(w)-scaled into the update), kept rows, both statistics."""
+    acc = fixed_size.FoldAccumulator(PV, KP, P, n_folds=3, n_targets=1, n_threads=2, chunk=20, keep_features=True,
+                                     statistics=statistics)
+    for lo in range(0, 90, 25):
+        acc.add(X[lo:lo + 25], y[lo:lo + 25, None], FOLDS[lo:lo + 25], weights=W[lo:lo + 25])
+    return [*acc.results(), *acc.totals(), acc.predict_kept(acc.fold_solve(5.0))]
+
+
+def _weighted_cv_costs():
+    cv = fixed_size.CVCost(X, y[:, None].copy(), FOLDS, 3, PV, KP, True, 0, fixed_size.CVTask.classification,
+                           n_threads=2, weights=W)
+    return [cv.cost(g, s) for g in (0.5, 20.0) for s in (1.0, 3.0)] + [cv.fit(2.0, 3.0)[1]]
+
+
 def _kernel_statistics():
     acc = fixed_size.FoldAccumulator(PV, KP, P, n_folds=3, n_targets=1, n_threads=2, chunk=20, keep_features=True,
                                      statistics="kernel")
@@ -165,6 +183,8 @@ CALLS = {
     "fixed_size.FoldAccumulator_team": _fold_accumulate_wide,
     "fixed_size.FoldAccumulator_kept": _predict_kept,
     "fixed_size.FoldAccumulator_kernel": _kernel_statistics,
+    "fixed_size.FoldAccumulator_weighted": lambda: _weighted_fold_accumulate("features"),
+    "fixed_size.FoldAccumulator_weighted_kernel": lambda: _weighted_fold_accumulate("kernel"),
     "fixed_size.project_statistics": _project_statistics,
     "fixed_size.kernel_statistics_preferred": lambda: fixed_size.kernel_statistics_preferred(P),
     "fixed_size.fast_cv_solve": _fast_cv,
@@ -180,6 +200,7 @@ CALLS = {
     "fixed_size.csa_simplex": lambda: fixed_size.csa_simplex(_sphere, np.zeros((4, 2)), -np.ones(2), np.ones(2),
                                                              n_csa=30, n_simplex=20, seed=11).history,
     "fixed_size.CVCost": _cv_costs,
+    "fixed_size.CVCost_weighted": _weighted_cv_costs,
     "fixed_size.tune_cv": lambda: fixed_size.tune_cv(_cv_cost(), np.zeros((3, 2)), -np.ones(2), np.full(2, 3.0), True,
                                                      True, 1.0, 1.0, n_csa=12, n_simplex=10, seed=4).history,
     "pso.two_swarm": lambda: pso.two_swarm(np.zeros(3), np.eye(3), np.full(3, 4.0), 2 * np.eye(3), n_particles=8,
@@ -217,7 +238,7 @@ def test_every_computing_entry_point_is_exercised():
     public = {f"{sub}.{n}" for sub in ("kernels", "robust", "fixed_size", "pso")
               for n in dir(getattr(_core, sub)) if not n.startswith("_")}
     assert skip <= public, skip - public
-    base = {re.sub(r"_(poly|stratified|team|kept|kernel)$", "", c) for c in CALLS}
+    base = {re.sub(r"(_(poly|stratified|team|kept|kernel|weighted))+$", "", c) for c in CALLS}
     assert public - skip <= base, (public - skip) - base
     assert base <= public, base - public
 

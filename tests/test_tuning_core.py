@@ -324,6 +324,14 @@ CASES = {
     "reg strided X, rows, blocks": dict(task="regression", v=5, rows=0.6, std=True, block=23, layout="strided"),
     "reg strided X, holdout": dict(task="regression", n=300, m=120, v=50, layout="strided", holdout=True),
     "reg fortran X, k=2": dict(task="regression", v=4, k=2, layout="F"),
+    # sample weights: the weighted fold sums and cost; many small folds keep the per-fold solves (no holdout)
+    "clf rbf weighted": dict(task="classification", v=5, weighted=True),
+    "reg rbf weighted": dict(task="regression", v=5, weighted=True),
+    "reg k=2 weighted, kernel statistics": dict(task="regression", v=4, k=2, weighted=True, statistics="kernel"),
+    "clf linear features weighted": dict(task="classification", m=None, v=5, weighted=True),
+    "reg rows, standardized, blocks, weighted": dict(task="regression", v=5, rows=0.7, std=True, block=17,
+                                                     weighted=True),
+    "reg rbf weighted, many folds": dict(task="regression", n=300, m=120, v=50, weighted=True),
 }
 POINTS = [(0.1, 0.5), (3.0, 2.0), (100.0, 8.0), (3.0, 0.5), (1e4, 2.0)]  # (gamma, sigma2), sigma2 repeated
 
@@ -344,6 +352,10 @@ def case_problem(name, seed=0):
           "mean": mean, "scale": scale, "block": c["block"]}
     if "regularize_bias" in c:
         kw["regularize_bias"] = c["regularize_bias"]
+    if "statistics" in c:
+        kw["statistics"] = c["statistics"]
+    if c.get("weighted"):
+        kw["weights"] = rng.uniform(0.2, 3.0, n)
     return c, LAYOUTS[c["layout"]](X), Y, folds, PV, kw, Xp
 
 
@@ -355,7 +367,7 @@ def test_cv_cost_equals_the_python_engine(name):
     assert core.holdout is ref.holdout is c["holdout"]
     for gamma, sigma2 in POINTS:
         got, want = core.cost(gamma, sigma2), ref.cost(gamma, sigma2)
-        if c["task"] == "classification":
+        if c["task"] == "classification" and not c.get("weighted"):
             assert got == want, (gamma, sigma2)
         else:
             assert got == pytest.approx(want, rel=1e-12, abs=0), (gamma, sigma2)
@@ -380,7 +392,8 @@ def _compare_fits(core_fit, ref_fit):
 
 @pytest.mark.parametrize("name", ["reg rbf", "clf rbf holdout", "clf linear features", "reg k=2",
                                   "reg rows, standardized, blocks", "reg poly (sigma2 ignored)",
-                                  "reg rbf unregularized bias"])
+                                  "reg rbf unregularized bias", "reg rbf weighted", "clf linear features weighted",
+                                  "reg rows, standardized, blocks, weighted"])
 def test_cv_cost_fit_equals_the_python_engine(name):
     c, X, Y, folds, PV, kw, Xp = case_problem(name)
     core, ref = build(X, Y, folds, c["v"], PV, c["task"], **kw)
@@ -396,7 +409,8 @@ def test_cv_cost_fit_equals_the_python_engine(name):
         R = np.eye(F.shape[1])
         if not kw.get("regularize_bias", True):
             R[-1, -1] = 0.0
-        np.testing.assert_allclose(theta, np.linalg.solve(F.T @ F + R / gamma, F.T @ Y), rtol=1e-7,
+        w = kw.get("weights", np.ones(F.shape[0]))[:, None]  # weighted least squares: Phi^T W Phi, Phi^T W Y
+        np.testing.assert_allclose(theta, np.linalg.solve(F.T @ (w * F) + R / gamma, F.T @ (w * Y)), rtol=1e-7,
                                    atol=1e-7 * max(1.0, np.abs(theta).max()))
 
 
@@ -463,6 +477,9 @@ BAD_CV_COST = {
     "NaN target": (dict(Y=np.r_[np.nan, np.ones(39)].reshape(-1, 1)), "Y must be finite"),
     "0/1 labels": (dict(Y=np.r_[np.zeros(20), np.ones(20)].reshape(-1, 1)), "labels -1 or \\+1"),
     "no rows": (dict(Y=np.ones((0, 1)), folds=np.zeros(0, np.int32), rows=np.zeros(0, np.int64)), "no rows"),
+    "weights length": (dict(weights=np.ones(39)), "weights"),
+    "zero weight": (dict(weights=np.r_[0.0, np.ones(39)]), "weights must be finite and > 0"),
+    "infinite weight": (dict(weights=np.r_[np.inf, np.ones(39)]), "weights must be finite and > 0"),
 }
 
 

@@ -205,11 +205,13 @@ void register_fixed_size(py::module_& m) {
       .def(
           "add",
           [](FoldAccumulator& acc, const DoubleArray& X, const DoubleArray& Y, const std::optional<Int32Array>& folds,
-             const std::optional<DoubleArray>& out) {
+             const std::optional<DoubleArray>& out, const std::optional<DoubleArray>& weights) {
             ensure_blas();
             const MatrixView xv = view2d(X, "X"), yv = view2d(Y, "Y");
             std::optional<Contiguous1d<std::int32_t>> fc;
             if (folds) fc.emplace(*folds, "folds", xv.rows);
+            std::optional<Contiguous1d<double>> wc;
+            if (weights) wc.emplace(*weights, "weights", xv.rows);
             double* feats = nullptr;
             if (out) {  // the caller's buffer: no allocation, no copy
               DoubleArray o = *out;
@@ -223,13 +225,16 @@ void register_fixed_size(py::module_& m) {
               feats = o.mutable_data();
             }
             py::gil_scoped_release release;
-            acc.add(xv, yv, fc ? fc->data() : nullptr, feats);
+            acc.add(xv, yv, fc ? fc->data() : nullptr, feats, wc ? wc->data() : nullptr);
           },
           py::arg("X").noconvert(), py::arg("Y").noconvert(), py::arg("folds").noconvert() = py::none(),
-          py::arg("out").noconvert() = py::none(),
+          py::arg("out").noconvert() = py::none(), py::arg("weights").noconvert() = py::none(),
           "Add a row block: features, then the fold statistics G_u += Phi_u^T Phi_u, t_u += Phi_u^T Y_u (folds:\n"
           "the block's fold ids; None: fold 0). out: a (rows, dim) writeable C-contiguous array that also receives\n"
-          "the block's features [phi(X), 1].")
+          "the block's features [phi(X), 1]. weights: (rows,) finite weights > 0, the weighted sums\n"
+          "G_u += Phi_u^T W_u Phi_u, t_u += Phi_u^T W_u Y_u, yy_u += sum w y^2 (each row sqrt(w)-scaled on its way\n"
+          "into the rank-k update, with either statistics); out and the kept features stay unscaled, counts count\n"
+          "rows.")
       .def(
           "features",
           [](FoldAccumulator& acc, const DoubleArray& X) {
@@ -529,7 +534,8 @@ void register_fixed_size(py::module_& m) {
                        const DoubleArray& PV, const KernelParams& params, bool tune_rbf, Index n_features_linear,
                        CVTask task, const OptionalInt64& rows, const std::optional<DoubleArray>& mean,
                        const std::optional<DoubleArray>& scale, Index block, bool regularize_bias,
-                       std::int64_t feature_budget, int n_threads, Index cache_size, const std::string& statistics) {
+                       std::int64_t feature_budget, int n_threads, Index cache_size, const std::string& statistics,
+                       const std::optional<DoubleArray>& weights) {
              ensure_blas();
              const Statistics st = parse_statistics(statistics);
              CVRows data;
@@ -544,6 +550,7 @@ void register_fixed_size(py::module_& m) {
              data.Y = matrix_copy(Y, "Y");
              data.folds = Contiguous1d<std::int32_t>(folds, "folds", data.Y.rows()).to_vector();
              data.n_folds = n_folds;
+             if (weights) data.weights = vector_copy(*weights, "weights", data.Y.rows());
              return std::make_unique<CVCost>(std::move(data), matrix_copy(PV, "PV"), params, tune_rbf,
                                              n_features_linear, task, regularize_bias, feature_budget, n_threads,
                                              cache_size, st);
@@ -553,7 +560,10 @@ void register_fixed_size(py::module_& m) {
            py::arg("n_features_linear"), py::arg("task"), py::arg("rows").noconvert() = py::none(),
            py::arg("mean").noconvert() = py::none(), py::arg("scale").noconvert() = py::none(),
            py::arg("block") = 65536, py::arg("regularize_bias") = true, py::arg("feature_budget") = 1 << 30,
-           py::arg("n_threads") = 0, py::arg("cache_size") = 4, py::arg("statistics") = "auto")
+           py::arg("n_threads") = 0, py::arg("cache_size") = 4, py::arg("statistics") = "auto",
+           py::arg("weights").noconvert() = py::none(),
+           "weights: (n,) finite weights > 0 per problem row (None: unweighted): the weighted fold sums\n"
+           "(FoldAccumulator.add) and the weighted CV cost sum_i w_i L_i / (k sum_i w_i); no holdout identity.")
       .def(
           "cost",
           [](CVCost& cv, double gamma, double sigma2) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -187,7 +188,8 @@ FoldAccumulator::FoldAccumulator(RowMatrix PV, KernelParams params, RowMatrix P,
 }
 
 void FoldAccumulator::add_kernel_block(const MatrixView& X, Index r0, Index nr, const MatrixView& Y,
-                                       const Index* y_rows, Index u, double* features_out, const Index* out_rows) {
+                                       const Index* y_rows, Index u, double* features_out, const Index* out_rows,
+                                       const double* sqrt_w) {
   if (X.cols != pv_.cols()) throw std::invalid_argument("X has the wrong number of columns");
   W_.resize(nr, ext_);
   const MatrixView Xb = sub_rows(X, r0, nr);
@@ -212,19 +214,31 @@ void FoldAccumulator::add_kernel_block(const MatrixView& X, Index r0, Index nr, 
     W_(i, m_) = 1.0;
     for (Index j = 0; j < k_; ++j) W_(i, m_ + 1 + j) = Y(yi, j);
   }
-  auto Yc = W_.rightCols(k_);
-  yy_[u] += Yc.colwise().squaredNorm().transpose();
-  counts_[u] += nr;
-  if (!(ext_ >= blas::kMinDim && blas::syrk_lower_rowmajor(nr, ext_, W_.data(), ext_, G_[u].data(), ext_))) {
-    G_[u].selfadjointView<Eigen::Lower>().rankUpdate(W_.transpose());
-  }
-  if (features_out) {
+  if (features_out) {  // from the rows themselves (before any weighting)
     const RowMatrix F = W_.leftCols(m_) * P_;  // (5): phi(x) = P^T k_m(x)
     for (Index i = 0; i < nr; ++i) {
       double* dst = features_out + (out_rows ? out_rows[i] : r0 + i) * p_;
       for (Index j = 0; j + 1 < p_; ++j) dst[j] = F(i, j);
       dst[p_ - 1] = 1.0;
     }
+  }
+  // Weighted: row i of [K(x, PV), 1, y] times sqrt(w_i), so that its Gram sums C^T W C, C^T W Y and y^T W y. In place
+  // unless the block is kept (the kept rows stay unscaled: predict_kept's C (P~ theta) needs no weights).
+  RowMatrix* Wu = &W_;
+  if (sqrt_w) {
+    if (keep_) {
+      Ws_.resize(nr, ext_);
+      for (Index i = 0; i < nr; ++i) Ws_.row(i) = sqrt_w[y_rows ? y_rows[i] : r0 + i] * W_.row(i);
+      Wu = &Ws_;
+    } else {
+      for (Index i = 0; i < nr; ++i) W_.row(i) *= sqrt_w[y_rows ? y_rows[i] : r0 + i];
+    }
+  }
+  auto Yc = Wu->rightCols(k_);
+  yy_[u] += Yc.colwise().squaredNorm().transpose();
+  counts_[u] += nr;
+  if (!(ext_ >= blas::kMinDim && blas::syrk_lower_rowmajor(nr, ext_, Wu->data(), ext_, G_[u].data(), ext_))) {
+    G_[u].selfadjointView<Eigen::Lower>().rankUpdate(Wu->transpose());
   }
   if (keep_) {
     KeptChunk c;
@@ -351,22 +365,45 @@ void FoldAccumulator::features(const MatrixView& X, double* out) {
   }
 }
 
-void FoldAccumulator::add(const MatrixView& X, const MatrixView& Y, const std::int32_t* folds, double* features_out) {
+void FoldAccumulator::add(const MatrixView& X, const MatrixView& Y, const std::int32_t* folds, double* features_out,
+                          const double* weights) {
   if (Y.rows != X.rows || Y.cols != k_) throw std::invalid_argument("Y must be rows x n_targets");
   if (d_lin_ == 0) check_finite_rows(X, "X");
   if (folds) {
     for (Index i = 0; i < X.rows; ++i)
       if (folds[i] < 0 || folds[i] >= v_) throw std::invalid_argument("fold ids must lie in [0, n_folds)");
   }
+  std::vector<double> sq;  // sqrt(w_i): the factor of row i in everything summed (weighted least squares)
+  if (weights) {
+    sq.resize(static_cast<std::size_t>(X.rows));
+    for (Index i = 0; i < X.rows; ++i) {
+      if (!(std::isfinite(weights[i]) && weights[i] > 0.0)) {
+        std::ostringstream msg;
+        msg << "weights must be finite and > 0; row " << i << " has " << weights[i];
+        throw std::invalid_argument(msg.str());
+      }
+      sq[static_cast<std::size_t>(i)] = std::sqrt(weights[i]);
+    }
+  }
+  const double* sqrt_w = weights ? sq.data() : nullptr;
+  // The scaled copies of kept rows (Ws_, Fs_) are scratch of this call: released on every way out, so that an
+  // accumulator held in a cache keeps no chunk-sized buffer beyond what the feature budget counts.
+  struct ReleaseScratch {
+    FoldAccumulator* acc;
+    ~ReleaseScratch() {
+      acc->Ws_ = RowMatrix();
+      acc->Fs_.resize(0, 0);
+    }
+  } release{this};
   invalidate_totals();
   if (folds && v_ > 1) {
-    add_by_fold(X, Y, folds, features_out);
+    add_by_fold(X, Y, folds, features_out, sqrt_w);
     n_rows_ += X.rows;
     return;
   }
   if (kernel_) {
     for (Index r0 = 0; r0 < X.rows; r0 += chunk_) {
-      add_kernel_block(X, r0, std::min(chunk_, X.rows - r0), Y, nullptr, 0, features_out, nullptr);
+      add_kernel_block(X, r0, std::min(chunk_, X.rows - r0), Y, nullptr, 0, features_out, nullptr, sqrt_w);
     }
     n_rows_ += X.rows;
     return;
@@ -375,7 +412,7 @@ void FoldAccumulator::add(const MatrixView& X, const MatrixView& Y, const std::i
   for (Index r0 = 0; r0 < X.rows; r0 += chunk_) {
     const Index nr = std::min(chunk_, X.rows - r0);
     Yc.resize(nr, k_);
-    if (d_lin_ >= blas::kMinDim && !features_out && !keep_ && X.col_stride == 1 && blas::available()) {
+    if (d_lin_ >= blas::kMinDim && !features_out && !keep_ && !sqrt_w && X.col_stride == 1 && blas::available()) {
       // Explicit linear features, row-contiguous: the Gram's d x d block straight from X's rows (no copy into F),
       // then the bias row and t as X^T [Y, 1] (xt_y1) while those rows are still in cache, kLinearSub rows at a
       // time. As an Eigen product over large chunks (rows back from memory) this pass had cost a sizeable share of
@@ -413,22 +450,49 @@ void FoldAccumulator::add(const MatrixView& X, const MatrixView& Y, const std::i
     if (features_out) RowMatrixMap(features_out + r0 * p_, nr, p_) = F;
     for (Index j = 0; j < k_; ++j)
       for (Index i = 0; i < nr; ++i) Yc(i, j) = Y(r0 + i, j);
-    syrk_lower_panels(F, G_[0], threads_);
-    t_[0].noalias() += F.transpose() * Yc;
-    yy_[0] += Yc.colwise().squaredNorm().transpose();
-    counts_[0] += nr;
-    if (keep_) {
-      KeptChunk c;
-      c.start = n_rows_ + r0;
-      c.F = std::move(F);  // F is re-allocated by the next compute_features
-      kept_.push_back(std::move(c));
-    }
+    add_feature_piece(F, Yc, 0, sqrt_w, nullptr, r0);  // F is re-allocated by the next compute_features
   }
   n_rows_ += X.rows;
 }
 
+void FoldAccumulator::add_feature_piece(Eigen::MatrixXd& F, Eigen::MatrixXd& Yc, Index u, const double* sqrt_w,
+                                        const Index* rows, Index r0) {
+  const Index nr = F.rows();
+  // Weighted: rows scaled by sqrt(w_i), so that the products below are Phi_u^T W_u Phi_u, Phi_u^T W_u Y_u and
+  // sum w y^2; F itself in place unless it is kept (the kept features stay those of the rows).
+  const Eigen::MatrixXd* Fu = &F;
+  if (sqrt_w) {
+    Eigen::VectorXd s(nr);
+    for (Index i = 0; i < nr; ++i) s(i) = sqrt_w[rows ? rows[i] : r0 + i];
+    Yc.array().colwise() *= s.array();
+    if (keep_) {
+      Fs_ = F.array().colwise() * s.array();
+      Fu = &Fs_;
+    } else {
+      F.array().colwise() *= s.array();
+    }
+  }
+  syrk_lower_panels(*Fu, G_[u], threads_);
+  t_[u].noalias() += Fu->transpose() * Yc;
+  yy_[u] += Yc.colwise().squaredNorm().transpose();
+  counts_[u] += nr;
+  if (keep_) {
+    KeptChunk c;
+    c.fold = u;
+    if (rows) {  // the fold-sorted chunk as it is (on magic at m = 50, the copy back to stream order had cost a
+                 // quarter of the accumulation)
+      c.rows.resize(nr);
+      for (Index i = 0; i < nr; ++i) c.rows[i] = n_rows_ + rows[i];
+    } else {
+      c.start = n_rows_ + r0;
+    }
+    c.F = std::move(F);
+    kept_.push_back(std::move(c));
+  }
+}
+
 void FoldAccumulator::add_by_fold(const MatrixView& X, const MatrixView& Y, const std::int32_t* folds,
-                                  double* features_out) {
+                                  double* features_out, const double* sqrt_w) {
   // Stable counting sort of the block's rows by fold, then each fold's rows in pieces of up to chunk rows: the
   // input rows (d columns) are gathered before the features are computed, so a fold is a contiguous row range of
   // F (gathering F itself, p columns with p >> d, had cost more than the products on the magic set). Sorting the
@@ -451,7 +515,7 @@ void FoldAccumulator::add_by_fold(const MatrixView& X, const MatrixView& Y, cons
       Xg.resize(nr, X.cols);
       for (Index i = 0; i < nr; ++i) X.pack_rows(rows[i], 1, Xg.data() + i * X.cols);
       if (kernel_) {
-        add_kernel_block(view_of(Xg), 0, nr, Y, rows, u, features_out, rows);
+        add_kernel_block(view_of(Xg), 0, nr, Y, rows, u, features_out, rows, sqrt_w);
         continue;
       }
       Yc.resize(nr, k_);
@@ -467,19 +531,7 @@ void FoldAccumulator::add_by_fold(const MatrixView& X, const MatrixView& Y, cons
           }
         }
       }
-      syrk_lower_panels(F, G_[u], threads_);
-      t_[u].noalias() += F.transpose() * Yc;
-      yy_[u] += Yc.colwise().squaredNorm().transpose();
-      counts_[u] += nr;
-      if (keep_) {  // the fold-sorted chunk as it is (on magic at m = 50, the copy back to stream order had cost
-                    // a quarter of the accumulation)
-        KeptChunk c;
-        c.fold = u;
-        c.rows.resize(nr);
-        for (Index i = 0; i < nr; ++i) c.rows[i] = n_rows_ + rows[i];
-        c.F = std::move(F);
-        kept_.push_back(std::move(c));
-      }
+      add_feature_piece(F, Yc, u, sqrt_w, rows, 0);
     }
   }
 }

@@ -286,6 +286,13 @@ CVCost::CVCost(CVRows data, RowMatrix PV, KernelParams params, bool tune_rbf, In
   if (data_.n_folds < 1) throw std::invalid_argument("n_folds must be >= 1");
   for (const auto f : data_.folds)
     if (f < 0 || f >= data_.n_folds) throw std::invalid_argument("fold ids must lie in [0, n_folds)");
+  const bool weighted = data_.weights.size() > 0;
+  if (weighted) {
+    if (data_.weights.size() != n) throw std::invalid_argument("weights must hold one weight per fold id");
+    if (!(data_.weights.array().isFinite() && data_.weights.array() > 0.0).all()) {
+      throw std::invalid_argument("weights must be finite and > 0");
+    }
+  }
   const Index p = (pv_.rows() > 0 ? pv_.rows() : d) + 1;  // before the small eigenpairs are dropped
   // What is kept per row: the features, or with kernel statistics the block [K(x, PV), 1, y] (the larger).
   const Index kept = pv_.rows() > 0 ? FoldAccumulator::kept_row_doubles(pv_.rows(), data_.Y.cols()) : p;
@@ -297,7 +304,8 @@ CVCost::CVCost(CVRows data, RowMatrix PV, KernelParams params, bool tune_rbf, In
   }
   // Small problems run on one thread: an OpenMP barrier costs milliseconds on a loaded machine.
   n_threads_ = static_cast<double>(n) * static_cast<double>(p) * static_cast<double>(p) < 2e8 ? 1 : n_threads;
-  holdout_ = pv_.rows() > 0 && holdout_cheaper(n, p, data_.n_folds);
+  // The holdout identity works on the unweighted rows of Phi_e: weighted fits take the per-fold solves.
+  holdout_ = pv_.rows() > 0 && !weighted && holdout_cheaper(n, p, data_.n_folds);
 }
 
 KernelParams CVCost::params_for(double sigma2) const {
@@ -363,7 +371,8 @@ CVCost::Stats& CVCost::stats(double sigma2) {
     yv.row_stride = data_.Y.cols();
     yv.col_stride = 1;
     s.acc->add(view_of(xb), yv, holdout_ ? nullptr : data_.folds.data() + t0,
-               holdout_ ? s.Phi.data() + t0 * s.Phi.cols() : nullptr);
+               holdout_ ? s.Phi.data() + t0 * s.Phi.cols() : nullptr,
+               data_.weights.size() ? data_.weights.data() + t0 : nullptr);
     t0 = t1;
   }
   cache_.push_front(std::move(s));
@@ -391,18 +400,22 @@ double CVCost::cost(double gamma, double sigma2) {
   } else {
     s.acc->predict_kept(s.acc->fold_solve(gamma, regularize_bias_), RowMatrixMap(f.data(), n, k));
   }
+  const bool weighted = data_.weights.size() > 0;
   double total = 0.0;
   for (Index i = 0; i < n; ++i) {
+    double row = 0.0;  // L_i summed over the targets
     for (Index j = 0; j < k; ++j) {
       if (task_ == CVTask::Regression) {
         const double e = data_.Y(i, j) - f(i, j);
-        total += e * e;
+        row += e * e;
       } else {
-        total += (f(i, j) >= 0 ? 1.0 : -1.0) != data_.Y(i, j) ? 1.0 : 0.0;
+        row += (f(i, j) >= 0 ? 1.0 : -1.0) != data_.Y(i, j) ? 1.0 : 0.0;
       }
     }
+    total += weighted ? data_.weights(i) * row : row;
   }
-  return total / static_cast<double>(n * k);
+  // the weighted mean sum_i w_i L_i / (k sum_i w_i), or the plain one
+  return total / (weighted ? data_.weights.sum() * static_cast<double>(k) : static_cast<double>(n * k));
 }
 
 std::pair<RowMatrix, Eigen::MatrixXd> CVCost::fit(double gamma, double sigma2) {

@@ -392,6 +392,8 @@ class DaskCVEngine(CVEngine):
 
     def __init__(self, source: DaskSource, Y: np.ndarray, mask: np.ndarray | None, folds: np.ndarray, n_folds: int,
                  PV: np.ndarray | None, make_params: ParamsFactory, task: str, **kwargs: Any):
+        if kwargs.get("weights") is not None:  # its passes sum unweighted chunks on the workers
+            raise NotImplementedError("DaskCVEngine takes no weights: use CVEngine over the row blocks")
         super().__init__(None, folds, n_folds, PV, make_params, task, **kwargs)
         self.holdout = False  # the fold models are solved here and sent to the workers (per-fold statistics)
         self.source = source

@@ -83,7 +83,6 @@ from svmopt.tuning import (
     GAMMA_PATH,
     CoreCVEngine,
     CVEngine,
-    WeightedCVEngine,
     csa_simplex,
     linear_accumulator,
     make_folds,
@@ -504,13 +503,14 @@ class _FixedSizeLSSVM(BaseEstimator):
             def progress(it):
                 return tqdm(it, desc="row blocks", leave=False, unit="block")
 
-        def make_engine(folds_, v_, progress_=None) -> CVEngine | CoreCVEngine | WeightedCVEngine:
-            kw = {"regularize_bias": self.regularize_bias, "feature_budget": budget, "n_threads": threads,
-                  "n_features": d, "statistics": self.statistics}
+        def make_engine(folds_, v_, progress_=None) -> CVEngine | CoreCVEngine:
+            kw: dict[str, Any] = {"regularize_bias": self.regularize_bias, "feature_budget": budget,
+                                  "n_threads": threads, "n_features": d, "statistics": self.statistics}
             PVx = None if mode == "linear" else PV
-            if wp is not None:  # weighted least squares: Phi^T W Phi, Phi^T W y and a weighted CV cost
-                return WeightedCVEngine(blocks, folds_, v_, PVx, make_params, self._task, weights=wp,
-                                        progress=progress_, **kw)
+            # Weighted least squares (Phi^T W Phi, Phi^T W y summed in the core, a weighted CV cost): the engines
+            # below take the weights (sample weights come with in-memory or memmap X only: _weights_and_folds).
+            if wp is not None:
+                kw["weights"] = wp
             if isinstance(src, DaskSource):
                 return DaskCVEngine(src, T, mask, folds_, v_, PVx, make_params, self._task, **kw)
             # kept per row: the features, or the kernel block [K(x, PV), 1, y] (kernel statistics)
@@ -624,7 +624,7 @@ class _FixedSizeLSSVM(BaseEstimator):
         P, theta = engine.fit(gamma, sigma2)
         w, b = theta[:-1, 0], float(theta[-1, 0])
         coef = w if P is None else P @ w
-        statistics = "features" if wp is not None else resolve_statistics(P, 1, self.statistics)
+        statistics = resolve_statistics(P, 1, self.statistics)
         return {"gamma": gamma, "sigma2": sigma2 if mode == "rbf" else math.nan, "cv_score": cv_score, "coef": coef,
                 "intercept": b, "n_evals": n_evals, "n_passes": engine.n_passes, "n_rows": n_p,
                 "statistics": statistics}
@@ -927,8 +927,11 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
     rows). Rows of weight 0 are left out. The prototypes are *not* chosen by weight: the Rényi-entropy (or random)
     selection runs on the rows of positive weight as if unweighted (the entropy bandwidths too), so with selected
     prototypes a weighted fit differs from the fit on repeated rows; with ``prototypes`` given (and fixed gamma,
-    sigma2) integer weights give the same model as repeated rows. Weighted fits compute their statistics from the
-    features (``statistics`` does not apply).
+    sigma2) integer weights give the same model as repeated rows. The weights enter the streaming pass in the core
+    (each row of the features, or of the kernel block with ``statistics="kernel"``, scaled by sqrt(w_i) on its way
+    into the per-fold sums), so ``statistics`` applies as to unweighted fits, and a weighted fit takes the same
+    passes as an unweighted one; it forgoes only the holdout identity of the fast CV (many small folds) and, for
+    explicit linear features, the dsyrk straight on X's rows.
 
     Attributes
     ----------

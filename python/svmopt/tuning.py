@@ -15,7 +15,8 @@ These take any Python cost. The estimators' default path tunes in-memory data wi
   stream of row blocks: one pass over the data per sigma^2 collects the per-fold Phi_u^T Phi_u, Phi_u^T Y_u
   (C++ blockwise accumulation); each gamma then costs v Cholesky solves plus the residuals. With the features
   over the memory budget it runs the blocked Algorithm 3B (second pass for the residuals, or the SSE shortcut
-  for the MSE when it does not cancel).
+  for the MSE when it does not cancel). With per-row weights (``sample_weight``, ``class_weight``) the same engine
+  sums Phi_u^T W_u Phi_u, Phi_u^T W_u Y_u in the core and scores the weighted mean of the held-out losses.
 * :func:`simple_cv_cost` -- the "simple" CV the paper compares against (Tables 3-4): everything recomputed per
   fold.
 
@@ -41,7 +42,6 @@ __all__ = [
     "CVEngine",
     "CoreCVEngine",
     "TuningResult",
-    "WeightedCVEngine",
     "csa",
     "csa_simplex",
     "holdout_cheaper",
@@ -366,23 +366,38 @@ class CVEngine:
     statistics : "auto", "features" or "kernel": what the accumulator sums per fold (``FoldAccumulator``):
         Phi_u^T Phi_u, or C_u^T C_u of the kernel block C = [K(X, PV), 1] mapped by P once per sigma^2 (n m^2
         flops a pass instead of 2 n m m' + n m'^2); "auto": the kernel block where the core prefers it.
+    weights : None, or one finite weight w_i > 0 per row (stream order): weighted least squares (``sample_weight``
+        / ``class_weight``), row i entering every sum with its weight, so that the model minimises
+        sum_i w_i (y_i - phi_e(x_i)^T theta)^2 + theta^T R theta / gamma. The accumulator sums
+        G_u = Phi_u^T W_u Phi_u, t_u = Phi_u^T W_u Y_u and yy_u = sum w y^2 (``FoldAccumulator.add(weights=...)``:
+        the bias column included, either statistics), the fold models (20)-(21) and the final fit (7) are the ridge
+        solves on these sums, and the CV cost is the weighted mean of the held-out losses,
+        sum_i w_i L_i / (k sum_i w_i) over the k targets (squared error, or the misclassification of sign(f)); a
+        streamed regression takes the weighted SSE from the fold sums, divided by k sum_i w_i.
 
     Fold solves: v Cholesky factorizations of (20)-(21) (``_core.fixed_size.fast_cv_solve``), or, when Phi_e is in
     memory and :func:`holdout_cheaper` says so (many folds that are small next to p), the holdout identity from one
     factorization of the whole-data system (``_core.fixed_size.fast_cv_holdout``); the two give the same predictions
     to rounding (tests/test_tuning.py). ``holdout`` is the attribute that decides (set it to False to force the
-    per-fold form).
+    per-fold form); weighted engines always take the per-fold form.
     """
 
     def __init__(self, blocks: BlockFactory | None, folds: np.ndarray, n_folds: int, PV: np.ndarray | None,
                  make_params: ParamsFactory, task: str, *, n_targets: int = 1, regularize_bias: bool = True,
                  feature_budget: int = 1 << 30, n_threads: int = 0, cache_size: int = 4, n_features: int | None = None,
                  progress: Callable[[Iterable[Block]], Iterable[Block]] | None = None,
-                 statistics: Statistics = "auto"):
+                 statistics: Statistics = "auto", weights: np.ndarray | None = None):
         self.blocks = blocks
         self.folds = np.ascontiguousarray(folds, dtype=np.int32)
         self.n = self.folds.size
         self.v = int(n_folds)
+        self.w: np.ndarray | None = None
+        if weights is not None:
+            self.w = np.ascontiguousarray(weights, dtype=np.float64)
+            if self.w.shape != (self.n,) or not np.all(np.isfinite(self.w)) or not np.all(self.w > 0):
+                raise ValueError("weights must hold one finite weight > 0 per row")
+        # The denominator of the pooled CV cost (before the k targets): the rows, or the weight sum.
+        self.total = float(self.n) if self.w is None else float(self.w.sum())
         self.PV = None if PV is None else np.asarray(PV, dtype=np.float64)
         self.make_params = make_params
         self.task = task
@@ -402,8 +417,9 @@ class CVEngine:
         # Small problems run on one thread: an OpenMP barrier costs milliseconds on a loaded machine.
         self.n_threads = 1 if self.n * p * p < 2e8 else n_threads
         # In memory, small folds are solved by the holdout identity from the whole-data system (one factorization
-        # instead of v); the fold statistics are then the whole-data G, t only (one fold in the accumulator).
-        self.holdout = PV is not None and holdout_cheaper(self.n, p, self.v)
+        # instead of v); the fold statistics are then the whole-data G, t only (one fold in the accumulator). It works
+        # on the rows of Phi_e unweighted: weighted engines solve the folds.
+        self.holdout = PV is not None and self.w is None and holdout_cheaper(self.n, p, self.v)
         self._cache: OrderedDict[float, dict[str, Any]] = OrderedDict()
         self.cache_size = cache_size
         self.n_passes = 0
@@ -453,7 +469,7 @@ class CVEngine:
         if key in self._cache:
             self._cache.move_to_end(key)
             return self._cache[key]
-        holdout = self.holdout and self.n * (self.p_max + self.k) * 8 <= self.feature_budget
+        holdout = self.holdout and self.w is None and self.n * (self.p_max + self.k) * 8 <= self.feature_budget
         # Per-fold form: the accumulator keeps the features itself, in the fold order it computes them in
         # (predict_kept); the holdout identity needs Phi_e in stream order (written while accumulating).
         acc, P = self._accumulator(sigma2, 1 if holdout else self.v, keep=not holdout)
@@ -468,8 +484,8 @@ class CVEngine:
                 Y[r0:r0 + nb] = Yb.reshape(nb, self.k)
             if Phi is not None:  # holdout
                 acc.add(Xb, Yb, None, out=Phi[r0:r0 + nb])
-            else:
-                acc.add(Xb, Yb, self.folds[r0:r0 + nb])
+            else:  # weighted: the block's rows scaled by sqrt(w) in the core on their way into the sums
+                acc.add(Xb, Yb, self.folds[r0:r0 + nb], weights=None if self.w is None else self.w[r0:r0 + nb])
         entry = _FoldStats(P=P, acc=acc, holdout=holdout, kept=acc.keeps_features,
                            kept_bytes=self._kept_bytes(holdout) if Y is not None else 0)
         if Y is not None:
@@ -525,13 +541,13 @@ class CVEngine:
 
     def cost(self, gamma: float, sigma2: float) -> float:
         """CV cost (19)-(21): misclassification rate (classification) or MSE (regression), pooled over folds.
-        For k > 1 targets the mean over targets."""
+        For k > 1 targets the mean over targets; with weights the weighted mean, sum_i w_i L_i / (k sum_i w_i)."""
         self.n_evals += 1
         s = self.stats(sigma2)
         if self.task == "regression" and not s.get("kept") and s["Phi"] is None:
-            sse = _fold_sum_sse(self._fold_models(s, gamma), s["G"], s["t"], s["yy"])
+            sse = _fold_sum_sse(self._fold_models(s, gamma), s["G"], s["t"], s["yy"])  # weighted with the sums
             if sse is not None:
-                return sse / (self.n * self.k)
+                return sse / (self.total * self.k)
         return self._pooled_error(gamma, sigma2)
 
     def cost_path(self, gammas: Iterable[float], sigma2: float) -> np.ndarray:
@@ -546,20 +562,28 @@ class CVEngine:
         self.n_evals += len(gammas)
         theta, todo = _stack_fold_models(lambda g: self._fold_models(s, g), gammas)
         streamed_mse = self.task == "regression" and not s.get("kept") and s["Phi"] is None
-        return _path_cost_vector(theta, todo, self.k, float(self.n), s if streamed_mse else None,
+        return _path_cost_vector(theta, todo, self.k, self.total, s if streamed_mse else None,
                                  lambda th: self._path_error_sums(s, th, sigma2))
 
+    def _row_sums(self, losses: np.ndarray, r0: int = 0) -> np.ndarray:
+        """Per-column sums of the losses of rows r0, r0 + 1, ... (stream order), each row times its weight if any."""
+        if self.w is None:
+            return losses.sum(axis=0)
+        return self.w[r0:r0 + losses.shape[0]] @ losses
+
     def _path_error_sums(self, s: dict, theta: np.ndarray, sigma2: float) -> np.ndarray:
-        """Summed held-out losses of every column of the stacked fold models ``theta`` (v, p, c)."""
+        """Summed (weighted) held-out losses of every column of the stacked fold models ``theta`` (v, p, c)."""
         if s.get("kept") or s["Phi"] is not None:
             err = np.empty(theta.shape[2])
             for c in _column_groups(theta.shape[2], self.k, self.n):
                 f, Y = self._held_out(s, np.ascontiguousarray(theta[:, :, c]))
-                err[c] = _column_losses(f, Y, self.task).sum(axis=0)
+                err[c] = self._row_sums(_column_losses(f, Y, self.task))
             return err
         err = np.zeros(theta.shape[2])
+        r0 = 0  # the blocks of rows come in stream order (empty ones skipped)
         for f, Y in self._streamed_predictions(s, theta, sigma2):
-            err += _column_losses(f, Y, self.task).sum(axis=0)
+            err += self._row_sums(_column_losses(f, Y, self.task), r0)
+            r0 += f.shape[0]
         return err
 
     def _held_out(self, s: dict, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -570,15 +594,20 @@ class CVEngine:
         return _core.fixed_size.fold_predict(s["Phi"], self.folds, theta, self.n_threads), s["Y"]
 
     def _pooled_error(self, gamma: float, sigma2: float) -> float:
-        """Pooled CV error of the fold models over all rows (the mean in (19)-(21)); one place to override for
-        backends that reduce the errors where the data live (:class:`svmopt.distributed.DaskCVEngine`)."""
+        """Pooled CV error of the fold models over all rows (the mean in (19)-(21); weighted: sum_i w_i L_i /
+        (k sum_i w_i)); one place to override for backends that reduce the errors where the data live
+        (:class:`svmopt.distributed.DaskCVEngine`)."""
         f, Y = self.predictions(gamma, sigma2)
+        if self.w is not None:
+            loss = (Y - f) ** 2 if self.task == "regression" else (np.where(f >= 0, 1.0, -1.0) != Y).astype(np.float64)
+            return float(self.w @ loss.sum(axis=1)) / (self.total * self.k)
         if self.task == "regression":
             return float(np.mean((Y - f) ** 2))
         return float(np.mean(np.where(f >= 0, 1.0, -1.0) != Y))
 
     def fit(self, gamma: float, sigma2: float) -> tuple[np.ndarray | None, np.ndarray]:
-        """Final fit (7) on all rows: (P, theta) with theta = [w; b] (p x k)."""
+        """Final fit (7) on all rows: (P, theta) with theta = [w; b] (p x k); with weights
+        theta = (Phi^T W Phi + R/gamma)^{-1} Phi^T W Y."""
         s = self.stats(sigma2)
         if s.get("acc") is not None:  # summed in the core (kernel statistics: mapped once, not per fold)
             G, t = s["acc"].totals()
@@ -593,13 +622,14 @@ class CoreCVEngine:
     blocks of ``block`` rows (the blocks :class:`CVEngine` is fed from a :class:`svmopt._sources.Source`), with the
     features kept in memory (they must fit ``feature_budget``). The same costs as :class:`CVEngine` on the same
     blocks (tests/test_tuning_core.py), and :meth:`tune` runs CSA + simplex on them with no Python call per
-    evaluation."""
+    evaluation. ``weights`` (one per problem row, finite and > 0; None: unweighted): the weighted problem of
+    :class:`CVEngine` (the weighted fold sums, the weighted CV cost, the per-fold solves)."""
 
     def __init__(self, X: np.ndarray, rows: np.ndarray | None, mean: np.ndarray | None, scale: np.ndarray | None,
                  block: int, Y: np.ndarray, folds: np.ndarray, n_folds: int, PV: np.ndarray | None,
                  make_params: ParamsFactory, task: str, *, tune_rbf: bool, n_features: int,
                  regularize_bias: bool = True, feature_budget: int = 1 << 30, n_threads: int = 0,
-                 statistics: Statistics = "auto"):
+                 statistics: Statistics = "auto", weights: np.ndarray | None = None):
         linear = PV is None
         params = _core.kernels.KernelParams(_core.kernels.KernelKind.linear) if linear else make_params(1.0)
         self._cv = _core.fixed_size.CVCost(
@@ -611,7 +641,7 @@ class CoreCVEngine:
             mean=None if mean is None else np.asarray(mean, dtype=np.float64),
             scale=None if scale is None else np.asarray(scale, dtype=np.float64), block=int(block),
             regularize_bias=bool(regularize_bias), feature_budget=int(feature_budget), n_threads=int(n_threads),
-            statistics=statistics)
+            statistics=statistics, weights=None if weights is None else np.ascontiguousarray(weights, dtype=np.float64))
 
     @staticmethod
     def fits(n: int, p: int, feature_budget: int) -> bool:
@@ -649,175 +679,6 @@ class CoreCVEngine:
             np.asarray(upper, dtype=np.float64), bool(tune_gamma), bool(tune_sigma2), float(gamma), float(sigma2),
             n_csa=int(n_csa), n_simplex=int(n_simplex), inner=int(inner), seed=int(seed), step=float(step),
             time_limit=time_limit))
-
-
-class WeightedCVEngine:
-    """Fast v-fold CV (19)-(21) and final fit (7) of one *weighted* least-squares problem (``sample_weight`` /
-    ``class_weight``): row i enters every sum with its weight w_i > 0, so the model minimises
-    sum_i w_i (y_i - phi_e(x_i)^T theta)^2 + theta^T R theta / gamma.
-
-    One streaming pass per sigma^2 computes the extended features Phi_e = [phi(X), 1] of each block in the core
-    (``FoldAccumulator.features``, eq. (5)) and sums per fold G_u = Phi_u^T W_u Phi_u and t_u = Phi_u^T W_u Y_u
-    (the bias column included: its diagonal entry is the fold's weight sum) as (sqrt(W) Phi)^T (sqrt(W) Phi); the
-    fold models are those of (20)-(21) on these sums (``fast_cv_solve``), and the CV cost is the weighted mean of
-    the held-out losses, sum_i w_i L_i / sum_i w_i (squared error, or the misclassification of sign(f)). Phi_e is
-    kept for the held-out predictions when it fits ``feature_budget``, else recomputed in a second pass (the MSE
-    from the fold sums when it does not cancel, as :class:`CVEngine`). The same interface as :class:`CVEngine`
-    (``cost``, ``fit``, ``n_passes``, ``n_evals``); feature statistics only (``statistics`` does not apply).
-    """
-
-    def __init__(self, blocks: BlockFactory, folds: np.ndarray, n_folds: int, PV: np.ndarray | None,
-                 make_params: ParamsFactory, task: str, *, weights: np.ndarray, n_targets: int = 1,
-                 regularize_bias: bool = True, feature_budget: int = 1 << 30, n_threads: int = 0,
-                 cache_size: int = 4, n_features: int | None = None,
-                 progress: Callable[[Iterable[Block]], Iterable[Block]] | None = None, **_: Any):
-        self.blocks = blocks
-        self.folds = np.ascontiguousarray(folds, dtype=np.int32)
-        self.n = self.folds.size
-        self.v = int(n_folds)
-        self.w = np.ascontiguousarray(weights, dtype=np.float64)
-        if self.w.shape != (self.n,) or not np.all(self.w > 0) or not np.all(np.isfinite(self.w)):
-            raise ValueError("weights must hold one finite weight > 0 per row")
-        self.PV = None if PV is None else np.asarray(PV, dtype=np.float64)
-        if self.PV is None and n_features is None:
-            raise TypeError(f"{type(self).__name__}: n_features is required with explicit linear features (PV=None)")
-        self.n_features = n_features
-        self.make_params = make_params
-        self.task = task
-        self.k = int(n_targets)
-        self.regularize_bias = regularize_bias
-        self.feature_budget = feature_budget
-        p = (self.PV.shape[0] if self.PV is not None else int(n_features or 0)) + 1
-        self.n_threads = 1 if self.n * p * p < 2e8 else n_threads
-        self.cache_size = cache_size
-        self._cache: OrderedDict[float, dict[str, Any]] = OrderedDict()
-        self.progress = progress
-        self.n_passes = 0
-        self.n_evals = 0
-
-    def featurizer(self, sigma2: float) -> tuple[_core.fixed_size.FoldAccumulator, np.ndarray | None]:
-        """An accumulator used only for its feature map [phi(x), 1] at ``sigma2``, and P (None: linear)."""
-        if self.PV is None:
-            return linear_accumulator(int(self.n_features or 0), n_threads=self.n_threads), None
-        params = self.make_params(sigma2)
-        P, _ = nystrom_projection(self.PV, params, self.n_threads)
-        return _core.fixed_size.FoldAccumulator(self.PV, params, P, n_threads=self.n_threads,
-                                                statistics="features"), P
-
-    def _iter(self) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-        r0 = 0
-        it = self.blocks()
-        if self.progress is not None:
-            it = self.progress(it)
-        for Xb, Yb in it:
-            Yb = np.asarray(Yb, dtype=np.float64).reshape(Xb.shape[0], -1)
-            yield r0, np.ascontiguousarray(Xb, dtype=np.float64), Yb
-            r0 += Xb.shape[0]
-        if r0 != self.n:
-            raise ValueError(f"the block stream yielded {r0} rows, expected {self.n}; it must be re-iterable")
-
-    def stats(self, sigma2: float) -> dict[str, Any]:
-        """Per-fold weighted sums for one sigma^2 (cached): G (v, p, p), t (v, p, k), yy (v, k: sum w y^2),
-        wsum (v,), the featurizer, P, and Phi_e and Y in stream order when kept."""
-        key = float(sigma2)
-        if key in self._cache:
-            self._cache.move_to_end(key)
-            return self._cache[key]
-        feat, P = self.featurizer(sigma2)
-        p, v, k = feat.dim, self.v, self.k
-        G, t = np.zeros((v, p, p)), np.zeros((v, p, k))
-        yy, wsum = np.zeros((v, k)), np.zeros(v)
-        keep = self.n * (p + k) * 8 <= self.feature_budget  # Phi_e and Y in stream order
-        _make_room(self._cache, self.n * (p + k) * 8 if keep else 0, self.feature_budget)
-        Phi = np.empty((self.n, p)) if keep else None
-        Y = np.empty((self.n, k)) if keep else None
-        self.n_passes += 1
-        for r0, Xb, Yb in self._iter():
-            nb = Xb.shape[0]
-            F = feat.features(Xb)
-            if Phi is not None and Y is not None:
-                Phi[r0:r0 + nb], Y[r0:r0 + nb] = F, Yb
-            wb, fb = self.w[r0:r0 + nb], self.folds[r0:r0 + nb]
-            sq = np.sqrt(wb)[:, None]
-            Fs, Ys = F * sq, Yb * sq
-            for u in np.unique(fb):
-                sel = fb == u
-                Fu, Yu = Fs[sel], Ys[sel]
-                G[u] += Fu.T @ Fu
-                t[u] += Fu.T @ Yu
-                yy[u] += (Yu**2).sum(axis=0)
-                wsum[u] += wb[sel].sum()
-        entry = {"G": G, "t": t, "yy": yy, "wsum": wsum, "feat": feat, "P": P, "Phi": Phi, "Y": Y,
-                 "kept_bytes": self.n * (p + k) * 8 if keep else 0}
-        _remember(self._cache, key, entry, self.cache_size)
-        return entry
-
-    def predictions(self, gamma: float, sigma2: float) -> tuple[np.ndarray, np.ndarray]:
-        """Every row predicted by its own fold's weighted model, and the targets (stream order)."""
-        s = self.stats(sigma2)
-        theta = _core.fixed_size.fast_cv_solve(s["G"], s["t"], float(gamma), self.regularize_bias, self.n_threads)
-        if s["Phi"] is not None:
-            return _core.fixed_size.fold_predict(s["Phi"], self.folds, theta, self.n_threads), s["Y"]
-        self.n_passes += 1
-        F, Ys = [], []
-        for r0, Xb, Yb in self._iter():
-            fb = self.folds[r0:r0 + Xb.shape[0]]
-            F.append(_core.fixed_size.fold_predict(s["feat"].features(Xb), fb, theta, self.n_threads))
-            Ys.append(Yb)
-        return np.concatenate(F), np.concatenate(Ys)
-
-    def cost(self, gamma: float, sigma2: float) -> float:
-        """Weighted CV cost: sum_i w_i L_i / sum_i w_i over the held-out rows (the mean over targets)."""
-        self.n_evals += 1
-        s = self.stats(sigma2)
-        W = float(self.w.sum())
-        if self.task == "regression" and s["Phi"] is None:  # the weighted SSE from the fold sums
-            theta = _core.fixed_size.fast_cv_solve(s["G"], s["t"], float(gamma), self.regularize_bias,
-                                                   self.n_threads)
-            sse = _fold_sum_sse(theta, s["G"], s["t"], s["yy"])
-            if sse is not None:
-                return sse / (W * self.k)
-        f, Y = self.predictions(gamma, sigma2)
-        if self.task == "regression":
-            loss = (Y - f) ** 2
-        else:
-            loss = (np.where(f >= 0, 1.0, -1.0) != Y).astype(np.float64)
-        return float(self.w @ loss.sum(axis=1)) / (W * self.k)
-
-    def cost_path(self, gammas: Iterable[float], sigma2: float) -> np.ndarray:
-        """Weighted :meth:`cost` at every gamma of ``gammas`` on one sigma^2's sums (one pass, cached), the held-out
-        predictions of all gammas together (kept features, or one more pass for the whole path)."""
-        gammas = [float(g) for g in gammas]
-        s = self.stats(sigma2)
-        self.n_evals += len(gammas)
-        theta, todo = _stack_fold_models(
-            lambda g: _core.fixed_size.fast_cv_solve(s["G"], s["t"], g, self.regularize_bias, self.n_threads), gammas)
-
-        def error_sums(th: np.ndarray) -> np.ndarray:
-            err = np.zeros(th.shape[2])
-            if s["Phi"] is not None:
-                for c in _column_groups(th.shape[2], self.k, self.n):
-                    f = _core.fixed_size.fold_predict(s["Phi"], self.folds, np.ascontiguousarray(th[:, :, c]),
-                                                      self.n_threads)
-                    err[c] = self.w @ _column_losses(f, s["Y"], self.task)
-                return err
-            self.n_passes += 1
-            for r0, Xb, Yb in self._iter():
-                if Xb.shape[0] == 0:
-                    continue
-                sl = slice(r0, r0 + Xb.shape[0])
-                f = _core.fixed_size.fold_predict(s["feat"].features(Xb), self.folds[sl], th, self.n_threads)
-                err += self.w[sl] @ _column_losses(f, Yb, self.task)
-            return err
-
-        streamed_mse = self.task == "regression" and s["Phi"] is None
-        return _path_cost_vector(theta, todo, self.k, float(self.w.sum()), s if streamed_mse else None, error_sums)
-
-    def fit(self, gamma: float, sigma2: float) -> tuple[np.ndarray | None, np.ndarray]:
-        """Final weighted fit (7) on all rows: (P, theta), theta = (Phi^T W Phi + R/gamma)^{-1} Phi^T W Y."""
-        s = self.stats(sigma2)
-        return s["P"], _core.fixed_size.ridge_solve(s["G"].sum(axis=0), s["t"].sum(axis=0), float(gamma),
-                                                    self.regularize_bias)
 
 
 def _cost_or_inf(cost: Callable[[float, float], float], gamma: float, sigma2: float) -> float:

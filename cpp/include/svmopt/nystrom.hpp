@@ -77,13 +77,21 @@ class FoldAccumulator {
 
   // Add the rows of a block. Y: rows x n_targets. folds: one fold id in [0, v) per row, or empty
   // (all rows in fold 0). features_out (optional, rows x dim, row-major): receives Phi_e of the block.
-  void add(const MatrixView& X, const MatrixView& Y, const std::int32_t* folds, double* features_out);
+  // weights (optional, one per row, finite and > 0; std::invalid_argument otherwise): weighted least squares, row i
+  // entering every sum with weight w_i -- G_u += Phi_u^T W_u Phi_u, t_u += Phi_u^T W_u Y_u, yy_u += sum w y^2 (the
+  // bias column included: G_u's last diagonal entry sums the weights). Each row of what enters the rank-k update
+  // ([Phi_e, Y], or the kernel block [K(x, PV), 1, Y]) is multiplied by sqrt(w_i) on its way there, so both
+  // statistics take the weights with no extra pass. features_out and the kept rows (keep_features) are those of the
+  // rows themselves, not scaled: predict_kept gives Phi_e[i] theta as without weights. counts stay row counts.
+  void add(const MatrixView& X, const MatrixView& Y, const std::int32_t* folds, double* features_out,
+           const double* weights = nullptr);
 
   // Extended features Phi_e = [phi(X), 1] of a block (rows x dim, row-major), nothing accumulated.
   void features(const MatrixView& X, double* out);
 
   // Results: G_u (dim x dim, symmetric, filled from the lower triangle), t_u (dim x k),
-  // yy_u (k: sums of squares of Y per column), counts_u. With kernel statistics, transformed on first read.
+  // yy_u (k: sums of squares of Y per column), counts_u (rows, weighted or not). With kernel statistics, transformed
+  // on first read.
   RowMatrix gram(Index u) const;
   const Eigen::MatrixXd& cross(Index u) const;
   // The statistics summed over the folds, G = sum_u G_u (symmetric, full) and t = sum_u t_u: the final fit (7).
@@ -108,13 +116,20 @@ class FoldAccumulator {
 
  private:
   void compute_features(const MatrixView& X, Index r0, Index nr, Eigen::MatrixXd& F);
-  void add_by_fold(const MatrixView& X, const MatrixView& Y, const std::int32_t* folds, double* features_out);
+  // sqrt_w (optional): sqrt(w_i) per row of the block (weighted statistics, see add).
+  void add_by_fold(const MatrixView& X, const MatrixView& Y, const std::int32_t* folds, double* features_out,
+                   const double* sqrt_w);
+  // The statistics of one piece of rows' features F (nr x dim) and targets Yc (nr x k) into fold u; sqrt_w
+  // (optional, indexed by rows[i] or r0 + i as Y): the weighted sums. F is kept (keep_features) unscaled.
+  void add_feature_piece(Eigen::MatrixXd& F, Eigen::MatrixXd& Yc, Index u, const double* sqrt_w, const Index* rows,
+                         Index r0);
   void invalidate_totals();
   void update_totals();
   // Kernel statistics: the rows [r0, r0 + nr) of X (or of a gathered block) into W_ = [K(X, PV), 1, Y] and its
   // Gram into G_[u]; features_out (optional) receives their features.
+  // sqrt_w (optional, indexed as Y): the block's rows scaled by sqrt(w_i) before the update (weighted statistics).
   void add_kernel_block(const MatrixView& X, Index r0, Index nr, const MatrixView& Y, const Index* y_rows,
-                        Index u, double* features_out, const Index* out_rows);
+                        Index u, double* features_out, const Index* out_rows, const double* sqrt_w);
   // The Phi-space statistics Gp_, tp_ from the kernel statistics (kernel mode; lazily, under totals_mutex_).
   void ensure_transformed() const;
   const std::vector<Eigen::MatrixXd>& phi_G() const;
@@ -128,6 +143,8 @@ class FoldAccumulator {
   Index m_ = 0, ext_ = 0;
   RowMatrix Pt_, PtT_;   // P~ ((m + 1) x dim) and its transpose, row-major (kernel mode)
   RowMatrix W_;          // the current block [K(X, PV), 1, Y] (kernel mode)
+  RowMatrix Ws_;         // W_ with its rows scaled by sqrt(w) (weighted, kernel mode, keep_features: W_ is kept)
+  Eigen::MatrixXd Fs_;   // the same for the features (weighted, features mode, keep_features)
   RowMatrix pvt_, xpack_;  // PV^T (d x m) and a packed copy of a strided block (kernel mode)
   Eigen::VectorXd pvnorm_;  // PV's squared row norms (kernel mode)
   mutable std::vector<Eigen::MatrixXd> Gp_, tp_;  // Phi-space statistics (kernel mode), valid while phi_valid_

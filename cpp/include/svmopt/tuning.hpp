@@ -69,7 +69,9 @@ bool holdout_cheaper(Index n, Index p, Index v);
 enum class CVTask { Classification = 0, Regression = 1 };
 
 // The rows of one problem: rows `rows` (sorted; empty: all) of X, standardized by (x - mean) / scale when mean is
-// not empty, read in source blocks of `block` rows; targets Y (one row per problem row, k columns) and fold ids.
+// not empty, read in source blocks of `block` rows; targets Y (one row per problem row, k columns) and fold ids;
+// weights (one per problem row, finite and > 0; empty: unweighted): weighted least squares, row i entering the fold
+// sums with weight w_i (FoldAccumulator::add) and the CV cost as w_i L_i / sum w.
 struct CVRows {
   MatrixView X;
   std::vector<Index> rows;
@@ -78,6 +80,7 @@ struct CVRows {
   RowMatrix Y;
   std::vector<std::int32_t> folds;
   Index n_folds = 1;
+  Vector weights;
 };
 
 class CVCost {
@@ -91,7 +94,9 @@ class CVCost {
          bool regularize_bias, std::int64_t feature_budget, int n_threads, Index cache_size = 4,
          Statistics statistics = Statistics::Auto);
 
-  // The CV cost (19)-(21): misclassification rate of sign(f) (sign(0) = +1) or MSE, pooled over folds and targets.
+  // The CV cost (19)-(21): misclassification rate of sign(f) (sign(0) = +1) or MSE, pooled over folds and targets;
+  // with weights the weighted mean sum_i w_i L_i / (k sum_i w_i) of the held-out losses L_i (summed over the k
+  // targets). Weighted, the folds are always solved by v Cholesky factorizations (no holdout identity).
   double cost(double gamma, double sigma2);
   // The final fit (7) on all rows: P (empty in explicit-linear mode) and theta = [w; b] (p x k).
   std::pair<RowMatrix, Eigen::MatrixXd> fit(double gamma, double sigma2);

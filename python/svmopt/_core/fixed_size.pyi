@@ -103,9 +103,11 @@ class FoldAccumulator:
         Y: NDArray[np.float64],
         folds: NDArray[np.int32] | None = None,
         out: NDArray[np.float64] | None = None,
+        weights: NDArray[np.float64] | None = None,
     ) -> None:
         """Accumulate a row block (``folds``: its fold ids; None: fold 0); ``out`` (rows, dim), C-contiguous and
-        writeable: also receives the block's features."""
+        writeable: also receives the block's features. ``weights`` (rows,), finite and > 0: the weighted sums
+        Phi_u^T W_u Phi_u, Phi_u^T W_u Y_u, sum w y^2 (``out``, the kept features and ``counts`` unweighted)."""
     def features(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         """[phi(X), 1] of a block (nothing accumulated)."""
     def kept_features(self) -> NDArray[np.float64]:
@@ -280,7 +282,10 @@ class CVCost:
         n_threads: int = 0,
         cache_size: int = 4,
         statistics: Literal["auto", "features", "kernel"] = "auto",
-    ) -> None: ...
+        weights: NDArray[np.float64] | None = None,
+    ) -> None:
+        """``weights`` (n,), finite and > 0 (None: unweighted): weighted fold sums and the weighted CV cost
+        sum_i w_i L_i / (k sum_i w_i)."""
     def cost(self, gamma: float, sigma2: float) -> float: ...
     def fit(self, gamma: float, sigma2: float) -> tuple[NDArray[np.float64] | None, NDArray[np.float64]]: ...
     @property
