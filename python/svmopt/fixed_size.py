@@ -129,6 +129,11 @@ def _feature_map(PV: np.ndarray | None, params: _core.kernels.KernelParams | Non
 
 
 # --------------------------------------------------------------------------------------------- estimators
+def _tunes_sigma2(mode: str, sigma2_fixed: float | None) -> bool:
+    """Whether the fit searches sigma^2: an RBF kernel whose bandwidth is neither given nor fixed by the kernel."""
+    return mode == "rbf" and sigma2_fixed is None
+
+
 class _FixedSizeLSSVM(BaseEstimator):
     def __getstate__(self) -> dict:
         """The pickled state: ``partial_fit``'s sums without the core's feature map (rebuilt on the next call)."""
@@ -218,7 +223,7 @@ class _FixedSizeLSSVM(BaseEstimator):
         search = self.gamma_search
         if search == "auto":
             search = "path" if n >= PATH_MIN_ROWS and self.gamma is None else "csa"
-        tunes_sigma = mode == "rbf" and sigma2_fixed is None
+        tunes_sigma = _tunes_sigma2(mode, sigma2_fixed)
         n_csa, n_simplex = SIGMA2_BUDGET if tunes_sigma and (search == "path" or self.gamma is not None) \
             else JOINT_BUDGET
         return (search, n_csa if self.n_csa is None else int(self.n_csa),
@@ -356,7 +361,7 @@ class _FixedSizeLSSVM(BaseEstimator):
         plan = self._search_plan(n, mode, sigma2_fixed)
         self.gamma_search_ = plan[0]
         if self.gamma_search == "auto" and self.gamma is None:
-            tunes_sigma = mode == "rbf" and sigma2_fixed is None
+            tunes_sigma = _tunes_sigma2(mode, sigma2_fixed)
             logger.info("%s: gamma_search='auto' chose %r for %d training rows (%s %d; %s)", type(self).__name__,
                         plan[0], n, ">=" if n >= PATH_MIN_ROWS else "<", PATH_MIN_ROWS,
                         f"n_csa={plan[1]}, n_simplex={plan[2]}" if tunes_sigma or plan[0] == "csa"
@@ -525,7 +530,7 @@ class _FixedSizeLSSVM(BaseEstimator):
 
         engine = make_engine(folds, max(v, 1), progress)
         tune_gamma = self.gamma is None
-        tune_sigma = mode == "rbf" and sigma2_fixed is None
+        tune_sigma = _tunes_sigma2(mode, sigma2_fixed)
         gamma = float(self.gamma) if self.gamma is not None else 1.0
         sigma2 = float(sigma2_fixed) if sigma2_fixed is not None else float(d)
         cv_score = math.nan
@@ -606,14 +611,12 @@ class _FixedSizeLSSVM(BaseEstimator):
             last_tuned.append((gamma, sigma2))
         else:
             n_evals = 0
-            # kept per row by the streaming engine: the features or the kernel block [K(x, PV), 1, y], and y in stream
-            # order (CVEngine._kept_bytes; the core's engine keeps one double less, y inside the block)
-            p_dim = d + 2 if mode == "linear" else PV.shape[0] + 3
             # Fixed hyperparameters: the CV score is informational. Skip it when it would need a second
-            # streaming pass (Phi_e over the budget and a misclassification cost), which would cost 50% more.
+            # streaming pass (the rows not kept within the budget and a misclassification cost), which would cost
+            # 50% more; a regression's MSE comes from the fold sums of the one pass.
             if v >= 2 and tbudget.expired():
                 tbudget.cut("CV score")  # informational only: skipped past max_time
-            elif v >= 2 and (self._task == "regression" or n_p * p_dim * 8 <= budget):
+            elif v >= 2 and (self._task == "regression" or engine.keeps_rows()):
                 cv_score = engine.cost(gamma, sigma2)
             else:  # no CV: one pass summing all rows at once (no per-fold sums to split the blocks by)
                 v = 1

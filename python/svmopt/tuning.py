@@ -435,6 +435,11 @@ class CVEngine:
         held = self.n * (row + self.k) * 8  # with the targets in stream order
         return held if holdout or held <= self.feature_budget else 0
 
+    def keeps_rows(self) -> bool:
+        """Whether a sigma^2's statistics keep the rows in memory (within the feature budget), so that a CV cost
+        needs no second pass over the data."""
+        return self._kept_bytes(False) > 0
+
     def _accumulator(self, sigma2: float, n_folds: int,
                      keep: bool) -> tuple[_core.fixed_size.FoldAccumulator, np.ndarray | None]:
         """The accumulator for one sigma^2 and its P; ``keep``: let it keep the features (``keep_features``) when
@@ -642,6 +647,11 @@ class CoreCVEngine:
             scale=None if scale is None else np.asarray(scale, dtype=np.float64), block=int(block),
             regularize_bias=bool(regularize_bias), feature_budget=int(feature_budget), n_threads=int(n_threads),
             statistics=statistics, weights=None if weights is None else np.ascontiguousarray(weights, dtype=np.float64))
+
+    @staticmethod
+    def keeps_rows() -> bool:
+        """Always: the whole CV runs on features kept in memory (:meth:`CVEngine.keeps_rows`)."""
+        return True
 
     @staticmethod
     def fits(n: int, p: int, feature_budget: int) -> bool:
