@@ -14,7 +14,9 @@
   stream-ordered copy of Phi_e and ``fold_predict``.
 * ``KernelStatistics`` -- one pass of 10-fold statistics over raw rows: the kernel block's C^T C mapped by P
   ("kernel"), the features' Phi^T Phi ("features", the paper's Algorithm 3), and what a numpy user writes
-  ("numpy": K(X, PV) by ``sklearn.metrics.pairwise.rbf_kernel``, then ``C @ P`` and ``F.T @ F`` per fold).
+  ("numpy": K(X, PV) by ``sklearn.metrics.pairwise.rbf_kernel``, then ``C @ P`` and ``F.T @ F`` per fold); with
+  sample weights, Phi^T W Phi: the core's pass with ``weights`` ("kernel_weighted", "features_weighted") against
+  the features scaled by sqrt(w) in numpy ("numpy_weighted", how svmopt's weighted fits summed them before).
 
 Run: ``asv run --python=same -b bench_fixed_size``.
 """
@@ -202,7 +204,8 @@ class KernelStatistics:
     """Per-fold Phi_u^T Phi_u, Phi_u^T y_u of the Nystrom features of n raw rows: kernel statistics vs features vs
     numpy."""
 
-    params = ([100_000], [200, 500], ["kernel", "features", "numpy"])
+    params = ([100_000], [200, 500], ["kernel", "features", "numpy", "kernel_weighted", "features_weighted",
+                                      "numpy_weighted"])
     param_names = ("n", "m", "impl")
     number = 1
     repeat = (1, 3, 60.0)
@@ -216,8 +219,11 @@ class KernelStatistics:
         self.params = _rbf(20.0)
         self.P, _ = nystrom_projection(self.PV, self.params)
         self.folds = (np.arange(n) % 10).astype(np.int32)
+        self.w = rng.uniform(0.5, 2.0, n)
 
     def time_pass(self, n, m, impl):
+        weighted = impl.endswith("_weighted")
+        impl = impl.removesuffix("_weighted")
         if impl == "numpy":
             from sklearn.metrics.pairwise import rbf_kernel
 
@@ -226,9 +232,14 @@ class KernelStatistics:
                 rows = self.folds == u
                 F = np.hstack([rbf_kernel(self.X[rows], self.PV, gamma=1.0 / 20.0) @ self.P,
                                np.ones((int(rows.sum()), 1))])
-                out.append((F.T @ F, F.T @ self.y[rows]))
+                Y = self.y[rows]
+                if weighted:
+                    sq = np.sqrt(self.w[rows])[:, None]
+                    F, Y = F * sq, Y * sq
+                out.append((F.T @ F, F.T @ Y))
             return out
         acc = _core.fixed_size.FoldAccumulator(self.PV, self.params, self.P, n_folds=10, statistics=impl)
         for s in range(0, n, 65_536):
-            acc.add(self.X[s:s + 65_536], self.y[s:s + 65_536], self.folds[s:s + 65_536])
+            acc.add(self.X[s:s + 65_536], self.y[s:s + 65_536], self.folds[s:s + 65_536],
+                    weights=self.w[s:s + 65_536] if weighted else None)
         return acc.results()
