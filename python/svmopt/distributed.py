@@ -411,9 +411,9 @@ class DaskCVEngine(CVEngine):
         """Per-fold statistics for one sigma^2 (cached), as :meth:`CVEngine.stats`; ``Phi`` is the list of
         per-chunk features persisted on the workers (or None over the feature budget)."""
         key = float(sigma2)
-        if key in self._cache:
-            self._cache.move_to_end(key)
-            return self._cache[key]
+        cached = self._cached(key)
+        if cached is not None:
+            return cached
         params = None
         if self.PV is None:
             P, p = None, self.source.d + 1

@@ -435,6 +435,13 @@ class CVEngine:
         held = self.n * (row + self.k) * 8  # with the targets in stream order
         return held if holdout or held <= self.feature_budget else 0
 
+    def _cached(self, key: float) -> dict[str, Any] | None:
+        """The statistics cached for ``key`` (a sigma^2), made the most recently used; None when absent."""
+        entry = self._cache.get(key)
+        if entry is not None:
+            self._cache.move_to_end(key)
+        return entry
+
     def keeps_rows(self) -> bool:
         """Whether a sigma^2's statistics keep the rows in memory (within the feature budget), so that a CV cost
         needs no second pass over the data."""
@@ -471,9 +478,9 @@ class CVEngine:
     def stats(self, sigma2: float) -> dict[str, Any]:
         """Per-fold statistics for one sigma^2 (cached): G (v,p,p), t (v,p,k), yy, counts, P, Phi (or None)."""
         key = float(sigma2)
-        if key in self._cache:
-            self._cache.move_to_end(key)
-            return self._cache[key]
+        cached = self._cached(key)
+        if cached is not None:
+            return cached
         holdout = self.holdout and self.w is None and self.n * (self.p_max + self.k) * 8 <= self.feature_budget
         # Per-fold form: the accumulator keeps the features itself, in the fold order it computes them in
         # (predict_kept); the holdout identity needs Phi_e in stream order (written while accumulating).
