@@ -69,6 +69,23 @@ def test_limit_without_incumbent_raises():
     assert info.value.status == "Iteration limit reached"
 
 
+def test_a_time_limit_of_the_options_bounds_every_solve():
+    """solver_options' time_limit (here 0: no iteration) holds against the time_limit argument (a fit's max_time)
+    and against set_option with a fit's remaining budget: they can only tighten it."""
+    rng = np.random.default_rng(0)
+    M = sp.csc_matrix(rng.random((60, 80)))
+    kw = dict(a_start=M.indptr, a_index=M.indices, a_value=M.data, col_cost=np.ones(80), n_rows=60, row_lower=1.0)
+    m = HighsModel(**kw, options={"time_limit": 0.0}, time_limit=100.0)
+    with pytest.raises(SolverError, match="Time limit reached"):
+        m.solve()
+    m.set_option("time_limit", 100.0)
+    assert m.options["time_limit"] == 0.0
+    with pytest.raises(SolverError, match="Time limit reached"):
+        m.solve()
+    free = HighsModel(**kw, options={"time_limit": 100.0}, time_limit=50.0)
+    assert free.options["time_limit"] == 50.0 and free.solve().optimal
+
+
 def test_milp_with_start_and_limit_warns_and_returns_incumbent():
     rng = np.random.default_rng(0)
     n = 30

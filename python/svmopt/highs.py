@@ -213,7 +213,7 @@ class HighsModel:
     options : dict, optional
         HiGHS options overriding :data:`DEFAULT_OPTIONS`; an unknown name or a bad value is a ``ValueError``.
     time_limit : float, optional
-        Shortcut for the ``time_limit`` option (seconds).
+        The ``time_limit`` option (seconds); with one in ``options`` too, the smaller.
     threads : int, optional
         Shortcut for the ``threads`` option.
     """
@@ -258,8 +258,11 @@ class HighsModel:
 
         self._h = _new_highs()
         opts = merge_options(options)
+        # A time_limit of the options bounds every solve of this model: the time_limit argument and later
+        # set_option calls (a fit's remaining budget) can only tighten it.
+        self._options_time_limit = float(opts.get("time_limit", np.inf))
         if time_limit is not None:
-            opts["time_limit"] = float(time_limit)
+            opts["time_limit"] = min(float(time_limit), self._options_time_limit)
         if threads is not None:
             opts["threads"] = int(threads)
         if self.is_mip and opts.get("solver") == "simplex":
@@ -335,7 +338,10 @@ class HighsModel:
             raise SolverError("HiGHS rejected the model in passModel", "Load error")
 
     def set_option(self, key: str, value: Any) -> None:
-        """Set one HiGHS option between solves (e.g. the ``time_limit`` left of a fit's budget)."""
+        """Set one HiGHS option between solves (e.g. the ``time_limit`` left of a fit's budget; never above the
+        ``time_limit`` of the options the model was built with)."""
+        if key == "time_limit":
+            value = min(float(value), self._options_time_limit)
         self._set_option(key, value)
         self.options[key] = value
 
