@@ -414,7 +414,27 @@ def test_partial_fit_equals_fit_classifier(weighted, multiclass):
         np.testing.assert_allclose(p["coef"], r["coef"], atol=1e-10)
         assert abs(p["intercept"] - r["intercept"]) < 1e-10
         assert p["n_rows"] == r["n_rows"]
+        assert p["statistics"] == r["statistics"]
     np.testing.assert_allclose(pf.decision_function(X), ref.decision_function(X), atol=1e-10)
+
+
+@pytest.mark.parametrize("Est", [FixedSizeLSSVC, FixedSizeLSSVR])
+def test_partial_fit_sums_by_either_statistics(Est):
+    """partial_fit sums each chunk's per-class statistics in the core's pass, by the kernel block's C^T C or by the
+    features: the same models (to the kernel statistics' rounding), each recorded in problems_."""
+    X, y = _three_classes()
+    if Est is FixedSizeLSSVR:
+        y = X[:, 0] + np.sin(X[:, 1])
+    sw = np.random.default_rng(3).uniform(0.2, 2.0, size=y.size)
+    models = {}
+    for statistics in ("features", "kernel"):
+        est = Est(n_prototypes=14, gamma=8.0, sigma2=1.5, standardize=False, random_state=0, statistics=statistics)
+        for i in range(0, y.size, 20):
+            extra = {"classes": np.unique(y)} if Est is FixedSizeLSSVC and i == 0 else {}
+            est.partial_fit(X[i:i + 20], y[i:i + 20], sample_weight=sw[i:i + 20], **extra)
+        assert all(p["statistics"] == statistics for p in est.problems_)
+        models[statistics] = est.decision_function(X) if Est is FixedSizeLSSVC else est.predict(X)
+    np.testing.assert_allclose(models["kernel"], models["features"], rtol=1e-7, atol=1e-8)
 
 
 @pytest.mark.parametrize("weighted", [False, True])

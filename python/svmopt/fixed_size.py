@@ -46,7 +46,7 @@ import math
 import numbers
 import time
 from itertools import combinations
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -83,6 +83,7 @@ from svmopt.tuning import (
     GAMMA_PATH,
     CoreCVEngine,
     CVEngine,
+    Statistics,
     csa_simplex,
     linear_accumulator,
     make_folds,
@@ -757,29 +758,31 @@ class _FixedSizeLSSVM(BaseEstimator):
                 raise ValueError(f"y has labels {unknown.tolist()} not in classes ({self.classes_.tolist()})")
         X, y, w = self._chunk_weights(X, y, sample_weight)
         state = self._stream_start(X, y, w, mode, kern, sigma2) if first else dict(self._stream or {})
+        params = kern.core_params if mode == "kernel" else (_rbf_params(sigma2) if mode == "rbf" else None)
         if state.get("feat") is None:  # unpickled: the core's feature map is rebuilt from the prototypes
-            params = kern.core_params if mode == "kernel" else (_rbf_params(sigma2) if mode == "rbf" else None)
             state["feat"] = _feature_map(self.prototypes_, params, self.n_features_in_)[0]
         if X.shape[0]:
-            F = state["feat"].features(np.ascontiguousarray((X - self.x_mean_) / self.x_scale_))
-            sq = None if w is None else np.sqrt(w)
-            Fs = F if sq is None else F * sq[:, None]
             codes = self._stream_targets(y)
+            L = state["G"].shape[0]
+            # The chunk's per-class sums in the core's pass, the class as the "fold" and the row weights inside
+            # (Phi_c^T W_c Phi_c, Phi_c^T W_c y_c with y = 1 for a class's indicator, sum w y^2), by the statistics
+            # that fit would take (``statistics``; "auto" resolved by the accumulator as for fit).
+            kw = {"n_folds": L, "n_targets": 1}
+            if params is None:
+                acc = linear_accumulator(self.n_features_in_, **kw)
+            else:
+                PV = self.prototypes_
+                assert PV is not None
+                acc = _core.fixed_size.FoldAccumulator(PV, params, state["P"], **kw,
+                                                       statistics=cast(Statistics, self.statistics))
+            target = np.ones(y.shape[0]) if self._task == "classification" else np.asarray(y, dtype=np.float64)
+            acc.add(np.ascontiguousarray((X - self.x_mean_) / self.x_scale_), target.reshape(-1, 1),
+                    codes.astype(np.int32), weights=w)
+            Gc, tc, yyc, cc = acc.results()
+            ww = state["ww"] + np.bincount(codes, weights=None if w is None else w * w, minlength=L)  # sum w^2
             # new arrays: atomic on error
-            G, t, yy, ww = state["G"].copy(), state["t"].copy(), state["yy"].copy(), state["ww"].copy()
-            counts = state["counts"] + np.bincount(codes, minlength=G.shape[0])
-            for c in np.unique(codes):
-                sel = codes == c
-                ww[c] += np.count_nonzero(sel) if w is None else w[sel] @ w[sel]  # sum w^2, for the variance
-                Fc = Fs[sel]
-                G[c] += Fc.T @ Fc
-                if self._task == "classification":  # Phi_c^T w_c (Fc is sqrt(w) Phi_c)
-                    t[c] += Fc.sum(axis=0) if sq is None else Fc.T @ sq[sel]
-                else:
-                    yc = y[sel] if sq is None else y[sel] * sq[sel]
-                    t[c] += Fc.T @ yc
-                    yy[c] += yc @ yc
-            state.update(G=G, t=t, yy=yy, ww=ww, counts=counts)
+            state.update(G=state["G"] + Gc, t=state["t"] + tc[:, :, 0], counts=state["counts"] + cc.astype(np.int64),
+                         yy=state["yy"] + (yyc[:, 0] if self._task == "regression" else 0.0), ww=ww)
         self._stream = state
         # The model of all rows seen so far (7): solved after every call, so predictions are always current.
         gamma = float(self.gamma or 0.0)  # set: partial_fit exists only with fixed hyperparameters
@@ -793,7 +796,7 @@ class _FixedSizeLSSVM(BaseEstimator):
             problems.append({"gamma": gamma, "sigma2": state["sigma2"], "cv_score": math.nan,
                              "coef": wv if state["P"] is None else state["P"] @ wv, "intercept": float(theta[-1, 0]),
                              "n_evals": 0, "n_passes": 0, "n_rows": int(state["counts"][members].sum()),
-                             "statistics": "features"})
+                             "statistics": resolve_statistics(state["P"], 1, self.statistics)})
         self.problems_ = problems
         self.gamma_search_ = "csa" if self.gamma_search == "auto" else self.gamma_search  # nothing searched
         self._set_hyperparameters()
