@@ -119,14 +119,21 @@ def _rbf_params(sigma2: float) -> _core.kernels.KernelParams:
     return _core.kernels.KernelParams(_core.kernels.KernelKind.rbf, alpha=math.sqrt(float(sigma2) / 2.0))
 
 
-def _feature_map(PV: np.ndarray | None, params: _core.kernels.KernelParams | None, d: int
-                 ) -> tuple[_core.fixed_size.FoldAccumulator, np.ndarray | None]:
-    """The extended feature map [phi(x), 1] of (5) (an accumulator used for ``features`` only) and P (None for the
-    explicit linear features)."""
-    if PV is None or params is None:
-        return linear_accumulator(d), None
-    P, _ = nystrom_projection(PV, params)
-    return _core.fixed_size.FoldAccumulator(PV, params, P, statistics="features"), P
+def _stream_params(mode: str, kern: Any, sigma2: float | None) -> _core.kernels.KernelParams | None:
+    """The core's kernel parameters of a ``partial_fit`` stream (None for the explicit linear features)."""
+    if mode == "kernel":
+        return kern.core_params
+    return _rbf_params(float(sigma2)) if mode == "rbf" and sigma2 is not None else None
+
+
+def _chunk_accumulator(PV: np.ndarray | None, params: _core.kernels.KernelParams | None, P: np.ndarray | None,
+                       d: int, n_classes: int, statistics: str) -> _core.fixed_size.FoldAccumulator:
+    """The accumulator of one ``partial_fit`` chunk's per-class sums (the class as the fold, one target), by the
+    statistics ``fit`` would take ("auto" resolved by the accumulator, as for fit)."""
+    if PV is None or params is None or P is None:
+        return linear_accumulator(d, n_folds=n_classes, n_targets=1)
+    return _core.fixed_size.FoldAccumulator(PV, params, P, n_folds=n_classes, n_targets=1,
+                                            statistics=cast(Statistics, statistics))
 
 
 # --------------------------------------------------------------------------------------------- estimators
@@ -136,13 +143,6 @@ def _tunes_sigma2(mode: str, sigma2_fixed: float | None) -> bool:
 
 
 class _FixedSizeLSSVM(BaseEstimator):
-    def __getstate__(self) -> dict:
-        """The pickled state: ``partial_fit``'s sums without the core's feature map (rebuilt on the next call)."""
-        state = dict(super().__getstate__())  # a copy: BaseEstimator's may be the instance's own __dict__
-        if state.get("_stream") is not None:
-            state["_stream"] = {**state["_stream"], "feat": None}
-        return state
-
     def __setstate__(self, state: dict) -> None:
         """A model pickled before ``gamma_search_`` was recorded gets the search it ran (its ``gamma_search``)."""
         if "problems_" in state and "gamma_search_" not in state:
@@ -713,16 +713,12 @@ class _FixedSizeLSSVM(BaseEstimator):
         self.prototypes_ = PV
         self.n_prototypes_ = 0 if PV is None else PV.shape[0]
         self.kernel_mode_ = mode
-        params = None
-        if mode == "kernel":
-            params = kern.core_params
-        elif mode == "rbf":
-            params = _rbf_params(sigma2)
-        feat, P = _feature_map(PV, params, d)
-        p = feat.dim
+        params = _stream_params(mode, kern, sigma2)
+        P = None if PV is None or params is None else nystrom_projection(PV, params)[0]
+        p = (d if P is None else P.shape[1]) + 1  # the extended features [phi(x), 1] of (5)
         L = self.classes_.size if self._task == "classification" else 1
         self.timings_ = timings
-        return {"feat": feat, "P": P, "G": np.zeros((L, p, p)), "t": np.zeros((L, p)), "yy": np.zeros(L),
+        return {"P": P, "G": np.zeros((L, p, p)), "t": np.zeros((L, p)), "yy": np.zeros(L),
                 "ww": np.zeros(L), "counts": np.zeros(L, dtype=np.int64),
                 "sigma2": math.nan if mode != "rbf" else float(sigma2)}
 
@@ -758,23 +754,13 @@ class _FixedSizeLSSVM(BaseEstimator):
                 raise ValueError(f"y has labels {unknown.tolist()} not in classes ({self.classes_.tolist()})")
         X, y, w = self._chunk_weights(X, y, sample_weight)
         state = self._stream_start(X, y, w, mode, kern, sigma2) if first else dict(self._stream or {})
-        params = kern.core_params if mode == "kernel" else (_rbf_params(sigma2) if mode == "rbf" else None)
-        if state.get("feat") is None:  # unpickled: the core's feature map is rebuilt from the prototypes
-            state["feat"] = _feature_map(self.prototypes_, params, self.n_features_in_)[0]
         if X.shape[0]:
             codes = self._stream_targets(y)
             L = state["G"].shape[0]
             # The chunk's per-class sums in the core's pass, the class as the "fold" and the row weights inside
-            # (Phi_c^T W_c Phi_c, Phi_c^T W_c y_c with y = 1 for a class's indicator, sum w y^2), by the statistics
-            # that fit would take (``statistics``; "auto" resolved by the accumulator as for fit).
-            kw = {"n_folds": L, "n_targets": 1}
-            if params is None:
-                acc = linear_accumulator(self.n_features_in_, **kw)
-            else:
-                PV = self.prototypes_
-                assert PV is not None
-                acc = _core.fixed_size.FoldAccumulator(PV, params, state["P"], **kw,
-                                                       statistics=cast(Statistics, self.statistics))
+            # (Phi_c^T W_c Phi_c, Phi_c^T W_c y_c with y = 1 for a class's indicator, sum w y^2).
+            acc = _chunk_accumulator(self.prototypes_, _stream_params(mode, kern, sigma2), state["P"],
+                                     self.n_features_in_, L, self.statistics)
             target = np.ones(y.shape[0]) if self._task == "classification" else np.asarray(y, dtype=np.float64)
             acc.add(np.ascontiguousarray((X - self.x_mean_) / self.x_scale_), target.reshape(-1, 1),
                     codes.astype(np.int32), weights=w)

@@ -481,7 +481,7 @@ class CVEngine:
         cached = self._cached(key)
         if cached is not None:
             return cached
-        holdout = self.holdout and self.w is None and self.n * (self.p_max + self.k) * 8 <= self.feature_budget
+        holdout = self.holdout and self.n * (self.p_max + self.k) * 8 <= self.feature_budget
         # Per-fold form: the accumulator keeps the features itself, in the fold order it computes them in
         # (predict_kept); the holdout identity needs Phi_e in stream order (written while accumulating).
         acc, P = self._accumulator(sigma2, 1 if holdout else self.v, keep=not holdout)
@@ -611,8 +611,7 @@ class CVEngine:
         (:class:`svmopt.distributed.DaskCVEngine`)."""
         f, Y = self.predictions(gamma, sigma2)
         if self.w is not None:
-            loss = (Y - f) ** 2 if self.task == "regression" else (np.where(f >= 0, 1.0, -1.0) != Y).astype(np.float64)
-            return float(self.w @ loss.sum(axis=1)) / (self.total * self.k)
+            return float(self._row_sums(_column_losses(f, Y, self.task)).sum()) / (self.total * self.k)
         if self.task == "regression":
             return float(np.mean((Y - f) ** 2))
         return float(np.mean(np.where(f >= 0, 1.0, -1.0) != Y))
