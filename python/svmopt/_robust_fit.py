@@ -247,16 +247,13 @@ def _direct_after_stall(Phi: np.ndarray, y: np.ndarray, r: np.ndarray, nu: float
                         deadline: float | None) -> Any:
     """HiGHS on the reduced LP as it is after an interior-point stall: its solution when optimal, else None (no time
     left, a HiGHS limit or failure: the interior point's certified point stands, with its warning)."""
-    opts = dict(solver_options or {})
-    if deadline is not None:
-        left = deadline - time.perf_counter()
-        if left <= 0:
-            return None
-        opts["time_limit"] = left
+    left = None if deadline is None else deadline - time.perf_counter()
+    if left is not None and left <= 0:
+        return None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)  # an incumbent at a limit is not used
-            sol = solve_direct(Phi, y, r, nu, delta=d, solver_options=opts, weight=w)
+            sol = solve_direct(Phi, y, r, nu, delta=d, solver_options=solver_options, weight=w, time_limit=left)
     except SolverError:
         return None
     return sol if sol.gap <= 0 else None
@@ -336,11 +333,11 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
                      "gap of the optimum", ConvergenceWarning)
         else:
             assert Phi is not None
-            opts = dict(solver_options or {})
-            if deadline is not None and best is not None:  # the first LP runs to its end: a usable model
-                opts["time_limit"] = max(1e-3, deadline - time.perf_counter())
+            left = None  # the first LP runs to its end: a usable model
+            if deadline is not None and best is not None:
+                left = max(1e-3, deadline - time.perf_counter())
             try:
-                sol = solve_direct(Phi, y, r, nu, d, opts, weight=w)
+                sol = solve_direct(Phi, y, r, nu, d, solver_options, weight=w, time_limit=left)
             except SolverError as exc:
                 if best is None or deadline is None or exc.status != "Time limit reached":
                     raise

@@ -23,7 +23,7 @@ input: about 50 n-vectors and O(block x L).
 
 The method stops short of ``tol`` when the iterates reach the limits of double precision (a complementarity mu
 below 1e-14 of the start's, a weight theta_i above 1e100, or no better certified gap in STALL_ITERS iterations
-with mu below 1e-6 of the start's or not falling; STALL_ITERS):
+with mu below 1e-6 of the start's or not falling; see STALL_ITERS):
 with nearly dependent kernel rows of large magnitude (a linear or polynomial kernel over more landmarks than the
 feature space has dimensions) the certified gap can stall near 1e-5. The best certified point is returned, with
 ``stalled`` set.

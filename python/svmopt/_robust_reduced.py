@@ -53,9 +53,11 @@ def _check(y: np.ndarray, r: np.ndarray, delta: np.ndarray | None, n: int) -> tu
 
 
 def solve_direct(Phi: np.ndarray, y: np.ndarray, r: np.ndarray, nu: float, delta: np.ndarray | None = None,
-                 solver_options: Mapping[str, Any] | None = None, weight: np.ndarray | None = None) -> ReducedSolution:
+                 solver_options: Mapping[str, Any] | None = None, weight: np.ndarray | None = None,
+                 time_limit: float | None = None) -> ReducedSolution:
     """The reduced LP passed to HiGHS as it is (dense n x L blocks: for moderate n only); ``weight`` (n,) > 0
-    multiplies the slack costs (nu w_i xi_i)."""
+    multiplies the slack costs (nu w_i xi_i); ``time_limit`` (seconds: a fit's remaining budget) can only tighten
+    a ``time_limit`` of ``solver_options`` (:class:`svmopt.highs.HighsModel`)."""
     Phi = np.asarray(Phi, dtype=np.float64)
     n, L = Phi.shape
     r = np.asarray(r, dtype=np.float64)
@@ -76,7 +78,8 @@ def solve_direct(Phi: np.ndarray, y: np.ndarray, r: np.ndarray, nu: float, delta
     lower = np.zeros(2 * L + 1 + n)
     lower[2 * L] = -np.inf
     res = HighsModel(a_start=start, a_index=index, a_value=value, col_cost=cost, n_rows=n, col_lower=lower,
-                     col_upper=np.inf, row_lower=1.0, row_upper=np.inf, options=solver_options).solve()
+                     col_upper=np.inf, row_lower=1.0, row_upper=np.inf, options=solver_options,
+                     time_limit=time_limit).solve()
     v = res.x[:L] - res.x[L:2 * L]
     # A solve stopped at a HiGHS limit returns a feasible point: an upper bound only.
     return ReducedSolution(v=v, gamma=float(res.x[2 * L]), nu=float(nu), objective=res.objective,
