@@ -391,6 +391,36 @@ def test_ipm_reaches_highs(nu, robust_term, weighted):
     assert los[-1] == sol.lower_bound
 
 
+@pytest.mark.parametrize("n_threads", [0, 1])
+def test_the_newton_pass_alone_gets_the_blas_threads(monkeypatch, n_threads):
+    """Between HEAVY_THREADS_WORK and ONE_THREAD_WORK flops a Newton matrix, the pass that forms it runs on the BLAS's
+    threads (at most n_threads) and every other step on one; the solution is the one-thread solve's, and the BLAS
+    has its threads back afterwards."""
+    import svmopt._robust_ipm as ipm_mod
+    from svmopt.tuning import _blas_controller
+
+    ctl = _blas_controller()
+    had = max(int(i["num_threads"]) for i in ctl.select(user_api="blas").info())
+    pb = _problem(seed=4)
+    ref = _ipm(pb).solve(1.0)  # at this size the whole solve runs on one BLAS thread
+    seen: list[tuple[bool, int]] = []
+    inner = ReducedIPM._memory_pass
+
+    def spy(self, theta, *args):
+        seen.append((theta is not None, max(int(i["num_threads"]) for i in ctl.select(user_api="blas").info())))
+        return inner(self, theta, *args)
+
+    monkeypatch.setattr(ReducedIPM, "_memory_pass", spy)
+    monkeypatch.setattr(ipm_mod, "HEAVY_THREADS_WORK", 1)
+    sol = _ipm(pb, n_threads=n_threads).solve(1.0)
+    want = had if n_threads == 0 else min(had, n_threads)
+    assert {t for heavy, t in seen if heavy} == {want}
+    assert {t for heavy, t in seen if not heavy} == {1}
+    assert max(int(i["num_threads"]) for i in ctl.select(user_api="blas").info()) == had
+    assert sol.objective == pytest.approx(ref.objective, rel=1e-9)
+    np.testing.assert_allclose(sol.v, ref.v, rtol=1e-6, atol=1e-9)
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 @pytest.mark.parametrize("robust_term", [False, True], ids=["det", "robust"])
 def test_ipm_support_is_highs_support(seed, robust_term):

@@ -53,8 +53,11 @@ __all__ = ["ReducedIPM"]
 
 #: Step to this fraction of the distance to the boundary (Mehrotra's eta).
 STEP = 0.995
-#: A Newton matrix of fewer flops (n p^2) is formed on one BLAS thread, and so is the whole solve.
+#: A Newton matrix of fewer flops (n p^2) is formed on one BLAS thread, and so is the whole solve...
 ONE_THREAD_WORK = 2**31
+#: ...except the Newton matrix's dsyrk from this many flops on: it alone gets every BLAS thread (at 5,000 x 302,
+#: 7.4 ms on 2 threads against 10.6 ms on one; below about 10^8 flops two threads gain nothing).
+HEAVY_THREADS_WORK = 10**8
 #: The solve stops, stalled, when its certified gap has not improved in STALL_ITERS iterations and mu is either
 #: below STALL_MU times the start's (the limits of precision) or above half its value at the gap's last improvement
 #: (no progress); when the gap has not improved in 4 STALL_ITERS iterations at all; when mu grows to MU_GROWTH times
@@ -118,6 +121,7 @@ class ReducedIPM:
         self._extra = None if self.delta is None else np.ascontiguousarray(self.y * self.delta)
         self.p = L + 1 + (self._extra is not None)
         self.n_passes = 0
+        self._heavy_threads = 0  # set by solve: the BLAS threads of the Newton matrix's pass (0: as they are)
         self.cache_rows = 0 if Phi is not None or self._dask else min(max(int(cache_rows), 0), n)
         self._cache: np.ndarray | None = None
 
@@ -134,6 +138,13 @@ class ReducedIPM:
             return self._dask_pass(theta, B, V, Q)
         F = None if V is None else np.empty((self.n, V.shape[1]))
         c = self.cache_rows
+        if theta is not None and self._heavy_threads > 1:
+            with _blas_controller().limit(limits=self._heavy_threads, user_api="blas"):
+                return self._memory_pass(theta, B, V, Q, F, c)
+        return self._memory_pass(theta, B, V, Q, F, c)
+
+    def _memory_pass(self, theta, B, V, Q, F, c):
+        """:meth:`_pass` over rows in memory or a memmap (the kernel rows of the first ``c`` rows cached)."""
         if c == 0:
             out = _core.robust.reduced_normal_pass(extra=self._extra, theta=theta, B=B, V=V, F_out=F, Q=Q,
                                                    n_threads=self.n_threads, block=self.block, **self._rows)
@@ -235,9 +246,20 @@ class ReducedIPM:
         # Below ONE_THREAD_WORK flops a Newton matrix, the whole solve on one BLAS thread: at 2,000 x 300 a
         # 2-thread BLAS made it 2.7x slower (0.92 s against 0.35 s) on a shared machine, its threads spinning
         # between calls that take a millisecond.
-        small = self.n * self.p ** 2 < ONE_THREAD_WORK
-        with _blas_controller().limit(limits=1, user_api="blas") if small else contextlib.nullcontext():
-            return self._solve(nu, tol=tol, max_iter=max_iter, deadline=deadline, verbose=verbose)
+        # Between the two bounds only the pass that forms the Newton matrix runs on all the BLAS's threads (as many
+        # as it had, at most n_threads): the rest of an iteration is many short calls, each of which would leave
+        # the BLAS's threads spinning against the next.
+        work = self.n * self.p ** 2
+        small = work < ONE_THREAD_WORK
+        self._heavy_threads = 0
+        if small and work >= HEAVY_THREADS_WORK:
+            had = max((int(i["num_threads"]) for i in _blas_controller().select(user_api="blas").info()), default=1)
+            self._heavy_threads = min(had, self.n_threads) if self.n_threads > 0 else had
+        try:
+            with _blas_controller().limit(limits=1, user_api="blas") if small else contextlib.nullcontext():
+                return self._solve(nu, tol=tol, max_iter=max_iter, deadline=deadline, verbose=verbose)
+        finally:
+            self._heavy_threads = 0
 
     def _solve(self, nu: float, *, tol: float, max_iter: int, deadline: float | None,
                verbose: bool) -> CutSolution:
