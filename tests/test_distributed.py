@@ -70,15 +70,16 @@ def test_dask_input_errors(data):
     fitted = FixedSizeLSSVR(n_prototypes=10, gamma=1.0, sigma2=1.0).fit(X, yr)
     with pytest.raises(ValueError, match="expecting 3 features"):
         fitted.predict(Xd[:, :2])
-    # sample weights: the estimators need an array or np.memmap, and the Dask engine takes none
-    with pytest.raises(ValueError, match="sample_weight"):
-        est.fit(Xd, yr, sample_weight=np.ones(900))
+    # sample weights (tests/test_fixed_size_dask_weights.py): checked as in memory; the Dask engine takes the
+    # problem's positive weights only (rows of weight 0 are masked out before it)
+    with pytest.raises(ValueError, match="sample_weight must be non-negative"):
+        est.fit(Xd, yr, sample_weight=-np.ones(900))
     from svmopt.distributed import DaskCVEngine, DaskSource
     from svmopt.tuning import make_folds
 
-    with pytest.raises(NotImplementedError, match="weights"):
+    with pytest.raises(ValueError, match="weight > 0 per row"):
         DaskCVEngine(DaskSource(Xd), yr, None, make_folds(900, 3, np.random.default_rng(0)), 3, None, None,
-                     "regression", n_features=3, weights=np.ones(900))
+                     "regression", n_features=3, weights=np.zeros(900))
 
 
 # --------------------------------------------------------------------------------------------- on the cluster

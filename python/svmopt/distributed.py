@@ -2,7 +2,9 @@
 
 It holds the dask-array support of :class:`svmopt.FixedSizeLSSVC` / :class:`svmopt.FixedSizeLSSVR` (paper 002): the
 Nyström features of each chunk and its partial sums ΦᵀΦ, Φᵀy (eq. (20)) and per-fold sums are computed by the C++
-core on the worker that holds the chunk, then tree-reduced, so the driver only ever holds O(m²) numbers.
+core on the worker that holds the chunk, then tree-reduced, so the driver only ever holds O(m²) numbers. With row
+weights (``sample_weight``, ``class_weight``) each chunk sums ΦᵀWΦ, ΦᵀWy (the core scales its rows by √wᵢ) and the
+weighted held-out losses, as the in-memory engine does.
 
 Dask is optional (``pip install svmopt[dask]``): nothing in this module imports it at import time, and numpy-only
 code paths never import it.
@@ -18,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from svmopt import _core
+from svmopt._validation import weighted_variance_denominator
 from svmopt.tuning import (
     CVEngine,
     ParamsFactory,
@@ -143,16 +146,17 @@ def _prepare_chunk(xb, mean, scale, mask) -> np.ndarray:
 
 
 class _ChunkRows:
-    """One problem's rows in one chunk: row mask (or None), targets Y (k columns) and fold ids. A plain object,
-    not a tuple, so that a persisted value is never mistaken for a task by the local schedulers."""
+    """One problem's rows in one chunk: row mask (or None), targets Y (k columns), fold ids and row weights W (None:
+    unweighted). A plain object, not a tuple, so that a persisted value is never mistaken for a task by the local
+    schedulers."""
 
-    __slots__ = ("Y", "folds", "mask")
+    __slots__ = ("W", "Y", "folds", "mask")
 
-    def __init__(self, mask, Y, folds):
-        self.mask, self.Y, self.folds = mask, Y, folds
+    def __init__(self, mask, Y, folds, W=None):
+        self.mask, self.Y, self.folds, self.W = mask, Y, folds, W
 
     def __reduce__(self):
-        return _ChunkRows, (self.mask, self.Y, self.folds)
+        return _ChunkRows, (self.mask, self.Y, self.folds, self.W)
 
 
 def _n_threads(recipe) -> int:
@@ -160,11 +164,13 @@ def _n_threads(recipe) -> int:
 
 
 def _chunk_sums(xb, rows: _ChunkRows, mean, scale, recipe: dict, keep_features: bool):
-    """Worker task: features of one chunk and its per-fold partial sums (G_u, t_u, y_u^T y_u, counts)."""
+    """Worker task: features of one chunk and its per-fold partial sums (G_u, t_u, y_u^T y_u, counts); with row
+    weights the weighted sums Phi_u^T W_u Phi_u, Phi_u^T W_u Y_u, sum w y^2 (the kept features ``phi`` and the counts
+    unweighted)."""
     xb = _prepare_chunk(xb, mean, scale, rows.mask)
     acc = _make_accumulator(recipe)
     phi = np.empty((xb.shape[0], acc.dim)) if keep_features else None
-    acc.add(xb, rows.Y, rows.folds, out=phi)
+    acc.add(xb, rows.Y, rows.folds, out=phi, weights=rows.W)
     return acc.results(raw=acc.kernel_statistics), phi
 
 
@@ -191,8 +197,11 @@ def _chunk_fold_outputs(data, is_features: bool, rows: _ChunkRows, mean, scale, 
 
 def _chunk_errors(data, is_features: bool, rows: _ChunkRows, mean, scale, recipe: dict, theta, task: str) -> float:
     """Worker task: summed CV error of one chunk's rows under their own fold models (squared errors for
-    regression, misclassifications of sign(f), sign(0) = +1, for classification); eq. (19)-(21) before pooling."""
+    regression, misclassifications of sign(f), sign(0) = +1, for classification); eq. (19)-(21) before pooling.
+    With row weights the weighted sum, sum_i w_i L_i over the chunk's rows (the k targets' losses added)."""
     f = _chunk_fold_outputs(data, is_features, rows, mean, scale, recipe, theta)
+    if rows.W is not None:
+        return float((rows.W @ _column_losses(f, rows.Y, task)).sum())
     if task == "regression":
         return float(((rows.Y - f) ** 2).sum())
     return float((np.where(f >= 0, 1.0, -1.0) != rows.Y).sum())
@@ -201,9 +210,10 @@ def _chunk_errors(data, is_features: bool, rows: _ChunkRows, mean, scale, recipe
 def _chunk_path_errors(data, is_features: bool, rows: _ChunkRows, mean, scale, recipe: dict, theta,
                        task: str) -> np.ndarray:
     """Worker task: per column of the stacked fold models theta (v, p, g k: a gamma path, gamma major), the summed
-    CV losses of one chunk's rows, as :func:`_chunk_errors` for each column."""
+    CV losses of one chunk's rows (weighted by the rows' weights if any), as :func:`_chunk_errors` for each column."""
     f = _chunk_fold_outputs(data, is_features, rows, mean, scale, recipe, theta, compact=True)
-    return _column_losses(f, rows.Y, task).sum(axis=0)
+    losses = _column_losses(f, rows.Y, task)
+    return losses.sum(axis=0) if rows.W is None else rows.W @ losses
 
 
 def _chunk_predictions(data, is_features: bool, rows: _ChunkRows, mean, scale, recipe: dict, theta) -> np.ndarray:
@@ -248,9 +258,14 @@ class DaskSource:
         self.mean = None
         self.scale = None
 
-    def moments(self, standardize: bool) -> tuple[np.ndarray, np.ndarray]:
+    def moments(self, standardize: bool, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Check every entry is finite and, with ``standardize``, return the column means and (n-1)-normalized
-        standard deviations (zero deviations replaced by 1), computed by dask reductions on the workers."""
+        standard deviations (zero deviations replaced by 1), computed by dask reductions on the workers.
+
+        ``weights`` (one per row, >= 0; zeros for rows left out of the fit): the weighted mean sum_i w_i x_i / W and
+        deviation sqrt(sum_i w_i (x_i - mean)^2 / (W - min(1, sum_i w_i^2 / W))), W = sum_i w_i, the in-memory
+        weighted statistics (:func:`svmopt._validation.weighted_variance_denominator`); the weights travel as a
+        dask array chunked like X's rows, so each chunk is weighted where it is."""
         import dask
         import dask.array as da
 
@@ -260,12 +275,23 @@ class DaskSource:
             if not bool(finite.compute()):
                 raise ValueError("Input X contains NaN or infinity.")
             return np.zeros(self.d), np.ones(self.d)
-        s1, ok = dask.compute(X.sum(axis=0), finite)
+        Wd = None
+        if weights is not None:
+            weights = np.ascontiguousarray(weights, dtype=np.float64)
+            if weights.shape != (self.n,):
+                raise ValueError(f"weights must have shape ({self.n},), got {weights.shape}")
+            Wd = da.from_array(weights, chunks=(self.X.chunks[0],))[:, None]
+        s1, ok = dask.compute(X.sum(axis=0) if Wd is None else (Wd * X).sum(axis=0), finite)
         if not bool(ok):
             raise ValueError("Input X contains NaN or infinity.")
-        mean = np.asarray(s1) / self.n
-        s2 = np.asarray(((X - mean) ** 2).sum(axis=0).compute())
-        scale = np.sqrt(s2 / max(self.n - 1, 1))
+        if weights is None:
+            mean = np.asarray(s1) / self.n
+            s2 = np.asarray(((X - mean) ** 2).sum(axis=0).compute())
+            scale = np.sqrt(s2 / max(self.n - 1, 1))
+        else:
+            mean = np.asarray(s1) / float(weights.sum())
+            s2 = np.asarray((Wd * (X - mean) ** 2).sum(axis=0).compute())
+            scale = np.sqrt(s2 / weighted_variance_denominator(weights))
         scale[~(scale > 0)] = 1.0
         self.mean, self.scale = mean, scale
         return mean, scale
@@ -281,22 +307,28 @@ class DaskSource:
             Xc = (Xc - self.mean) / self.scale
         return np.ascontiguousarray(Xc)
 
-    def problem_chunks(self, mask: np.ndarray | None, Y: np.ndarray, folds: np.ndarray) -> list[tuple[Any, Any]]:
+    def problem_chunks(self, mask: np.ndarray | None, Y: np.ndarray, folds: np.ndarray,
+                       weights: np.ndarray | None = None) -> list[tuple[Any, Any]]:
         """Per non-empty chunk of one problem: ``(delayed raw chunk, rows)`` with rows = (row mask or None, Y rows,
-        fold ids), in row order: the same rows, targets and folds the in-memory stream gives that chunk. The
-        ``rows`` tuples are persisted (sent to the cluster once, then referenced by every pass)."""
+        fold ids, row weights or None), in row order: the same rows, targets, folds and weights the in-memory
+        stream gives that chunk (``Y``, ``folds`` and ``weights`` hold the problem's rows, those of ``mask``). The
+        ``rows`` are persisted (sent to the cluster once, then referenced by every pass)."""
         import dask
         from dask import delayed
 
         Y = np.asarray(Y, dtype=np.float64)
+        W = None if weights is None else np.asarray(weights, dtype=np.float64)
+        if W is not None and W.shape[0] != Y.shape[0]:
+            raise ValueError(f"the problem has {Y.shape[0]} target rows but {W.shape[0]} weights")
         chunks, rows, t0 = [], [], 0
         for c, (r0, r1) in enumerate(zip(self.offsets[:-1], self.offsets[1:], strict=True)):
             mb = None if mask is None else np.ascontiguousarray(mask[r0:r1])
             k = int(r1 - r0) if mb is None else int(mb.sum())
             if k:
                 chunks.append(self.chunks[c])
-                rows.append(delayed(_ChunkRows, pure=True)(mb, np.ascontiguousarray(Y[t0:t0 + k]),
-                                                           np.ascontiguousarray(folds[t0:t0 + k], dtype=np.int32)))
+                rows.append(delayed(_ChunkRows, pure=True)(
+                    mb, np.ascontiguousarray(Y[t0:t0 + k]), np.ascontiguousarray(folds[t0:t0 + k], dtype=np.int32),
+                    None if W is None else np.ascontiguousarray(W[t0:t0 + k])))
             t0 += k
         if t0 != Y.shape[0]:
             raise ValueError(f"the problem has {Y.shape[0]} target rows but the mask selects {t0}")
@@ -335,7 +367,8 @@ def _fold_sums(source: DaskSource, chunk_rows: list, recipe_d, keep_features: bo
 def fold_sums(source: DaskSource, Y: np.ndarray, folds: np.ndarray, n_folds: int, PV: np.ndarray | None,
               params: _core.kernels.KernelParams | None, P: np.ndarray | None, *, mask: np.ndarray | None = None,
               n_threads: int = 0, keep_features: bool = False, split_every: int = 8,
-              statistics: str = "auto") -> tuple[tuple[np.ndarray, ...], list[Any] | None]:
+              statistics: str = "auto", weights: np.ndarray | None = None
+              ) -> tuple[tuple[np.ndarray, ...], list[Any] | None]:
     """Per-fold sums G_u = Phi_u^T Phi_u, t_u = Phi_u^T Y_u, y_u^T y_u and counts over a dask array (eq. (20)).
 
     Each chunk's extended Nyström features [phi(x), 1] (eq. (5), projection ``P``) and partial sums are computed
@@ -358,6 +391,9 @@ def fold_sums(source: DaskSource, Y: np.ndarray, folds: np.ndarray, n_folds: int
     statistics : {"auto", "features", "kernel"}
         What the chunks sum: the features' statistics, or those of the kernel block [K(X, PV), 1], reduced and
         then mapped by ``P`` once (``FoldAccumulator``); the results are the features' statistics either way.
+    weights : (n_rows,) float array or None
+        Weight (finite, > 0) of each selected row, in row order: the weighted sums G_u = Phi_u^T W_u Phi_u,
+        t_u = Phi_u^T W_u Y_u, sum w y^2 (``counts`` and the kept features unweighted). None: unweighted.
 
     Returns
     -------
@@ -374,8 +410,8 @@ def fold_sums(source: DaskSource, Y: np.ndarray, folds: np.ndarray, n_folds: int
             "n_features": source.d, "n_threads": int(n_threads), "statistics": statistics}
     from dask import delayed
 
-    return _fold_sums(source, source.problem_chunks(mask, Y, folds), delayed(_Box, pure=True)(recipe), keep_features,
-                      split_every, project=P if statistics == "kernel" else None)
+    return _fold_sums(source, source.problem_chunks(mask, Y, folds, weights), delayed(_Box, pure=True)(recipe),
+                      keep_features, split_every, project=P if statistics == "kernel" else None)
 
 
 class DaskCVEngine(CVEngine):
@@ -388,12 +424,14 @@ class DaskCVEngine(CVEngine):
     engine up to floating-point summation order. When the features fit ``feature_budget`` (n p 8 bytes) they are
     kept on the workers (persisted) between the cost evaluations of one sigma^2; otherwise each
     evaluation recomputes them from the chunks (the blocked Algorithm 3B, one more pass).
+
+    ``weights`` (one per problem row, finite and > 0; as :class:`CVEngine`): each chunk's rows enter its fold sums
+    with their weights (Phi_u^T W_u Phi_u, Phi_u^T W_u Y_u), the chunks return weighted held-out loss sums, and the
+    pooled cost is sum_i w_i L_i / (k sum_i w_i).
     """
 
     def __init__(self, source: DaskSource, Y: np.ndarray, mask: np.ndarray | None, folds: np.ndarray, n_folds: int,
                  PV: np.ndarray | None, make_params: ParamsFactory, task: str, **kwargs: Any):
-        if kwargs.get("weights") is not None:  # its passes sum unweighted chunks on the workers
-            raise NotImplementedError("DaskCVEngine takes no weights: use CVEngine over the row blocks")
         super().__init__(None, folds, n_folds, PV, make_params, task, **kwargs)
         self.holdout = False  # the fold models are solved here and sent to the workers (per-fold statistics)
         self.source = source
@@ -404,7 +442,7 @@ class DaskCVEngine(CVEngine):
 
     def _rows(self) -> list[tuple[Any, Any]]:
         if self._chunk_rows is None:
-            self._chunk_rows = self.source.problem_chunks(self.mask, self.Y, self.folds)
+            self._chunk_rows = self.source.problem_chunks(self.mask, self.Y, self.folds, self.w)
         return self._chunk_rows
 
     def stats(self, sigma2: float) -> dict[str, Any]:
@@ -458,11 +496,11 @@ class DaskCVEngine(CVEngine):
         s = self.stats(sigma2)
         theta = self._fold_models(s, gamma)
         errs = dask.compute(*self._chunk_tasks(s, theta, _chunk_errors, self.task))
-        return float(math.fsum(errs)) / (self.n * self.k)
+        return float(math.fsum(errs)) / (self.total * self.k)  # total: the rows, or the weight sum
 
     def _path_error_sums(self, s: dict, theta: np.ndarray, sigma2: float) -> np.ndarray:
-        """Summed held-out losses of every column of the stacked fold models (a gamma path), summed per chunk on the
-        workers: one pass for the whole path."""
+        """Summed (weighted) held-out losses of every column of the stacked fold models (a gamma path), summed per
+        chunk on the workers: one pass for the whole path."""
         import dask
 
         errs = dask.compute(*self._chunk_tasks(s, theta, _chunk_path_errors, self.task))

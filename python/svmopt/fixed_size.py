@@ -30,8 +30,10 @@ Weights, streaming, time. ``fit(X, y, sample_weight)`` (and ``class_weight`` for
 least-squares form of (7), min sum_i w_i (y_i - w^T phi(x_i) - b)^2 + ||[w; b]||^2 / gamma: the weights enter the
 blockwise sums Phi^T W Phi and Phi^T W y (the bias column included), the fast CV cost (a weighted mean of the held-out
 losses), and the standardization statistics; the prototypes are chosen among the rows of positive weight without
-regard to the weight values. ``partial_fit`` accumulates the same sums chunk by chunk with fixed hyperparameters;
-``prototypes`` fixes the prototype vectors; ``max_time`` bounds the tuning (the search keeps its best point).
+regard to the weight values. X may then be an array, an ``np.memmap`` or a dask array (each chunk's weighted sums
+on its worker), not a block stream; rows of weight 0 are masked out of every pass, never copied out of X.
+``partial_fit`` accumulates the same sums chunk by chunk with fixed hyperparameters; ``prototypes`` fixes the
+prototype vectors; ``max_time`` bounds the tuning (the search keeps its best point).
 
 Kernels: ``"rbf"`` is K(x, z) = exp(-||x - z||^2 / sigma2) (the paper's and LS-SVMlab's convention; svmopt's
 ``Kernel("rbf", alpha=sqrt(sigma2 / 2))``); ``"linear"`` uses the inputs as explicit features (decision: equivalent to
@@ -257,9 +259,10 @@ class _FixedSizeLSSVM(BaseEstimator):
         them). A positive ``n_jobs`` also limits the BLAS's threads (the feature, Gram and Cholesky kernels run on
         it) for the duration of the fit.
 
-        ``sample_weight`` (array-like of n_samples non-negative numbers; X an array or np.memmap): weighted least
-        squares, every row's terms of (7) and of the CV cost multiplied by its weight; rows of weight 0 are left
-        out. Which quantities the weights enter is listed in the class docstring."""
+        ``sample_weight`` (array-like of n_samples non-negative numbers; X an array, np.memmap or dask array, not a
+        block stream): weighted least squares, every row's terms of (7) and of the CV cost multiplied by its
+        weight; rows of weight 0 are left out (masked out of every pass, X is not copied). Which quantities the
+        weights enter is listed in the class docstring."""
         nj = self.n_jobs
         if isinstance(nj, (int, np.integer)) and not isinstance(nj, bool) and nj > 0:
             from svmopt.tuning import _blas_controller
@@ -290,23 +293,24 @@ class _FixedSizeLSSVM(BaseEstimator):
         return folds
 
     def _weights_and_folds(self, src, y, sample_weight):
-        """(source, y, w, folds): the rows of positive weight, their weights (None: unweighted), and the fold ids
-        from a ``cv`` of splits (None: ``cv`` folds drawn per problem)."""
+        """(y, w, folds, kept) of the rows of positive weight: their labels, their weights (None: unweighted), the
+        fold ids from a ``cv`` of splits (None: ``cv`` folds drawn per problem), and their indices among the rows
+        of X (None: every row). The source itself is left as it is: rows of weight 0 are masked out of every
+        problem (``_fit``), never copied out of X."""
         cw = self._class_weight()
         custom_cv = self.cv is not None and not isinstance(self.cv, numbers.Integral)
         if sample_weight is None and cw is None and not custom_cv:
-            return src, y, None, None
-        if not (isinstance(src, Source) and src.array is not None):
-            raise ValueError("sample_weight, class_weight and a cv of splits need X as a numpy array or np.memmap "
-                             "(not a block stream or a dask array)")
+            return y, None, None, None
+        X = src.X if isinstance(src, DaskSource) else src.array
+        if X is None:
+            raise ValueError("sample_weight, class_weight and a cv of splits need X as a numpy array, an np.memmap "
+                             "or a dask array (not a block stream)")
         n = y.shape[0]
-        idx, y_kept, w = check_fit_weights(np.arange(n).reshape(-1, 1), y, sample_weight, cw)
-        folds = self._split_folds(src.array, y, n) if custom_cv else None
-        if idx.shape[0] < n:  # rows of weight 0 left out
-            rows = idx[:, 0]
-            src = Source(np.asarray(src.array[rows], dtype=np.float64), y_kept, src.block_size)
-            folds = None if folds is None else folds[rows]
-        return src, y_kept, w, folds
+        _, y_kept, w, kept = check_fit_weights(np.empty((n, 0)), y, sample_weight, cw, return_kept=True)
+        folds = self._split_folds(X, y, n) if custom_cv else None
+        if kept is not None and folds is not None:
+            folds = folds[kept]
+        return y_kept, w, folds, kept
 
     def _select(self, Xc: np.ndarray, labels, rng: np.random.Generator, n: int, timings: dict) -> np.ndarray:
         """Indices (sorted) of the prototype vectors among the candidate rows ``Xc`` (steps 2-3); sets the entropy
@@ -356,7 +360,8 @@ class _FixedSizeLSSVM(BaseEstimator):
         rng = np.random.default_rng(check_random_state(self.random_state).randint(0, 2**31 - 1, size=4))
         threads = 0 if self.n_jobs in (None, -1) else int(self.n_jobs)
         src, y, d = self._load(X, y)
-        src, y, w, folds_given = self._weights_and_folds(src, y, sample_weight)
+        n_rows = y.shape[0]  # the rows of X; n below: those of positive weight
+        y, w, folds_given, kept = self._weights_and_folds(src, y, sample_weight)
         PV_given = self._given_prototypes(d) if self.prototypes is not None else None
         n = y.shape[0]
         plan = self._search_plan(n, mode, sigma2_fixed)
@@ -367,19 +372,34 @@ class _FixedSizeLSSVM(BaseEstimator):
                         plan[0], n, ">=" if n >= PATH_MIN_ROWS else "<", PATH_MIN_ROWS,
                         f"n_csa={plan[1]}, n_simplex={plan[2]}" if tunes_sigma or plan[0] == "csa"
                         else "a grid over gamma at the fixed kernel")
-        problems = self._problems(y, w)
+        problems = self._problems(y, w)  # on the rows of positive weight: their masks, targets, weights and folds
+        kept_rows = None  # rows of weight 0: out of every problem's row mask (over X's rows), X itself not copied
+        if kept is not None:
+            kept_rows = np.zeros(n_rows, dtype=bool)
+            kept_rows[kept] = True
         for prob in problems:
-            prob["weights"] = None if w is None else (w if prob["mask"] is None else w[prob["mask"]])
-            prob["folds"] = None if folds_given is None else (
-                folds_given if prob["mask"] is None else folds_given[prob["mask"]])
+            mask = prob["mask"]
+            prob["weights"] = None if w is None else (w if mask is None else w[mask])
+            prob["folds"] = None if folds_given is None else (folds_given if mask is None else folds_given[mask])
+            if kept is not None and mask is not None:
+                prob["mask"] = np.zeros(n_rows, dtype=bool)
+                prob["mask"][kept[mask]] = True
+            elif kept is not None:
+                prob["mask"] = kept_rows
+        # The standardization's weight per row of X: 0 for the rows left out (they add nothing to the weighted sums
+        # nor to weighted_variance_denominator), 1 for kept rows of an unweighted fit.
+        w_rows = w
+        if kept is not None:
+            w_rows = np.zeros(n_rows)
+            w_rows[kept] = 1.0 if w is None else w
         self._stream = None  # a fit keeps no statistics for partial_fit
 
         # 1. standardization statistics (one streaming pass; weighted means and deviations with sample weights)
         if isinstance(src, DaskSource):  # dask reductions on the workers (and the finiteness check)
-            mean, scale = src.moments(self.standardize)
+            mean, scale = src.moments(self.standardize, w_rows)
         elif self.standardize:
             s1, s2 = np.zeros(d), np.zeros(d)
-            if w is None:
+            if w_rows is None:
                 for xb, _ in src.raw():
                     xb = np.asarray(xb, dtype=np.float64)
                     s1 += xb.sum(axis=0)
@@ -388,17 +408,17 @@ class _FixedSizeLSSVM(BaseEstimator):
                     s2 += ((np.asarray(xb, dtype=np.float64) - mean) ** 2).sum(axis=0)
                 scale = np.sqrt(s2 / max(n - 1, 1))
             else:
-                W, r0 = float(w.sum()), 0
+                W, r0 = float(w_rows.sum()), 0
                 for xb, _ in src.raw():
                     xb = np.asarray(xb, dtype=np.float64)
-                    s1 += w[r0:r0 + xb.shape[0]] @ xb
+                    s1 += w_rows[r0:r0 + xb.shape[0]] @ xb
                     r0 += xb.shape[0]
                 mean, r0 = s1 / W, 0
                 for xb, _ in src.raw():
                     xb = np.asarray(xb, dtype=np.float64)
-                    s2 += w[r0:r0 + xb.shape[0]] @ ((xb - mean) ** 2)
+                    s2 += w_rows[r0:r0 + xb.shape[0]] @ ((xb - mean) ** 2)
                     r0 += xb.shape[0]
-                scale = np.sqrt(s2 / weighted_variance_denominator(w))
+                scale = np.sqrt(s2 / weighted_variance_denominator(w_rows))
             scale[~(scale > 0)] = 1.0
             src.mean, src.scale = mean, scale
         else:
@@ -416,12 +436,14 @@ class _FixedSizeLSSVM(BaseEstimator):
             PV = PV_given
             self._given(timings)
         elif mode != "linear":
+            # candidates drawn among the n rows of positive weight (cand indexes them), gathered from X's rows
             cand = np.arange(n) if n <= self.max_candidates else np.sort(rng.choice(n, self.max_candidates,
                                                                                      replace=False))
-            Xc = self._gather(src, cand)
+            rows = cand if kept is None else kept[cand]
+            Xc = self._gather(src, rows)
             idx = self._select(Xc, self._strata(y[cand]), rng, n, timings)
             PV = np.ascontiguousarray(Xc[idx])
-            self.prototype_indices_ = cand[idx]
+            self.prototype_indices_ = rows[idx]
         self.prototypes_ = PV
         self.n_prototypes_ = 0 if PV is None else PV.shape[0]
         self.kernel_mode_ = mode
@@ -513,8 +535,8 @@ class _FixedSizeLSSVM(BaseEstimator):
             kw: dict[str, Any] = {"regularize_bias": self.regularize_bias, "feature_budget": budget,
                                   "n_threads": threads, "n_features": d, "statistics": self.statistics}
             PVx = None if mode == "linear" else PV
-            # Weighted least squares (Phi^T W Phi, Phi^T W y summed in the core, a weighted CV cost): the engines
-            # below take the weights (sample weights come with in-memory or memmap X only: _weights_and_folds).
+            # Weighted least squares (Phi^T W Phi, Phi^T W y summed in the core, a weighted CV cost): every engine
+            # below takes the weights (of the problem's rows, those of its mask: rows of weight 0 masked out).
             if wp is not None:
                 kw["weights"] = wp
             if isinstance(src, DaskSource):
@@ -657,11 +679,12 @@ class _FixedSizeLSSVM(BaseEstimator):
         raise NotImplementedError
 
     def _chunk_weights(self, X, y, sample_weight):
-        """(X, y, w) of a partial_fit chunk: rows of weight 0 left out; ``class_weight`` (a dict) applied by label."""
-        X, y, w = check_fit_weights(X, y, sample_weight, None)
+        """(X, y, w, kept) of a partial_fit chunk: rows of weight 0 left out (``kept``: the indices of the rows left
+        in the chunk, None for all); ``class_weight`` (a dict) applied by label."""
+        X, y, w, kept = check_fit_weights(X, y, sample_weight, None, return_kept=True)
         cw = self._class_weight()
         if cw is None:
-            return X, y, w
+            return X, y, w, kept
         if isinstance(cw, str):
             raise ValueError("class_weight='balanced' needs the class counts of the whole stream; partial_fit takes "
                              "class_weight=None or a dict")
@@ -677,10 +700,13 @@ class _FixedSizeLSSVM(BaseEstimator):
             factor[known[k]] = float(value)
         w = (np.ones(y.shape[0]) if w is None else w) * factor[np.searchsorted(self.classes_, y)]
         keep = w > 0
-        return X[keep], y[keep], w[keep]
+        if not keep.all():
+            kept = np.flatnonzero(keep) if kept is None else kept[keep]
+        return X[keep], y[keep], w[keep], kept
 
-    def _stream_start(self, X, y, w, mode: str, kern, sigma2) -> dict[str, Any]:
-        """First partial_fit call: input scaling, prototypes, the feature map, and empty sums."""
+    def _stream_start(self, X, y, w, mode: str, kern, sigma2, kept: np.ndarray | None = None) -> dict[str, Any]:
+        """First partial_fit call: input scaling, prototypes, the feature map, and empty sums (``kept``: the rows
+        of the chunk as passed that X holds, None for all)."""
         d = X.shape[1]
         rng = np.random.default_rng(check_random_state(self.random_state).randint(0, 2**31 - 1, size=4))
         timings: dict[str, float] = {}
@@ -709,7 +735,7 @@ class _FixedSizeLSSVM(BaseEstimator):
                                                                                      replace=False))
             idx = self._select(Xs[cand], self._strata(y[cand]), rng, n, timings)
             PV = np.ascontiguousarray(Xs[cand][idx])
-            self.prototype_indices_ = cand[idx]  # rows of the first chunk
+            self.prototype_indices_ = cand[idx] if kept is None else kept[cand[idx]]  # rows of the first chunk
         self.prototypes_ = PV
         self.n_prototypes_ = 0 if PV is None else PV.shape[0]
         self.kernel_mode_ = mode
@@ -752,8 +778,8 @@ class _FixedSizeLSSVM(BaseEstimator):
             unknown = np.setdiff1d(y, self.classes_)
             if unknown.size:
                 raise ValueError(f"y has labels {unknown.tolist()} not in classes ({self.classes_.tolist()})")
-        X, y, w = self._chunk_weights(X, y, sample_weight)
-        state = self._stream_start(X, y, w, mode, kern, sigma2) if first else dict(self._stream or {})
+        X, y, w, kept = self._chunk_weights(X, y, sample_weight)
+        state = self._stream_start(X, y, w, mode, kern, sigma2, kept) if first else dict(self._stream or {})
         if X.shape[0]:
             codes = self._stream_targets(y)
             L = state["G"].shape[0]
@@ -843,7 +869,7 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
         RBF bandwidth in K = exp(-||x - z||^2 / sigma2) on the standardized inputs; None: tuned.
     cv : int, CV splitter or iterable of (train, test) pairs, default=10
         Folds of the fast CV: a number (random folds per problem), or splits whose test sets partition the rows
-        (they are the folds; X must then be an array).
+        (they are the folds; X must then be an array, np.memmap or dask array: ``split(X, y)`` sees X as given).
     block_size : int or None
         Rows per streamed block (default 65536).
     random_state, verbose, n_jobs
@@ -910,16 +936,18 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
 
     Sample weights
     --------------
-    ``fit(X, y, sample_weight)`` (X an array or ``np.memmap``) minimises the weighted squared loss: with W = diag(w),
-    the ridge system (7) becomes (Phi_e^T W Phi_e + I/gamma) theta = Phi_e^T W y (the bias column of Phi_e
-    included, so Phi_e^T W 1 and sum w enter too); each CV fold model (20)-(21) is built from the weighted fold sums
-    and the CV cost (19) is the weighted mean sum_i w_i L_i / sum_i w_i of the held-out losses; the input (and
-    target) standardization uses weighted means and deviations (denominator sum w - min(1, sum w^2 / sum w), the
-    one of RobustSVC and the ellipsoids: sum w - 1 when every weight is >= 1, so integer weights equal repeated
-    rows). Rows of weight 0 are left out. The prototypes are *not* chosen by weight: the Rényi-entropy (or random)
-    selection runs on the rows of positive weight as if unweighted (the entropy bandwidths too), so with selected
-    prototypes a weighted fit differs from the fit on repeated rows; with ``prototypes`` given (and fixed gamma,
-    sigma2) integer weights give the same model as repeated rows. The weights enter the streaming pass in the core
+    ``fit(X, y, sample_weight)`` (X an array, ``np.memmap`` or dask array) minimises the weighted squared loss:
+    with W = diag(w), the ridge system (7) becomes (Phi_e^T W Phi_e + I/gamma) theta = Phi_e^T W y (the bias column
+    of Phi_e included, so Phi_e^T W 1 and sum w enter too); each CV fold model (20)-(21) is built from the weighted
+    fold sums and the CV cost (19) is the weighted mean sum_i w_i L_i / sum_i w_i of the held-out losses; the input
+    (and target) standardization uses weighted means and deviations (denominator sum w - min(1, sum w^2 / sum w),
+    the one of RobustSVC and the ellipsoids: sum w - 1 when every weight is >= 1, so integer weights equal repeated
+    rows). Rows of weight 0 are left out (masked out of every pass over X, never copied out of it). The prototypes
+    are *not* chosen by weight: the Rényi-entropy (or random) selection runs on the rows of positive weight as if
+    unweighted (the entropy bandwidths too), so with selected prototypes a weighted fit differs from the fit on
+    repeated rows; with ``prototypes`` given (and fixed gamma, sigma2) integer weights give the same model as
+    repeated rows. On a dask array every chunk sums its rows' weighted statistics and held-out losses on its
+    worker (:class:`svmopt.distributed.DaskCVEngine`). The weights enter the streaming pass in the core
     (each row of the features, or of the kernel block with ``statistics="kernel"``, scaled by sqrt(w_i) on its way
     into the per-fold sums), so ``statistics`` applies as to unweighted fits, and a weighted fit takes the same
     passes as an unweighted one; it forgoes only the holdout identity of the fast CV (many small folds) and, for
@@ -931,8 +959,10 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
         m, the number of prototype vectors used (0 for the linear kernel).
     prototypes_ : ndarray (n_prototypes_, n_features) or None
         The prototype vectors on the standardized scale (None for the linear kernel).
-    prototype_indices_ : ndarray of int
-        Their rows in the training data.
+    prototype_indices_ : ndarray of int or None
+        Their rows in the training data: indices into the X passed to ``fit`` (into the first chunk for
+        ``partial_fit``), counting the rows of weight 0 too (the prototypes are chosen among the rows of positive
+        weight only); None when ``prototypes`` is given.
     entropy_bandwidths_ : ndarray (n_features,) or None
         Per-dimension plug-in bandwidths of the entropy criterion (None for random selection).
     entropy_log_offdiag_ : float or None
@@ -1086,8 +1116,10 @@ class FixedSizeLSSVC(ClassifierMixin, _FixedSizeLSSVM):
         m, the number of prototype vectors used (0 for the linear kernel).
     prototypes_ : ndarray (n_prototypes_, n_features) or None
         The prototype vectors on the standardized scale (None for the linear kernel).
-    prototype_indices_ : ndarray of int
-        Their rows in the training data.
+    prototype_indices_ : ndarray of int or None
+        Their rows in the training data: indices into the X passed to ``fit`` (into the first chunk for
+        ``partial_fit``), counting the rows of weight 0 too (the prototypes are chosen among the rows of positive
+        weight only); None when ``prototypes`` is given.
     entropy_bandwidths_ : ndarray (n_features,) or None
         Per-dimension plug-in bandwidths of the entropy criterion (None for random selection).
     entropy_log_offdiag_ : float or None
