@@ -281,3 +281,32 @@ def test_prototype_indices_index_the_x_passed_and_rows_of_positive_weight(source
         assert np.all((sw[est.prototype_indices_] > 0) & (y3[est.prototype_indices_] != 1))
         np.testing.assert_array_equal(est.classes_, [0, 2])
         _assert_close(est.prototypes_, (X[est.prototype_indices_] - est.x_mean_) / est.x_scale_, 1e-12)
+
+
+@pytest.mark.parametrize("source", ["numpy", "dask"])
+def test_a_huge_value_in_a_row_of_weight_zero_changes_nothing(source, request):
+    """A row given weight 0 is out of the fit, its values too: 1e200 there (whose square overflows) leaves the
+    standardization and the model those of the fit without the row, on either source; the same value in a row of
+    positive weight is the overflow error it always was."""
+    X, _, _, yr, sw = _data(200, seed=3)
+    sw = np.where(sw > 0, sw, 1.0)
+    sw[7] = 0.0
+    Xh = X.copy()
+    Xh[7, 1] = 1e200
+    kw = dict(n_prototypes=10, gamma=2.0, sigma2=2.0, random_state=0)
+    ref = FixedSizeLSSVR(**kw).fit(np.delete(X, 7, axis=0), np.delete(yr, 7), sample_weight=np.delete(sw, 7))
+    if source == "dask":
+        request.getfixturevalue("dask_client")
+        Xs = da.from_array(Xh, chunks=(50, 3))
+    else:
+        Xs = Xh
+    with np.errstate(over="ignore", invalid="ignore"):  # the dask path computes the excluded row's square too
+        est = FixedSizeLSSVR(**kw).fit(Xs, yr, sample_weight=sw)
+    _assert_close(est.x_mean_, ref.x_mean_)
+    _assert_close(est.x_scale_, ref.x_scale_)
+    assert not np.allclose(ref.x_scale_, 1.0)
+    Xt = np.delete(X, 7, axis=0)[:50]
+    _assert_close(est.predict(Xt), ref.predict(Xt))
+    sw[7] = 1.0
+    with pytest.raises(ValueError, match="overflow"), np.errstate(over="ignore", invalid="ignore"):
+        FixedSizeLSSVR(**kw).fit(Xs, yr, sample_weight=sw)

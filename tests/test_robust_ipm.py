@@ -400,7 +400,14 @@ def test_the_newton_pass_alone_gets_the_blas_threads(monkeypatch, n_threads):
     from svmopt.tuning import _blas_controller
 
     ctl = _blas_controller()
-    had = max(int(i["num_threads"]) for i in ctl.select(user_api="blas").info())
+    with ctl.limit(limits=2, user_api="blas"):  # two threads to hand out, whatever the environment's default
+        had = max(int(i["num_threads"]) for i in ctl.select(user_api="blas").info())
+        if had < 2:
+            pytest.skip("the BLAS runs on one thread only here")
+        _check_newton_pass_threads(monkeypatch, n_threads, ipm_mod, ctl, had)
+
+
+def _check_newton_pass_threads(monkeypatch, n_threads, ipm_mod, ctl, had):
     pb = _problem(seed=4)
     ref = _ipm(pb).solve(1.0)  # at this size the whole solve runs on one BLAS thread
     seen: list[tuple[bool, int]] = []
@@ -419,6 +426,18 @@ def test_the_newton_pass_alone_gets_the_blas_threads(monkeypatch, n_threads):
     assert max(int(i["num_threads"]) for i in ctl.select(user_api="blas").info()) == had
     assert sol.objective == pytest.approx(ref.objective, rel=1e-9)
     np.testing.assert_allclose(sol.v, ref.v, rtol=1e-6, atol=1e-9)
+
+    def interrupted(self, theta, *args):  # an interrupt inside a Newton pass gives the BLAS its threads back too
+        if theta is not None and self.n_passes > 4:
+            raise KeyboardInterrupt
+        return inner(self, theta, *args)
+
+    monkeypatch.setattr(ReducedIPM, "_memory_pass", interrupted)
+    ipm = _ipm(pb, n_threads=n_threads)
+    with pytest.raises(KeyboardInterrupt):
+        ipm.solve(1.0)
+    assert ipm._heavy_threads == 0
+    assert max(int(i["num_threads"]) for i in ctl.select(user_api="blas").info()) == had
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])

@@ -248,7 +248,8 @@ class ReducedIPM:
         # between calls that take a millisecond.
         # Between the two bounds only the pass that forms the Newton matrix runs on all the BLAS's threads (as many
         # as it had, at most n_threads): the rest of an iteration is many short calls, each of which would leave
-        # the BLAS's threads spinning against the next.
+        # the BLAS's threads spinning against the next. The BLAS's thread count is the process's: solves run at
+        # once in threads of one process (a threading backend) set it for each other, as any threadpoolctl limit.
         work = self.n * self.p ** 2
         small = work < ONE_THREAD_WORK
         self._heavy_threads = 0

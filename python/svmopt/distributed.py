@@ -284,15 +284,16 @@ class DaskSource:
         s1, ok = dask.compute(X.sum(axis=0) if Wd is None else (Wd * X).sum(axis=0), finite)
         if not bool(ok):
             raise ValueError("Input X contains NaN or infinity.")
-        if weights is None:
+        if weights is None or Wd is None:
             mean = np.asarray(s1) / self.n
             s2 = np.asarray(((X - mean) ** 2).sum(axis=0).compute())
             scale = np.sqrt(s2 / max(self.n - 1, 1))
         else:
             mean = np.asarray(s1) / float(weights.sum())
-            s2 = np.asarray((Wd * (X - mean) ** 2).sum(axis=0).compute())
+            # rows of weight 0 contribute exactly 0 (a huge value there must not overflow the sum into 0 * inf)
+            s2 = np.asarray(da.where(Wd > 0, Wd * (X - mean) ** 2, 0.0).sum(axis=0).compute())
             scale = np.sqrt(s2 / weighted_variance_denominator(weights))
-        scale[~(scale > 0)] = 1.0
+        scale[scale == 0.0] = 1.0  # a NaN or infinity is left to the caller's overflow check
         self.mean, self.scale = mean, scale
         return mean, scale
 

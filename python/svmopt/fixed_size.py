@@ -416,10 +416,15 @@ class _FixedSizeLSSVM(BaseEstimator):
                 mean, r0 = s1 / W, 0
                 for xb, _ in src.raw():
                     xb = np.asarray(xb, dtype=np.float64)
-                    s2 += w_rows[r0:r0 + xb.shape[0]] @ ((xb - mean) ** 2)
-                    r0 += xb.shape[0]
+                    nb = xb.shape[0]
+                    wb = w_rows[r0:r0 + nb]
+                    if kept is not None:  # rows of weight 0 left out: a huge value there cannot overflow the sum
+                        pos = wb > 0
+                        xb, wb = xb[pos], wb[pos]
+                    s2 += wb @ ((xb - mean) ** 2)
+                    r0 += nb
                 scale = np.sqrt(s2 / weighted_variance_denominator(w_rows))
-            scale[~(scale > 0)] = 1.0
+            scale[scale == 0.0] = 1.0  # a NaN or infinity is left to the overflow check below
             src.mean, src.scale = mean, scale
         else:
             mean, scale = np.zeros(d), np.ones(d)
