@@ -368,3 +368,33 @@ def test_n_jobs_limits_the_blas_threads_during_fit_only():
     seen.clear()
     FixedSizeLSSVC(n_prototypes=20, gamma=1.0, sigma2=0.5, random_state=0).fit(blocks)  # None: untouched
     assert seen and all(s == before for s in seen)
+
+
+@pytest.mark.parametrize("statistics", ["auto", "features"])
+@pytest.mark.parametrize("Est", [FixedSizeLSSVC, FixedSizeLSSVR])
+def test_fixed_hyperparameters_skip_an_expensive_cv_score_unless_cv_is_given(monkeypatch, Est, statistics):
+    """With gamma and sigma^2 fixed and cv=None, the informational CV score is computed while its fold solves cost at
+    most FIXED_CV_FLOPS (v (m+1)^3 (1/3 + 4) under kernel statistics, v (m+1)^3 / 3 under the features'), and skipped
+    (NaN, one pass without per-fold sums) beyond; an explicit cv always computes it. The model is the same either
+    way, and cv=None scores as cv=10."""
+    import svmopt.fixed_size as fs
+
+    X, y = make_moons(400, noise=0.3, random_state=0)
+    y = y if Est is FixedSizeLSSVC else X[:, 0] + 0.5 * y
+    kw = dict(n_prototypes=30, gamma=10.0, sigma2=1.0, random_state=0, statistics=statistics)
+    ref = Est(cv=10, **kw).fit(X, y)
+    assert np.isfinite(ref.cv_score_)
+    cheap = Est(**kw).fit(X, y)  # 10 * 31^3 * 4.33 flops: far below the default bound
+    assert cheap.cv_score_ == pytest.approx(ref.cv_score_, rel=1e-12)
+    v, m1 = 10, 31.0
+    flops = v * m1**3 * (1 / 3 + (0.0 if statistics == "features" else 4.0))
+    monkeypatch.setattr(fs, "FIXED_CV_FLOPS", flops)  # at the bound: still computed
+    assert Est(**kw).fit(X, y).cv_score_ == pytest.approx(ref.cv_score_, rel=1e-12)
+    monkeypatch.setattr(fs, "FIXED_CV_FLOPS", flops * (1 - 1e-9))  # just past it: skipped
+    skipped = Est(**kw).fit(X, y)
+    assert np.isnan(skipped.cv_score_) and skipped.problems_[0]["n_passes"] == 1
+    given = Est(cv=10, **kw).fit(X, y)
+    assert given.cv_score_ == pytest.approx(ref.cv_score_, rel=1e-12)
+    Xt = make_moons(100, noise=0.3, random_state=1)[0]
+    out = "decision_function" if Est is FixedSizeLSSVC else "predict"
+    np.testing.assert_allclose(getattr(skipped, out)(Xt), getattr(ref, out)(Xt), rtol=1e-9, atol=1e-10)

@@ -115,6 +115,11 @@ PATH_MIN_ROWS = 50_000
 #: over (log gamma, log sigma^2) or over log gamma alone; 20 + 10 for a search over log sigma^2 alone (the path, or
 #: gamma fixed), each evaluation a pass over the data.
 JOINT_BUDGET, SIGMA2_BUDGET = (90, 70), (20, 10)
+#: With fixed gamma and sigma^2 and ``cv=None``, the informational CV score is computed only while its v fold
+#: systems (20)-(21) cost at most this many flops: v ((m+1)^3 / 3) for the Cholesky factorizations, and 4 (m+1)^3 more
+#: each to map the kernel statistics by P (``statistics`` other than "features"). At m = 2000, 2.5·10⁵ rows, the
+#: ten fold solves took 4.1 s of a 17.7 s pass; at m = 1000, 10⁶ rows, 0.8 s of 17 s (docs/performance.md).
+FIXED_CV_FLOPS = 1e10
 
 
 def _rbf_params(sigma2: float) -> _core.kernels.KernelParams:
@@ -176,7 +181,7 @@ class _FixedSizeLSSVM(BaseEstimator):
     }
 
     def __init__(self, *, n_prototypes: int | str = "auto", kernel: str | Kernel = "rbf", gamma: float | None = None,
-                 sigma2: float | None = None, cv: int = 10, block_size: int | None = None, random_state=None,
+                 sigma2: float | None = None, cv: Any = None, block_size: int | None = None, random_state=None,
                  verbose: bool = False, regularize_bias: bool = True, standardize: bool = True,
                  n_csa: int | None = None, n_simplex: int | None = None, max_candidates: int = MAX_CANDIDATES,
                  feature_memory: str | int = "1G", n_jobs: int | None = None,
@@ -641,10 +646,12 @@ class _FixedSizeLSSVM(BaseEstimator):
             n_evals = 0
             # Fixed hyperparameters: the CV score is informational. Skip it when it would need a second
             # streaming pass (the rows not kept within the budget and a misclassification cost), which would cost
-            # 50% more; a regression's MSE comes from the fold sums of the one pass.
+            # 50% more (a regression's MSE comes from the fold sums of the one pass), and, unless cv was given,
+            # when its fold solves alone would cost more than FIXED_CV_FLOPS.
             if v >= 2 and tbudget.expired():
                 tbudget.cut("CV score")  # informational only: skipped past max_time
-            elif v >= 2 and (self._task == "regression" or engine.keeps_rows()):
+            elif (v >= 2 and (self._task == "regression" or engine.keeps_rows())
+                  and (self.cv is not None or self._fixed_cv_flops(PV, v) <= FIXED_CV_FLOPS)):
                 cv_score = engine.cost(gamma, sigma2)
             else:  # no CV: one pass summing all rows at once (no per-fold sums to split the blocks by)
                 v = 1
@@ -659,6 +666,15 @@ class _FixedSizeLSSVM(BaseEstimator):
         return {"gamma": gamma, "sigma2": sigma2 if mode == "rbf" else math.nan, "cv_score": cv_score, "coef": coef,
                 "intercept": b, "n_evals": n_evals, "n_passes": engine.n_passes, "n_rows": n_p,
                 "statistics": statistics}
+
+    def _fixed_cv_flops(self, PV: np.ndarray | None, v: int) -> float:
+        """Flops of the v fold solves of one CV cost evaluation (see FIXED_CV_FLOPS): the Cholesky factorizations,
+        and the kernel statistics' map by P unless the features' statistics are summed (``statistics="features"``,
+        or the linear kernel's explicit features, whose width is n_features, not m)."""
+        if PV is None:
+            return 0.0
+        m1 = float(PV.shape[0] + 1)
+        return v * m1**3 * (1.0 / 3.0 + (0.0 if self.statistics == "features" else 4.0))
 
     # -- streaming fit (partial_fit) -----------------------------------------------------------------
     def _fixed_hyperparameters(self) -> bool:
@@ -872,9 +888,12 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
         Regularization constant of (7); None: tuned.
     sigma2 : float or None
         RBF bandwidth in K = exp(-||x - z||^2 / sigma2) on the standardized inputs; None: tuned.
-    cv : int, CV splitter or iterable of (train, test) pairs, default=10
+    cv : int, CV splitter, iterable of (train, test) pairs or None, default=None
         Folds of the fast CV: a number (random folds per problem), or splits whose test sets partition the rows
         (they are the folds; X must then be an array, np.memmap or dask array: ``split(X, y)`` sees X as given).
+        None: 10 random folds; with ``gamma`` and ``sigma2`` fixed the CV score is then informational and is
+        computed only while its 10 fold solves are cheap (:data:`FIXED_CV_FLOPS`: m up to about 600), else
+        ``cv_score_`` is NaN and the fit takes one pass without per-fold sums. Give ``cv`` to always have it.
     block_size : int or None
         Rows per streamed block (default 65536).
     random_state, verbose, n_jobs
@@ -908,8 +927,8 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
         Rows (a uniform subsample above this) used for the entropy bandwidths and the prototype search.
     feature_memory : str or int, default="1G"
         Budget for holding Phi_e in memory during CV; above it the blocked Algorithm 3B streams twice. With
-        fixed gamma and sigma2 and Phi_e over this budget, a classifier skips the (second-pass) CV score:
-        ``cv_score_`` is NaN.
+        fixed gamma and sigma2 and Phi_e over this budget, a classifier skips the (second-pass) CV score, even
+        with ``cv`` given: ``cv_score_`` is NaN.
     prototype_selection : {"entropy", "random"}, default="entropy"
         How the m prototype vectors are chosen among the candidate rows: "entropy" maximizes the quadratic
         Rényi entropy (Algorithm 1, with the entropy bandwidths); "random" draws m distinct rows uniformly
@@ -983,7 +1002,8 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
     sigma2_ : float or ndarray (n_problems,)
         Tuned (or given) RBF bandwidth, likewise.
     cv_score_ : float or ndarray (n_problems,)
-        The fast v-fold CV cost at ``(gamma_, sigma2_)`` (NaN when it was skipped), likewise.
+        The fast v-fold CV cost at ``(gamma_, sigma2_)`` (NaN when it was skipped: fixed hyperparameters, see
+        ``cv`` and ``feature_memory``, or ``max_time`` spent), likewise.
     gamma_search_ : str
         The gamma search of the fit, "csa" or "path" (``gamma_search="auto"`` resolved: "csa" with gamma fixed, when
         sigma^2 alone, if anything, is searched by CSA + simplex).
@@ -1140,7 +1160,8 @@ class FixedSizeLSSVC(ClassifierMixin, _FixedSizeLSSVM):
     sigma2_ : float or ndarray (n_problems,)
         Tuned (or given) RBF bandwidth, likewise.
     cv_score_ : float or ndarray (n_problems,)
-        The fast v-fold CV cost at ``(gamma_, sigma2_)`` (NaN when it was skipped), likewise.
+        The fast v-fold CV cost at ``(gamma_, sigma2_)`` (NaN when it was skipped: fixed hyperparameters, see
+        ``cv`` and ``feature_memory``, or ``max_time`` spent), likewise.
     gamma_search_ : str
         The gamma search of the fit, "csa" or "path" (``gamma_search="auto"`` resolved: "csa" with gamma fixed, when
         sigma^2 alone, if anything, is searched by CSA + simplex).
@@ -1190,7 +1211,7 @@ class FixedSizeLSSVC(ClassifierMixin, _FixedSizeLSSVM):
     }
 
     def __init__(self, *, n_prototypes: int | str = "auto", kernel: str | Kernel = "rbf", gamma: float | None = None,
-                 sigma2: float | None = None, cv: int = 10, multiclass: str = "ovo", block_size: int | None = None,
+                 sigma2: float | None = None, cv: Any = None, multiclass: str = "ovo", block_size: int | None = None,
                  random_state=None, verbose: bool = False, regularize_bias: bool = True, standardize: bool = True,
                  n_csa: int | None = None, n_simplex: int | None = None, max_candidates: int = MAX_CANDIDATES,
                  feature_memory: str | int = "1G", n_jobs: int | None = None, prototype_selection: str = "entropy",
