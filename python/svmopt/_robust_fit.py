@@ -70,8 +70,10 @@ def line_search_objective(line_search: str, interval: str) -> str:
 
 
 def _line_search(s: np.ndarray, y: np.ndarray, lo: float, hi: float, gamma: float, line_search: str,
-                 n_grid: int, interval: str, weight: np.ndarray | None = None) -> tuple[float, float]:
-    objective = _core.robust.Objective.__members__[line_search_objective(line_search, interval)]
+                 n_grid: int, interval: str, weight: np.ndarray | None = None,
+                 decision_ties: bool = False) -> tuple[float, float]:
+    name = "decision" if decision_ties else line_search_objective(line_search, interval)
+    objective = _core.robust.Objective.__members__[name]
     s = np.asarray(s, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if line_search == "grid":
@@ -102,7 +104,12 @@ def select_threshold(f: np.ndarray, y: np.ndarray, delta: np.ndarray | None, S: 
     pos = y > 0
     omega = (float(xi[pos].max()), float(xi[~pos].max()))
     lo, hi = threshold_interval(gamma, omega[0], omega[1], interval)
-    b, count = _line_search(s, y, lo, hi, gamma, line_search, n_grid, interval, weight)
+    # Every score equal (u = 0: a constant decision): under the paper's ties a threshold at that score would count
+    # every point correct, a training count of 0 for a model that predicts one class (an interior point or the
+    # cutting planes return gamma = 0 there, inside the optimal face, where HiGHS's vertex has gamma = +-1). Such a
+    # model is counted by the decision rule, as predict applies it.
+    constant = s.size > 0 and float(np.ptp(s)) == 0.0
+    b, count = _line_search(s, y, lo, hi, gamma, line_search, n_grid, interval, weight, decision_ties=constant)
     return Threshold(scores=s, xi=xi, omega=omega, interval=(lo, hi), b=float(b),
                      count=int(count) if weight is None else float(count))
 
