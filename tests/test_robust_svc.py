@@ -4,6 +4,7 @@ estimator's equalities (eta = 0, p = 1 vs 2), line-search ordering, toy cases, s
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -460,6 +461,28 @@ def test_degenerate_small_nu_never_wins_with_corrected_interval():
         assert clf.score(X, y) > 0.8
 
 
+@pytest.mark.parametrize("solver", ["lp", "ipm", "cutting_plane"])
+def test_a_constant_model_is_counted_by_the_decision_rule_under_the_papers_interval(solver):
+    """u = 0 with the classes' slack costs equal (class_weight="balanced", or equal classes) leaves every gamma in
+    [-1, 1] optimal: an interior point or the cutting planes return gamma = 0, where the paper interval is {0} and
+    the paper's ties would count every point correct on the common score 0. The count is the decision rule's there:
+    training_error_ is the predictions' error, and the training-count selection of nu does not pick that model."""
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(600, 6, random_state=0, weights=[0.7, 0.3], flip_y=0)
+    kw = dict(random_state=0, n_landmarks=40, solver=solver, selection="training_error")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        deg = RobustSVC(nu=1e-4, class_weight="balanced", **kw).fit(X, y)
+        grid = RobustSVC(nu="grid", class_weight="balanced", **kw).fit(X, y)
+    assert deg.support_.size == 0
+    w = np.where(y == 1, y.size / (2.0 * y.sum()), y.size / (2.0 * (y.size - y.sum())))  # the balanced weights
+    assert deg.training_error_[0] == pytest.approx(w @ (deg.predict(X) != y) / w.sum())
+    assert deg.training_error_[0] >= 0.5 - 1e-9  # one class predicted: half the balanced weight wrong
+    assert grid.nu_[0] > 1e-3 and grid.support_.size > 0 and grid.score(X, y) > 0.9
+    assert grid.training_error_[0] == pytest.approx(w @ (grid.predict(X) != y) / w.sum(), abs=0.01)
+
+
 # ------------------------------------------------------------------------------------- split rule (paper Section 6)
 def test_split_rule_counts():
     """Per-class test counts of the stratified holdout (paper Section 6): n_test = floor(p n), floor(p n_c) per class,
@@ -612,3 +635,36 @@ def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
+
+
+@pytest.mark.parametrize("n_landmarks", [None, 10])
+def test_a_class_of_one_row_is_fitted_and_its_folds_are_skipped(n_landmarks):
+    """A class of a single row: the default cross-validation falls back to plain k-fold, whose fold holding that row
+    out trains without the class; that fold scores no candidate of that problem (all alike) instead of failing, and
+    the fit on every row keeps the class (binary, and one-vs-rest)."""
+    rng = np.random.RandomState(0)
+    X = rng.randn(40, 3)
+    y = np.zeros(40, int)
+    y[0] = 1
+    X[0] += 3.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # small nu leaves u = 0 on such data: the degenerate-solution warning
+        clf = RobustSVC(n_landmarks=n_landmarks, random_state=0).fit(X, y)
+        assert np.isfinite(clf.selection_["errors"]).all() and clf.selection_["n_folds"] == 3
+        y3 = rng.randint(0, 2, 40)
+        y3[5] = 2
+        multi = RobustSVC(n_landmarks=n_landmarks, random_state=0).fit(X, y3)
+    assert list(clf.classes_) == [0, 1] and list(multi.classes_) == [0, 1, 2]
+    assert np.isfinite(multi.selection_["errors"]).all()
+    assert multi.score(X, y3) > 0.5
+
+
+def test_nu_values_are_solved_ascending_so_ties_follow_the_documented_rule():
+    """nu given in any order (and repeated) is the same set of candidates: the training count keeps the smallest nu
+    on ties, the cross-validation the larger, whatever order they were given in."""
+    X, y = _blobs(60, 3, seed=3, shift=3.0)  # separable: every nu counts 0 training errors
+    a = RobustSVC(kernel="linear", nu=[10.0, 1.0, 1.0], selection="training_error").fit(X, y)
+    b = RobustSVC(kernel="linear", nu=[1.0, 10.0], selection="training_error").fit(X, y)
+    assert a.training_error_[0] == 0 and a.nu_[0] == b.nu_[0] == 1.0
+    c = RobustSVC(kernel="linear", nu=[10.0, 1.0, 1.0], selection="cv").fit(X, y)
+    assert c.selection_["nu"].tolist() == [1.0, 10.0] and c.nu_[0] == 10.0

@@ -275,3 +275,16 @@ def test_weighted_spread_of_weights_summing_to_one_is_the_unweighted_one():
     a = RobustSVC(alpha="scale", nu=1.0, p=2, rho=0.1, kernel="linear").fit(X, y, sample_weight=np.full(80, 1 / 80))
     b = RobustSVC(alpha="scale", nu=1.0 / 80, p=2, rho=0.1, kernel="linear").fit(X, y)
     np.testing.assert_allclose(a.delta_, b.delta_, rtol=1e-12)  # the rho rule's stds: the unweighted ones
+
+
+def test_selection_errors_are_rates_under_weights():
+    """selection_["errors"] holds held-out error rates: with every weight c the misclassified held-out weight over
+    the rows' total weight, the same rates as the unweighted selection at nu times c (C_i = nu w_i)."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(160, 3))
+    y = np.where(X[:, 0] + 0.6 * rng.normal(size=160) > 0, 1, 0)
+    kw = dict(random_state=0, n_landmarks=20, solver="lp")
+    a = RobustSVC(nu=[0.1, 1.0, 10.0], **kw).fit(X, y, sample_weight=np.full(160, 10.0))
+    b = RobustSVC(nu=[1.0, 10.0, 100.0], **kw).fit(X, y)
+    assert np.all((a.selection_["errors"] >= 0) & (a.selection_["errors"] <= 1))
+    np.testing.assert_allclose(a.selection_["errors"], b.selection_["errors"], rtol=1e-12)

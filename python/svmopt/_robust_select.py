@@ -107,6 +107,11 @@ def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], 
                 bar.update()
             for pi, label in enumerate(problems):
                 yb = np.where(y == label, 1.0, -1.0)
+                if not (np.any(yb[tr] > 0) and np.any(yb[tr] < 0)):
+                    # One class only among the fold's training rows (a class of one row, which plain k-fold
+                    # holds out; or a user's split): no model to score, and every candidate is alike on it.
+                    scored[a, :, pi] += 1
+                    continue
                 truth = yb[va] > 0
                 w_tr = None if weight is None else weight[tr]
                 w_va = np.ones(va.size) if weight is None else weight[va]

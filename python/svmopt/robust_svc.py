@@ -357,7 +357,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         robust bounds (checked by a hash of them) -- as after ``set_params(nu=...)`` or ``set_params(tol=...)``:
         a cut does not depend on ``nu``, so it stays valid. Any other problem is solved cold. The kept solver
         state is not pickled. It applies to the cutting planes (which ``solver="auto"`` then uses for the reduced
-        model); the interior-point method and HiGHS start cold.
+        model above :data:`DIRECT_LP_MAX_CELLS` kernel values; below, HiGHS solves the LP as it is, in
+        milliseconds, with nothing kept); the interior-point method and HiGHS start cold.
     verbose : bool, default=False
         Print the cross-validation's held-out error of every candidate and show a progress bar of the final
         fits (stderr); nothing is printed otherwise.
@@ -387,8 +388,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     selection_ : dict or None
         The cross-validation of ``selection="cv"`` (None when there was nothing to compare or under
         ``"training_error"``): the candidates ``alpha`` (None for a kernel without a width), ``rho`` and ``nu``;
-        ``errors``, the held-out error rates of shape (n_alpha, n_rho, n_problems, n_nu); ``n_rows``, ``n_folds``
-        and ``time_s``.
+        ``errors``, the held-out error rates of shape (n_alpha, n_rho, n_problems, n_nu) (with sample weights the
+        misclassified held-out weight over the rows' total weight); ``n_rows``, ``n_folds`` and ``time_s``.
     delta_ : ndarray (n_problems, n_samples)
         Feature-space bounds used (zeros for the deterministic model).
     training_error_ : ndarray (n_problems,)
@@ -523,7 +524,9 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         if isinstance(self.nu, str):
             nus = (NU_CV_GRID if self.nu == "auto" and self.selection == "cv" else NU_GRID).copy()
         else:
-            nus = _values("nu", self.nu, "'auto' or 'grid'")
+            # ascending, each value once: the paths solve them in this order, and the ties rules read it ("the
+            # smallest nu" under the training count, the larger under the cross-validation)
+            nus = np.unique(_values("nu", self.nu, "'auto' or 'grid'"))
         if self.rho is None:
             rhos: list[float | None] = [None]
         else:
@@ -758,10 +761,11 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                      "they were scored as they were", ConvergenceWarning)
             nu_per_problem = [np.array([v]) for v in sel.nu]
             n_val = sel.n_rows
+            held_out = n_val if w is None else float(w[sel_rows].sum())  # the folds' held-out rows: every row once
             self.selection_ = {
                 "alpha": [k.alpha for k in kernels] if kern.name == "rbf" else None,
                 "rho": None if self.rho is None else np.asarray(rhos),
-                "nu": nus, "errors": sel.errors / n_val, "n_rows": n_val, "n_folds": sel.n_folds,
+                "nu": nus, "errors": sel.errors / held_out, "n_rows": n_val, "n_folds": sel.n_folds,
                 "time_s": sel.seconds}
             logger.info("RobustSVC: selected %s, rho=%s, nu=%s by %d-fold cross-validation on %d rows (%.2f s)",
                         kernels[sel.kernel], rhos[sel.rho], sel.nu.tolist(), sel.n_folds, n_val, sel.seconds)
