@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
 import svmopt
@@ -216,6 +217,27 @@ def test_a_dask_array_fits_the_model_an_array_fits(landmarks, robust):
     assert np.mean(lazy.predict(X) == ref.predict(X)) >= 0.99
 
 
+@pytest.mark.parametrize("kw", [{"alpha": "scale"}, {"alpha": "paper"}, {"kernel": "inhom_poly", "degree": 2}])
+def test_a_weighted_dask_fit_reads_the_weighted_data_statistics(kw):
+    """The kernel width ("scale", "paper") and c="auto" come from the frequency-weighted data statistics on a Dask
+    array too (its weighted column sums by the workers), so sample and class weights give the array's model."""
+    da = pytest.importorskip("dask.array")
+    X, y = _data(n=1200)
+    sw = np.where(y == y.max(), 5.0, 1.0) * np.linspace(0.5, 1.5, y.size)
+    est = dict(n_landmarks=30, random_state=0, nu=1.0, selection="training_error", **kw)
+    ref = RobustSVC(**est).fit(X, y, sample_weight=sw)
+    lazy = RobustSVC(**est).fit(da.from_array(X, chunks=(300, 4)), y, sample_weight=sw)
+    unweighted = RobustSVC(**est).fit(X, y)
+    for a, b in ((lazy, ref), (unweighted, ref)):
+        same = (a.kernel_.alpha == pytest.approx(b.kernel_.alpha, rel=1e-12)) if "alpha" in kw else \
+            (a.kernel_.c == pytest.approx(b.kernel_.c, rel=1e-12))
+        assert same is (a is lazy)  # equal to the in-memory weighted fit; the weights do change it
+    np.testing.assert_allclose(lazy.objective_, ref.objective_, rtol=1e-6)
+    cw = RobustSVC(class_weight="balanced", **est)
+    np.testing.assert_allclose(cw.fit(da.from_array(X, chunks=(300, 4)), y).objective_,
+                               clone(cw).fit(X, y).objective_, rtol=1e-6)
+
+
 def test_a_small_dask_array_fits_the_papers_model_in_memory():
     da = pytest.importorskip("dask.array")
     X, y = _data(n=200)
@@ -242,3 +264,18 @@ def test_bad_dask_input_is_refused_before_the_fit(kw, change, match):
     with pytest.raises(ValueError, match=match):
         clf.fit(da.from_array(X, chunks=(500, 4)), y)
     assert not hasattr(clf, "classes_")  # nothing fitted
+
+
+@pytest.mark.parametrize("solver", ["ipm", "cutting_plane"])
+def test_a_spent_max_time_still_solves_the_first_nu_of_the_final_fit(solver):
+    """With max_time spent before the final fit, the first nu's solve runs on while its model has no support (as
+    HiGHS's first LP runs to its end): a usable model, not the solvers' start u = 0, and a warning naming what was
+    cut."""
+    X, y = _data(n=1500)
+    with pytest.warns(ConvergenceWarning, match="max_time"):
+        clf = RobustSVC(n_landmarks=40, solver=solver, random_state=0, max_time=1e-3).fit(X, y)
+    assert clf.max_time_reached_ and np.abs(clf.dual_coef_).sum() > 0
+    ref = RobustSVC(n_landmarks=40, solver=solver, random_state=0, nu=clf.nu_[0],
+                    selection="training_error").fit(X, y)
+    gap = (clf.objective_[0] - clf.lower_bound_[0]) / max(1.0, abs(clf.objective_[0]))
+    assert gap <= 1e-6 and clf.objective_[0] == pytest.approx(ref.objective_[0], rel=1e-5)

@@ -283,9 +283,9 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
     certified relative gap ``tol`` (``max_iter``: their iterations per ``nu``). ``"lp"`` passes the reduced LP to
     HiGHS (needs ``Phi``). ``u`` of the result holds the landmark coefficients ``v``; ``on_solution(nu, v, b)``,
     ``weight`` and ``deadline`` as for :func:`fit_binary` (the iterative solvers stop at the deadline with their
-    certified gap as it stands). ``lp``: a cutting-plane solver of this very problem from an earlier call, whose
-    cuts and last solution are kept (the caller vouches that the rows, labels, weights and bounds are the same);
-    returned as ``BinaryFit.engine``.
+    certified gap as it stands; the first ``nu`` runs on to its end if its model has no support by then).
+    ``lp``: a cutting-plane solver of this very problem from an earlier call, whose cuts and last solution are kept
+    (the caller vouches that the rows, labels, weights and bounds are the same); returned as ``BinaryFit.engine``.
     ``cache_rows``: the interior-point method keeps the kernel rows of that many leading rows of ``X``.
     ``stall_lp_cells``: a ``nu`` at which the interior-point method stalls short of ``tol`` is solved again by HiGHS
     on the LP as it is when ``Phi`` is given with at most this many entries (0: never; the stall then warns)."""
@@ -315,6 +315,11 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
         if engine is not None:
             passes = engine.n_passes
             sol = engine.solve(nu, tol=tol, max_iter=max_iter, deadline=deadline)
+            if best is None and sol.timed_out and not np.any(sol.v != 0.0):
+                # The deadline came before the first nu's model had any support (spent before the solve began, an
+                # interior point's start u = 0 still its best point): that nu runs to its end, as fit_binary's first
+                # LP does, so that a usable model exists (the cutting planes keep their cuts for it).
+                sol = engine.solve(nu, tol=tol, max_iter=max_iter, deadline=None)
             n_iter, status = engine.n_passes - passes, "Optimal" if sol.gap <= tol else "Iteration limit reached"
             name = "the interior-point method" if solver == "ipm" else "the cutting planes"
             if sol.gap > tol and sol.stalled and Phi is not None and Phi.shape[0] * Phi.shape[1] <= stall_lp_cells:

@@ -347,10 +347,12 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     max_time : float > 0 or None, default=None
         Seconds the whole ``fit`` may take (None: no limit). The cross-validation starts no fold solve once
         :data:`SELECT_TIME_SHARE` of it is spent (candidates not scored on every fold are not chosen), the ``nu``
-        path and the cutting planes stop at the deadline with the best model so far, and HiGHS gets the time left
-        as its ``time_limit`` except on the first LP of each binary problem's final fit, which always runs to the
-        end (so a usable model exists). Reaching it is a ``ConvergenceWarning`` naming what was cut short, and
-        ``max_time_reached_`` is True.
+        path, the interior point and the cutting planes stop at the deadline with the best model so far, and HiGHS
+        gets the time left as its ``time_limit``, except on the first ``nu`` of each binary problem's final fit
+        (so that a usable model exists): HiGHS's first LP always runs to its end, and the interior point or the
+        cutting planes run on past the deadline while their model has no support (u = 0, their start). The
+        landmark selection and the kernel rows are not cut short. Reaching it is a ``ConvergenceWarning`` naming
+        what was cut short, and ``max_time_reached_`` is True.
     warm_start : bool, default=False
         Keep the cutting planes' cuts and last solution of each binary problem's final fit, and start the next
         ``fit`` from them when its problem is the same -- the same rows, labels, weights, landmarks, kernel and
@@ -670,12 +672,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         w: np.ndarray | None = None
         kept: np.ndarray | None = None
         if is_dask_array(X):
-            X, y, stds, total_var = self._dask_data(X, y)
-            if sample_weight is not None or self.class_weight is not None:
-                _, _, w = check_fit_weights(np.zeros((y.shape[0], 0)), y, sample_weight, self.class_weight)
-                if w is not None and w.shape[0] != y.shape[0]:
-                    raise ValueError("sample_weight (times class_weight) has zeros: with a Dask X every weight "
-                                     "must be > 0 (drop those rows from the array)")
+            X, y, w, stds, total_var = self._dask_data(X, y, sample_weight)
         else:
             X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=False)
             y = column_or_1d(y, warn=True)
@@ -886,9 +883,12 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                 warn(f"RobustSVC: the fitted model predicts {str(label if side.all() else other)!r} for every training "
                      f"point{which}: {what}; {cause}", UserWarning)
 
-    def _dask_data(self, X: Any, y: Any) -> tuple[Any, np.ndarray, np.ndarray, float]:
-        """A Dask X as the reduced model reads it: checked (2-D, known row chunks, finite), its column standard
-        deviations (ddof=1) and the variance of all its entries computed by the workers in one pass; y gathered."""
+    def _dask_data(self, X: Any, y: Any,
+                   sample_weight: Any) -> tuple[Any, np.ndarray, np.ndarray | None, np.ndarray, float]:
+        """A Dask X as the reduced model reads it: checked (2-D, known row chunks, finite); y gathered; the weights
+        (sample and class; every one must be > 0, rows cannot be left out of a Dask array here); and the data
+        statistics of the kernel widths, :func:`_weighted_spread`'s, computed by the workers (one pass unweighted,
+        two weighted: the weighted mean first)."""
         import dask
         import dask.array as da
 
@@ -899,14 +899,30 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             raise ValueError(f"X has {n} rows but y has {y.shape[0]} labels")
         if n < 2:
             raise ValueError(f"Found array with {n} sample(s) (shape={X.shape}) while a minimum of 2 is required.")
-        col_var, col_mean, finite = dask.compute(X.var(axis=0), X.mean(axis=0), da.isfinite(X).all())
+        w = None
+        if sample_weight is not None or self.class_weight is not None:
+            _, _, w = check_fit_weights(np.zeros((n, 0)), y, sample_weight, self.class_weight)
+            if w is not None and w.shape[0] != n:
+                raise ValueError("sample_weight (times class_weight) has zeros: with a Dask X every weight "
+                                 "must be > 0 (drop those rows from the array)")
+        if w is None:
+            col_var, col_mean, finite = dask.compute(X.var(axis=0), X.mean(axis=0), da.isfinite(X).all())
+        else:  # the weights travel as a Dask array chunked like X's rows
+            Wd = da.from_array(w, chunks=(X.chunks[0],))[:, None]
+            W = float(w.sum())
+            s1, finite = dask.compute((Wd * X).sum(axis=0), da.isfinite(X).all())
         if not bool(finite):
             raise ValueError("Input X contains NaN or infinity.")
         self.n_features_in_ = int(X.shape[1])
         self.__dict__.pop("feature_names_in_", None)
-        col_var = np.asarray(col_var, dtype=np.float64)
-        total_var = float(col_var.mean() + np.var(col_mean)) if col_var.size else 0.0
-        return X, y, np.sqrt(col_var * n / (n - 1)), total_var
+        if w is None:
+            col_var = np.asarray(col_var, dtype=np.float64)
+            total_var = float(col_var.mean() + np.var(col_mean)) if col_var.size else 0.0
+            return X, y, None, np.sqrt(col_var * n / (n - 1)), total_var
+        mean = np.asarray(s1, dtype=np.float64) / W
+        col_var = np.asarray((Wd * (X - mean) ** 2).sum(axis=0).compute(), dtype=np.float64) / W
+        stds = np.sqrt(col_var * W / weighted_variance_denominator(w))
+        return X, y, w, stds, (float(col_var.mean() + mean.var()) if col_var.size else 0.0)
 
     # -- prediction ------------------------------------------------------------------------------
     def _raw(self, X: Any) -> np.ndarray:
