@@ -668,3 +668,17 @@ def test_nu_values_are_solved_ascending_so_ties_follow_the_documented_rule():
     assert a.training_error_[0] == 0 and a.nu_[0] == b.nu_[0] == 1.0
     c = RobustSVC(kernel="linear", nu=[10.0, 1.0, 1.0], selection="cv").fit(X, y)
     assert c.selection_["nu"].tolist() == [1.0, 10.0] and c.nu_[0] == 10.0
+
+
+def test_a_problem_no_fold_can_train_is_warned_about():
+    """Splits whose training rows never hold one class: that one-vs-rest problem is scored on no fold, which is
+    warned about (its held-out errors are 0 for every candidate) instead of passing as a perfect score."""
+    rng = np.random.RandomState(0)
+    X = rng.randn(60, 3)
+    y = rng.randint(0, 2, 60)
+    y[:5] = 2
+    rest = np.arange(5, 60)
+    a, b = rest[::2], rest[1::2]
+    splits = [(a, np.r_[np.arange(5), b]), (b, a)]
+    with pytest.warns(UserWarning, match=r"scored no candidate of the problem\(s\) \[2\]"):
+        RobustSVC(cv=splits, random_state=0).fit(X, y)

@@ -267,15 +267,18 @@ def test_bad_dask_input_is_refused_before_the_fit(kw, change, match):
 
 
 @pytest.mark.parametrize("solver", ["ipm", "cutting_plane"])
-def test_a_spent_max_time_still_solves_the_first_nu_of_the_final_fit(solver):
-    """With max_time spent before the final fit, the first nu's solve runs on while its model has no support (as
-    HiGHS's first LP runs to its end): a usable model, not the solvers' start u = 0, and a warning naming what was
-    cut."""
+def test_a_spent_max_time_still_gives_the_first_nu_of_the_final_fit_a_model(solver):
+    """With max_time spent before the final fit, the first nu's solver runs past the deadline until its best point
+    has support, then stops (HiGHS's first LP runs to its end): a model better than the solvers' start u = 0 (a
+    one-class predictor), its certified gap in the warning, max_time_reached_ set. Without max_time the solve runs
+    to tol as usual."""
     X, y = _data(n=1500)
-    with pytest.warns(ConvergenceWarning, match="max_time"):
-        clf = RobustSVC(n_landmarks=40, solver=solver, random_state=0, max_time=1e-3).fit(X, y)
+    with pytest.warns(ConvergenceWarning, match=r"cut short: the .* at nu=1 \(certified relative gap"):
+        clf = RobustSVC(n_landmarks=40, solver=solver, random_state=0, max_time=1e-3, nu=1.0,
+                        selection="training_error").fit(X, y)
     assert clf.max_time_reached_ and np.abs(clf.dual_coef_).sum() > 0
-    ref = RobustSVC(n_landmarks=40, solver=solver, random_state=0, nu=clf.nu_[0],
-                    selection="training_error").fit(X, y)
-    gap = (clf.objective_[0] - clf.lower_bound_[0]) / max(1.0, abs(clf.objective_[0]))
-    assert gap <= 1e-6 and clf.objective_[0] == pytest.approx(ref.objective_[0], rel=1e-5)
+    majority = max(np.mean(y == c) for c in np.unique(y))
+    assert clf.score(X, y) > majority + 0.05
+    full = RobustSVC(n_landmarks=40, solver=solver, random_state=0, nu=1.0, selection="training_error").fit(X, y)
+    assert not full.max_time_reached_
+    assert clf.objective_[0] >= full.objective_[0] * (1 - 1e-9) and clf.lower_bound_[0] <= full.objective_[0]

@@ -415,9 +415,11 @@ class HingeCuttingPlanes:
     # -- the solve ------------------------------------------------------------------------------------------------
     def solve(self, nu: float, *, tol: float = 1e-6, max_iter: int = 1000,
               start: tuple[np.ndarray, float] | None = None, deadline: float | None = None,
-              max_swaps: int | None = None, certify_time: float | None = None) -> CutSolution:
+              max_swaps: int | None = None, certify_time: float | None = None,
+              until_support: bool = False) -> CutSolution:
         """Cutting planes at C = ``nu`` from the kept cuts, until the certified relative gap is <= ``tol`` (or
-        ``max_iter`` passes, or the ``time.perf_counter()`` ``deadline``; the gap is then reported as it stands).
+        ``max_iter`` passes, or the ``time.perf_counter()`` ``deadline``; the gap is then reported as it stands;
+        ``until_support``: not before the best point has a nonzero coefficient).
 
         The first pass is at ``start`` (default: the last solution), which must satisfy the budget: the returned
         point is the best feasible point separated at, so its objective is never above the start's.
@@ -445,6 +447,7 @@ class HingeCuttingPlanes:
                              f"{self.budget}")
         self.U = np.inf  # U bounds ||v*||_1 at this nu: set again from this solve's points
         st = _SolveState(self, nu, tol, int(max_iter), deadline, (v, gamma))
+        st.until_support = bool(until_support)
         if self.budget is None:
             self._restrict(None)
             st.lower_bound = st.run(None)
@@ -532,6 +535,7 @@ class _SolveState:
                  start: tuple[np.ndarray, float]):
         self.eng, self.nu, self.tol, self.max_iter, self.deadline = eng, nu, tol, max_iter, deadline
         self.start = start
+        self.until_support = False  # the deadline waits for a best point with a nonzero coefficient
         self.best_ub, self.best = np.inf, start
         self.best_grad: np.ndarray | None = None  # sum_i c_i y_i Phi_i at the best point (the hinge subgradient: -a)
         self.lower_bound = -np.inf if eng.budget is not None else 0.0
@@ -575,7 +579,8 @@ class _SolveState:
         master_point: tuple[np.ndarray, float, np.ndarray] | None = None
         first = self.best_ub == np.inf
         while not self.stopped:
-            if self.deadline is not None and eng.n_passes > self.passes0 and time.perf_counter() > self.deadline:
+            if (self.deadline is not None and eng.n_passes > self.passes0 and time.perf_counter() > self.deadline
+                    and not (self.until_support and not np.any(self.best[0] != 0.0))):
                 self.timed_out = True  # (the start is always separated at, so the result has its scores)
                 break
             if master_point is None:

@@ -274,7 +274,7 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
                        solver_options: Mapping[str, Any] | None = None,
                        on_solution: OnSolution | None = None, weight: np.ndarray | None = None,
                        deadline: float | None = None, lp: ReducedLP | None = None, cache_rows: int = 0,
-                       stall_lp_cells: int = 0) -> BinaryFit:
+                       stall_lp_cells: int = 0, usable: bool = False) -> BinaryFit:
     """Pseudocode 1 on the reduced model (:mod:`svmopt._robust_reduced`) for every ``nu`` in ``nus``; keep the best.
 
     The kernel rows against the landmarks come from ``Phi`` (n x L) or are computed from ``X``, ``Z`` and
@@ -283,7 +283,8 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
     certified relative gap ``tol`` (``max_iter``: their iterations per ``nu``). ``"lp"`` passes the reduced LP to
     HiGHS (needs ``Phi``). ``u`` of the result holds the landmark coefficients ``v``; ``on_solution(nu, v, b)``,
     ``weight`` and ``deadline`` as for :func:`fit_binary` (the iterative solvers stop at the deadline with their
-    certified gap as it stands; the first ``nu`` runs on to its end if its model has no support by then).
+    certified gap as it stands). ``usable`` (a final fit's): the first ``nu``'s solver runs past the deadline
+    until its best point has a nonzero coefficient, so that a usable model exists (``stopped`` then says so).
     ``lp``: a cutting-plane solver of this very problem from an earlier call, whose cuts and last solution are kept
     (the caller vouches that the rows, labels, weights and bounds are the same); returned as ``BinaryFit.engine``.
     ``cache_rows``: the interior-point method keeps the kernel rows of that many leading rows of ``X``.
@@ -314,12 +315,12 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
         ipm_passes = 0
         if engine is not None:
             passes = engine.n_passes
-            sol = engine.solve(nu, tol=tol, max_iter=max_iter, deadline=deadline)
-            if best is None and sol.timed_out and not np.any(sol.v != 0.0):
-                # The deadline came before the first nu's model had any support (spent before the solve began, an
-                # interior point's start u = 0 still its best point): that nu runs to its end, as fit_binary's first
-                # LP does, so that a usable model exists (the cutting planes keep their cuts for it).
-                sol = engine.solve(nu, tol=tol, max_iter=max_iter, deadline=None)
+            # A final fit's first nu: past the deadline until the best point has support (a deadline spent before
+            # the solve began would otherwise leave the start, u = 0, as "the model so far"); fit_binary's first LP
+            # likewise runs to its end.
+            support_first = usable and best is None
+            sol = engine.solve(nu, tol=tol, max_iter=max_iter, deadline=deadline, until_support=support_first)
+            overran = support_first and deadline is not None and time.perf_counter() >= deadline
             n_iter, status = engine.n_passes - passes, "Optimal" if sol.gap <= tol else "Iteration limit reached"
             name = "the interior-point method" if solver == "ipm" else "the cutting planes"
             if sol.gap > tol and sol.stalled and Phi is not None and Phi.shape[0] * Phi.shape[1] <= stall_lp_cells:
@@ -343,6 +344,8 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
                 warn(f"RobustSVC: {name} stopped at max_iter={max_iter} with a certified relative gap "
                      f"of {sol.gap:.2g} > tol={tol:g} (nu={nu:g}); the model is usable, its objective within that "
                      "gap of the optimum", ConvergenceWarning)
+            if overran and not stopped:  # finished past the deadline: max_time was passed all the same
+                stopped = f"{name} at nu={nu:g}, run past the deadline until its model had support"
         else:
             assert Phi is not None
             left = None  # the first LP runs to its end: a usable model

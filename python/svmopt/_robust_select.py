@@ -81,12 +81,15 @@ def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], 
     block; else the reduced model over the landmarks ``Z``. ``fit_options`` go to the path fitter.
 
     ``weight`` (sample weights, > 0): the folds' fits are weighted and a held-out error counts its row's weight.
+    A fold whose training rows hold one class of a problem scores none of that problem's candidates (its held-out
+    rows add no error to any: they stay alike); a problem left so on every fold is warned about.
     ``deadline`` (``time.perf_counter()``): no fold solve starts after it, and the nu paths stop there; a
     candidate not scored on every fold counts as an infinite error (with none scored: the first width and rho, and
     the largest nu). ``Selection.stopped`` says whether it hit."""
     t0 = time.perf_counter()
     errors = np.zeros((len(kernels), len(rhos), len(problems), nus.size))
     scored = np.zeros(errors.shape, dtype=np.int64)  # folds on which each candidate was scored
+    unscorable = np.zeros((len(kernels), len(problems)), dtype=np.int64)  # folds lacking a problem's class
     not_converged = 0
     stopped = False
     for a, kern in enumerate(kernels):
@@ -111,6 +114,7 @@ def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], 
                     # One class only among the fold's training rows (a class of one row, which plain k-fold
                     # holds out; or a user's split): no model to score, and every candidate is alike on it.
                     scored[a, :, pi] += 1
+                    unscorable[a, pi] += 1
                     continue
                 truth = yb[va] > 0
                 w_tr = None if weight is None else weight[tr]
@@ -150,6 +154,12 @@ def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], 
                             "max_iter" in str(w.message) or late)
                         if not counted:
                             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    never = [label.item() if hasattr(label, "item") else label
+             for pi, label in enumerate(problems) if folds and np.all(unscorable[:, pi] == len(folds))]
+    if never:
+        warnings.warn(f"RobustSVC: the cross-validation scored no candidate of the problem(s) {never!r}: the class "
+                      "is missing from the training rows of every fold; their nu is the largest candidate (the "
+                      "tie rule), their held-out errors are 0", UserWarning, stacklevel=2)
     stopped = stopped or bool(np.any(scored < len(folds)))
     errors[scored < len(folds)] = np.inf  # not scored on every fold (max_time): never preferred to a scored one
     # The kernel width and rho: the smallest sum over problems of each problem's best count (first on ties).

@@ -35,14 +35,17 @@ the strip that satisfies its own properties (P1)-(P3) (Section 4; the strip hold
 
 * ``interval="paper"`` (default; decision: the printed interval, the one that produced the published tables):
   ``[gamma + 1 - omega_B, gamma - 1 + omega_A]``. It also gives the majority-class predictor when the
-  robust LP collapses to ``u = 0`` (``b = -2`` or ``+2``).
+  robust LP collapses to ``u = 0`` at HiGHS's vertex ``gamma = +-1`` (``b = -2`` or ``+2``); with the classes'
+  slack costs equal every gamma in [-1, 1] is optimal there, and the interior point or the cutting planes
+  return ``gamma = 0``, ``b = 0``: one class for every point, counted as such (below).
 * ``interval="corrected"``: ``[gamma + 1 - omega_A, gamma - 1 + omega_B]`` widened by
   ``1e-9 * max(1, |gamma|)`` on both sides (rounding of the extreme scores).
 * ``interval="unbounded"``: all real ``b`` (exact searches only); an ablation.
 
 With ``"corrected"`` and ``"unbounded"`` the count uses the decision rule's ties (a class-A point on the
-threshold is an error). Decision: with the paper's ties the degenerate solution ``u = 0`` (all
-scores 0) would score 0 training errors at ``b = 0`` and win the nu selection while predicting one class.
+threshold is an error), and so does any interval when every score is the same (``u = 0``, a constant
+decision). Decision: with the paper's ties the degenerate solution ``u = 0`` (all scores 0) would score 0
+training errors at ``b = 0`` and win the nu selection while predicting one class.
 
 Uncertainty (Section 5.1, eqs. (11)-(21)): ``x_i`` may move to ``x_i + sigma`` with ``||sigma||_p <= eta_i``;
 ``delta_i`` comes from Lemma 1's constant ``C(n, p)`` (16) and the kernel bounds (18) linear, (19) inhomogeneous and
@@ -273,7 +276,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     nu : float > 0, sequence of floats, "auto" or "grid", default="auto"
         Weight of the slacks. ``"grid"`` = the paper's ``logspace(-3, 0, 5)`` (:data:`NU_GRID`); ``"auto"`` =
         ``logspace(-2, 2, 5)`` (:data:`NU_CV_GRID`) under ``selection="cv"``, the paper's grid under
-        ``"training_error"``. A sequence is searched in the given order.
+        ``"training_error"``. A sequence is searched in ascending order, each value once (``fit_path_`` and
+        ``selection_["nu"]`` list them so).
     p : float in [1, inf], "inf" or None, default=None
         Norm of the uncertainty set (11); ``None`` = deterministic model (6).
     eta : float, array (n_samples,), dict {class label: float}, or None
@@ -350,9 +354,9 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         path, the interior point and the cutting planes stop at the deadline with the best model so far, and HiGHS
         gets the time left as its ``time_limit``, except on the first ``nu`` of each binary problem's final fit
         (so that a usable model exists): HiGHS's first LP always runs to its end, and the interior point or the
-        cutting planes run on past the deadline while their model has no support (u = 0, their start). The
-        landmark selection and the kernel rows are not cut short. Reaching it is a ``ConvergenceWarning`` naming
-        what was cut short, and ``max_time_reached_`` is True.
+        cutting planes run on past the deadline until their best point has support (u != 0; their start is
+        u = 0), then stop. The landmark selection and the kernel rows are not cut short. Reaching it is a
+        ``ConvergenceWarning`` naming what was cut short, and ``max_time_reached_`` is True.
     warm_start : bool, default=False
         Keep the cutting planes' cuts and last solution of each binary problem's final fit, and start the next
         ``fit`` from them when its problem is the same -- the same rows, labels, weights, landmarks, kernel and
@@ -804,7 +808,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                                                n_grid=self.n_grid, interval=self.interval,
                                                solver_options=self.solver_options, weight=w, deadline=deadline,
                                                lp=warm.get(key) if key else None,
-                                               stall_lp_cells=stall_lp_cells,
+                                               stall_lp_cells=stall_lp_cells, usable=True,
                                                **rows))
                 if key:
                     engines[key] = fits[-1].engine
