@@ -71,6 +71,34 @@ def check_dask_array(X: Any, name: str = "X", *, ndim: int = 2) -> Any:
     return X
 
 
+def column_moments(X: Any, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, float]:
+    """``(mean, s2, W)`` of a float64 dask array ``X`` by dask reductions on the workers, once every entry is checked
+    finite (a ``ValueError`` otherwise): the column means sum_i w_i x_i / W, the sums of squared deviations
+    sum_i w_i (x_i - mean)^2 and W = sum_i w_i (w_i = 1 and W = n without ``weights``; rows of weight 0 add exactly
+    0, a value there whose square overflows included). Two passes: the sums with the check, then the deviations.
+    ``weights`` (one per row, >= 0) travel as a dask array chunked like X's rows, so each chunk is weighted where
+    it is."""
+    import dask
+    import dask.array as da
+
+    n = X.shape[0]
+    Wd = None
+    if weights is not None:
+        weights = np.ascontiguousarray(weights, dtype=np.float64)
+        if weights.shape != (n,):
+            raise ValueError(f"weights must have shape ({n},), got {weights.shape}")
+        Wd = da.from_array(weights, chunks=(X.chunks[0],))[:, None]
+    s1, ok = dask.compute(X.sum(axis=0) if Wd is None else (Wd * X).sum(axis=0), da.isfinite(X).all())
+    if not bool(ok):
+        raise ValueError("Input X contains NaN or infinity.")
+    total = float(n) if weights is None else float(weights.sum())
+    mean = np.asarray(s1, dtype=np.float64) / total
+    dev = (X - mean) ** 2
+    if Wd is not None:
+        dev = da.where(Wd > 0, Wd * dev, 0.0)  # not 0 * inf for a row of weight 0
+    return mean, np.asarray(dev.sum(axis=0).compute(), dtype=np.float64), total
+
+
 def map_row_chunks(estimator: Any, method: str, X: Any, n_outputs: int) -> np.ndarray:
     """``getattr(estimator, method)`` on each row chunk of the dask array X, run where the chunk is and gathered
     here (n x n_outputs float64): a fitted estimator's predictions on a dask array. X is checked first
@@ -264,35 +292,18 @@ class DaskSource:
 
         ``weights`` (one per row, >= 0; zeros for rows left out of the fit): the weighted mean sum_i w_i x_i / W and
         deviation sqrt(sum_i w_i (x_i - mean)^2 / (W - min(1, sum_i w_i^2 / W))), W = sum_i w_i, the in-memory
-        weighted statistics (:func:`svmopt._validation.weighted_variance_denominator`); the weights travel as a
-        dask array chunked like X's rows, so each chunk is weighted where it is."""
-        import dask
+        weighted statistics (:func:`svmopt._validation.weighted_variance_denominator`), by
+        :func:`column_moments`."""
         import dask.array as da
 
         X = self.X.astype(np.float64)
-        finite = da.isfinite(X).all()
         if not standardize:
-            if not bool(finite.compute()):
+            if not bool(da.isfinite(X).all().compute()):
                 raise ValueError("Input X contains NaN or infinity.")
             return np.zeros(self.d), np.ones(self.d)
-        Wd = None
-        if weights is not None:
-            weights = np.ascontiguousarray(weights, dtype=np.float64)
-            if weights.shape != (self.n,):
-                raise ValueError(f"weights must have shape ({self.n},), got {weights.shape}")
-            Wd = da.from_array(weights, chunks=(self.X.chunks[0],))[:, None]
-        s1, ok = dask.compute(X.sum(axis=0) if Wd is None else (Wd * X).sum(axis=0), finite)
-        if not bool(ok):
-            raise ValueError("Input X contains NaN or infinity.")
-        if weights is None or Wd is None:
-            mean = np.asarray(s1) / self.n
-            s2 = np.asarray(((X - mean) ** 2).sum(axis=0).compute())
-            scale = np.sqrt(s2 / max(self.n - 1, 1))
-        else:
-            mean = np.asarray(s1) / float(weights.sum())
-            # rows of weight 0 contribute exactly 0 (a huge value there must not overflow the sum into 0 * inf)
-            s2 = np.asarray(da.where(Wd > 0, Wd * (X - mean) ** 2, 0.0).sum(axis=0).compute())
-            scale = np.sqrt(s2 / weighted_variance_denominator(weights))
+        mean, s2, _ = column_moments(X, weights)
+        denom = max(self.n - 1, 1) if weights is None else weighted_variance_denominator(weights)
+        scale = np.sqrt(s2 / denom)
         scale[scale == 0.0] = 1.0  # a NaN or infinity is left to the caller's overflow check
         self.mean, self.scale = mean, scale
         return mean, scale

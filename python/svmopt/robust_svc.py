@@ -127,7 +127,7 @@ from svmopt._validation import (
     is_finite_real,
     weighted_variance_denominator,
 )
-from svmopt.distributed import check_dask_array, is_dask_array, map_row_chunks
+from svmopt.distributed import check_dask_array, column_moments, is_dask_array, map_row_chunks
 from svmopt.kernels import KERNEL_NAMES, Kernel
 
 __all__ = [
@@ -892,7 +892,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         """A Dask X as the reduced model reads it: checked (2-D, known row chunks, finite); y gathered; the weights
         (sample and class; every one must be > 0, rows cannot be left out of a Dask array here); and the data
         statistics of the kernel widths, :func:`_weighted_spread`'s, computed by the workers (one pass unweighted,
-        two weighted: the weighted mean first)."""
+        two weighted: :func:`svmopt.distributed.column_moments`)."""
         import dask
         import dask.array as da
 
@@ -909,24 +909,19 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             if w is not None and w.shape[0] != n:
                 raise ValueError("sample_weight (times class_weight) has zeros: with a Dask X every weight "
                                  "must be > 0 (drop those rows from the array)")
-        if w is None:
+        if w is None:  # one pass
             col_var, col_mean, finite = dask.compute(X.var(axis=0), X.mean(axis=0), da.isfinite(X).all())
-        else:  # the weights travel as a Dask array chunked like X's rows
-            Wd = da.from_array(w, chunks=(X.chunks[0],))[:, None]
-            W = float(w.sum())
-            s1, finite = dask.compute((Wd * X).sum(axis=0), da.isfinite(X).all())
-        if not bool(finite):
-            raise ValueError("Input X contains NaN or infinity.")
+            if not bool(finite):
+                raise ValueError("Input X contains NaN or infinity.")
+            col_var = np.asarray(col_var, dtype=np.float64)
+            stds = np.sqrt(col_var * n / (n - 1))
+        else:
+            col_mean, s2, W = column_moments(X, w)
+            col_var = s2 / W
+            stds = np.sqrt(s2 / weighted_variance_denominator(w))
         self.n_features_in_ = int(X.shape[1])
         self.__dict__.pop("feature_names_in_", None)
-        if w is None:
-            col_var = np.asarray(col_var, dtype=np.float64)
-            total_var = float(col_var.mean() + np.var(col_mean)) if col_var.size else 0.0
-            return X, y, None, np.sqrt(col_var * n / (n - 1)), total_var
-        mean = np.asarray(s1, dtype=np.float64) / W
-        col_var = np.asarray((Wd * (X - mean) ** 2).sum(axis=0).compute(), dtype=np.float64) / W
-        stds = np.sqrt(col_var * W / weighted_variance_denominator(w))
-        return X, y, w, stds, (float(col_var.mean() + mean.var()) if col_var.size else 0.0)
+        return X, y, w, stds, (float(col_var.mean() + np.var(col_mean)) if col_var.size else 0.0)
 
     # -- prediction ------------------------------------------------------------------------------
     def _raw(self, X: Any) -> np.ndarray:
