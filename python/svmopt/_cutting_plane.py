@@ -446,8 +446,7 @@ class HingeCuttingPlanes:
             raise ValueError(f"the start has {np.count_nonzero(v)} nonzero coefficients, more than the budget "
                              f"{self.budget}")
         self.U = np.inf  # U bounds ||v*||_1 at this nu: set again from this solve's points
-        st = _SolveState(self, nu, tol, int(max_iter), deadline, (v, gamma))
-        st.until_support = bool(until_support)
+        st = _SolveState(self, nu, tol, int(max_iter), deadline, (v, gamma), until_support)
         if self.budget is None:
             self._restrict(None)
             st.lower_bound = st.run(None)
@@ -532,10 +531,10 @@ class _SolveState:
     """The state of one :meth:`HingeCuttingPlanes.solve`: the best point and its scores, the bounds, the passes."""
 
     def __init__(self, eng: HingeCuttingPlanes, nu: float, tol: float, max_iter: int, deadline: float | None,
-                 start: tuple[np.ndarray, float]):
+                 start: tuple[np.ndarray, float], until_support: bool = False):
         self.eng, self.nu, self.tol, self.max_iter, self.deadline = eng, nu, tol, max_iter, deadline
         self.start = start
-        self.until_support = False  # the deadline waits for a best point with a nonzero coefficient
+        self.until_support = bool(until_support)  # the deadline waits for a best point with a nonzero coefficient
         self.best_ub, self.best = np.inf, start
         self.best_grad: np.ndarray | None = None  # sum_i c_i y_i Phi_i at the best point (the hinge subgradient: -a)
         self.lower_bound = -np.inf if eng.budget is not None else 0.0

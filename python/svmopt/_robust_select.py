@@ -89,7 +89,16 @@ def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], 
     t0 = time.perf_counter()
     errors = np.zeros((len(kernels), len(rhos), len(problems), nus.size))
     scored = np.zeros(errors.shape, dtype=np.int64)  # folds on which each candidate was scored
-    unscorable = np.zeros((len(kernels), len(problems)), dtype=np.int64)  # folds lacking a problem's class
+    # Whether a fold's training rows hold both sides of a problem: with one only (a class of one row, which plain
+    # k-fold holds out; or a user's split) there is no model to score, and every candidate is alike on that fold.
+    trainable = np.array([[bool(np.any(y[tr] == label) and np.any(y[tr] != label)) for tr, _ in folds]
+                          for label in problems], dtype=bool).reshape(len(problems), len(folds))
+    never = [label.item() if hasattr(label, "item") else label
+             for label, row in zip(problems, trainable, strict=True) if folds and not row.any()]
+    if never:
+        warnings.warn(f"RobustSVC: the cross-validation scored no candidate of the problem(s) {never!r}: the class "
+                      "is missing from the training rows of every fold; their nu is the largest candidate (the "
+                      "tie rule), their held-out errors are 0", UserWarning, stacklevel=2)
     not_converged = 0
     stopped = False
     for a, kern in enumerate(kernels):
@@ -105,17 +114,14 @@ def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], 
         if not np.all(np.isfinite(F)):
             errors[a] = np.inf  # this width overflows on these data: never selected
             continue
-        for tr, va in folds:
+        for fi, (tr, va) in enumerate(folds):
             if bar is not None:
                 bar.update()
             for pi, label in enumerate(problems):
-                yb = np.where(y == label, 1.0, -1.0)
-                if not (np.any(yb[tr] > 0) and np.any(yb[tr] < 0)):
-                    # One class only among the fold's training rows (a class of one row, which plain k-fold
-                    # holds out; or a user's split): no model to score, and every candidate is alike on it.
+                if not trainable[pi, fi]:
                     scored[a, :, pi] += 1
-                    unscorable[a, pi] += 1
                     continue
+                yb = np.where(y == label, 1.0, -1.0)
                 truth = yb[va] > 0
                 w_tr = None if weight is None else weight[tr]
                 w_va = np.ones(va.size) if weight is None else weight[va]
@@ -154,12 +160,6 @@ def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], 
                             "max_iter" in str(w.message) or late)
                         if not counted:
                             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    never = [label.item() if hasattr(label, "item") else label
-             for pi, label in enumerate(problems) if folds and np.all(unscorable[:, pi] == len(folds))]
-    if never:
-        warnings.warn(f"RobustSVC: the cross-validation scored no candidate of the problem(s) {never!r}: the class "
-                      "is missing from the training rows of every fold; their nu is the largest candidate (the "
-                      "tie rule), their held-out errors are 0", UserWarning, stacklevel=2)
     stopped = stopped or bool(np.any(scored < len(folds)))
     errors[scored < len(folds)] = np.inf  # not scored on every fold (max_time): never preferred to a scored one
     # The kernel width and rho: the smallest sum over problems of each problem's best count (first on ties).
