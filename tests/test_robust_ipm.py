@@ -768,3 +768,36 @@ def test_tight_memory_budget_streams_the_kernel_rows(monkeypatch):
         np.testing.assert_allclose(fit.objective_, cached.objective_, rtol=1e-9)
         np.testing.assert_allclose(fit.decision_function(X), cached.decision_function(X), atol=1e-6)
     assert np.all(streamed.lower_bound_ <= streamed.objective_)
+
+
+@pytest.mark.parametrize("solver", ["ipm", "cutting_plane"])
+def test_selection_on_index_pairs_streams_kernel_rows_past_half_the_budget(solver, monkeypatch):
+    """With cv given as (train, test) pairs the selection runs on every row; once their n x L kernel rows exceed
+    half the memory budget the folds compute them at every pass and score by the streamed matvec, choosing as the
+    cached selection does (the same held-out errors), without forming any n x L kernel block."""
+    from sklearn.model_selection import StratifiedKFold
+
+    X, y = _data(600, seed=4)
+    pairs = list(StratifiedKFold(3).split(X, y))
+    kw = dict(kernel="rbf", alpha=2.0, nu=[0.1, 1.0, 10.0], n_landmarks=40, landmarks="random", random_state=0,
+              solver=solver, cv=pairs, max_iter=2000)
+    cached = RobustSVC(**kw).fit(X, y)
+    real_cross = Kernel.cross
+    crossed = []
+
+    def spy(self, A, B, **kwargs):
+        crossed.append(np.shape(A)[0])
+        return real_cross(self, A, B, **kwargs)
+
+    monkeypatch.setattr(Kernel, "cross", spy)
+    old = svmopt.get_memory_budget()
+    try:
+        svmopt.set_memory_budget(600 * 40 * 8)  # the n x L rows take the whole budget: over half of it
+        streamed = RobustSVC(**kw).fit(X, y)
+    finally:
+        svmopt.set_memory_budget(old)
+    assert all(rows < 600 for rows in crossed), crossed  # no kernel block over every row
+    assert streamed.selection_["n_rows"] == cached.selection_["n_rows"] == 600
+    np.testing.assert_array_equal(streamed.selection_["errors"], cached.selection_["errors"])
+    np.testing.assert_array_equal(streamed.nu_, cached.nu_)
+    np.testing.assert_allclose(streamed.decision_function(X), cached.decision_function(X), atol=1e-6)

@@ -14,6 +14,12 @@ errors instead:
   the threshold chosen on the fold's training rows by the line search (10)/(27);
 * each solution of the path is scored on the held-out rows with the test-time rule (class A iff f(x) - b > 0).
 
+The reduced model's kernel rows K(X, Z) are computed once per kernel width and sliced per fold while they fit half
+the memory budget (:func:`svmopt.get_memory_budget`), as the final fit keeps them; beyond (the user's index pairs
+over every row of a large X) each fold's solver computes its training rows' kernel rows at every pass (the
+interior-point method keeping the leading rows that fit half the budget) and the held-out rows are scored by the
+streamed kernel matvec: no n x L matrix is formed.
+
 Decisions: the kernel width and rho are shared by the binary problems of one-vs-rest (one kernel per estimator) and
 minimise the sum over problems of each problem's smallest held-out error count; nu is chosen per problem. Ties go to
 the larger nu (on small data a small nu often ties at the majority rate with u = 0, a constant classifier; the
@@ -24,6 +30,7 @@ they are chosen once on all training rows and shared by the folds.
 
 from __future__ import annotations
 
+import functools
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -33,6 +40,7 @@ from typing import Any
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from svmopt._config import get_memory_budget
 from svmopt._robust_fit import fit_binary, fit_binary_reduced
 from svmopt.kernels import Kernel
 
@@ -101,22 +109,33 @@ def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], 
                       "tie rule), their held-out errors are 0", UserWarning, stacklevel=2)
     not_converged = 0
     stopped = False
+    # The reduced model's kernel rows, streamed beyond half the memory budget (HiGHS on the LP as it is needs them).
+    half = get_memory_budget() // 2
+    stream = Z is not None and solver != "lp" and X.shape[0] * Z.shape[0] * 8 > half
     for a, kern in enumerate(kernels):
         if deadline is not None and time.perf_counter() >= deadline:
             stopped = True
             break
+        F: np.ndarray | None = None
         if Z is None:
             F = kern.gram(X)  # rows: held-out points, columns: the fold's expansion points (its training rows)
             r = None
         else:
-            F = kern.cross(X, Z)
             r = np.sqrt(np.clip(kern.diag(Z), 0.0, None))
-        if not np.all(np.isfinite(F)):
+            if not stream:
+                F = kern.cross(X, Z)
+        overflow = F is not None and not np.all(np.isfinite(F))
+        if stream:  # every kernel row finite: their means, streamed
+            assert Z is not None
+            overflow = not np.all(np.isfinite(kern.matvec(X, Z, np.full(Z.shape[0], 1.0 / Z.shape[0]))))
+        if overflow:
             errors[a] = np.inf  # this width overflows on these data: never selected
             continue
         for fi, (tr, va) in enumerate(folds):
             if bar is not None:
                 bar.update()
+            if stream:  # the fold's rows of X (n x d, read from a memmap): their kernel rows are not kept
+                X_tr, X_va = np.asarray(X[tr], dtype=np.float64), np.asarray(X[va], dtype=np.float64)
             for pi, label in enumerate(problems):
                 if not trainable[pi, fi]:
                     scored[a, :, pi] += 1
@@ -130,26 +149,35 @@ def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], 
                         stopped = True
                         break
                     delta = None if p is None else delta_of(kern, X[tr], yb[tr], rho, tr)
-                    F_va = F[np.ix_(va, tr)] if Z is None else F[va]
                     cell, done = errors[a, ri, pi], scored[a, ri, pi]
+                    decision: Callable[[np.ndarray], np.ndarray]
+                    if stream:
+                        decision = functools.partial(kern.matvec, X_va, Z)  # the streamed kernel matvec
+                    else:
+                        assert F is not None
+                        decision = (F[np.ix_(va, tr)] if Z is None else F[va]).__matmul__
 
-                    def score(nu: float, coef: np.ndarray, b: float, F_va=F_va, truth=truth, cell=cell,
+                    def score(nu: float, coef: np.ndarray, b: float, decision=decision, truth=truth, cell=cell,
                               done=done, w_va=w_va) -> None:
                         k = int(np.flatnonzero(nus == nu)[0])
-                        wrong = ((F_va @ coef - b) > 0) != truth
+                        wrong = ((decision(coef) - b) > 0) != truth
                         cell[k] += np.count_nonzero(wrong) if weight is None else float(w_va[wrong].sum())
                         done[k] += 1
 
                     with warnings.catch_warnings(record=True) as caught:
                         warnings.simplefilter("always", ConvergenceWarning)
                         if Z is None:
+                            assert F is not None
                             fit_binary(F[np.ix_(tr, tr)], yb[tr], delta=delta, nus=nus, on_solution=score,
                                        weight=w_tr, deadline=deadline, **fit_options)
                         else:
                             assert r is not None
-                            fit_binary_reduced(yb[tr], r, Phi=np.ascontiguousarray(F[tr]), delta=delta, nus=nus,
-                                               solver=solver, on_solution=score, weight=w_tr, deadline=deadline,
-                                               **fit_options)
+                            rows: dict[str, Any] = (
+                                {"X": X_tr, "Z": Z, "params": kern.core_params,
+                                 "cache_rows": half // (8 * max(Z.shape[0], 1)) if solver == "ipm" else 0}
+                                if stream else {"Phi": np.ascontiguousarray(F[tr])})  # type: ignore[index]
+                            fit_binary_reduced(yb[tr], r, delta=delta, nus=nus, solver=solver, on_solution=score,
+                                               weight=w_tr, deadline=deadline, **rows, **fit_options)
                     # max_iter's warnings are counted; HiGHS's at max_time's deadline are the Selection's `stopped`;
                     # any other is passed on
                     late = deadline is not None and time.perf_counter() >= deadline
