@@ -184,6 +184,39 @@ def test_weighted_moments_and_fold_sums_equal_numpy(dask_client):
     assert not np.allclose(plain[0], got[0], rtol=1e-3)
 
 
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("block", [1, 7, 400])
+def test_block_moments_equal_numpy_and_the_dask_reduction(dask_client, weighted, block):
+    """The in-memory block moments (fixed-size standardization, RobustSVC's kernel-width statistics) equal numpy's
+    weighted mean and squared deviations and the Dask reduction, whatever the blocks; a row of weight 0 holding a
+    value whose square overflows adds nothing."""
+    from svmopt._sources import block_moments
+    from svmopt.distributed import column_moments
+
+    X, _, _, _, sw = _data()
+    w = sw if weighted else None
+    blocks = lambda: (X[s:s + block] for s in range(0, X.shape[0], block))  # noqa: E731
+    mean, s2, W = block_moments(blocks, X.shape[1], w)
+    ww = np.ones(X.shape[0]) if w is None else w
+    ref_mean = ww @ X / ww.sum()
+    _assert_close(mean, ref_mean, 1e-12)
+    _assert_close(s2, ww @ (X - ref_mean) ** 2, 1e-12)
+    assert W == pytest.approx(ww.sum(), rel=1e-15)
+    d_mean, d_s2, d_W = column_moments(da.from_array(X, chunks=CHUNKS), w)
+    _assert_close(mean, d_mean, 1e-12)
+    _assert_close(s2, d_s2, 1e-12)
+    assert W == pytest.approx(d_W, rel=1e-15)
+    if weighted:
+        Xh = X.copy()
+        zero = int(np.flatnonzero(sw == 0)[0])
+        Xh[zero] = 1e200
+        with np.errstate(over="raise", invalid="raise"):
+            hmean, hs2, _ = block_moments(lambda: (Xh[s:s + block] for s in range(0, Xh.shape[0], block)),
+                                          X.shape[1], w)
+        _assert_close(hmean, mean, 1e-12)
+        _assert_close(hs2, s2, 1e-12)
+
+
 # ------------------------------------------------------------------------------ rows of weight 0: masked, not copied
 @pytest.mark.parametrize("Est", [FixedSizeLSSVC, FixedSizeLSSVR])
 def test_memmap_zero_weights_mask_rows_without_copying(Est, tmp_path, monkeypatch):

@@ -189,6 +189,16 @@ def check_nu(nu: float) -> float:
     return nu
 
 
+def class_balance(s_pos: float, s_neg: float) -> tuple[float, float]:
+    """Factors (k_pos, k_neg) in [0, 1] for the dual variables of the positive and of the negative rows, given
+    their sums, that make sum_i y_i lambda_i = 0 (the dual constraint of the free offset) with the largest sum left:
+    the larger class's scaled down to the smaller's. A dual point of an L1 hinge LP (its box 0 <= lambda <= C kept)
+    scaled so is feasible up to the constraints of the coefficients, which a common factor then meets."""
+    k_pos = min(1.0, s_neg / s_pos) if s_pos > 0 else 0.0
+    k_neg = min(1.0, s_pos / s_neg) if s_neg > 0 else 0.0
+    return k_pos, k_neg
+
+
 class HingeCuttingPlanes:
     """Cutting-plane solver of the model above on one data set; :meth:`solve` for each C keeps the cuts.
 

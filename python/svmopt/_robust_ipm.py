@@ -45,7 +45,15 @@ import numpy as np
 import scipy.linalg
 
 from svmopt import _core
-from svmopt._cutting_plane import CutSolution, check_labels, check_nonnegative, check_nu, check_weight, row_source
+from svmopt._cutting_plane import (
+    CutSolution,
+    check_labels,
+    check_nonnegative,
+    check_nu,
+    check_weight,
+    class_balance,
+    row_source,
+)
 from svmopt.exceptions import SolverError
 from svmopt.tuning import _blas_controller
 
@@ -209,8 +217,7 @@ class ReducedIPM:
         L = self.L
         upper = self._objective(v, gamma, f, C)
         s_pos, s_neg = float(H[L, 0]), float(H[L, 1])  # sum of lambda per class
-        k_pos = min(1.0, s_neg / s_pos) if s_pos > 0 else 0.0
-        k_neg = min(1.0, s_pos / s_neg) if s_neg > 0 else 0.0
+        k_pos, k_neg = class_balance(s_pos, s_neg)
         g = k_pos * H[:L, 0] - k_neg * H[:L, 1]
         e = 0.0 if self._extra is None else k_pos * H[L + 1, 0] - k_neg * H[L + 1, 1]  # sum lambda delta
         worst = float(np.max(np.abs(g) - self.r * e)) if L else 0.0

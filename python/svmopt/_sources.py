@@ -14,7 +14,7 @@ from sklearn.utils.validation import validate_data
 
 from svmopt.distributed import DaskSource, is_dask_array
 
-__all__ = ["DEFAULT_BLOCK", "Source", "check_block", "load_source"]
+__all__ = ["DEFAULT_BLOCK", "Source", "block_moments", "check_block", "load_source"]
 
 DEFAULT_BLOCK = 65536
 
@@ -54,6 +54,35 @@ class Source:
             if self.mean is not None:
                 xb = (xb - self.mean) / self.scale
             yield np.ascontiguousarray(xb), np.asarray(yb)
+
+
+def block_moments(blocks: Callable[[], Iterable[Any]], d: int,
+                  weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, float]:
+    """``(mean, s2, W)`` of the rows that ``blocks()`` yields (row blocks, d columns, read twice): the column means
+    sum_i w_i x_i / W, the sums of squared deviations sum_i w_i (x_i - mean)^2 and W = sum_i w_i (w_i = 1 and W = n
+    without ``weights``, one per row, >= 0). Rows of weight 0 add exactly 0: they are left out of the deviations,
+    where a value whose square overflows would turn 0 * inf into NaN. The in-memory counterpart of
+    :func:`svmopt.distributed.column_moments`."""
+    s1, s2, n = np.zeros(d), np.zeros(d), 0
+    for xb in blocks():
+        xb = np.asarray(xb, dtype=np.float64)
+        s1 += xb.sum(axis=0) if weights is None else weights[n:n + xb.shape[0]] @ xb
+        n += xb.shape[0]
+    W = float(n) if weights is None else float(weights.sum())
+    mean, r0 = s1 / W, 0
+    for xb in blocks():
+        xb = np.asarray(xb, dtype=np.float64)
+        nb = xb.shape[0]
+        if weights is None:
+            s2 += ((xb - mean) ** 2).sum(axis=0)
+        else:
+            wb = weights[r0:r0 + nb]
+            pos = wb > 0
+            if not pos.all():
+                xb, wb = xb[pos], wb[pos]
+            s2 += wb @ ((xb - mean) ** 2)
+        r0 += nb
+    return mean, s2, W
 
 
 def check_block(xb: np.ndarray, d: int | None, name: str = "X") -> np.ndarray:

@@ -77,7 +77,7 @@ def column_moments(X: Any, weights: np.ndarray | None = None) -> tuple[np.ndarra
     sum_i w_i (x_i - mean)^2 and W = sum_i w_i (w_i = 1 and W = n without ``weights``; rows of weight 0 add exactly
     0, a value there whose square overflows included). Two passes: the sums with the check, then the deviations.
     ``weights`` (one per row, >= 0) travel as a dask array chunked like X's rows, so each chunk is weighted where
-    it is."""
+    it is. The in-memory counterpart: :func:`svmopt._sources.block_moments`."""
     import dask
     import dask.array as da
 

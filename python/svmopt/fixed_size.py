@@ -61,7 +61,7 @@ from svmopt._config import atomic_fit, parse_bytes, warn
 from svmopt._prototypes import MAX_CANDIDATES, _random_prototypes, choose_n_prototypes, select_prototypes
 from svmopt._runtime import TimeBudget
 from svmopt._runtime import progress as progress_bar
-from svmopt._sources import DEFAULT_BLOCK, Source, check_block, load_source
+from svmopt._sources import DEFAULT_BLOCK, Source, block_moments, check_block, load_source
 from svmopt._validation import (
     CLASS_WEIGHT,
     NONNEGATIVE_INT,
@@ -403,32 +403,10 @@ class _FixedSizeLSSVM(BaseEstimator):
         if isinstance(src, DaskSource):  # dask reductions on the workers (and the finiteness check)
             mean, scale = src.moments(self.standardize, w_rows)
         elif self.standardize:
-            s1, s2 = np.zeros(d), np.zeros(d)
-            if w_rows is None:
-                for xb, _ in src.raw():
-                    xb = np.asarray(xb, dtype=np.float64)
-                    s1 += xb.sum(axis=0)
-                mean = s1 / n
-                for xb, _ in src.raw():
-                    s2 += ((np.asarray(xb, dtype=np.float64) - mean) ** 2).sum(axis=0)
-                scale = np.sqrt(s2 / max(n - 1, 1))
-            else:
-                W, r0 = float(w_rows.sum()), 0
-                for xb, _ in src.raw():
-                    xb = np.asarray(xb, dtype=np.float64)
-                    s1 += w_rows[r0:r0 + xb.shape[0]] @ xb
-                    r0 += xb.shape[0]
-                mean, r0 = s1 / W, 0
-                for xb, _ in src.raw():
-                    xb = np.asarray(xb, dtype=np.float64)
-                    nb = xb.shape[0]
-                    wb = w_rows[r0:r0 + nb]
-                    if kept is not None:  # rows of weight 0 left out: a huge value there cannot overflow the sum
-                        pos = wb > 0
-                        xb, wb = xb[pos], wb[pos]
-                    s2 += wb @ ((xb - mean) ** 2)
-                    r0 += nb
-                scale = np.sqrt(s2 / weighted_variance_denominator(w_rows))
+            # rows of weight 0 (left out of the fit) are left out of the deviations: a huge value there cannot
+            # overflow the sum
+            mean, s2, _ = block_moments(lambda: (xb for xb, _ in src.raw()), d, w_rows)
+            scale = np.sqrt(s2 / (max(n - 1, 1) if w_rows is None else weighted_variance_denominator(w_rows)))
             scale[scale == 0.0] = 1.0  # a NaN or infinity is left to the overflow check below
             src.mean, src.scale = mean, scale
         else:

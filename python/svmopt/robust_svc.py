@@ -109,6 +109,7 @@ from svmopt._robust_model import (
 )
 from svmopt._robust_select import cross_validate_paths, stratified_subsample
 from svmopt._runtime import TimeBudget, progress
+from svmopt._sources import block_moments
 from svmopt._validation import (
     CLASS_WEIGHT,
     CV,
@@ -236,9 +237,8 @@ def _weighted_spread(X: np.ndarray, w: np.ndarray | None) -> tuple[np.ndarray, f
         col_var = X.var(axis=0)
         stds = np.sqrt(col_var * n / (n - 1))
         return stds, (float(col_var.mean() + X.mean(axis=0).var()) if X.shape[1] else 0.0)
-    W = float(w.sum())
-    mean = w @ X / W
-    col_var = w @ (X - mean) ** 2 / W
+    mean, s2, W = block_moments(lambda: [X], X.shape[1], w)
+    col_var = s2 / W
     stds = np.sqrt(col_var * W / weighted_variance_denominator(w))
     return stds, (float(col_var.mean() + mean.var()) if X.shape[1] else 0.0)
 

@@ -13,6 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
+from svmopt._cutting_plane import class_balance
 from svmopt.exceptions import SolverError
 from svmopt.highs import HighsModel, merge_options
 
@@ -171,8 +172,7 @@ def solve_svm_l1_within(X: np.ndarray, y: np.ndarray, C: Any, *, options: dict |
     duals = res.row_dual if res.row_dual.size == y.size else np.zeros(y.size)
     lam = np.clip(np.where(np.isfinite(duals), duals, 0.0), 0.0, Cs)
     s_pos, s_neg = float(lam[y > 0].sum()), float(lam[y < 0].sum())
-    k_pos = min(1.0, s_neg / s_pos) if s_pos > 0 else 0.0
-    k_neg = min(1.0, s_pos / s_neg) if s_neg > 0 else 0.0
+    k_pos, k_neg = class_balance(s_pos, s_neg)
     lam = lam * np.where(y > 0, k_pos, k_neg)
     worst = float(np.max(np.abs(X.T @ (lam * y)))) if d else 0.0
     lower = float(lam.sum()) / max(1.0, worst)
