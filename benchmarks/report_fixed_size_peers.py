@@ -79,6 +79,47 @@ def tuned_table(files: list[dict]) -> list[str]:
     return out
 
 
+def extrapolated_lines(files: list[dict], rows: int) -> list[str]:
+    """Where scikit-learn's pipeline could not run at ``rows`` (its features held in memory), its time there on the
+    line a + b n through its two largest measured runs of the same task and m (every step of the pipeline is
+    linear in n but the Nystroem fit, the fixed part a); a task measured at one size only borrows b's fixed part a
+    from a task of the same m. Against svmopt measured at ``rows``."""
+    runs = [r for f in files for r in f["runs"] if "fit_s" in r and r.get("source", "numpy") == "numpy"]
+    skl = [r for r in runs if r["contender"] == "sklearn"]
+    out = []
+    fixed: dict[int, float] = {}
+    for task in ("regression", "classification"):
+        for m in sorted({r["m"] for r in skl}):
+            pts = sorted((r["rows"], r["fit_s"], r["peak_rss_mib"]) for r in skl if r["task"] == task and r["m"] == m
+                         and r["rows"] < rows)
+            ours = [r for r in runs if r["contender"] == "svmopt" and r["task"] == task and r["m"] == m
+                    and r["rows"] == rows]
+            if not pts or not ours or any(r["rows"] == rows for r in skl if r["task"] == task and r["m"] == m):
+                continue
+            n2, t2, m2 = pts[-1]
+            if len(pts) > 1:
+                n1, t1, m1 = pts[-2]
+                b = (t2 - t1) / (n2 - n1)
+                a = t2 - b * n2
+                fixed[m] = a
+                how = (f"line through {n1:,} rows ({t1:.2f} s) and {n2:,} ({t2:.2f} s): {a:.2f} s + "
+                       f"{b * 1e6:.2f} s per 10^6 rows")
+                mem = m1 + (m2 - m1) / (n2 - n1) * (rows - n1)
+            elif m in fixed:
+                a = fixed[m]
+                b = (t2 - a) / n2
+                how = f"{n2:,} rows ({t2:.2f} s) with the fixed part {a:.2f} s of the regression line"
+                mem = m2 * rows / n2
+            else:
+                continue
+            est = a + b * rows
+            o = min(ours, key=lambda r: r["fit_s"])
+            out.append(f"* {task}, m = {m}, {rows:,} rows: scikit-learn extrapolated {est:.1f} s ({how}; peak memory "
+                       f"about {mem / 1024:.1f} GiB), svmopt measured {o['fit_s']:.2f} s ({o['fit_cpu_s']:.1f} CPU-s, "
+                       f"{o['peak_rss_mib']:.0f} MiB): {est / o['fit_s']:.1f}x")
+    return out
+
+
 def accuracy_table(acc: dict) -> list[str]:
     out = ["| RBF sigma^2 | near-duplicate offset | m' / m | lambda_max / lambda'_min | gamma | features: error | "
            "kernel statistics: error | auto takes |",
@@ -97,10 +138,14 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("files", nargs="*")
     p.add_argument("--accuracy", default=None)
+    p.add_argument("--extrapolate-to", type=int, default=None,
+                   help="rows at which to extrapolate scikit-learn's time where it did not run (extrapolated_lines)")
     args = p.parse_args(argv)
     files = [json.load(open(f)) for f in args.files]
     commits = sorted({f["commit"][:10] for f in files})
     lines = [f"Commits: {', '.join(commits)}.", "", *fixed_table(files), "", *floor_lines(files)]
+    if args.extrapolate_to:
+        lines += ["", *extrapolated_lines(files, args.extrapolate_to)]
     t = tuned_table(files)
     if t:
         lines += ["", *t]
