@@ -180,6 +180,13 @@ def test_normal_pass_quadratic_right_hand_side(source, with_extra):
     _close(G, ref["G"], scale["G"])
     _close(H, ref["H"], scale["H"])
     _close(F, ref["F"], scale["F"])
+    # without theta (the interior point's second pass; cached rows are then read in place, not copied)
+    F2 = np.full((NP, 2), np.nan)
+    G2, H2, Hq2 = robust.reduced_normal_pass(extra=extra, B=BP, V=V, F_out=F2, Q=Q, block=7, **rows)
+    assert G2 is None
+    np.testing.assert_array_less(np.abs(Hq2 - U.T @ b), 1e-10 * (np.abs(U).T @ np.abs(b)) + 1e-300)
+    _close(H2, ref["H"], scale["H"])
+    _close(F2, ref["F"], scale["F"])
 
 
 @pytest.mark.parametrize("robust_term", [False, True], ids=["det", "robust"])
