@@ -249,7 +249,9 @@ NormalSums reduced_normal_pass(const MatrixView& Phi, const MatrixView& X, const
       const RowsMap Pb(Phi.data + r0 * Phi.row_stride, nb, L, Eigen::OuterStride<>(Phi.row_stride));
       if (with_V) {
         Eigen::Map<RowMatrix> Fb(F_out + r0 * k2, nb, k2);
-        Fb.noalias() = Pb * Vm.topRows(L);
+        // Column by column (matrix-vector products): a product with k2 = 1-2 columns would have Eigen pack
+        // the whole block of rows first.
+        for (Index j = 0; j < k2; ++j) Fb.col(j).noalias() = Pb * Vm.col(j).head(L);
         Fb.rowwise() += Vm.row(L);
         if (extra) Fb.noalias() += ex.segment(r0, nb) * Vm.row(L + 1);
         if (with_Q) {
