@@ -808,3 +808,14 @@ def test_selection_on_index_pairs_streams_kernel_rows_past_half_the_budget(solve
     np.testing.assert_array_equal(streamed.selection_["errors"], cached.selection_["errors"])
     np.testing.assert_array_equal(streamed.nu_, cached.nu_)
     np.testing.assert_allclose(streamed.decision_function(X), cached.decision_function(X), atol=1e-6)
+    # a fold whose held-out rows all have weight 0 (left out of the fit) holds out none: scored as empty, as cached
+    sw = np.ones(600)
+    sw[pairs[0][1]] = 0.0
+    fits = []
+    for budget in (old, 600 * 40 * 8):
+        svmopt.set_memory_budget(budget)
+        try:
+            fits.append(RobustSVC(**kw).fit(X, y, sample_weight=sw))
+        finally:
+            svmopt.set_memory_budget(old)
+    np.testing.assert_array_equal(fits[1].selection_["errors"], fits[0].selection_["errors"])

@@ -16,9 +16,10 @@ errors instead:
 
 The reduced model's kernel rows K(X, Z) are computed once per kernel width and sliced per fold while they fit half
 the memory budget (:func:`svmopt.get_memory_budget`), as the final fit keeps them; beyond (the user's index pairs
-over every row of a large X) each fold's solver computes its training rows' kernel rows at every pass (the
-interior-point method keeping the leading rows that fit half the budget) and the held-out rows are scored by the
-streamed kernel matvec: no n x L matrix is formed.
+over every row of a large X) each fold's interior-point or cutting-plane solver computes its training rows' kernel
+rows at every pass (the interior-point method keeping the leading rows that fit half the budget) and the held-out
+rows are scored by the streamed kernel matvec: no n x L matrix is formed. ``solver="lp"`` (HiGHS on the LP as it
+is) needs the kernel rows in memory whatever their size (up to the whole budget).
 
 Decisions: the kernel width and rho are shared by the binary problems of one-vs-rest (one kernel per estimator) and
 minimise the sum over problems of each problem's smallest held-out error count; nu is chosen per problem. Ties go to
@@ -63,6 +64,14 @@ class Selection:
     seconds: float
     n_not_converged: int  # fold solves stopped by max_iter (their models were scored as they were)
     stopped: bool = False  # max_time's deadline cut the search short (unscored candidates have infinite errors)
+
+
+def _streamed_decision(kern: Kernel, X_va: np.ndarray, Z: np.ndarray, coef: np.ndarray) -> np.ndarray:
+    """K(X_va, Z) coef without storing K(X_va, Z): empty for no held-out rows, NaN for a non-finite ``coef`` (what
+    the product with stored kernel rows gives)."""
+    if X_va.shape[0] == 0 or not np.all(np.isfinite(coef)):
+        return np.full(X_va.shape[0], np.nan)
+    return kern.matvec(X_va, Z, coef)
 
 
 def stratified_subsample(y: np.ndarray, n_max: int, rng: np.random.RandomState) -> np.ndarray:
@@ -148,11 +157,12 @@ def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], 
                     if deadline is not None and time.perf_counter() >= deadline:
                         stopped = True
                         break
-                    delta = None if p is None else delta_of(kern, X[tr], yb[tr], rho, tr)
+                    delta = None if p is None else delta_of(kern, X_tr if stream else X[tr], yb[tr], rho, tr)
                     cell, done = errors[a, ri, pi], scored[a, ri, pi]
                     decision: Callable[[np.ndarray], np.ndarray]
-                    if stream:
-                        decision = functools.partial(kern.matvec, X_va, Z)  # the streamed kernel matvec
+                    if stream:  # the streamed kernel matvec (no held-out rows, or a non-finite solution: as F_va @)
+                        assert Z is not None
+                        decision = functools.partial(_streamed_decision, kern, X_va, Z)
                     else:
                         assert F is not None
                         decision = (F[np.ix_(va, tr)] if Z is None else F[va]).__matmul__

@@ -710,11 +710,8 @@ class _FixedSizeLSSVM(BaseEstimator):
         rng = np.random.default_rng(check_random_state(self.random_state).randint(0, 2**31 - 1, size=4))
         timings: dict[str, float] = {}
         if self.standardize and X.shape[0]:
-            W = float(X.shape[0]) if w is None else float(w.sum())
-            ww = np.ones(X.shape[0]) if w is None else w
-            mean = ww @ X / W
-            scale = np.sqrt(ww @ (X - mean) ** 2 / (max(W - 1.0, 1.0) if w is None
-                                                    else weighted_variance_denominator(w)))
+            mean, s2, W = block_moments(lambda: [X], d, w)
+            scale = np.sqrt(s2 / (max(W - 1.0, 1.0) if w is None else weighted_variance_denominator(w)))
             scale[~(scale > 0)] = 1.0
         else:
             mean, scale = np.zeros(d), np.ones(d)

@@ -297,8 +297,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         Folds of ``selection="cv"``: an int is that many unshuffled stratified folds (fewer when a class has fewer
         rows); a splitter (e.g. ``StratifiedKFold(5, shuffle=True)``) or explicit index pairs (into the rows given
         to ``fit``; with pairs the selection uses every row, no subsample: the reduced model's kernel rows are then
-        computed at every pass of the fold solves once they exceed half the memory budget, and a Dask ``X`` is
-        gathered, its n x d values) are used as given.
+        computed at every pass of the fold solves once they exceed half the memory budget, but for
+        ``solver="lp"``, and a Dask ``X`` is gathered, its n x d values) are used as given.
     line_search : {"exact", "grid", "exact_decision"}, default="exact"
         Threshold search of (10)/(27): exact O(m log m) (never worse than the grid), the paper's grid of
         ``n_grid`` points, or exact with ties counted by the test-time rule.
