@@ -627,13 +627,31 @@ def test_a_stall_returns_the_best_certified_point():
     opt = solve_direct(Phi, y, r, 100.0).objective
     sol = ReducedIPM(y, r, Phi=Phi).solve(100.0, max_iter=1000)
     assert sol.stalled and not sol.timed_out and sol.gap > 1e-6
+    assert "limits of double precision" in sol.stall_reason
     assert sol.n_iter < 150  # stopped soon after the gap stopped improving, not at max_iter
     assert sol.lower_bound <= opt * (1 + 1e-9) and sol.objective >= opt * (1 - 1e-9)
     assert sol.gap < 1e-3
     np.testing.assert_allclose(sol.objective, _objective(Phi, y, r, None, np.full(y.size, 100.0), sol.v, sol.gamma),
                                rtol=1e-12)
     converged = ReducedIPM(y, r, Phi=Phi).solve(1.0)
-    assert converged.gap <= 1e-6 and not converged.stalled
+    assert converged.gap <= 1e-6 and not converged.stalled and converged.stall_reason == ""
+
+
+def test_each_stall_names_its_reason():
+    """A stall says why it stopped (the warning quotes it): only the complementarity far below the start's is
+    called the limits of double precision; no progress, a long run without a better gap and diverging iterates are
+    named as such."""
+    from svmopt._robust_ipm import MU_FLOOR, STALL_ITERS, STALL_MU, _stall
+
+    assert _stall(STALL_ITERS - 1, 1e-3, 0.9, 1.0) == ""  # not yet
+    assert "limits of double precision" in _stall(STALL_ITERS, 0.1 * STALL_MU, 0.9, 1.0)
+    assert "no progress" in _stall(STALL_ITERS, 1e-3, 0.9, 1.0)
+    assert _stall(STALL_ITERS, 1e-3, 0.1, 1.0) == ""  # the complementarity still falls: progress
+    why = _stall(4 * STALL_ITERS, 1e-3, 0.1, 1.0)
+    assert why.startswith("no better certified gap") and "precision" not in why
+    assert "diverging" in _stall(0, 1.0, 1.0, 2e3)
+    assert "limits of double precision" in _stall(0, 0.1 * MU_FLOOR, 1.0, 1.0)
+    assert _stall(0, float("nan"), 1.0, 1.0) != ""  # a NaN complementarity stops the solve
 
 
 def test_no_stall_while_the_iterate_is_far_from_the_optimum():
@@ -658,7 +676,7 @@ def test_a_stalled_fit_warns_and_is_usable():
 
     X, y, _, _, Z = _dependent_rows()
     clf = RobustSVC(kernel="inhom_poly", degree=2, c=1.0, nu=100.0, n_landmarks=60, landmarks=Z, solver="ipm")
-    with pytest.warns(ConvergenceWarning, match="stalled"):
+    with pytest.warns(ConvergenceWarning, match=r"stalled \(the complementarity at .* limits of double precision\)"):
         clf.fit(X, y)
     assert clf.fit_path_[0][0]["status"] == "Stalled"
     assert clf.score(X, y) > 0.8

@@ -125,7 +125,8 @@ class CutSolution:
     timed_out: bool = False
     restricted_gap: float = float("nan")  # with a budget: the gap on the last support searched (exact there)
     n_swaps: int = 0  # with a budget: the support swaps made
-    stalled: bool = False  # the interior-point method stopped at the limits of double precision, short of tol
+    stalled: bool = False  # the interior-point method stopped short of tol without progress (stall_reason: why)
+    stall_reason: str = ""
 
     @property
     def gap(self) -> float:

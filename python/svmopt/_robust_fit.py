@@ -337,7 +337,7 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
                 stopped = f"{name} at nu={nu:g} (certified relative gap {sol.gap:.2g} > tol={tol:g})"
             elif sol.gap > tol and sol.stalled:
                 status = "Stalled"
-                warn(f"RobustSVC: {name} stalled at the limits of double precision with a certified relative gap of "
+                warn(f"RobustSVC: {name} stalled ({sol.stall_reason}) with a certified relative gap of "
                      f"{sol.gap:.2g} > tol={tol:g} (nu={nu:g}): the model is usable, its objective within that gap of "
                      "the optimum; solver='lp' passes this LP to HiGHS as it is", ConvergenceWarning)
             elif sol.gap > tol:

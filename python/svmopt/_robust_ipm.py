@@ -294,12 +294,12 @@ class ReducedIPM:
         lower, history, timed_out, steps, tries = -np.inf, [], False, (0.0, 0.0), 0
         nvar = 2 * L + 2 * n
         mu0 = (xp @ zp + xq @ zq + xi @ u + s @ lam) / nvar
-        stalled, best_gap, since_best, mu_best, mu_min = False, np.inf, 0, mu0, mu0
+        stalled, best_gap, since_best, mu_best, mu_min = "", np.inf, 0, mu0, mu0
         for it in range(int(max_iter) + 1):
             with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
                 theta = 1.0 / (xi / u + s / lam)
             if it > 0 and not (np.all(np.isfinite(theta)) and theta.max() <= THETA_MAX):
-                stalled = True
+                stalled = f"a row weight theta_i beyond {THETA_MAX:g}: the limits of double precision"
                 break
             kappa = 1.0 / lam - 1.0 / u  # the centring term's per-row factor
             # Pass 1: G, the predictor's and the centring's right-hand sides, the certificate's dual sums, f = Phi v.
@@ -343,9 +343,8 @@ class ReducedIPM:
                     and not (until_support and not np.any(best[1] != 0.0))):
                 timed_out = True
                 break
-            if ((since_best >= STALL_ITERS and (mu < STALL_MU * mu0 or mu > 0.5 * mu_best))
-                    or since_best >= 4 * STALL_ITERS or mu > MU_GROWTH * mu_min or not mu >= MU_FLOOR * mu0):
-                stalled = True
+            stalled = _stall(since_best, mu / mu0, mu / mu_best, mu / mu_min)
+            if stalled:
                 break
             # The Newton system M d = h, M = E'G E + diag(z / x, 0), solved in u-coordinates (_Newton).
             newton = _Newton(G, zp / xp, zq / xq, r, self._extra is not None, limit_threads=not self._one_thread)
@@ -409,8 +408,25 @@ class ReducedIPM:
         upper, v, gamma, f = best
         sol = CutSolution(v=v, gamma=gamma, nu=nu, objective=upper, lower_bound=lower,
                           n_iter=self.n_passes - passes0, scores=f, history=history, timed_out=timed_out,
-                          stalled=stalled and not timed_out)
+                          stalled=bool(stalled) and not timed_out, stall_reason="" if timed_out else stalled)
         return sol
+
+
+def _stall(since_best: int, to_start: float, to_best: float, to_min: float) -> str:
+    """Why the solve stops short of its gap (STALL_ITERS), or "": ``since_best`` iterations without a better
+    certified gap, and mu over its start's, over its value at the gap's last improvement and over its smallest."""
+    if since_best >= STALL_ITERS and to_start < STALL_MU:
+        return (f"no better certified gap in {since_best} iterations with the complementarity at {to_start:.1g} of "
+                "the start's: the limits of double precision")
+    if since_best >= STALL_ITERS and to_best > 0.5:
+        return f"no better certified gap in {since_best} iterations and no progress of the complementarity"
+    if since_best >= 4 * STALL_ITERS:
+        return f"no better certified gap in {since_best} iterations"
+    if to_min > MU_GROWTH:
+        return f"the complementarity grew to {to_min:.1g} times its smallest value: diverging iterates"
+    if not to_start >= MU_FLOOR:
+        return f"the complementarity at {to_start:.1g} of the start's: the limits of double precision"
+    return ""
 
 
 def _max_step(x: np.ndarray, dx: np.ndarray) -> float:
