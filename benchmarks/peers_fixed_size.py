@@ -14,6 +14,8 @@ Contenders, all with sigma^2 = ``--sigma2`` and gamma = ``--gamma`` (ridge alpha
 * ``svmopt``          -- FixedSizeLSSVC/-SVR, ``statistics="auto"`` (the kernel block's C^T C where the kept spectrum
                          allows, which it does here), features never kept (``feature_memory=1``, no CV score);
 * ``svmopt-features`` -- the same with ``statistics="features"`` (the paper's Algorithm 3: C P, then Phi^T Phi);
+* ``svmopt-random``   -- the same with ``prototype_selection="random"`` (m rows drawn uniformly, as Nystroem draws
+                         its components) instead of the paper's Renyi-entropy search;
 * ``sklearn``         -- ``StandardScaler`` + ``Nystroem(n_components=m, gamma=1/sigma^2)`` + ``RidgeClassifier`` /
                          ``Ridge`` (``alpha=1/gamma``), in memory (its n x m features must fit: rows above
                          ``--sklearn-max-cells`` n m are skipped and reported as such).
@@ -177,7 +179,8 @@ def child(args) -> dict:
                       n_simplex=args.path_simplex)
         else:
             est = Est(n_prototypes=m, gamma=args.gamma, sigma2=args.sigma2, random_state=0, feature_memory=1,
-                      statistics="features" if args.contender == "svmopt-features" else "auto")
+                      statistics="features" if args.contender == "svmopt-features" else "auto",
+                      prototype_selection="random" if args.contender == "svmopt-random" else "entropy")
     wall, cpu, _ = fit_timed(est, X, y)
     out = {"task": task, "contender": args.contender, "rows": n, "d": d, "m": m, "source": args.source,
            "fit_s": round(wall, 2), "fit_cpu_s": round(cpu, 2),
