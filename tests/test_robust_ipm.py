@@ -837,3 +837,55 @@ def test_selection_on_index_pairs_streams_kernel_rows_past_half_the_budget(solve
         finally:
             svmopt.set_memory_budget(old)
     np.testing.assert_array_equal(fits[1].selection_["errors"], fits[0].selection_["errors"])
+
+
+def test_the_solve_ends_at_the_gap_when_no_coefficient_is_to_purify():
+    """A dense optimum (every v_j != 0, none flagged by the duals): the solve stops at the first iteration whose
+    certified gap meets tol, with neither `stalled` nor `timed_out` (it used to run the purification's extra
+    iterations, and a stall or deadline there was reported with the gap met)."""
+    rng = np.random.default_rng(0)
+    for _ in range(4):
+        Phi = rng.normal(size=(400, 3))
+        y = np.sign(Phi @ np.ones(3) + 0.5 * rng.normal(size=400))
+        sol = ReducedIPM(y, np.ones(3), Phi=Phi).solve(10.0, tol=1e-6)
+        gaps = [(u - lo) / max(1.0, abs(u)) for u, lo in sol.history]
+        first = next(i for i, g in enumerate(gaps) if g <= 1e-6)
+        assert np.count_nonzero(sol.v) == 3
+        assert len(sol.history) == first + 1 and sol.n_iter == 3 * first + 1
+        assert sol.gap <= 1e-6 and not sol.stalled and not sol.timed_out and sol.stall_reason == ""
+        opt = solve_direct(Phi, y, np.ones(3), 10.0).objective
+        assert sol.lower_bound <= opt * (1 + 1e-9) and sol.objective >= opt * (1 - 1e-9)
+
+
+def test_no_rows_and_bad_shapes():
+    """No rows: v = 0, objective 0, certified; a 1-D or 3-D Phi and a 1-D Z are refused by name; a Phi of odd
+    strides (a field of a structured array) is copied, not refused."""
+    sol = ReducedIPM(np.zeros(0), np.ones(3), Phi=np.zeros((0, 3))).solve(1.0)
+    assert sol.objective == sol.lower_bound == 0.0 and np.array_equal(sol.v, np.zeros(3)) and sol.n_iter == 0
+    with pytest.raises(ValueError, match="Phi must be 2-D"):
+        ReducedIPM(np.ones(3), np.ones(3), Phi=np.ones(3))
+    with pytest.raises(ValueError, match="Phi must be 2-D"):
+        ReducedIPM(np.ones(3), np.ones(3), Phi=np.ones((3, 3, 1)))
+    with pytest.raises(ValueError, match="Z must be 2-D"):
+        ReducedIPM(np.ones(3), np.ones(2), X=np.ones((3, 2)), Z=np.ones(2), params=KP_RBF)
+    rng = np.random.default_rng(2)
+    A = rng.normal(size=(30, 4))
+    y = np.where(A[:, 0] > 0, 1.0, -1.0)
+    rec = np.zeros(30, dtype=[("a", np.float64, 4), ("tag", np.int8)])
+    rec["a"] = A
+    assert rec["a"].strides[0] % 8
+    odd = ReducedIPM(y, np.ones(4), Phi=rec["a"]).solve(1.0)
+    plain = ReducedIPM(y, np.ones(4), Phi=A).solve(1.0)
+    assert odd.objective == plain.objective
+
+
+def test_iterates_that_overflow_raise_solver_error():
+    """Sample weights near 1e200 overflow the iterations' products: a SolverError that says so, not a complaint
+    about an internal array the caller never passed."""
+    from svmopt import SolverError
+
+    rng = np.random.default_rng(3)
+    Phi = rng.normal(size=(40, 3))
+    y = np.where(Phi[:, 0] > 0, 1.0, -1.0)
+    with pytest.raises(SolverError, match="overflowed float64"):
+        ReducedIPM(y, np.ones(3), Phi=Phi, weight=np.full(40, 1e200)).solve(1.0)

@@ -319,7 +319,8 @@ NormalSums reduced_normal_pass(const MatrixView& Phi, const MatrixView& X, const
   if (theta) out.G.triangularView<Eigen::StrictlyUpper>() = out.G.transpose();
   // A NaN or infinity among the rows reaches every product that reads it (the inputs above are finite): checking
   // the results costs no second read of the rows.
-  const char* bad = cached ? "Phi must be finite (no NaN or infinity)" : "the kernel rows must be finite";
+  const char* bad = cached ? "Phi must be finite (no NaN or infinity) and its sums must not overflow float64"
+                           : "the kernel rows must be finite and their sums must not overflow float64";
   if ((theta && !out.G.allFinite()) || (with_B && !out.H.allFinite()) || (with_Q && !out.Hq.allFinite())) {
     throw std::invalid_argument(bad);
   }

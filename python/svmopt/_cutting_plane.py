@@ -151,9 +151,15 @@ def row_source(Phi: Any, X: Any, Z: Any, params: Any) -> tuple[dict[str, Any], b
         raise ValueError(f"the rows are a {rows.dtype} memmap: the passes read float64 rows in place, and "
                          "converting them would load them into memory; store them as float64")
     rows = check_dask_array(rows) if dask else np.asarray(rows, dtype=np.float64)
+    if rows.ndim != 2:
+        raise ValueError(f"{'Phi' if Phi is not None else 'X'} must be 2-D, got ndim={rows.ndim}")
+    if not dask and any(st % rows.itemsize for st in rows.strides):  # e.g. a field of a structured array
+        rows = np.ascontiguousarray(rows)
     if Phi is not None:
         return {"Phi": rows}, dask, rows.shape[0], rows.shape[1]
     Z = np.ascontiguousarray(Z, dtype=np.float64)
+    if Z.ndim != 2:
+        raise ValueError(f"Z must be 2-D, got ndim={Z.ndim}")
     return {"X": rows, "Z": Z, "params": params}, dask, rows.shape[0], Z.shape[0]
 
 

@@ -139,6 +139,19 @@ class ReducedIPM:
               Q: np.ndarray | None = None) -> tuple[Any, Any, Any, Any]:
         """(G, H, F, Hq): G = sum_i theta_i u_i u_i' (with theta), H = U'B (with B, n x k), F = U V (with V, p x k),
         Hq = U'b with b_i = g_i e_i (1 + k_i e_i), e_i = h_i - F_i0 (with Q = [g, h, k], n x 3, and V)."""
+        try:
+            return self._checked_pass(theta, B, V, Q)
+        except ValueError as exc:
+            # The pass checks the iterates it is given: a non-finite one is an overflow of the iterations (inputs
+            # of extreme magnitude: nu or weights near 1e200, a robust term far above the kernel values), not a bad
+            # argument of the caller's.
+            if any(f"{name} must be finite" in str(exc) for name in ("theta", "B", "V", "Q")):
+                raise SolverError("the interior-point iterates overflowed float64 (the inputs' magnitudes: nu, the "
+                                  "sample weights, the robust term or the kernel values); rescale them, or use "
+                                  "solver='cutting_plane'") from exc
+            raise
+
+    def _checked_pass(self, theta, B, V, Q):
         self.n_passes += 1
         B = None if B is None else np.ascontiguousarray(B)
         V = None if V is None else np.ascontiguousarray(V)
@@ -280,6 +293,9 @@ class ReducedIPM:
         if not tol >= 0 or int(max_iter) < 1:
             raise ValueError(f"tol must be >= 0 and max_iter >= 1, got tol={tol!r}, max_iter={max_iter!r}")
         n, L, y, r = self.n, self.L, self.y, self.r
+        if n == 0:  # no rows: v = 0 and gamma = 0 are optimal, objective 0
+            return CutSolution(v=np.zeros(L), gamma=0.0, nu=nu, objective=0.0, lower_bound=0.0, n_iter=0,
+                               scores=np.zeros(0), history=[(0.0, 0.0)])
         C = np.full(n, nu) if self.weight is None else nu * self.weight
         dl = np.zeros(n) if self.delta is None else self.delta
         passes0 = self.n_passes
@@ -329,7 +345,10 @@ class ReducedIPM:
                 # Exact zeros where the duals say so (_purify); failing that, up to PURIFY_TRIES more iterations,
                 # which sharpen both the gap and the duals' verdict.
                 assert best is not None
-                purified = self._purify(best, (zp > xp) & (zq > xq), lower, tol, C)
+                zero = (zp > xp) & (zq > xq)
+                if not np.any(zero & (best[1] != 0.0)):
+                    break  # no coefficient that the duals set to 0: nothing to purify
+                purified = self._purify(best, zero, lower, tol, C)
                 if purified is not best or tries >= PURIFY_TRIES:
                     best = purified
                     history[-1] = (best[0], lower)
@@ -359,7 +378,8 @@ class ReducedIPM:
             # Pass 2: the rows' steps A d for both, and the corrector's right-hand side A' Theta eta, whose
             # second-order term eta_i is quadratic in row i's predictor step: theta_i y_i eta_i = g e (1 + k e),
             # e = y_i rho_i - F_i0 (Nocedal & Wright's (14.35) with the row variables eliminated).
-            Q = np.column_stack([theta, y * (1.0 - ax), y * (s / lam**2 - xi / u**2) * theta**2])
+            with np.errstate(over="ignore", invalid="ignore"):  # an overflow here: the pass raises SolverError
+                Q = np.column_stack([theta, y * (1.0 - ax), y * (s / lam**2 - xi / u**2) * theta**2])
             _, _, F2, Hq = self._pass(V=np.column_stack([w_aff, w_cen]), Q=Q)
             assert F2 is not None and Hq is not None
             adx_aff, adx_cen = y * F2[:, 0], y * F2[:, 1]
@@ -406,6 +426,8 @@ class ReducedIPM:
             u -= ad * dlam
         assert best is not None
         upper, v, gamma, f = best
+        if (upper - lower) / max(1.0, abs(upper)) <= tol:  # met during the purification's iterations
+            timed_out, stalled = False, ""
         sol = CutSolution(v=v, gamma=gamma, nu=nu, objective=upper, lower_bound=lower,
                           n_iter=self.n_passes - passes0, scores=f, history=history, timed_out=timed_out,
                           stalled=bool(stalled) and not timed_out, stall_reason="" if timed_out else stalled)
