@@ -261,7 +261,7 @@ def _direct_after_stall(Phi: np.ndarray, y: np.ndarray, r: np.ndarray, nu: float
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)  # an incumbent at a limit is not used
             sol = solve_direct(Phi, y, r, nu, delta=d, solver_options=solver_options, weight=w, time_limit=left)
-    except SolverError:
+    except (SolverError, ValueError):  # ValueError: HiGHS refuses the LP (entries of magnitude >= 1e15)
         return None
     return sol if sol.gap <= 0 else None
 

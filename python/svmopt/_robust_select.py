@@ -6,8 +6,8 @@ largest nu and the narrowest kernel; so ``RobustSVC(selection="cv")`` compares t
 errors instead:
 
 * stratified k-fold (``cv`` folds, unshuffled: deterministic) on the training rows, or on a stratified subsample
-  of them above the estimator's ``SELECT_MAX_ROWS`` (the same folds for every candidate); or the user's splitter
-  or (train, test) pairs (:func:`svmopt._validation.cv_splits`);
+  of them above the estimator's ``SELECT_MAX_ROWS`` (``AUTO_MAX_ROWS`` for the paper's model; the same folds for
+  every candidate); or the user's splitter or (train, test) pairs (:func:`svmopt._validation.cv_splits`);
 * with sample weights, the folds' LPs and line searches are weighted and a held-out error counts its weight;
 * every candidate kernel width and rho is one LP path over the nu grid per fold and binary problem, solved exactly
   as the final fit solves it (LP (23) on the fold's Gram block, or the reduced model over the fit's landmarks),
@@ -19,7 +19,11 @@ the memory budget (:func:`svmopt.get_memory_budget`), as the final fit keeps the
 over every row of a large X) each fold's interior-point or cutting-plane solver computes its training rows' kernel
 rows at every pass (the interior-point method keeping the leading rows that fit half the budget) and the held-out
 rows are scored by the streamed kernel matvec: no n x L matrix is formed. ``solver="lp"`` (HiGHS on the LP as it
-is) needs the kernel rows in memory whatever their size (up to the whole budget).
+is) needs the kernel rows in memory whatever their size (up to the whole budget). Kept, the rows of a fold's
+training part are a copy beside them (the solver reads them contiguous), so both together must fit half the budget.
+The two paths choose alike but where an interior-point solve stalls short of its gap: with the rows in memory
+(at most ``stall_lp_cells``) HiGHS solves that nu again exactly, streamed the stalled solve's certified point is
+scored.
 
 Decisions: the kernel width and rho are shared by the binary problems of one-vs-rest (one kernel per estimator) and
 minimise the sum over problems of each problem's smallest held-out error count; nu is chosen per problem. Ties go to
@@ -60,10 +64,16 @@ class Selection:
     nu: np.ndarray  # (n_problems,) selected nu per binary problem
     errors: np.ndarray  # (n_kernels, n_rhos, n_problems, n_nus) held-out error counts summed over the folds
     n_rows: int  # rows the folds were drawn from
+    held_out: float  # the folds' held-out rows summed (their weights with sample weights): the errors' denominator
     n_folds: int
     seconds: float
     n_not_converged: int  # fold solves stopped by max_iter (their models were scored as they were)
     stopped: bool = False  # max_time's deadline cut the search short (unscored candidates have infinite errors)
+
+
+def _held_out_decision(F: np.ndarray, va: np.ndarray, coef: np.ndarray) -> np.ndarray:
+    """(F coef)[va]: the held-out rows' scores from the stored kernel rows F."""
+    return (F @ coef)[va]
 
 
 def _streamed_decision(kern: Kernel, X_va: np.ndarray, Z: np.ndarray, coef: np.ndarray) -> np.ndarray:
@@ -75,14 +85,27 @@ def _streamed_decision(kern: Kernel, X_va: np.ndarray, Z: np.ndarray, coef: np.n
 
 
 def stratified_subsample(y: np.ndarray, n_max: int, rng: np.random.RandomState) -> np.ndarray:
-    """Sorted indices of at most ``n_max`` rows, every class kept in proportion (at least one row each)."""
+    """Sorted indices of ``n_max`` rows (all rows when there are no more), every class kept in proportion: each
+    class's share n_max n_c / n rounded down, at least one row, the rows left to the largest remainders; a class
+    drawn uniformly from its rows. With more classes than ``n_max``, one row of each."""
     n = y.shape[0]
     if n <= n_max:
         return np.arange(n)
-    from sklearn.model_selection import train_test_split
-
-    idx, _ = train_test_split(np.arange(n), train_size=n_max, stratify=y, random_state=rng.randint(2**31 - 1))
-    return np.sort(idx)
+    _, inv, counts = np.unique(y, return_inverse=True, return_counts=True)
+    share = counts * (n_max / n)
+    take = np.minimum(np.maximum(np.floor(share).astype(np.int64), 1), counts)
+    left = n_max - int(take.sum())
+    while left < 0 and take.max() > 1:  # the one-row floors took more than n_max: back from the largest classes
+        take[int(np.argmax(take))] -= 1
+        left += 1
+    for c in np.argsort(-(share - np.floor(share)), kind="stable"):
+        if left <= 0:
+            break
+        if take[c] < counts[c]:
+            take[c] += 1
+            left -= 1
+    rows = [rng.permutation(np.flatnonzero(inv == c))[:take[c]] for c in range(counts.size)]
+    return np.sort(np.concatenate(rows))
 
 
 def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], kernels: Sequence[Kernel],
@@ -120,7 +143,8 @@ def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], 
     stopped = False
     # The reduced model's kernel rows, streamed beyond half the memory budget (HiGHS on the LP as it is needs them).
     half = get_memory_budget() // 2
-    stream = Z is not None and solver != "lp" and X.shape[0] * Z.shape[0] * 8 > half
+    most_tr = max((tr.size for tr, _ in folds), default=0)
+    stream = Z is not None and solver != "lp" and (X.shape[0] + most_tr) * Z.shape[0] * 8 > half
     for a, kern in enumerate(kernels):
         if deadline is not None and time.perf_counter() >= deadline:
             stopped = True
@@ -163,9 +187,12 @@ def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], 
                     if stream:  # the streamed kernel matvec (no held-out rows, or a non-finite solution: as F_va @)
                         assert Z is not None
                         decision = functools.partial(_streamed_decision, kern, X_va, Z)
-                    else:
+                    elif Z is None:
                         assert F is not None
-                        decision = (F[np.ix_(va, tr)] if Z is None else F[va]).__matmul__
+                        decision = F[np.ix_(va, tr)].__matmul__
+                    else:  # the held-out rows' scores from all rows' (no copy of F[va] held through the solve)
+                        assert F is not None
+                        decision = functools.partial(_held_out_decision, F, va)
 
                     def score(nu: float, coef: np.ndarray, b: float, decision=decision, truth=truth, cell=cell,
                               done=done, w_va=w_va) -> None:
@@ -205,5 +232,7 @@ def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], 
     ka, kr = (int(i) for i in np.unravel_index(int(np.argmin(total)), total.shape))
     last = nus.size - 1 - np.argmin(errors[ka, kr][:, ::-1], axis=1)  # per problem, the last nu on ties
     nu = nus[last]
-    return Selection(kernel=ka, rho=kr, nu=nu, errors=errors, n_rows=int(y.size), n_folds=len(folds),
-                     seconds=time.perf_counter() - t0, n_not_converged=not_converged, stopped=stopped)
+    held_out = float(sum(va.size if weight is None else weight[va].sum() for _, va in folds))
+    return Selection(kernel=ka, rho=kr, nu=nu, errors=errors, n_rows=int(y.size), held_out=held_out,
+                     n_folds=len(folds), seconds=time.perf_counter() - t0, n_not_converged=not_converged,
+                     stopped=stopped)

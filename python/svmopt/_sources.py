@@ -114,6 +114,7 @@ def load_source(est, X, y, block: int = DEFAULT_BLOCK):
         y = est._check_y(column_or_1d(y, warn=True))
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
+        est.__dict__.pop("feature_names_in_", None)  # from an earlier fit on a DataFrame
         est.n_features_in_ = X.shape[1]
         src = Source(X, y, block)
         for xb, _ in src.raw():
@@ -133,6 +134,7 @@ def load_source(est, X, y, block: int = DEFAULT_BLOCK):
             ys.append(yb)
         if d is None:
             raise ValueError("the block stream is empty")
+        est.__dict__.pop("feature_names_in_", None)
         est.n_features_in_ = d
         return src, est._check_y(np.concatenate(ys)), d
     if y is None:
@@ -153,7 +155,6 @@ def _load_dask(est, X, y):
     y = est._check_y(column_or_1d(y, warn=True))
     if y.shape[0] != src.n:
         raise ValueError(f"X has {src.n} rows but y has {y.shape[0]}")
-    if hasattr(est, "feature_names_in_"):
-        del est.feature_names_in_
+    est.__dict__.pop("feature_names_in_", None)
     est.n_features_in_ = src.d
     return src, y, src.d

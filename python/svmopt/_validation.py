@@ -204,9 +204,10 @@ def cv_splits(cv: Any, y: np.ndarray, kept: np.ndarray | None = None,
     * an int k (None: 3): unshuffled stratified k-fold, as scikit-learn's ``cross_val_score(cv=k)`` draws them
       (deterministic), with k capped by the smallest class; plain k-fold when a class has one row;
     * a splitter (an object with ``split``): its folds of these rows;
-    * an iterable of (train, test) pairs: indices into the rows *as given to fit*; ``kept`` (from
-      ``check_fit_weights(..., return_kept=True)``) maps them to the rows left after zero-weight rows were
-      removed; every index must lie in ``[0, n_given)`` (the rows given to fit; default: the rows of ``y``).
+    * an iterable of (train, test) pairs: indices into the rows *as given to fit*, or boolean masks over them;
+      ``kept`` (from ``check_fit_weights(..., return_kept=True)``) maps them to the rows left after zero-weight
+      rows were removed; every index must lie in ``[0, n_given)`` (the rows given to fit; default: the rows of
+      ``y``).
     """
     from sklearn.model_selection import KFold, StratifiedKFold
 
@@ -219,12 +220,19 @@ def cv_splits(cv: Any, y: np.ndarray, kept: np.ndarray | None = None,
         if k >= 2:
             return list(StratifiedKFold(n_splits=k).split(np.zeros(n), y))
         return list(KFold(n_splits=min(int(cv), n)).split(np.zeros(n)))
+    limit = n if n_given is None else int(n_given)
     if hasattr(cv, "split"):
-        return [(np.asarray(tr), np.asarray(te)) for tr, te in cv.split(np.zeros((n, 1)), y)]
-    splits = [(np.asarray(tr, dtype=np.int64).ravel(), np.asarray(te, dtype=np.int64).ravel()) for tr, te in cv]
+        splits = [(_as_indices(tr, n, "cv"), _as_indices(te, n, "cv")) for tr, te in cv.split(np.zeros((n, 1)), y)]
+        for tr, te in splits:
+            if any(idx.size and (idx.min() < 0 or idx.max() >= n) for idx in (tr, te)):
+                raise ValueError(f"cv's split has an index outside the {n} rows it was given to split (the training "
+                                 "rows left after zero-weight rows, or a subsample of them): a splitter of fixed "
+                                 "indices (e.g. PredefinedSplit) indexes the rows given to fit; pass its pairs, "
+                                 "list(cv.split(X, y)), instead")
+        return splits
+    splits = [(_as_indices(tr, limit, "cv"), _as_indices(te, limit, "cv")) for tr, te in cv]
     if not splits:
         raise ValueError("cv is an empty iterable: give at least one (train, test) pair")
-    limit = n if n_given is None else int(n_given)
     for tr, te in splits:
         if any(idx.size and (idx.min() < 0 or idx.max() >= limit) for idx in (tr, te)):
             raise ValueError(f"cv has an index outside the {limit} rows given to fit")
@@ -242,6 +250,18 @@ def cv_splits(cv: Any, y: np.ndarray, kept: np.ndarray | None = None,
         if any(idx.size and (idx.min() < 0 or idx.max() >= n) for idx in (tr, te)):
             raise ValueError(f"cv has an index outside the {n} training rows")
     return splits
+
+
+def _as_indices(part: Any, n: int, name: str) -> np.ndarray:
+    """One side of a (train, test) pair as int64 indices: a boolean mask over the n rows becomes the indices of
+    its True entries (one of another length is refused)."""
+    a = np.asarray(part)
+    if a.dtype == bool:
+        if a.shape != (n,):
+            raise ValueError(f"{name} has a boolean mask of shape {a.shape}: a mask must have one entry per row "
+                             f"({n})")
+        return np.flatnonzero(a).astype(np.int64)
+    return a.astype(np.int64).ravel()
 
 
 def weighted_variance_denominator(w: np.ndarray) -> float:

@@ -396,8 +396,9 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     selection_ : dict or None
         The cross-validation of ``selection="cv"`` (None when there was nothing to compare or under
         ``"training_error"``): the candidates ``alpha`` (None for a kernel without a width), ``rho`` and ``nu``;
-        ``errors``, the held-out error rates of shape (n_alpha, n_rho, n_problems, n_nu) (with sample weights the
-        misclassified held-out weight over the rows' total weight); ``n_rows``, ``n_folds`` and ``time_s``.
+        ``errors``, the held-out error rates of shape (n_alpha, n_rho, n_problems, n_nu): the misclassified
+        held-out rows over all the folds' held-out rows, a row counted as often as it is held out (with sample
+        weights, their weights); ``n_rows``, ``n_folds`` and ``time_s``.
     delta_ : ndarray (n_problems, n_samples)
         Feature-space bounds used (zeros for the deterministic model).
     training_error_ : ndarray (n_problems,)
@@ -764,7 +765,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                      "they were scored as they were", ConvergenceWarning)
             nu_per_problem = [np.array([v]) for v in sel.nu]
             n_val = sel.n_rows
-            held_out = n_val if w is None else float(w[sel_rows].sum())  # the folds' held-out rows: every row once
+            held_out = sel.held_out  # the folds' held-out rows (weights), each as often as it is held out
             self.selection_ = {
                 "alpha": [k.alpha for k in kernels] if kern.name == "rbf" else None,
                 "rho": None if self.rho is None else np.asarray(rhos),
