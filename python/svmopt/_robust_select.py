@@ -162,9 +162,13 @@ def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], 
             assert Z is not None
             overflow = not np.all(np.isfinite(kern.matvec(X, Z, np.full(Z.shape[0], 1.0 / Z.shape[0]))))
         if overflow:
-            errors[a] = np.inf  # this width overflows on these data: never selected
+            errors[a] = np.inf  # this width overflows on these data: never selected (and not a deadline's cut)
+            scored[a] = len(folds)
             continue
         for fi, (tr, va) in enumerate(folds):
+            if deadline is not None and time.perf_counter() >= deadline:
+                stopped = True
+                break
             if bar is not None:
                 bar.update()
             if stream:  # the fold's rows of X (n x d, read from a memmap): their kernel rows are not kept
