@@ -682,3 +682,70 @@ def test_a_problem_no_fold_can_train_is_warned_about():
     splits = [(a, np.r_[np.arange(5), b]), (b, a)]
     with pytest.warns(UserWarning, match=r"scored no candidate of the problem\(s\) \[2\]"):
         RobustSVC(cv=splits, random_state=0).fit(X, y)
+
+
+def test_dask_input_refuses_zero_weights_even_when_the_others_are_one():
+    """Rows of weight 0 cannot be left out of a Dask array: refused, also when every other weight is 1 (the
+    weights then reduce to None, and the rows were trained on, unweighted)."""
+    da = pytest.importorskip("dask.array")
+    X, y = _blobs(300, 2)
+    w = np.ones(300)
+    w[:30] = 0.0
+    a, b = np.unique(y)
+    dX = da.from_array(X, chunks=100)
+    kw = dict(nu=1.0, n_landmarks=20, landmarks="random", random_state=0)
+    with pytest.raises(ValueError, match="has zeros: with a Dask X"):
+        RobustSVC(**kw).fit(dX, y, sample_weight=w)
+    with pytest.raises(ValueError, match="has zeros: with a Dask X"):
+        RobustSVC(class_weight={a: 0.0, b: 1.0}, **kw).fit(dX, y)
+
+
+def test_small_dask_input_with_index_pairs():
+    """A Dask X small enough for the paper's model, with cv as (train, test) pairs: fitted as the array is."""
+    da = pytest.importorskip("dask.array")
+    from sklearn.model_selection import KFold
+
+    X, y = _blobs(200, 2)
+    pairs = list(KFold(3).split(X))
+    a = RobustSVC(cv=pairs, nu=[0.1, 1.0]).fit(da.from_array(X, chunks=100), y)
+    b = RobustSVC(cv=pairs, nu=[0.1, 1.0]).fit(X, y)
+    np.testing.assert_array_equal(a.selection_["errors"], b.selection_["errors"])
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-9)
+
+
+def test_given_landmarks_are_copied():
+    X, y = _blobs(300, 2)
+    Z = np.ascontiguousarray(X[:15], dtype=np.float64)
+    clf = RobustSVC(nu=1.0, n_landmarks=15, landmarks=Z).fit(X, y)
+    assert not np.shares_memory(clf.landmarks_, Z)
+    np.testing.assert_array_equal(clf.landmarks_, X[:15])
+
+
+def test_a_constant_model_of_a_robust_fit_without_robust_term_names_nu():
+    """p given but every delta_i = 0 (constant features: no spread for rho's rule): a u = 0 model is not blamed on
+    the uncertainty set."""
+    X = np.ones((40, 3))
+    y = np.r_[np.zeros(20, int), np.ones(20, int)]
+    with pytest.warns(UserWarning, match="predicts") as rec:
+        clf = RobustSVC(p=2, rho=0.1, nu=1.0, n_landmarks=None).fit(X, y)
+    assert not np.any(clf.delta_ > 0)
+    text = " ".join(str(r.message) for r in rec)
+    assert "uncertainty set" not in text and "nu=1" in text
+
+
+def test_support_indexes_the_rows_given_with_zero_weights():
+    X, y = _blobs(80, 2)
+    w = np.ones(80)
+    w[::7] = 0.0
+    clf = RobustSVC(nu=1.0, n_landmarks=None).fit(X, y, sample_weight=w)
+    np.testing.assert_array_equal(X[clf.support_], clf.support_vectors_)
+    assert np.all(w[clf.support_] > 0)
+    assert clf.delta_.shape == (1, int(np.count_nonzero(w)))
+
+
+def test_robust_bounds_that_overflow_are_refused_by_name():
+    X, y = _blobs(60, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="robust bounds delta_i overflow"):
+            RobustSVC(p=2, eta=1e200, nu=1.0, kernel="poly", degree=3).fit(X, y)

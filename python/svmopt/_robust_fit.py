@@ -61,6 +61,13 @@ class BinaryFit:
     engine: Any = None  # the cutting planes' solver, cuts kept (fit_binary_reduced with solver="cutting_plane")
 
 
+#: Kernel values of at least this magnitude make the LP too badly scaled for any of its solvers: HiGHS refuses
+#: matrix entries from 1e15 on, and the interior point stalls at its start (a degree-3 polynomial of features of a
+#: few hundred, values near 1e19, returned u = 0). RobustSVC refuses them (rescale X), and its cross-validation
+#: never selects a kernel width that reaches them.
+MAX_KERNEL_MAGNITUDE = 1e15
+
+
 def line_search_objective(line_search: str, interval: str) -> str:
     """Tie convention of the count: the paper's (10)/(27) (a point on the threshold is correct) with the paper
     interval, the decision rule's otherwise (``"exact_decision"``, or a ``"corrected"`` / ``"unbounded"``

@@ -46,7 +46,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from svmopt._config import get_memory_budget
-from svmopt._robust_fit import fit_binary, fit_binary_reduced
+from svmopt._robust_fit import MAX_KERNEL_MAGNITUDE, fit_binary, fit_binary_reduced
 from svmopt.kernels import Kernel
 
 __all__ = ["Selection", "cross_validate_paths", "stratified_subsample"]
@@ -157,12 +157,12 @@ def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], 
             r = np.sqrt(np.clip(kern.diag(Z), 0.0, None))
             if not stream:
                 F = kern.cross(X, Z)
-        overflow = F is not None and not np.all(np.isfinite(F))
+        overflow = F is not None and F.size > 0 and not float(np.max(np.abs(F))) < MAX_KERNEL_MAGNITUDE
         if stream:  # every kernel row finite: their means, streamed
             assert Z is not None
             overflow = not np.all(np.isfinite(kern.matvec(X, Z, np.full(Z.shape[0], 1.0 / Z.shape[0]))))
         if overflow:
-            errors[a] = np.inf  # this width overflows on these data: never selected (and not a deadline's cut)
+            errors[a] = np.inf  # overflows (or reaches 1e15) on these data: never selected, not a deadline cut
             scored[a] = len(folds)
             continue
         for fi, (tr, va) in enumerate(folds):

@@ -94,6 +94,7 @@ from svmopt._robust_fit import (
     DENSE_LP_MAX_M,
     LINE_SEARCHES,
     LP_SOLVERS,
+    MAX_KERNEL_MAGNITUDE,
     NU_GRID,
     BinaryFit,
     fit_binary,
@@ -244,8 +245,14 @@ def _weighted_spread(X: np.ndarray, w: np.ndarray | None) -> tuple[np.ndarray, f
 
 
 def _finite(M: np.ndarray, what: str) -> np.ndarray:
-    if not np.all(np.isfinite(M)):
+    """M, when every entry is finite and of magnitude below MAX_KERNEL_MAGNITUDE; else a ValueError naming the
+    remedy (the same for every solver)."""
+    top = float(np.max(np.abs(M))) if M.size else 0.0
+    if not np.isfinite(top):
         raise ValueError(f"non-finite entries in {what}; rescale X (e.g. StandardScaler) or lower the degree")
+    if top >= MAX_KERNEL_MAGNITUDE:
+        raise ValueError(f"{what} reach a magnitude of {top:.3g} (>= {MAX_KERNEL_MAGNITUDE:g}): the LP is too badly "
+                         "scaled to solve; rescale X (e.g. StandardScaler) or lower the degree")
     return M
 
 
@@ -262,7 +269,9 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     ----------
     kernel : {"linear", "poly", "inhom_poly", "rbf", "sigmoid"} or svmopt.Kernel, default="rbf"
         Table 2 of the paper; ``poly`` is homogeneous ``<x,z>^d``, ``inhom_poly`` is ``(c + <x,z>)^d``.
-        A :class:`svmopt.Kernel` is used as given (``degree``, ``c``, ``alpha`` are then ignored).
+        A :class:`svmopt.Kernel` is used as given where it fixes a value (``degree``, and ``c`` or ``alpha`` when
+        numeric: the estimator's are then ignored); a Kernel's ``"auto"`` width or offset is resolved by the
+        estimator's ``c`` and ``alpha`` (``alpha="auto"``: compared by cross-validation).
     degree : int, default=1
         Polynomial degree ``d >= 1``.
     c : float >= 0 or "auto", default="auto"
@@ -363,7 +372,9 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         Keep the cutting planes' cuts and last solution of each binary problem's final fit, and start the next
         ``fit`` from them when its problem is the same -- the same rows, labels, weights, landmarks, kernel and
         robust bounds (checked by a hash of them) -- as after ``set_params(nu=...)`` or ``set_params(tol=...)``:
-        a cut does not depend on ``nu``, so it stays valid. Any other problem is solved cold. The kept solver
+        a cut does not depend on ``nu``, so it stays valid (with landmarks drawn at random, ``"entropy"`` included,
+        and a subsample for the cross-validation, only a fixed ``random_state`` draws the same ones again). Any
+        other problem is solved cold. The kept solver
         state is not pickled. It applies to the cutting planes (which ``solver="auto"`` then uses for the reduced
         model above :data:`DIRECT_LP_MAX_CELLS` kernel values; below, HiGHS solves the LP as it is, in
         milliseconds, with nothing kept); the interior-point method and HiGHS start cold.
@@ -376,8 +387,9 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     classes_ : ndarray (n_classes,)
         ``classes_[1]`` is class A (+1) in the binary case.
     support_ : ndarray of int
-        Indices of the expansion points with a nonzero coefficient (union over classes for one-vs-rest): training
-        points for the paper's model, rows of ``landmarks_`` for the reduced model.
+        Indices of the expansion points with a nonzero coefficient (union over classes for one-vs-rest): rows of
+        the ``X`` given to ``fit`` for the paper's model (``X[support_]`` is ``support_vectors_``), rows of
+        ``landmarks_`` for the reduced model.
     support_vectors_ : ndarray (n_SV, n_features)
         The expansion points of ``support_``.
     dual_coef_ : ndarray (n_problems, n_SV)
@@ -400,7 +412,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         held-out rows over all the folds' held-out rows, a row counted as often as it is held out (with sample
         weights, their weights); ``n_rows``, ``n_folds`` and ``time_s``.
     delta_ : ndarray (n_problems, n_samples)
-        Feature-space bounds used (zeros for the deterministic model).
+        Feature-space bounds used (zeros for the deterministic model), one per training row of positive weight.
     training_error_ : ndarray (n_problems,)
         Training misclassification rate at ``b`` (robust count for the robust model).
     kernel_ : svmopt.Kernel
@@ -636,7 +648,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             if Z.ndim != 2 or Z.shape[1] != X.shape[1] or Z.shape[0] != L or not np.all(np.isfinite(Z)):
                 raise ValueError(f"landmarks must be a finite array of shape (n_landmarks, {X.shape[1]}) = "
                                  f"({L}, {X.shape[1]}), got shape {Z.shape}")
-            return np.ascontiguousarray(Z)
+            return np.array(Z, dtype=np.float64, order="C")  # a copy: landmarks_ is not the caller's array
         from svmopt._prototypes import MAX_CANDIDATES, select_prototypes  # the fixed-size LS-SVM's selection
         from svmopt.bandwidth import entropy_bandwidths
 
@@ -680,6 +692,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         kept: np.ndarray | None = None
         if is_dask_array(X):
             X, y, w, stds, total_var = self._dask_data(X, y, sample_weight)
+            y_given = y  # every row kept: a Dask X takes no weight of 0
         else:
             X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=False)
             y = column_or_1d(y, warn=True)
@@ -726,7 +739,12 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                 eta = eta_all if rows is None else eta_all[rows]
             else:
                 eta = np.zeros(Xs.shape[0])
-            return robust_delta(kern, Xs, eta, p)
+            with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused just below
+                delta = robust_delta(kern, Xs, eta, p)
+            if not np.all(np.isfinite(delta)):
+                raise ValueError("the robust bounds delta_i overflow float64: eta (or rho times the features' spread) "
+                                 "is too large for these data and this kernel")
+            return delta
 
         # Hyperparameter selection (svmopt._robust_select): the nu path of every width and rho on common folds.
         nu_per_problem: list[np.ndarray] = [nus] * len(problems)
@@ -827,7 +845,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         support = np.flatnonzero(np.any(U != 0.0, axis=0))
         self.model_ = "paper" if L is None else "reduced"
         self.landmarks_ = None if L is None else Z
-        self.support_ = support
+        # the paper's model: indices into the rows given to fit (rows of weight 0 were left out of the LP)
+        self.support_ = kept[support] if L is None and kept is not None else support
         self.support_vectors_ = Z[support].copy()
         self.dual_coef_ = U[:, support]
         self.intercept_ = np.array([f.b for f in fits])
@@ -842,7 +861,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         self.lower_bound_ = np.array([f.lower_bound for f in fits])
         self.n_iter_ = np.array([f.n_iter for f in fits])
         self.fit_path_ = [f.path for f in fits]
-        self._warn_degenerate(fits, problems, y, p)
+        self._warn_degenerate(fits, problems, deltas)
         self._warm_engines = engines
         budget.finish(self)
         return self
@@ -868,14 +887,14 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                 print(f"  alpha={'-' if alpha is None else f'{alpha:.4g}'} rho={'-' if rho is None else rho}: "
                       f"{best}{mark}")
 
-    def _warn_degenerate(self, fits: list[BinaryFit], problems: list[Any], y: np.ndarray, p: float | None) -> None:
+    def _warn_degenerate(self, fits: list[BinaryFit], problems: list[Any], deltas: list[np.ndarray]) -> None:
         """A ``UserWarning`` naming the cause when a binary problem's model gives every training point one class."""
-        for fit, label in zip(fits, problems, strict=True):
+        for fit, label, delta in zip(fits, problems, deltas, strict=True):
             side = fit.scores - fit.b > 0
             if side.all() == side.any():  # one class for every training point
                 which = "" if len(problems) == 1 else f" (problem {label!r} vs rest)"
                 if not np.any(fit.u != 0.0):
-                    if p is not None:
+                    if np.any(delta > 0):  # a robust term that is not zero
                         cause = (f"the uncertainty set swallows the margin: with p={self.p!r} the robust term "
                                  f"delta_i * sum_j r_j |u_j| outweighs every gain of u != 0; lower rho (now "
                                  f"{self.rho_!r}) or eta, or raise nu (now {fit.nu:g})")
@@ -908,8 +927,9 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             raise ValueError(f"Found array with {n} sample(s) (shape={X.shape}) while a minimum of 2 is required.")
         w = None
         if sample_weight is not None or self.class_weight is not None:
-            _, _, w = check_fit_weights(np.zeros((n, 0)), y, sample_weight, self.class_weight)
-            if w is not None and w.shape[0] != n:
+            _, _, w, kept = check_fit_weights(np.zeros((n, 0)), y, sample_weight, self.class_weight,
+                                              return_kept=True)
+            if kept is not None:  # rows of weight 0 (w is None when the others are all 1)
                 raise ValueError("sample_weight (times class_weight) has zeros: with a Dask X every weight "
                                  "must be > 0 (drop those rows from the array)")
         if w is None:  # one pass
