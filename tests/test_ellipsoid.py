@@ -357,7 +357,7 @@ def test_errors_name_the_argument(param, value):
 
 def test_too_few_samples_per_class():
     X = np.array([[0, 0], [1, 0], [5, 5], [6, 5], [5, 6.0]])
-    with pytest.raises(ValueError, match="samples"):
+    with pytest.raises(ValueError, match="class 0 has 2 training row"):
         EllipsoidPSOClassifier(projection="none").fit(X, [0, 0, 1, 1, 1])
 
 

@@ -47,6 +47,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from svmopt._config import get_memory_budget
 from svmopt._robust_fit import MAX_KERNEL_MAGNITUDE, fit_binary, fit_binary_reduced
+from svmopt._validation import stratified_subsample
 from svmopt.kernels import Kernel
 
 __all__ = ["Selection", "cross_validate_paths", "stratified_subsample"]
@@ -82,30 +83,6 @@ def _streamed_decision(kern: Kernel, X_va: np.ndarray, Z: np.ndarray, coef: np.n
     if X_va.shape[0] == 0 or not np.all(np.isfinite(coef)):
         return np.full(X_va.shape[0], np.nan)
     return kern.matvec(X_va, Z, coef)
-
-
-def stratified_subsample(y: np.ndarray, n_max: int, rng: np.random.RandomState) -> np.ndarray:
-    """Sorted indices of ``n_max`` rows (all rows when there are no more), every class kept in proportion: each
-    class's share n_max n_c / n rounded down, at least one row, the rows left to the largest remainders; a class
-    drawn uniformly from its rows. With more classes than ``n_max``, one row of each."""
-    n = y.shape[0]
-    if n <= n_max:
-        return np.arange(n)
-    _, inv, counts = np.unique(y, return_inverse=True, return_counts=True)
-    share = counts * (n_max / n)
-    take = np.minimum(np.maximum(np.floor(share).astype(np.int64), 1), counts)
-    left = n_max - int(take.sum())
-    while left < 0 and take.max() > 1:  # the one-row floors took more than n_max: back from the largest classes
-        take[int(np.argmax(take))] -= 1
-        left += 1
-    for c in np.argsort(-(share - np.floor(share)), kind="stable"):
-        if left <= 0:
-            break
-        if take[c] < counts[c]:
-            take[c] += 1
-            left -= 1
-    rows = [rng.permutation(np.flatnonzero(inv == c))[:take[c]] for c in range(counts.size)]
-    return np.sort(np.concatenate(rows))
 
 
 def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], kernels: Sequence[Kernel],

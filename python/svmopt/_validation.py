@@ -49,10 +49,12 @@ __all__ = [
     "Real",
     "StrOptions",
     "check_fit_weights",
+    "cv_indices",
     "cv_is_index_pairs",
     "cv_splits",
     "fit_context",
     "is_finite_real",
+    "stratified_subsample",
     "validate_parameter_constraints",
     "validate_params",
     "weighted_variance_denominator",
@@ -222,7 +224,7 @@ def cv_splits(cv: Any, y: np.ndarray, kept: np.ndarray | None = None,
         return list(KFold(n_splits=min(int(cv), n)).split(np.zeros(n)))
     limit = n if n_given is None else int(n_given)
     if hasattr(cv, "split"):
-        splits = [(_as_indices(tr, n, "cv"), _as_indices(te, n, "cv")) for tr, te in cv.split(np.zeros((n, 1)), y)]
+        splits = [(cv_indices(tr, n, "cv"), cv_indices(te, n, "cv")) for tr, te in cv.split(np.zeros((n, 1)), y)]
         for tr, te in splits:
             if any(idx.size and (idx.min() < 0 or idx.max() >= n) for idx in (tr, te)):
                 raise ValueError(f"cv's split has an index outside the {n} rows it was given to split (the training "
@@ -230,7 +232,7 @@ def cv_splits(cv: Any, y: np.ndarray, kept: np.ndarray | None = None,
                                  "indices (e.g. PredefinedSplit) indexes the rows given to fit; pass its pairs, "
                                  "list(cv.split(X, y)), instead")
         return splits
-    splits = [(_as_indices(tr, limit, "cv"), _as_indices(te, limit, "cv")) for tr, te in cv]
+    splits = [(cv_indices(tr, limit, "cv"), cv_indices(te, limit, "cv")) for tr, te in cv]
     if not splits:
         raise ValueError("cv is an empty iterable: give at least one (train, test) pair")
     for tr, te in splits:
@@ -252,7 +254,7 @@ def cv_splits(cv: Any, y: np.ndarray, kept: np.ndarray | None = None,
     return splits
 
 
-def _as_indices(part: Any, n: int, name: str) -> np.ndarray:
+def cv_indices(part: Any, n: int, name: str) -> np.ndarray:
     """One side of a (train, test) pair as int64 indices: a boolean mask over the n rows becomes the indices of
     its True entries (one of another length is refused)."""
     a = np.asarray(part)
@@ -262,6 +264,30 @@ def _as_indices(part: Any, n: int, name: str) -> np.ndarray:
                              f"({n})")
         return np.flatnonzero(a).astype(np.int64)
     return a.astype(np.int64).ravel()
+
+
+def stratified_subsample(y: np.ndarray, n_max: int, rng: np.random.RandomState) -> np.ndarray:
+    """Sorted indices of ``n_max`` rows (all rows when there are no more), every class kept in proportion: each
+    class's share n_max n_c / n rounded down, at least one row, the rows left to the largest remainders; a class
+    drawn uniformly from its rows. With more classes than ``n_max``, one row of each."""
+    n = y.shape[0]
+    if n <= n_max:
+        return np.arange(n)
+    _, inv, counts = np.unique(y, return_inverse=True, return_counts=True)
+    share = counts * (n_max / n)
+    take = np.minimum(np.maximum(np.floor(share).astype(np.int64), 1), counts)
+    left = n_max - int(take.sum())
+    while left < 0 and take.max() > 1:  # the one-row floors took more than n_max: back from the largest classes
+        take[int(np.argmax(take))] -= 1
+        left += 1
+    for c in np.argsort(-(share - np.floor(share)), kind="stable"):
+        if left <= 0:
+            break
+        if take[c] < counts[c]:
+            take[c] += 1
+            left -= 1
+    rows = [rng.permutation(np.flatnonzero(inv == c))[:take[c]] for c in range(counts.size)]
+    return np.sort(np.concatenate(rows))
 
 
 def weighted_variance_denominator(w: np.ndarray) -> float:

@@ -63,6 +63,7 @@ from svmopt._validation import (
     Real,
     StrOptions,
     check_fit_weights,
+    cv_indices,
     fit_context,
 )
 
@@ -299,9 +300,11 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
 
     The facing points ``b_c`` that fix the radii ``rho_c`` (eq. (15)) are minima over the rows: a row's weight
     does not move them, only its presence. A weight constant over a class (``class_weight``) leaves that class's
-    ellipsoid as it is -- eq. (15) has no class prior -- and acts through the selection's held-out errors (the
-    radius ratio) only. The swarms (eq. (7)) see only the ellipsoids: the same ellipsoids and
-    ``random_state`` give the same swarm, whatever the rows' order or count.
+    ellipsoid in the working space as it is -- eq. (15) has no class prior -- but it weights the pair's (or the
+    data set's) whitening and the 2-D projection that define that space, and the selection's held-out errors (the
+    radius ratio); with ``projection="none"`` it acts through the selection only. The swarms (eq. (7)) see only
+    the ellipsoids: the same ellipsoids and ``random_state`` give the same swarm, whatever the rows' order or
+    count.
 
     See Also
     --------
@@ -425,6 +428,17 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         K = self.classes_.size
         if K < 2:
             raise ValueError(f"EllipsoidPSOClassifier needs at least 2 classes; got 1 class: {self.classes_}")
+        # Each class's ellipsoid is fitted in the working space (the 2-D projection, 1-D for one feature, or the
+        # input space with projection="none"): it needs dims + 1 rows (or total weight), or its covariance is
+        # singular; a class too small is named here, before any whitening.
+        dims = 1 if X.shape[1] == 1 else (X.shape[1] if self.projection == "none" else 2)
+        count = np.bincount(yi, minlength=K).astype(np.float64)
+        size = count if w is None else np.maximum(count, np.bincount(yi, weights=w, minlength=K))
+        for c in np.flatnonzero(size < dims + 1):
+            label = self.classes_[c].item() if isinstance(self.classes_[c], np.generic) else self.classes_[c]
+            raise ValueError(f"EllipsoidPSOClassifier: class {label!r} has {int(count[c])} training "
+                             f"row(s){'' if w is None else f' (total weight {size[c]:g})'}; its ellipsoid in {dims} "
+                             f"dimension(s) needs at least {dims + 1}")
         seed = _seed_from(self.random_state)
         rng = np.random.RandomState(seed)
         shrinks: list[float | str] = [0.0, "ledoit_wolf"] if self.shrinkage == "auto" else [self.shrinkage]
@@ -482,7 +496,7 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         self.distances_ = np.array([mdl["distance"] for mdl in models])
         self.certificate_gaps_ = np.array([mdl["gap"] for mdl in models])
         self.n_iter_ = min(int(mdl["n_iter"]) for mdl in models)
-        Z = self._pair_scores(X)
+        Z = X @ self.coef_.T + self.intercept_  # X validated above (not again: it has lost a DataFrame's names)
         for k, (a, b) in enumerate(pairs):
             rows = (yi == a) | (yi == b) if b >= 0 else np.ones(yi.size, dtype=bool)
             side = Z[rows, k] >= 0
@@ -508,7 +522,7 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         where[kept] = np.arange(kept.size)
         out = []
         for train, test in check_cv(self.cv, y, classifier=True).split(X, y):
-            train, test = np.asarray(train, dtype=np.intp).ravel(), np.asarray(test, dtype=np.intp).ravel()
+            train, test = cv_indices(train, X.shape[0], "cv"), cv_indices(test, X.shape[0], "cv")  # masks too
             for idx in (train, test):
                 if idx.size and (idx.min() < 0 or idx.max() >= X.shape[0]):
                     raise ValueError(f"cv gives a row index outside the {X.shape[0]} rows given to fit")
@@ -676,8 +690,10 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         return X @ self.coef_.T + self.intercept_
 
     def decision_function(self, X):
-        """Binary: ``-z`` (positive means ``classes_[1]``). Multiclass: (n_samples, n_classes) votes plus
-        normalized margins scaled into (-1/3, 1/3), so that the argmax is the prediction (ties by the margin sum)."""
+        """Binary: ``-z`` (positive means ``classes_[1]``). Multiclass, one-vs-one: (n_samples, n_classes) votes
+        plus normalized margins scaled into (-1/3, 1/3), so that the argmax is the prediction (ties by the margin
+        sum); one-vs-rest: the (n_samples, n_classes) margins normalized by ||w_k||, whose argmax is the
+        prediction."""
         Z = self._pair_scores(X)
         K = self.classes_.size
         if K == 2:

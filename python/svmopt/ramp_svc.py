@@ -90,6 +90,7 @@ from svmopt._validation import (
     cv_is_index_pairs,
     cv_splits,
     fit_context,
+    stratified_subsample,
 )
 from svmopt.distributed import check_dask_array, is_dask_array, map_row_chunks
 from svmopt.highs import merge_options
@@ -218,8 +219,8 @@ class _BinaryLinearClassifier(ClassifierMixin, BaseEstimator):
         self.__dict__.pop("feature_names_in_", None)
         self._kept = None
         self._n_given = int(y.shape[0])
-        _, _, w = check_fit_weights(np.zeros((y.shape[0], 0)), y, sample_weight, class_weight)
-        if w is not None and w.shape[0] != y.shape[0]:
+        _, _, w, kept = check_fit_weights(np.zeros((y.shape[0], 0)), y, sample_weight, class_weight, return_kept=True)
+        if kept is not None:  # rows of weight 0 (w is None when the others are all 1)
             raise ValueError("sample_weight (times class_weight) has zeros: with a Dask X every weight must be > 0 "
                              "(drop those rows from the array)")
         return X, self._code_labels(y), w
@@ -657,7 +658,8 @@ class RampLossSVC(_BinaryLinearClassifier):
     n_selected_features_ : int
         Size of ``selected_features_``.
     outliers_ : ndarray of int
-        Training points with ramp loss 2 (``y_i f(x_i) <= -1``).
+        Training points with ramp loss 2 (``y_i f(x_i) <= -1``): indices into the ``X`` given to ``fit`` (rows
+        of weight 0 are never outliers: they were not fitted).
     objective_ : float
         ``||w||_1 + C sum ramp`` on the training data.
     initial_objective_ : float
@@ -665,7 +667,8 @@ class RampLossSVC(_BinaryLinearClassifier):
     mip_gap_ : float
         0 if proven optimal, the relative gap after a time limit, NaN for the heuristic.
     status_ : str
-        "optimal", "time_limit", "heuristic" (DAKS) or "local" (CCCP converged: the outlier set repeated).
+        "optimal", "time_limit", "limit" (another HiGHS limit of ``solver_options``, e.g. ``mip_max_nodes``;
+        warned), "heuristic" (DAKS) or "local" (CCCP converged: the outlier set repeated).
     method_ : str
         The method used ("exact", "heuristic" or "cccp").
     C_ : float
@@ -781,7 +784,6 @@ class RampLossSVC(_BinaryLinearClassifier):
         fitted weighted and a held-out error counts its weight. No fold fit starts after ``deadline``; a C not scored
         on every fold is not chosen (the third value: whether the deadline cut the search short)."""
         from sklearn.base import clone
-        from sklearn.model_selection import train_test_split
 
         t0 = time.perf_counter()
         n = X.shape[0]
@@ -789,7 +791,7 @@ class RampLossSVC(_BinaryLinearClassifier):
         explicit = cv_is_index_pairs(self.cv)
         if n > SELECT_MAX_ROWS and not explicit:
             seed = _seed_options(self.random_state).get("random_seed", 0)
-            rows = np.sort(train_test_split(rows, train_size=SELECT_MAX_ROWS, stratify=ys, random_state=seed)[0])
+            rows = stratified_subsample(ys, SELECT_MAX_ROWS, np.random.RandomState(seed))
         Xs = X[rows]
         Xs = np.ascontiguousarray(Xs.compute() if is_dask_array(Xs) else Xs, dtype=np.float64)
         yc = ys[rows]
@@ -919,7 +921,7 @@ class RampLossSVC(_BinaryLinearClassifier):
                           f"(objective {sol.objective:.6g}, gap {gap:.3g})", ConvergenceWarning)
         self._set_solution(X, ys, sol)
         t = ys * (X @ self.coef_[0] + self.intercept_[0])
-        self.outliers_ = np.flatnonzero(t <= -1.0 + 1e-9)
+        self.outliers_ = self._given_rows(np.flatnonzero(t <= -1.0 + 1e-9))
         self.objective_ = _rm.rlfs_objective(X, ys, self.coef_[0], self.intercept_[0], Cw)
         self.initial_objective_ = init.objective
         self.mip_gap_ = gap
@@ -945,9 +947,15 @@ class RampLossSVC(_BinaryLinearClassifier):
             warn(f"RampLossSVC: every training point is flagged as an outlier (y_i f(x_i) <= -1): the labels look "
                  f"inverted or C={self.C_:g} is too small to fit them; check y or raise C", UserWarning)
 
+    def _given_rows(self, idx: np.ndarray) -> np.ndarray:
+        """Row indices among the rows fitted as indices into the X given to fit (rows of weight 0 were left out)."""
+        return idx if self._kept is None else self._kept[idx]
+
     def _fit_cccp(self, X: Any, ys: np.ndarray, C: float, B: int, prm: dict, sw: np.ndarray | None,
                   budget: TimeBudget, warm: tuple[np.ndarray, float] | None = None) -> RampLossSVC:
-        r = _cc.cccp(X, ys, C, B, n_init=int(self.n_init), random_state=self.random_state, tol=float(self.tol),
+        # random_state=None draws as 0 does, as for HiGHS' seed: identical input, identical fit
+        r = _cc.cccp(X, ys, C, B, n_init=int(self.n_init), random_state=0 if self.random_state is None
+                     else self.random_state, tol=float(self.tol),
                      max_iter=int(self.max_iter), time_limit=prm["time_limit"], solver_options=self.solver_options,
                      verbose=bool(self.verbose), weight=sw, warm=warm)
         best = r.best
@@ -955,7 +963,7 @@ class RampLossSVC(_BinaryLinearClassifier):
         t = ys * (best.scores + self.intercept_[0])  # the scores of (w, b) before tiny entries were zeroed
         if not np.array_equal(self.coef_[0], best.w):
             t = ys * (_dot_rows(X, self.coef_[0]) + self.intercept_[0])
-        self.outliers_ = np.flatnonzero(t <= -1.0 + 1e-9)
+        self.outliers_ = self._given_rows(np.flatnonzero(t <= -1.0 + 1e-9))
         ramp = _cc.ramp_values(t)
         self.objective_ = float(np.abs(self.coef_[0]).sum() + C * (ramp.sum() if sw is None else sw @ ramp))
         self.initial_objective_ = r.initial_objective
