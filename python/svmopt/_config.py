@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import numbers
 import os
 import re
 import sys
@@ -25,7 +26,7 @@ def parse_bytes(value: str | int | float, name: str = "budget") -> int:
     """Parse ``"512M"``, ``"8G"``, ``"1e9"`` or a number into a byte count (> 0)."""
     if isinstance(value, bool):
         raise TypeError(f"{name} must be a number of bytes or a string like '8G', got {value!r}")
-    if isinstance(value, (int, float)):
+    if isinstance(value, numbers.Real):  # int, float and numpy's scalars (np.int64, np.float32, ...)
         n = float(value)
     elif isinstance(value, str):
         m = re.fullmatch(r"\s*([0-9.eE+]+)\s*([KMGT]?)i?B?\s*", value.upper())

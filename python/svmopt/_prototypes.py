@@ -86,7 +86,8 @@ def choose_n_prototypes(estimator, X, y=None, candidates=None):
     with the smallest tuned CV cost (ties toward the smaller m).
 
     Returns ``(best_fitted_estimator, {m: cv_score})``. For multi-class models the CV costs of the binary
-    problems are averaged. ``X`` must be re-iterable (an array, a memmap or a callable of blocks).
+    problems are averaged. ``X`` must be re-iterable (an array, a memmap or a callable of blocks). A ValueError
+    when no candidate's CV score was computed (all NaN: see the estimator's ``cv``).
     """
     from sklearn.base import clone
 
@@ -95,11 +96,21 @@ def choose_n_prototypes(estimator, X, y=None, candidates=None):
         if n is None:
             raise ValueError("pass candidates= for block-stream input (n is unknown)")
         candidates = default_prototype_candidates(n)
+    ms = sorted(int(c) for c in candidates)
+    if not ms:
+        raise ValueError("candidates is empty: give at least one m")
     scores, best, best_score = {}, None, math.inf
-    for m in sorted(int(c) for c in candidates):
+    for m in ms:
         est = clone(estimator).set_params(n_prototypes=m).fit(X, y)
         score = float(np.mean(est.cv_score_))
         scores[m] = score
         if score < best_score - 1e-12:
             best, best_score = est, score
+    if best is None:
+        raise ValueError(f"choose_n_prototypes: the CV scores were not computed (cv_score_ is NaN for every candidate "
+                         f"m in {list(scores)}): with gamma and sigma2 fixed the score is informational, skipped "
+                         "without cv when its fold solves are costly (FIXED_CV_FLOPS), for a classifier also when its "
+                         "features exceed feature_memory, and past max_time. Pass cv explicitly (e.g. cv=10; a "
+                         "classifier also needs a feature_memory that holds its features), or leave gamma and sigma2 "
+                         "to be tuned")
     return best, scores

@@ -21,6 +21,10 @@ DEFAULT_BLOCK = 65536
 
 Blocks = Callable[[], Iterable[tuple[Any, Any]]]
 
+_STREAM_CHANGED = ("the block stream must yield the same rows in the same order on every call (one call per pass over "
+                   "the data, each pass's rows paired with the labels of the first): {}. Shuffle the rows once, "
+                   "outside the fit, or pass X as an array or np.memmap")
+
 
 class Source:
     """A re-iterable stream of standardized row blocks ``(X_block, y_block)``."""
@@ -40,13 +44,32 @@ class Source:
             self.factory = lambda: iter(blocks)
         self.mean: np.ndarray | None = None
         self.scale: np.ndarray | None = None
+        # a block stream's labels from its first pass: every later pass must yield them again, row for row
+        self.labels: np.ndarray | None = None
 
     def _array_blocks(self, X: np.ndarray, y: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         for s in range(0, X.shape[0], self.block_size):
             yield X[s:s + self.block_size], y[s:s + self.block_size]
 
     def raw(self) -> Iterable[tuple[np.ndarray, np.ndarray]]:
-        yield from self.factory()
+        if self.labels is None:
+            yield from self.factory()
+            return
+        # A later pass over a block stream: the fit pairs the rows of every pass with the first pass's labels, so
+        # each y block must equal the labels of its rows and the pass must hold as many rows (O(n) labels, X is
+        # not kept).
+        labels, n, r0 = self.labels, self.labels.shape[0], 0
+        for xb, yb in self.factory():
+            yb, nb = np.asarray(yb).ravel(), len(xb)
+            if r0 + nb > n:
+                raise ValueError(_STREAM_CHANGED.format(f"a later pass yielded more than the first pass's {n} rows"))
+            if yb.shape[0] != nb or not np.array_equal(yb, labels[r0:r0 + nb]):
+                raise ValueError(_STREAM_CHANGED.format(f"a later pass's y block of rows {r0} to {r0 + nb - 1} "
+                                                        "differs from the first pass's labels of those rows"))
+            r0 += nb
+            yield xb, yb
+        if r0 != n:
+            raise ValueError(_STREAM_CHANGED.format(f"a later pass yielded {r0} rows, the first {n}"))
 
     def blocks(self) -> Iterable[tuple[np.ndarray, np.ndarray]]:
         for xb, yb in self.raw():
@@ -136,7 +159,8 @@ def load_source(est, X, y, block: int = DEFAULT_BLOCK):
             raise ValueError("the block stream is empty")
         est.__dict__.pop("feature_names_in_", None)
         est.n_features_in_ = d
-        return src, est._check_y(np.concatenate(ys)), d
+        src.labels = est._check_y(np.concatenate(ys))
+        return src, src.labels, d
     if y is None:
         raise ValueError(f"{type(est).__name__} requires y to be passed, but the target y is None")
     X, y = validate_data(est, X, y, dtype=np.float64, y_numeric=est._task == "regression")

@@ -19,12 +19,13 @@ Pipeline (paper Algorithm 5, Sections 3-6 and 8.4):
 6. the compact predictor f(x) = sum_k beta_k K(x, PV_k) + b, beta = U' Lambda'^{-1/2} w (Section 3.2).
 
 ``X`` may be a numpy array, an ``np.memmap`` (read block by block, never copied whole), a callable returning
-a fresh iterator of ``(X_block, y_block)`` pairs (one call per pass: the data are never held in memory), a
-one-shot iterator of such pairs (materialized once), or a ``dask.array.Array`` (:mod:`svmopt.distributed`: each
-chunk's Nyström features and fold partial sums are computed by the core on the worker holding it and the sums are
-tree-reduced; the candidate rows for the prototypes are sampled from the dask array; with the same random_state
-the prototypes, folds and hence the fit equal the in-memory ones up to floating-point summation order). Memory is
-O(block * m + v m^2) besides the input (for dask: O(chunk * m) per worker task, O(v m^2) on the driver).
+a fresh iterator of ``(X_block, y_block)`` pairs (one call per pass: the data are never held in memory; every call
+must yield the same rows in the same order), a one-shot iterator of such pairs (materialized once), or a
+``dask.array.Array`` (:mod:`svmopt.distributed`: each chunk's Nyström features and fold partial sums are computed
+by the core on the worker holding it and the sums are tree-reduced; the candidate rows for the prototypes are
+sampled from the dask array; with the same random_state the prototypes, folds and hence the fit equal the in-memory
+ones up to floating-point summation order). Memory is O(block * m + v m^2) besides the input (for dask:
+O(chunk * m) per worker task, O(v m^2) on the driver).
 
 Weights, streaming, time. ``fit(X, y, sample_weight)`` (and ``class_weight`` for the classifier) solves the weighted
 least-squares form of (7), min sum_i w_i (y_i - w^T phi(x_i) - b)^2 + ||[w; b]||^2 / gamma: the weights enter the
@@ -245,7 +246,9 @@ class _FixedSizeLSSVM(BaseEstimator):
     def _check_y(self, y):
         return np.asarray(y, dtype=np.float64)
 
-    def _problems(self, y, w=None) -> list[dict]:
+    def _problems(self, y, w=None, dropped: bool = False) -> list[dict]:
+        """The binary/regression problems on the labels ``y`` of the rows of positive weight (weights ``w``;
+        ``dropped``: rows of weight 0 were left out)."""
         raise NotImplementedError
 
     def _class_weight(self):
@@ -263,6 +266,11 @@ class _FixedSizeLSSVM(BaseEstimator):
         """Fit on X (array, np.memmap, dask array, callable returning (X_block, y_block) pairs, or an iterator of
         them). A positive ``n_jobs`` also limits the BLAS's threads (the feature, Gram and Cholesky kernels run on
         it) for the duration of the fit.
+
+        A callable is called once per pass over the data and must yield the same rows in the same order on every
+        call: the labels are taken from the first pass, and every later pass's y blocks are checked against them
+        (and its number of rows), a ValueError otherwise (a stream that shuffles its rows per call would pair rows
+        with other rows' labels).
 
         ``sample_weight`` (array-like of n_samples non-negative numbers; X an array, np.memmap or dask array, not a
         block stream): weighted least squares, every row's terms of (7) and of the CV cost multiplied by its
@@ -346,7 +354,8 @@ class _FixedSizeLSSVM(BaseEstimator):
         return idx
 
     def _given(self, timings: dict) -> None:
-        """The entropy attributes when the prototypes are given (no selection)."""
+        """The selection's attributes when no prototypes are selected (given, or the linear kernel's explicit
+        features): their documented "none" values."""
         self.prototype_indices_ = None
         self.entropy_log_offdiag_, self.n_pv_proposals_, self.n_bandwidth_fallbacks_ = None, 0, 0
         timings["bandwidth"] = timings["prototypes"] = 0.0
@@ -377,7 +386,8 @@ class _FixedSizeLSSVM(BaseEstimator):
                         plan[0], n, ">=" if n >= PATH_MIN_ROWS else "<", PATH_MIN_ROWS,
                         f"n_csa={plan[1]}, n_simplex={plan[2]}" if tunes_sigma or plan[0] == "csa"
                         else "a grid over gamma at the fixed kernel")
-        problems = self._problems(y, w)  # on the rows of positive weight: their masks, targets, weights and folds
+        # on the rows of positive weight: their masks, targets, weights and folds
+        problems = self._problems(y, w, kept is not None)
         kept_rows = None  # rows of weight 0: out of every problem's row mask (over X's rows), X itself not copied
         if kept is not None:
             kept_rows = np.zeros(n_rows, dtype=bool)
@@ -420,10 +430,10 @@ class _FixedSizeLSSVM(BaseEstimator):
         # 2-3. entropy bandwidths and prototype vectors on the candidate rows (or the given prototypes)
         self.entropy_bandwidths_ = None
         PV: np.ndarray | None = None
-        if mode != "linear" and PV_given is not None:
-            PV = PV_given
+        if mode == "linear" or PV_given is not None:
+            PV = PV_given  # None for the linear kernel (it takes no prototypes)
             self._given(timings)
-        elif mode != "linear":
+        else:
             # candidates drawn among the n rows of positive weight (cand indexes them), gathered from X's rows
             cand = np.arange(n) if n <= self.max_candidates else np.sort(rng.choice(n, self.max_candidates,
                                                                                      replace=False))
@@ -674,12 +684,53 @@ class _FixedSizeLSSVM(BaseEstimator):
     def _stream_targets(self, y: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
+    def _stream_definition(self, mode: str, kern, sigma2) -> dict[str, Any]:
+        """What the sums of a ``partial_fit`` stream are built on, as a call resolves it (None where it does not
+        apply): the kernel and the RBF's sigma^2, the prototypes (given, or the parameters of their selection from
+        the first chunk), the statistics summed, the scaling. ``gamma`` and ``regularize_bias`` enter only the
+        ridge solve (7), redone from the sums after every call, so they may change between calls."""
+        selected = mode != "linear" and self.prototypes is None
+        return {"kernel": kern if mode == "kernel" else mode,
+                "sigma2": float(sigma2) if mode == "rbf" else None,
+                "prototypes": None if mode == "linear" or selected else np.array(self.prototypes, dtype=np.float64),
+                **{name: getattr(self, name) if selected else None
+                   for name in ("n_prototypes", "prototype_selection", "max_candidates", "random_state")},
+                "statistics": self.statistics if mode != "linear" else None,
+                "standardize": bool(self.standardize)}
+
+    def _check_stream_definition(self, definition: dict[str, Any]) -> None:
+        """A later ``partial_fit`` call: every parameter that defines the features is as the first call resolved
+        it (the stream's sums hold features of that definition only)."""
+        first = (self._stream or {}).get("definition")
+        if first is None:  # a stream pickled before the definition was recorded
+            return
+        for name, value in definition.items():
+            old = first.get(name)
+            if isinstance(old, np.ndarray) or isinstance(value, np.ndarray):
+                same = isinstance(old, np.ndarray) and isinstance(value, np.ndarray) and np.array_equal(old, value)
+                shown = ""
+            else:
+                same = old is value or bool(old == value)
+                shown = f" ({old!r} then, {value!r} now)"
+            if not same:
+                raise ValueError(f"{name} differs from the first partial_fit call{shown}: the stream's sums hold the "
+                                 f"features that call defined. Set {name} back, or call fit, which starts over (the "
+                                 "first partial_fit call after fit starts a new stream)")
+
     def _stream_solve(self, G: np.ndarray, t: np.ndarray, yy: np.ndarray, ww: np.ndarray) -> list[_System]:
         raise NotImplementedError
 
-    def _chunk_weights(self, X, y, sample_weight):
+    def _chunk_weights(self, X, y, sample_weight, first: bool = True):
         """(X, y, w, kept) of a partial_fit chunk: rows of weight 0 left out (``kept``: the indices of the rows left
-        in the chunk, None for all); ``class_weight`` (a dict) applied by label."""
+        in the chunk, None for all); ``class_weight`` (a dict) applied by label. A later chunk (not ``first``) whose
+        sample weights are all 0 adds nothing, as one that ``class_weight`` zeroes."""
+        if not first and sample_weight is not None:
+            try:
+                sw = np.asarray(sample_weight, dtype=np.float64)
+            except (TypeError, ValueError):  # not numbers: check_fit_weights names the error
+                sw = None
+            if sw is not None and sw.shape in ((), (X.shape[0],)) and not np.any(sw):
+                return X[:0], y[:0], None, np.zeros(0, dtype=np.intp)
         X, y, w, kept = check_fit_weights(X, y, sample_weight, None, return_kept=True)
         cw = self._class_weight()
         if cw is None:
@@ -707,9 +758,12 @@ class _FixedSizeLSSVM(BaseEstimator):
         """First partial_fit call: input scaling, prototypes, the feature map, and empty sums (``kept``: the rows
         of the chunk as passed that X holds, None for all)."""
         d = X.shape[1]
+        if X.shape[0] == 0:
+            raise ValueError("the first partial_fit chunk has no rows of positive weight (sample_weight times "
+                             "class_weight): it fixes the input scaling, and the prototypes are selected from it")
         rng = np.random.default_rng(check_random_state(self.random_state).randint(0, 2**31 - 1, size=4))
         timings: dict[str, float] = {}
-        if self.standardize and X.shape[0]:
+        if self.standardize:
             mean, s2, W = block_moments(lambda: [X], d, w)
             scale = np.sqrt(s2 / (max(W - 1.0, 1.0) if w is None else weighted_variance_denominator(w)))
             scale[~(scale > 0)] = 1.0
@@ -718,13 +772,10 @@ class _FixedSizeLSSVM(BaseEstimator):
         self.x_mean_, self.x_scale_ = mean, scale
         self.entropy_bandwidths_ = None
         PV: np.ndarray | None = None
-        if mode != "linear" and self.prototypes is not None:
-            PV = self._given_prototypes(d)
+        if mode == "linear" or self.prototypes is not None:
+            PV = None if mode == "linear" else self._given_prototypes(d)
             self._given(timings)
-        elif mode != "linear":
-            if X.shape[0] == 0:
-                raise ValueError("the first partial_fit chunk has no rows of positive weight to select the "
-                                 "prototypes from")
+        else:
             Xs = np.ascontiguousarray((X - mean) / scale)
             n = Xs.shape[0]
             cand = np.arange(n) if n <= self.max_candidates else np.sort(rng.choice(n, self.max_candidates,
@@ -774,8 +825,14 @@ class _FixedSizeLSSVM(BaseEstimator):
             unknown = np.setdiff1d(y, self.classes_)
             if unknown.size:
                 raise ValueError(f"y has labels {unknown.tolist()} not in classes ({self.classes_.tolist()})")
-        X, y, w, kept = self._chunk_weights(X, y, sample_weight)
-        state = self._stream_start(X, y, w, mode, kern, sigma2, kept) if first else dict(self._stream or {})
+        definition = self._stream_definition(mode, kern, sigma2)
+        if not first:
+            self._check_stream_definition(definition)
+        X, y, w, kept = self._chunk_weights(X, y, sample_weight, first)
+        if first:
+            state = {**self._stream_start(X, y, w, mode, kern, sigma2, kept), "definition": definition}
+        else:
+            state = dict(self._stream or {})
         if X.shape[0]:
             codes = self._stream_targets(y)
             L = state["G"].shape[0]
@@ -819,7 +876,11 @@ class _FixedSizeLSSVM(BaseEstimator):
         if is_dask_array(X):  # block by block on the workers, gathered here (n x L outputs)
             return map_row_chunks(self, "_raw_decision", X, len(self.problems_))
         if isinstance(X, np.memmap):
-            if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+            if X.ndim != 2:  # scikit-learn's message for arrays, without the values (the memmap may be large)
+                raise ValueError(f"Expected 2D array, got {X.ndim}D array instead. Reshape your data either using "
+                                 "array.reshape(-1, 1) if your data has a single feature or array.reshape(1, -1) if "
+                                 "it contains a single sample.")
+            if X.shape[1] != self.n_features_in_:
                 raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
                                  f"{self.n_features_in_} features as input")
         else:
@@ -929,8 +990,10 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
         Seconds for ``fit`` (None: unlimited). The tuning's search (coupled simulated annealing, then the simplex)
         checks the clock between cost evaluations, in the core, and stops with the best point so far; the remaining
         binary problems of a multi-class model then take the last tuned values, and the informational CV score of
-        fixed hyperparameters is skipped. The standardization and prototype passes and the final solve (7) always
-        run, so a fit ends after at most max_time plus one cost evaluation and the final solve.
+        fixed hyperparameters is skipped. Not cut short: the standardization pass, the entropy bandwidths and the
+        prototype selection (they run before the tuning), a cost evaluation (or gamma path) under way, and the
+        final fit (7) of every binary/regression problem (a pass over the data each), so a fit may run past
+        max_time by their time.
         ``max_time_reached_`` is True and a ``ConvergenceWarning`` names what was cut short.
 
     Sample weights
@@ -961,24 +1024,25 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
     prototype_indices_ : ndarray of int or None
         Their rows in the training data: indices into the X passed to ``fit`` (into the first chunk for
         ``partial_fit``), counting the rows of weight 0 too (the prototypes are chosen among the rows of positive
-        weight only); None when ``prototypes`` is given.
+        weight only); None when ``prototypes`` is given or the kernel is linear.
     entropy_bandwidths_ : ndarray (n_features,) or None
         Per-dimension plug-in bandwidths of the entropy criterion (None for random selection).
     entropy_log_offdiag_ : float or None
-        Log of the off-diagonal entropy sum of the selected set.
+        Log of the off-diagonal entropy sum of the selected set (None without an entropy search).
     n_pv_proposals_ : int
-        Swap proposals made by the prototype search.
+        Swap proposals made by the prototype search (0 without an entropy search).
     n_bandwidth_fallbacks_ : int
-        Dimensions whose plug-in bandwidth fell back to the normal reference rule.
+        Dimensions whose plug-in bandwidth fell back to the normal reference rule (0 without an entropy search).
     kernel_mode_ : str
         ``"rbf"``, ``"linear"`` (explicit features) or ``"kernel"`` (a given :class:`svmopt.Kernel`).
     gamma_ : float or ndarray (n_problems,)
         Tuned (or given) regularization constant; one entry per binary problem for multi-class models.
     sigma2_ : float or ndarray (n_problems,)
         Tuned (or given) RBF bandwidth, likewise.
-    cv_score_ : float or ndarray (n_problems,)
-        The fast v-fold CV cost at ``(gamma_, sigma2_)`` (NaN when it was skipped: fixed hyperparameters, see
-        ``cv`` and ``feature_memory``, or ``max_time`` spent), likewise.
+    cv_score_ : float
+        The fast v-fold CV cost at ``(gamma_, sigma2_)``: the (weighted) mean squared error of the standardized
+        target (y - y_mean_) / y_scale_, so ``cv_score_ * y_scale_**2`` is the MSE in the target's units (NaN when
+        it was skipped: fixed hyperparameters, see ``cv`` and ``feature_memory``, or ``max_time`` spent).
     gamma_search_ : str
         The gamma search of the fit, "csa" or "path" (``gamma_search="auto"`` resolved: "csa" with gamma fixed, when
         sigma^2 alone, if anything, is searched by CSA + simplex).
@@ -1033,7 +1097,7 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
             raise ValueError("Input y contains NaN or infinity.")
         return y
 
-    def _problems(self, y, w=None):
+    def _problems(self, y, w=None, dropped: bool = False):
         if w is None:
             self.y_mean_ = float(y.mean()) if self.standardize else 0.0
             sd = float(y.std(ddof=1)) if (self.standardize and y.size > 1) else 1.0
@@ -1057,8 +1121,12 @@ class FixedSizeLSSVR(RegressorMixin, _FixedSizeLSSVM):
         ``prototypes`` or selects them from its chunk (and, with ``standardize``, fixes the input scaling from that
         chunk's statistics); every call adds the chunk's Phi^T W Phi, Phi^T W y, sum w y^2 and sum w^2, and the
         ridge solve (7) is redone, so the model after any call is the fit on all rows seen (the target standardized
-        with the exact statistics of all rows). Many calls equal one ``fit`` on their concatenation (with
-        ``standardize=False`` or the same scaling) to rounding."""
+        with the exact statistics of all rows). With ``prototypes`` given, many calls equal one ``fit`` on their
+        concatenation (with ``standardize=False`` or the same scaling) to rounding; otherwise the prototypes are
+        selected from the first chunk alone, not from all rows as ``fit`` selects them. The parameters that define
+        the features (``kernel``, ``sigma2``, the prototypes and their selection, ``statistics``, ``standardize``)
+        must not change between calls (a ValueError names the one that did); ``gamma`` and ``regularize_bias`` may:
+        the solve uses their current values."""
         return self._partial_fit(X, y, None, sample_weight)
 
     def _stream_targets(self, y: np.ndarray) -> np.ndarray:
@@ -1119,15 +1187,15 @@ class FixedSizeLSSVC(ClassifierMixin, _FixedSizeLSSVM):
     prototype_indices_ : ndarray of int or None
         Their rows in the training data: indices into the X passed to ``fit`` (into the first chunk for
         ``partial_fit``), counting the rows of weight 0 too (the prototypes are chosen among the rows of positive
-        weight only); None when ``prototypes`` is given.
+        weight only); None when ``prototypes`` is given or the kernel is linear.
     entropy_bandwidths_ : ndarray (n_features,) or None
         Per-dimension plug-in bandwidths of the entropy criterion (None for random selection).
     entropy_log_offdiag_ : float or None
-        Log of the off-diagonal entropy sum of the selected set.
+        Log of the off-diagonal entropy sum of the selected set (None without an entropy search).
     n_pv_proposals_ : int
-        Swap proposals made by the prototype search.
+        Swap proposals made by the prototype search (0 without an entropy search).
     n_bandwidth_fallbacks_ : int
-        Dimensions whose plug-in bandwidth fell back to the normal reference rule.
+        Dimensions whose plug-in bandwidth fell back to the normal reference rule (0 without an entropy search).
     kernel_mode_ : str
         ``"rbf"``, ``"linear"`` (explicit features) or ``"kernel"`` (a given :class:`svmopt.Kernel`).
     gamma_ : float or ndarray (n_problems,)
@@ -1211,6 +1279,8 @@ class FixedSizeLSSVC(ClassifierMixin, _FixedSizeLSSVM):
 
     def _set_coding(self, M: int) -> None:
         """``coding_`` (and ``pairs_`` or ``codebook_``) for M >= 2 classes."""
+        self.__dict__.pop("pairs_", None)  # from an earlier fit of another coding
+        self.__dict__.pop("codebook_", None)
         if M == 2:
             self.coding_ = "binary"
         elif self.multiclass == "ovo":
@@ -1222,10 +1292,14 @@ class FixedSizeLSSVC(ClassifierMixin, _FixedSizeLSSVM):
             self.codebook_ = np.array([[1.0 if (c >> (L - 1 - j)) & 1 else -1.0 for j in range(L)]
                                        for c in range(M)])
 
-    def _problems(self, y, w=None):
+    def _problems(self, y, w=None, dropped: bool = False):
         self.classes_, codes = np.unique(y, return_inverse=True)
         self._codes = codes
         M = self.classes_.size
+        if M < 2 and dropped:
+            raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes, but the rows of positive "
+                             f"weight (sample_weight times class_weight) hold only one class: {self.classes_[0]!r} "
+                             "(got 1 class)")
         if M < 2:
             raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes in the data, but the data "
                              f"contains only one class: {self.classes_[0]!r} (got 1 class)")
@@ -1251,13 +1325,22 @@ class FixedSizeLSSVC(ClassifierMixin, _FixedSizeLSSVM):
         Phi_c^T w_c (the sums every binary problem's (7) is built from: a pair (a, b) has G_a + G_b and targets
         s_a - s_b), and the systems are solved again, so the model after any call is the fit on all rows seen.
         ``class_weight`` may be a dict ("balanced" needs the class counts of the whole stream: not supported).
-        Many calls equal one ``fit`` on their concatenation (with ``standardize=False`` or the same scaling) to
-        rounding. ``fit`` keeps no sums: the first partial_fit call after it starts a new stream (``classes``
-        defaulting to the fitted ``classes_``)."""
+        With ``prototypes`` given, many calls equal one ``fit`` on their concatenation (with ``standardize=False``
+        or the same scaling) to rounding; otherwise the prototypes are selected from the first chunk alone, not from
+        all rows as ``fit`` selects them. The parameters that define the features (``kernel``, ``sigma2``, the
+        prototypes and their selection, ``statistics``, ``standardize``, ``multiclass``) must not change between
+        calls (a ValueError names the one that did); ``gamma`` and ``regularize_bias`` may. ``fit`` keeps no sums:
+        the first partial_fit call after it starts a new stream (``classes`` defaulting to the fitted
+        ``classes_``)."""
         return self._partial_fit(X, y, classes, sample_weight)
 
     def _stream_targets(self, y: np.ndarray) -> np.ndarray:
         return np.searchsorted(self.classes_, y).astype(np.int64)
+
+    def _stream_definition(self, mode: str, kern, sigma2) -> dict[str, Any]:
+        """As for the regressor, and the coding of more than two classes (fixed by the first call)."""
+        return {**super()._stream_definition(mode, kern, sigma2),
+                "multiclass": self.multiclass if self.classes_.size > 2 else None}
 
     def _stream_solve(self, G: np.ndarray, t: np.ndarray, yy: np.ndarray, ww: np.ndarray) -> list[_System]:
         """Each binary problem's (Phi^T W Phi, Phi^T W y) from the per-class sums (targets +1 / -1)."""
