@@ -48,7 +48,9 @@ __all__ = [
     "Options",
     "Real",
     "StrOptions",
+    "check_dask_fit_weights",
     "check_fit_weights",
+    "column_stds",
     "cv_indices",
     "cv_is_index_pairs",
     "cv_splits",
@@ -117,17 +119,18 @@ def is_finite_real(value: Any) -> TypeGuard[Real]:
 
 @overload
 def check_fit_weights(X: np.ndarray, y: np.ndarray, sample_weight: Any = ..., class_weight: Any = ..., *,
-                      return_kept: Literal[False] = ...) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]: ...
+                      return_kept: Literal[False] = ..., allow_all_zero: bool = ...
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]: ...
 
 
 @overload
 def check_fit_weights(X: np.ndarray, y: np.ndarray, sample_weight: Any = ..., class_weight: Any = ..., *,
-                      return_kept: Literal[True]
+                      return_kept: Literal[True], allow_all_zero: bool = ...
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]: ...
 
 
 def check_fit_weights(X: np.ndarray, y: np.ndarray, sample_weight: Any = None, class_weight: Any = None, *,
-                      return_kept: bool = False,
+                      return_kept: bool = False, allow_all_zero: bool = False,
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | tuple[
                           np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
     """The one validation of ``fit(..., sample_weight)`` and ``class_weight``: ``(X, y, w)`` ready to fit.
@@ -143,6 +146,8 @@ def check_fit_weights(X: np.ndarray, y: np.ndarray, sample_weight: Any = None, c
     * ``return_kept=True`` adds a fourth item, ``kept``: the original (sorted) indices of the rows kept, or None
       when every row is -- what :func:`cv_splits` needs to map a user's (train, test) pairs onto the rows left --
       so that a fit that needs them validates its weights once.
+    * ``allow_all_zero=True`` (a later chunk of a stream, which may add nothing): weights zero for every row leave
+      no row instead of raising.
     """
     n = X.shape[0]
     w: np.ndarray | None = None
@@ -182,7 +187,7 @@ def check_fit_weights(X: np.ndarray, y: np.ndarray, sample_weight: Any = None, c
         w = base * factor[inverse]
     kept: np.ndarray | None = None
     if w is not None:
-        if not w.sum() > 0:
+        if not (w.sum() > 0 or allow_all_zero):
             raise ValueError("sample_weight (times class_weight) is zero for every row: there is nothing to fit")
         keep = w > 0
         if not keep.all():
@@ -288,6 +293,22 @@ def stratified_subsample(y: np.ndarray, n_max: int, rng: np.random.RandomState) 
             left -= 1
     rows = [rng.permutation(np.flatnonzero(inv == c))[:take[c]] for c in range(counts.size)]
     return np.sort(np.concatenate(rows))
+
+
+def check_dask_fit_weights(y: np.ndarray, sample_weight: Any = None, class_weight: Any = None) -> np.ndarray | None:
+    """:func:`check_fit_weights` for a Dask ``X``, whose rows are not left out: the weights (None when all 1),
+    a ValueError when any is 0 (also when the others are all 1, where ``check_fit_weights`` returns None)."""
+    _, _, w, kept = check_fit_weights(np.zeros((y.shape[0], 0)), y, sample_weight, class_weight, return_kept=True)
+    if kept is not None:
+        raise ValueError("sample_weight (times class_weight) has zeros: with a Dask X every weight must be > 0 "
+                         "(drop those rows from the array)")
+    return w
+
+
+def column_stds(s2: np.ndarray, n: int, weights: np.ndarray | None = None) -> np.ndarray:
+    """Column standard deviations from the sums of squared deviations ``s2`` of ``n`` rows: ddof=1 (over n - 1, at
+    least 1) without weights, over :func:`weighted_variance_denominator` with them."""
+    return np.sqrt(s2 / (max(n - 1, 1) if weights is None else weighted_variance_denominator(weights)))
 
 
 def weighted_variance_denominator(w: np.ndarray) -> float:

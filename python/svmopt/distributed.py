@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from svmopt import _core
-from svmopt._validation import weighted_variance_denominator
+from svmopt._validation import column_stds
 from svmopt.tuning import (
     CVEngine,
     ParamsFactory,
@@ -302,8 +302,7 @@ class DaskSource:
                 raise ValueError("Input X contains NaN or infinity.")
             return np.zeros(self.d), np.ones(self.d)
         mean, s2, _ = column_moments(X, weights)
-        denom = max(self.n - 1, 1) if weights is None else weighted_variance_denominator(weights)
-        scale = np.sqrt(s2 / denom)
+        scale = column_stds(s2, self.n, weights)
         scale[scale == 0.0] = 1.0  # a NaN or infinity is left to the caller's overflow check
         self.mean, self.scale = mean, scale
         return mean, scale

@@ -74,6 +74,7 @@ from svmopt._validation import (
     Options,
     StrOptions,
     check_fit_weights,
+    column_stds,
     fit_context,
     validate_params,
     weighted_variance_denominator,
@@ -416,7 +417,7 @@ class _FixedSizeLSSVM(BaseEstimator):
             # rows of weight 0 (left out of the fit) are left out of the deviations: a huge value there cannot
             # overflow the sum
             mean, s2, _ = block_moments(lambda: (xb for xb, _ in src.raw()), d, w_rows)
-            scale = np.sqrt(s2 / (max(n - 1, 1) if w_rows is None else weighted_variance_denominator(w_rows)))
+            scale = column_stds(s2, n, w_rows)
             scale[scale == 0.0] = 1.0  # a NaN or infinity is left to the overflow check below
             src.mean, src.scale = mean, scale
         else:
@@ -724,14 +725,7 @@ class _FixedSizeLSSVM(BaseEstimator):
         """(X, y, w, kept) of a partial_fit chunk: rows of weight 0 left out (``kept``: the indices of the rows left
         in the chunk, None for all); ``class_weight`` (a dict) applied by label. A later chunk (not ``first``) whose
         sample weights are all 0 adds nothing, as one that ``class_weight`` zeroes."""
-        if not first and sample_weight is not None:
-            try:
-                sw = np.asarray(sample_weight, dtype=np.float64)
-            except (TypeError, ValueError):  # not numbers: check_fit_weights names the error
-                sw = None
-            if sw is not None and sw.shape in ((), (X.shape[0],)) and not np.any(sw):
-                return X[:0], y[:0], None, np.zeros(0, dtype=np.intp)
-        X, y, w, kept = check_fit_weights(X, y, sample_weight, None, return_kept=True)
+        X, y, w, kept = check_fit_weights(X, y, sample_weight, None, return_kept=True, allow_all_zero=not first)
         cw = self._class_weight()
         if cw is None:
             return X, y, w, kept
@@ -764,8 +758,8 @@ class _FixedSizeLSSVM(BaseEstimator):
         rng = np.random.default_rng(check_random_state(self.random_state).randint(0, 2**31 - 1, size=4))
         timings: dict[str, float] = {}
         if self.standardize:
-            mean, s2, W = block_moments(lambda: [X], d, w)
-            scale = np.sqrt(s2 / (max(W - 1.0, 1.0) if w is None else weighted_variance_denominator(w)))
+            mean, s2, _ = block_moments(lambda: [X], d, w)
+            scale = column_stds(s2, X.shape[0], w)
             scale[~(scale > 0)] = 1.0
         else:
             mean, scale = np.zeros(d), np.ones(d)

@@ -86,6 +86,7 @@ from svmopt._validation import (
     Interval,
     Real,
     StrOptions,
+    check_dask_fit_weights,
     check_fit_weights,
     cv_is_index_pairs,
     cv_splits,
@@ -219,11 +220,7 @@ class _BinaryLinearClassifier(ClassifierMixin, BaseEstimator):
         self.__dict__.pop("feature_names_in_", None)
         self._kept = None
         self._n_given = int(y.shape[0])
-        _, _, w, kept = check_fit_weights(np.zeros((y.shape[0], 0)), y, sample_weight, class_weight, return_kept=True)
-        if kept is not None:  # rows of weight 0 (w is None when the others are all 1)
-            raise ValueError("sample_weight (times class_weight) has zeros: with a Dask X every weight must be > 0 "
-                             "(drop those rows from the array)")
-        return X, self._code_labels(y), w
+        return X, self._code_labels(y), check_dask_fit_weights(y, sample_weight, class_weight)
 
     def _code_labels(self, y: np.ndarray) -> np.ndarray:
         check_classification_targets(y)

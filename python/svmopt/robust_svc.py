@@ -122,12 +122,13 @@ from svmopt._validation import (
     Interval,
     Real,
     StrOptions,
+    check_dask_fit_weights,
     check_fit_weights,
+    column_stds,
     cv_is_index_pairs,
     cv_splits,
     fit_context,
     is_finite_real,
-    weighted_variance_denominator,
 )
 from svmopt.distributed import check_dask_array, column_moments, is_dask_array, map_row_chunks
 from svmopt.kernels import KERNEL_NAMES, Kernel
@@ -240,7 +241,7 @@ def _weighted_spread(X: np.ndarray, w: np.ndarray | None) -> tuple[np.ndarray, f
         return stds, (float(col_var.mean() + X.mean(axis=0).var()) if X.shape[1] else 0.0)
     mean, s2, W = block_moments(lambda: [X], X.shape[1], w)
     col_var = s2 / W
-    stds = np.sqrt(col_var * W / weighted_variance_denominator(w))
+    stds = column_stds(s2, n, w)
     return stds, (float(col_var.mean() + mean.var()) if X.shape[1] else 0.0)
 
 
@@ -925,13 +926,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             raise ValueError(f"X has {n} rows but y has {y.shape[0]} labels")
         if n < 2:
             raise ValueError(f"Found array with {n} sample(s) (shape={X.shape}) while a minimum of 2 is required.")
-        w = None
-        if sample_weight is not None or self.class_weight is not None:
-            _, _, w, kept = check_fit_weights(np.zeros((n, 0)), y, sample_weight, self.class_weight,
-                                              return_kept=True)
-            if kept is not None:  # rows of weight 0 (w is None when the others are all 1)
-                raise ValueError("sample_weight (times class_weight) has zeros: with a Dask X every weight "
-                                 "must be > 0 (drop those rows from the array)")
+        w = check_dask_fit_weights(y, sample_weight, self.class_weight)
         if w is None:  # one pass
             col_var, col_mean, finite = dask.compute(X.var(axis=0), X.mean(axis=0), da.isfinite(X).all())
             if not bool(finite):
@@ -941,7 +936,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         else:
             col_mean, s2, W = column_moments(X, w)
             col_var = s2 / W
-            stds = np.sqrt(s2 / weighted_variance_denominator(w))
+            stds = column_stds(s2, n, w)
         self.n_features_in_ = int(X.shape[1])
         self.__dict__.pop("feature_names_in_", None)
         return X, y, w, stds, (float(col_var.mean() + np.var(col_mean)) if col_var.size else 0.0)
