@@ -1,0 +1,28 @@
+"""Behaviour pinned across refactorings: every estimator's digest equals the committed one (see digest_cases)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from tests.common.digest_cases import CASES, DIGEST, ROUND, digest_of
+
+EXPECTED = json.loads(DIGEST.read_text())
+
+
+def test_every_case_is_committed():
+    assert sorted(EXPECTED) == sorted(CASES)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_digest_unchanged(name):
+    got, want = digest_of(name), EXPECTED[name]
+    assert sorted(got) == sorted(want), f"{name}: the fitted attributes changed"
+    for key, values in want.items():
+        a, b = np.asarray(got[key], dtype=float), np.asarray(values, dtype=float)
+        assert a.shape == b.shape, f"{name}.{key}: shape {a.shape} != {b.shape}"
+        tol = 2 * ROUND * np.maximum(1.0, np.abs(b))
+        bad = ~((np.abs(a - b) <= tol) | (np.isnan(a) & np.isnan(b)) | (a == b))
+        assert not bad.any(), f"{name}.{key}: {int(bad.sum())} values moved, e.g. {a[bad][:3]} != {b[bad][:3]}"
