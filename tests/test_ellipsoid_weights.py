@@ -17,7 +17,7 @@ from svmopt import EllipsoidPSOClassifier, _core
 from svmopt.datasets import load_dataset
 from svmopt.ellipsoid import _ledoit_wolf_shrinkage, _proj2, _whiten, class_ellipsoids, pso_closest_points
 from svmopt.ellipsoid import weighted_mean_cov as _wmc
-from test_pso import _core_draws, random_pair, ref_two_swarm
+from tests.test_pso import _core_draws, random_pair, ref_two_swarm
 
 FAST = {"max_iter": 40}
 

@@ -31,7 +31,7 @@ import svmopt.ellipsoid
 import svmopt.fixed_size
 import svmopt.highs
 import svmopt.robust_svc
-from test_robustness import _REGRESSORS, ESTIMATOR_NAMES, _data, make
+from tests.test_robustness import _REGRESSORS, ESTIMATOR_NAMES, _data, make
 
 
 def _fit(name, X=None, y=None, **params):
@@ -166,7 +166,7 @@ _OMP_SCRIPT = r"""
 import json, sys, warnings
 import numpy as np
 sys.path.insert(0, sys.argv[1])
-from test_robustness import ESTIMATOR_NAMES, _data, make
+from tests.test_robustness import ESTIMATOR_NAMES, _data, make
 out = {}
 for name in ESTIMATOR_NAMES:
     X, y = _data(name, n=60)
