@@ -26,7 +26,8 @@ from __future__ import annotations
 import numpy as np
 
 from svmopt import _core
-from svmopt.tuning import CVEngine, linear_accumulator, make_folds, nystrom_projection, simple_cv_cost
+from svmopt._shared.splits import random_folds
+from svmopt.fixed_size.tuning import CVEngine, linear_accumulator, nystrom_projection, simple_cv_cost
 
 
 def _rbf(sigma2):
@@ -119,7 +120,7 @@ class FastVsSimpleCV:
         self.X = rng.standard_normal((n, d))
         self.y = np.sin(self.X[:, 0]) + 0.1 * rng.standard_normal(n)
         self.PV = np.ascontiguousarray(self.X[rng.choice(n, m, replace=False)])
-        self.folds = make_folds(n, v, rng)
+        self.folds = random_folds(n, v, rng)
         self.v = v
 
     def time_cv(self, m, v, impl):
@@ -149,7 +150,7 @@ class FoldSolves:
         n = 4 * p
         X = rng.standard_normal((n, p - 1))
         Y = rng.standard_normal((n, 1))
-        folds = make_folds(n, v, rng)
+        folds = random_folds(n, v, rng)
         self.acc = linear_accumulator(p - 1, n_folds=v, n_threads=1)
         self.acc.add(X, Y, folds)
 
@@ -186,7 +187,7 @@ class KeptFeatures:
         self.PV = np.ascontiguousarray(self.X[rng.choice(n, m, replace=False)])
         self.params = _core.kernels.KernelParams(_core.kernels.KernelKind.rbf, alpha=np.sqrt(d / 2))
         self.P, _ = nystrom_projection(self.PV, self.params, 1)
-        self.folds = make_folds(n, v, rng)
+        self.folds = random_folds(n, v, rng)
         self.theta = rng.standard_normal((v, self.P.shape[1] + 1, 1))
 
     def time_accumulate_predict(self, m, v, impl):

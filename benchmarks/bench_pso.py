@@ -4,7 +4,7 @@
 
 * ``core``   -- ``svmopt.pso_closest_points`` (C++ swarm of eq. (7), revert rule, coupled gbests);
 * ``numpy``  -- the same algorithm (Table 1's two swarms) vectorized over particles in numpy, numpy's own generator;
-* ``exact``  -- ``svmopt.ellipsoid.ellipsoid_closest_points`` (support-function dual, exact);
+* ``exact``  -- ``svmopt.ellipsoid.estimator.ellipsoid_closest_points`` (support-function dual, exact);
 * ``pyswarms`` -- pyswarms' ``GlobalBestPSO`` (Clerc's constriction values) on the same QCQP as an exact-penalty
   objective over z = [x; y], k particles (only if installed: it is in ``asv.conf.json``'s matrix, not a package
   dependency; skipped otherwise).
@@ -23,7 +23,8 @@ import tempfile
 
 import numpy as np
 
-from svmopt.ellipsoid import ellipsoid_closest_points, pso_closest_points
+from svmopt.ellipsoid.geometry import ellipsoid_closest_points
+from svmopt.ellipsoid.swarms import pso_closest_points
 
 
 def _problem():

@@ -15,7 +15,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from svmopt import _ramp as rm
+from svmopt._shared.highs import merge_options
+from svmopt.ramp.bounds import _BoundingLP, _tighten, algorithm1
+from svmopt.ramp.daks import DAKSParams, daks
+from svmopt.ramp.model import build_rlfs
+from svmopt.ramp.solve import solve_rlfs_mip
 
 
 def _problem(n, d=10, seed=0, flip=0.08):
@@ -30,13 +34,13 @@ def _problem(n, d=10, seed=0, flip=0.08):
 
 def _bounds(X, y, C, B):
     """Algorithm 1 up to line 6 (UB, UB_w, LB_b/UB_b): the state a Variant-I sweep starts from."""
-    bm, _ = rm.algorithm1(X, y, C, B, variant="variant1", max_iter=0)
+    bm, _ = algorithm1(X, y, C, B, variant="variant1", max_iter=0)
     return bm
 
 
 def sweep_shared(X, y, C, B, bm, warm_start=False):
     """One Variant-I sweep on one model: build once, then change costs / one coefficient per solve."""
-    lp = rm._BoundingLP(X, y, C, B, bm.M, bm.ub, bm.ub, True, None, time.perf_counter() + 3600)
+    lp = _BoundingLP(X, y, C, B, bm.M, bm.ub, bm.ub, True, None, time.perf_counter() + 3600)
     lp.warm_start = warm_start
     lp.set_u(bm.u)
     lp.set_b_bounds(bm.lb_b, bm.ub_b)
@@ -46,7 +50,7 @@ def sweep_shared(X, y, C, B, bm, warm_start=False):
     for i in range(X.shape[0]):
         idx[-1] = L.xi0 + i
         v = lp.optimum(idx, np.concatenate([-Yx[i], Yx[i], [-y[i]], [-1.0]]), maximize=True)
-        lp.set_m(i, rm._tighten(lp.M[i], 1.0 + v))
+        lp.set_m(i, _tighten(lp.M[i], 1.0 + v))
     return lp.M
 
 
@@ -55,13 +59,13 @@ def sweep_rebuild(X, y, C, B, bm):
     M = bm.M.copy()
     Yx = y[:, None] * X
     for i in range(X.shape[0]):
-        built = rm.build_rlfs(X, y, C, M=M, U=bm.u, budget=B, ub_w=bm.u, b_bounds=(bm.lb_b, bm.ub_b),
+        built = build_rlfs(X, y, C, M=M, U=bm.u, budget=B, ub_w=bm.u, b_bounds=(bm.lb_b, bm.ub_b),
                               cutoff=bm.ub + 1e-9 * max(1.0, bm.ub), scaled_v=True, int_z=False, int_v=False)
         L = built.layout
         cost = np.zeros(L.n_cols)
         cost[:L.m], cost[L.m:2 * L.m], cost[L.b], cost[L.xi0 + i] = Yx[i], -Yx[i], y[i], 1.0
-        res = built.model(rm.merge_options(None), cost=cost).solve()
-        M[i] = rm._tighten(M[i], 1.0 - res.objective)
+        res = built.model(merge_options(None), cost=cost).solve()
+        M[i] = _tighten(M[i], 1.0 - res.objective)
     return M
 
 
@@ -93,10 +97,10 @@ class Algorithm1:
         self.X, self.y = _problem(100)
 
     def time_algorithm1(self, variant):
-        rm.algorithm1(self.X, self.y, 1.0, 3, variant=variant, max_iter=5)
+        algorithm1(self.X, self.y, 1.0, 3, variant=variant, max_iter=5)
 
     def track_mean_M(self, variant):
-        bm, _ = rm.algorithm1(self.X, self.y, 1.0, 3, variant=variant, max_iter=5)
+        bm, _ = algorithm1(self.X, self.y, 1.0, 3, variant=variant, max_iter=5)
         return float(bm.M.mean())
 
 
@@ -110,9 +114,9 @@ class ExactVsHeuristic:
 
     def _fit(self, method):
         if method == "exact":
-            bm, sol = rm.algorithm1(self.X, self.y, 1.0, 3, variant="variant1")
-            return rm.solve_rlfs_mip(self.X, self.y, 1.0, 3, bm, start=sol, time_limit=120).solution
-        return rm.daks(self.X, self.y, 1.0, 3, params=rm.DAKSParams(time_limit=120)).solution
+            bm, sol = algorithm1(self.X, self.y, 1.0, 3, variant="variant1")
+            return solve_rlfs_mip(self.X, self.y, 1.0, 3, bm, start=sol, time_limit=120).solution
+        return daks(self.X, self.y, 1.0, 3, params=DAKSParams(time_limit=120)).solution
 
     def time_fit(self, method):
         self._fit(method)
@@ -140,7 +144,7 @@ class CCCPvsDAKS:
         return RampLossSVC(C=1.0, budget=5, method=method, random_state=0, **kw).fit(self.X, self.y)
 
     def _objective(self, method):
-        from svmopt.ramp_svc import ramp_loss_objective
+        from svmopt.ramp.estimators import ramp_loss_objective
 
         m = self._ramp(method)
         return ramp_loss_objective(self.X, self.y, m.coef_, float(np.ravel(m.intercept_)[0]), 1.0)

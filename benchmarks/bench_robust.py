@@ -17,10 +17,11 @@ from typing import ClassVar
 import numpy as np
 
 from svmopt import Kernel, _core
-from svmopt._robust_ipm import ReducedIPM
-from svmopt._robust_reduced import ReducedLP, solve_direct
-from svmopt.highs import HighsModel
-from svmopt.robust_svc import NU_GRID, eta_from_rho, fit_binary, robust_delta
+from svmopt._shared.highs import HighsModel
+from svmopt.robust.fit import NU_GRID, fit_binary
+from svmopt.robust.ipm import ReducedIPM
+from svmopt.robust.model import eta_from_rho, robust_delta
+from svmopt.robust.reduced import ReducedLP, solve_direct
 
 
 def _problem(m, n=8, seed=0):

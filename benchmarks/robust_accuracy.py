@@ -97,7 +97,7 @@ from sklearn.preprocessing import StandardScaler
 
 import svmopt
 from svmopt import FixedSizeLSSVC, RobustSVC
-from svmopt._robust_model import eta_from_rho
+from svmopt.robust.model import eta_from_rho
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _util import git_head
@@ -221,7 +221,7 @@ def paper_alpha(X: np.ndarray) -> float:
 
 def alpha_value(X: np.ndarray, factor: float | str) -> float | str:
     """``factor`` times the paper's width on X (factor 1: ``"paper"`` itself); ``"auto"``: RobustSVC's default, its
-    width chosen by its own cross-validation among data-scaled widths (``svmopt.robust_svc.ALPHA_FACTORS``)."""
+    width chosen by its own cross-validation among data-scaled widths (``svmopt.robust.estimator.ALPHA_FACTORS``)."""
     if factor == "auto":
         return "auto"
     return "paper" if factor == 1.0 else float(factor) * paper_alpha(X)

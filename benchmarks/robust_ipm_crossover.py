@@ -48,9 +48,9 @@ def _ipm(engine: Any, y: np.ndarray, r: np.ndarray, Phi: np.ndarray, nu: float) 
 def crossover(X: np.ndarray, y: np.ndarray, rows: Sequence[int], landmarks: Sequence[int],
               nus: Sequence[float] = (1.0, 100.0), repeat: int = 3, seed: int = 0) -> list[dict[str, Any]]:
     """One record per (n, L, nu) with L < n <= len(y): both solvers' best times and objectives."""
-    from svmopt._robust_ipm import ReducedIPM
-    from svmopt._robust_reduced import solve_direct
     from svmopt.kernels import Kernel
+    from svmopt.robust.ipm import ReducedIPM
+    from svmopt.robust.reduced import solve_direct
 
     rng = np.random.default_rng(seed)
     y = np.where(np.asarray(y) > 0, 1.0, -1.0)
@@ -79,9 +79,9 @@ def pass_share(n: int, L: int, repeat: int = 3) -> dict[str, Any]:
     """The second data set of docs/performance.md (asv ``ReducedModel``: d = 8, two shifted Gaussian classes, the
     data-scaled RBF width), nu = 1: the interior point's time (best of ``repeat``), the share of it spent in its passes
     over the data (``ReducedIPM._pass``, timed inside the same runs), its passes and HiGHS's time on the same LP."""
-    from svmopt._robust_ipm import ReducedIPM
-    from svmopt._robust_reduced import solve_direct
     from svmopt.kernels import Kernel
+    from svmopt.robust.ipm import ReducedIPM
+    from svmopt.robust.reduced import solve_direct
 
     rng = np.random.default_rng(1)
     y = np.where(rng.random(n) < 0.4, 1.0, -1.0)

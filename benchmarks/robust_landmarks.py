@@ -5,7 +5,7 @@ What it measures
 ----------------
 For every data set, split and L of ``--landmarks``: ``RobustSVC(n_landmarks=L)`` with every other parameter at its
 default (RBF, entropy landmarks, ``nu="auto"`` and ``alpha="auto"`` compared by its own 3-fold cross-validation on a
-stratified subsample of at most ``svmopt.robust_svc.SELECT_MAX_ROWS`` training rows, then one fit on every row by the
+stratified subsample of at most ``svmopt.robust.estimator.SELECT_MAX_ROWS`` training rows, then one fit on every row by the
 interior point) and ``FixedSizeLSSVC(n_prototypes=L)`` with its defaults (entropy prototypes, (gamma, sigma^2) tuned on
 the fast 10-fold CV). Both get the same standardized rows. Recorded per fit: the test accuracy, wall and CPU seconds,
 the ConvergenceWarnings, and RobustSVC's chosen ``nu``, RBF width and number of landmarks with ``v_j != 0``.

@@ -40,8 +40,8 @@ def _child(path: str, n: int, d: int, L: int, nu: float, p: float | None, rho: f
 
     from sklearn.exceptions import ConvergenceWarning
 
-    import svmopt._robust_ipm as ri
-    import svmopt._robust_reduced as rr
+    import svmopt.robust.ipm as ri
+    import svmopt.robust.reduced as rr
     from svmopt import RobustSVC
 
     histories: list[list[tuple[float, float]]] = []
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> None:
                     "the paper's training-count selection) instead of --nu")
     ap.add_argument("--selection", default="training_error", choices=["training_error", "cv"],
                     help="how --grid compares its nu values: the paper's training count over every row, or RobustSVC's "
-                         "default held-out errors on a subsample (svmopt.robust_svc.SELECT_MAX_ROWS rows), then one "
+                         "default held-out errors on a subsample (svmopt.robust.estimator.SELECT_MAX_ROWS rows), then one "
                          "fit on every row")
     ap.add_argument("--child", nargs=13, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)

@@ -38,8 +38,8 @@ def _kernel_block(X: np.ndarray, PV: np.ndarray, sigma2: float) -> np.ndarray:
 
 def case(n: int, d: int, m: int, sigma2: float, offset: float | None, gammas, seed: int = 0) -> list[dict]:
     from svmopt import _core
-    from svmopt.fixed_size import _rbf_params
-    from svmopt.tuning import nystrom_projection
+    from svmopt.fixed_size.estimators import _rbf_params
+    from svmopt.fixed_size.tuning import nystrom_projection
 
     fs = _core.fixed_size
     rng = np.random.default_rng(seed)

@@ -2,7 +2,7 @@
 
 It runs sequentially, on local processes (joblib's loky backend), or on a Dask cluster (joblib's dask backend) when
 a ``dask.distributed.Client`` is active. Only the reproductions use it; the library parallelizes inside the C++ core
-(OpenMP) and over dask chunks (:mod:`svmopt.distributed`).
+(OpenMP) and over dask chunks (:mod:`svmopt.fixed_size.dask_engine`).
 """
 
 from __future__ import annotations

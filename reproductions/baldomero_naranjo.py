@@ -1,7 +1,7 @@
 """Reproduction protocol of Baldomero-Naranjo, Martinez-Merino & Rodriguez-Chia (paper 001).
 
 The paper proposes (RL-FS-M), a ramp-loss l1-SVM with a feature budget ``B`` solved exactly (Algorithm 1 big-M
-tightening + MIP) or by the kernel-search heuristic DAKS (:class:`svmopt.ramp_svc.RampLossSVC`). Two experiments:
+tightening + MIP) or by the kernel-search heuristic DAKS (:class:`svmopt.ramp.estimators.RampLossSVC`). Two experiments:
 
 * **Experiment 1 (Table 4).** Exact method against DAKS on the full unperturbed data of every data set, the
   smallest ``B`` of Table 3 and every ``C`` of the grid: exact time ``t_e`` and final gap, heuristic time ``t_h``
@@ -87,7 +87,7 @@ from reproductions._parallel import parallel_map
 from reproductions.report import join_words, load_template, render, value_range
 from reproductions.store import open_table
 from svmopt.datasets import load_dataset
-from svmopt.feature_selection import make_fisher_svm, make_rfe_svm, n_selected_features, rfe_step
+from svmopt.ramp.feature_selection import make_fisher_svm, make_rfe_svm, n_selected_features, rfe_step
 
 __all__ = [
     "ACC_MARGIN",
@@ -305,7 +305,7 @@ def flip_svm_outliers(X, y, frac: float = 0.05, estimator=None) -> tuple[np.ndar
     if not 0 <= frac <= 1:
         raise ValueError(f"frac: expected a fraction in [0, 1], got {frac!r}")
     if estimator is None:
-        from svmopt.ramp_svc import L1SVC
+        from svmopt.ramp.estimators import L1SVC
 
         estimator = L1SVC(C=1.0)
     estimator.fit(X, y)
@@ -384,7 +384,7 @@ def make_model(model: str, C: float, budget: int | None, *, n_features: int, tim
 
     * ``"RL-FS-M"``: ``RampLossSVC(budget=B, method="heuristic")`` (DAKS; ``method="exact"`` in Experiment 1);
     * ``"FS-SVM"``: ``FeatureBudgetSVC(budget=B)`` (exact MIP, time limited);
-    * ``"Fisher-SVM"`` / ``"RFE-SVM"``: :mod:`svmopt.feature_selection` pipelines (``k = min(B, d)``);
+    * ``"Fisher-SVM"`` / ``"RFE-SVM"``: :mod:`svmopt.ramp.feature_selection` pipelines (``k = min(B, d)``);
     * ``"RL-l1-M"``: ``RampLossSVC(budget=None, method="exact")``; ``"SVM-l1"``: ``L1SVC`` (an LP).
 
     ``fix_dominated`` is RampLossSVC's switch of the ``z_i = 0`` fixing where a tightened ``M_i < 2``: svmopt's
@@ -395,7 +395,7 @@ def make_model(model: str, C: float, budget: int | None, *, n_features: int, tim
         return make_fisher_svm(min(budget, n_features), C)
     if model == "RFE-SVM":
         return make_rfe_svm(min(budget, n_features), C, n_features=n_features)
-    from svmopt import ramp_svc
+    from svmopt.ramp import estimators as ramp_svc
 
     if model == "SVM-l1":
         return ramp_svc.L1SVC(C=C)

@@ -65,8 +65,9 @@ from reproductions._parallel import parallel_map
 from reproductions.figures import figures_section
 from reproductions.report import join_words, load_items, load_template, render
 from reproductions.store import open_table
-from svmopt.fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
-from svmopt.tuning import CVEngine, csa_simplex, holdout_cheaper, make_folds, simple_cv_cost
+from svmopt._shared.splits import random_folds
+from svmopt.fixed_size.estimators import FixedSizeLSSVC, FixedSizeLSSVR
+from svmopt.fixed_size.tuning import CVEngine, csa_simplex, holdout_cheaper, simple_cv_cost
 
 MODULE_NAME = "de_brabanter"
 
@@ -221,11 +222,11 @@ def _cv_timing(name, ms, vs, reps, seed, min_seconds, max_reps, threads) -> list
     d = X.shape[1]
     for m in ms:
         PV = np.ascontiguousarray(X[rng.choice(X.shape[0], m, replace=False)])
-        warm = make_folds(X.shape[0], vs[0], rng)
+        warm = random_folds(X.shape[0], vs[0], rng)
         CVEngine(lambda: iter([(X, yy.reshape(-1, 1))]), warm, vs[0], PV, _rbf, task, n_features=d,
                  n_threads=threads).cost(1.0, d)
         for v in vs:
-            folds = make_folds(X.shape[0], v, rng)
+            folds = random_folds(X.shape[0], v, rng)
             fast, simple = math.inf, math.inf
             n_fast = n_simple = 0
             spent = 0.0
@@ -290,7 +291,7 @@ def cv_throughput(name: str, m: int | None = None, v: int = 10, reps: int = 3, s
     X, yy, task = _cv_problem(Xtr, ytr)
     rng = np.random.default_rng(seed)
     PV = np.ascontiguousarray(X[rng.choice(X.shape[0], m, replace=False)])
-    folds = make_folds(X.shape[0], v, rng)
+    folds = random_folds(X.shape[0], v, rng)
     d = X.shape[1]
     best, m_eff, holdout = math.inf, m, False
     for r in range(reps):
@@ -354,7 +355,7 @@ def performance_vs_prototypes(name: str, ms: Sequence[int], *, seed: int = 0, ba
     baseline: ``"tuned"`` -- tuned the same way (its CV costs O(n^3) per evaluation); ``"fixed"`` -- with the
     (gamma, sigma^2) of the largest-m model, one fit (for large n); ``"auto"`` -- tuned up to n_CV = 1000, else
     fixed; ``None`` -- none. The fits are independent
-    and run through :func:`svmopt.distributed.parallel_map` (``n_jobs``).
+    and run through :func:`svmopt.fixed_size.dask_engine.parallel_map` (``n_jobs``).
     Returns ``(rows, baseline_row)``; rows have ``m`` and ``score`` (accuracy % or MSE), the baseline row also
     ``hyper`` ("tuned" / "fixed").
     """

@@ -82,7 +82,9 @@ from reproductions.figures import figures_section
 from reproductions.report import join_words, load_items, load_template, render
 from reproductions.store import open_table
 from svmopt.datasets import load_dataset
-from svmopt.ellipsoid import EllipsoidPSOClassifier, ellipsoid_closest_points, pso_single_swarm
+from svmopt.ellipsoid.estimator import EllipsoidPSOClassifier
+from svmopt.ellipsoid.geometry import ellipsoid_closest_points
+from svmopt.ellipsoid.swarms import pso_single_swarm
 
 MODULE_NAME = "kumar_ramakrishnan"
 COMMAND = "python -m reproductions kumar-ramakrishnan"

@@ -85,8 +85,9 @@ from reproductions.report import bounds_text, join_words, load_items, load_templ
 from reproductions.store import ResultsTable, open_table
 from svmopt.exceptions import SolverError
 from svmopt.kernels import Kernel
-from svmopt.model_selection import split_seed, stratified_holdout_indices
-from svmopt.robust_svc import NU_GRID, eta_from_rho, fit_binary, robust_delta
+from svmopt.robust.fit import NU_GRID, fit_binary
+from svmopt.robust.model import eta_from_rho, robust_delta
+from svmopt.robust.protocol import split_seed, stratified_holdout_indices
 
 __all__ = [
     "DATASETS",
@@ -446,7 +447,7 @@ TOY_KERNELS = (
 
 
 def _toy_fit(X, y, **params):
-    from svmopt.robust_svc import RobustSVC
+    from svmopt.robust.estimator import RobustSVC
 
     return RobustSVC(nu=1.0, line_search="grid", n_landmarks=None, selection="training_error", **params).fit(X, y)
 

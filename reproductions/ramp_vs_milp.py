@@ -10,7 +10,7 @@ features, z-score) fitted on all rows, labels +1 for the loader's first class.
 
 For each (data set, C) this script fits ``RampLossSVC(method="cccp", budget=B, C=C, random_state=0)`` (default
 ``n_init=3``) on the same preprocessed data and records its objective -- recomputed by
-``svmopt.ramp_svc.ramp_loss_objective`` on that data, and checked against the estimator's ``objective_`` -- its wall
+``svmopt.ramp.estimators.ramp_loss_objective`` on that data, and checked against the estimator's ``objective_`` -- its wall
 (``time.perf_counter``) and CPU (``time.process_time``) seconds, and ``100 (cccp - exact) / exact``.
 
 Two groups of cases:
@@ -66,7 +66,7 @@ import pandas as pd
 
 import svmopt
 from svmopt import RampLossSVC
-from svmopt.ramp_svc import ramp_loss_objective
+from svmopt.ramp.estimators import ramp_loss_objective
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # the reproduction package and the benchmarks' helpers live at the repository root

@@ -20,10 +20,10 @@ py=$("$py" -c 'import sys; print(sys.executable)')  # the real binary, not a shi
 step=${1:-all}
 mkdir -p "$work"
 
-asan_tests=${ASAN_TESTS:-"tests/test_core_api.py tests/test_kernels.py tests/test_line_search.py tests/test_pso.py
-  tests/test_entropy.py tests/test_nystrom.py tests/test_tuning.py tests/test_tuning_core.py tests/test_robust_reduced.py
-  tests/test_robustness.py tests/test_threads.py"}
-valgrind_tests=${VALGRIND_TESTS:-"tests/test_kernels.py tests/test_line_search.py"}
+asan_tests=${ASAN_TESTS:-"tests/core/test_core_api.py tests/core/test_kernels.py tests/robust/test_line_search.py tests/ellipsoid/test_swarms.py
+  tests/common/test_prototypes.py tests/fixed_size/test_nystrom.py tests/fixed_size/test_tuning.py tests/fixed_size/test_tuning_core.py tests/robust/test_reduced.py
+  tests/core/test_robustness.py tests/core/test_threads.py"}
+valgrind_tests=${VALGRIND_TESTS:-"tests/core/test_kernels.py tests/robust/test_line_search.py"}
 
 # make_env NAME CMAKE_ARGS...: a virtual environment $work/NAME whose svmopt is a wheel built with the given
 # -C options (baseline ISA only: one module, half the build time). The host's packages (numpy, pytest, ...)

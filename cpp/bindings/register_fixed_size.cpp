@@ -529,7 +529,7 @@ void register_fixed_size(py::module_& m) {
       .value("regression", CVTask::Regression);
   py::class_<CVCost>(m, "CVCost", py::module_local(),
                      "The fast v-fold CV cost (19)-(21) of rows held in memory, computed in the core (the in-memory "
-                     "path of svmopt.tuning.CVEngine); keeps X alive.")
+                     "path of svmopt.fixed_size.tuning.CVEngine); keeps X alive.")
       .def(py::init([](const DoubleArray& X, const DoubleArray& Y, const Int32Array& folds, Index n_folds,
                        const DoubleArray& PV, const KernelParams& params, bool tune_rbf, Index n_features_linear,
                        CVTask task, const OptionalInt64& rows, const std::optional<DoubleArray>& mean,

@@ -14,13 +14,13 @@ The shared pieces live here from the start: :class:`Kernel` (the kernel descript
 from importlib.metadata import version as _version
 
 from svmopt import _core
-from svmopt._config import get_memory_budget, set_memory_budget
+from svmopt._shared.config import get_memory_budget, set_memory_budget
 from svmopt.ellipsoid import EllipsoidPSOClassifier, pso_closest_points
 from svmopt.exceptions import MemoryBudgetError, SolverError
 from svmopt.fixed_size import FixedSizeLSSVC, FixedSizeLSSVR
 from svmopt.kernels import KERNEL_NAMES, Kernel
-from svmopt.ramp_svc import L1SVC, FeatureBudgetSVC, RampLossSVC
-from svmopt.robust_svc import RobustSVC
+from svmopt.ramp import L1SVC, FeatureBudgetSVC, RampLossSVC
+from svmopt.robust import RobustSVC
 
 __version__ = _version("svmopt")  # the one version string is pyproject.toml's
 

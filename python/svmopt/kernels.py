@@ -27,7 +27,7 @@ import numpy as np
 from sklearn.utils import check_array
 
 from svmopt import _core
-from svmopt._config import check_dense_allocation
+from svmopt._shared.config import check_dense_allocation
 
 __all__ = ["KERNEL_NAMES", "Kernel", "as_kernel", "auto_scale"]
 

@@ -142,7 +142,7 @@ def shifted_levels(est, surfaces: str = "paper") -> dict[str, float]:
 
     ``S``: 0. ``surfaces="paper"``: as printed (Pseudocode 1, step 5; the ends of the interval of (10)/(27)),
     ``S_A``: ``gamma - 1 + omega_A - b``, ``S_B``: ``gamma + 1 - omega_B - b``. ``surfaces="corrected"`` (the
-    orientation discussed in :mod:`svmopt.robust_svc`): their mirror images about gamma, ``S_A``: ``gamma + 1 - omega_A
+    orientation discussed in :mod:`svmopt.robust.estimator`): their mirror images about gamma, ``S_A``: ``gamma + 1 - omega_A
     - b`` (the lowest class-A score when some xi_A > 0) and ``S_B``: ``gamma - 1 + omega_B - b`` (the highest class-B
       score), the surfaces that
     satisfy the paper's properties (P1)-(P2): every A point on or above S_A, every B point on or below S_B.

@@ -384,7 +384,7 @@ def test_bundled_datasets_match_table2():
 
 
 def test_rfe_single_path_equals_separate_rfe_fits():
-    from svmopt.feature_selection import make_rfe_svm
+    from svmopt.ramp.feature_selection import make_rfe_svm
 
     X, y = _toy(50, 9, seed=3)
     supports, wall = bn.rfe_path_supports(X, y, [7, 5, 2], C=1.0)
@@ -399,7 +399,7 @@ def test_make_model_maps_the_paper_models():
     from sklearn.feature_selection import RFE
     from sklearn.pipeline import Pipeline
 
-    from svmopt.ramp_svc import L1SVC, FeatureBudgetSVC, RampLossSVC
+    from svmopt.ramp.estimators import L1SVC, FeatureBudgetSVC, RampLossSVC
 
     kw = {"n_features": 30, "time_limit": 18.0}
     rl = bn.make_model("RL-FS-M", 1.0, 6, **kw)

@@ -145,7 +145,7 @@ def test_maggioni_spinelli_rho_sensitivity_per_class():
     # Arrhythmia's test split: 5 class-A (+1? minority) and 12 others; the overall error is the weighted mean
     row = df.iloc[0]
     from svmopt.datasets import load_dataset
-    from svmopt.model_selection import split_seed, stratified_holdout_indices
+    from svmopt.robust.protocol import split_seed, stratified_holdout_indices
 
     _, y = load_dataset("arrhythmia", binary="first_vs_rest")
     _, te = stratified_holdout_indices(np.asarray(y, float), 0.25, split_seed("Arrhythmia", 75, 0))
@@ -220,7 +220,7 @@ def test_de_brabanter_performance_vs_prototypes_baseline():
     """The m = n model is the LS-SVM: with fixed hyperparameters it equals the dual LS-SVM solution (paper 002,
     Section 2)."""
     from reproductions.de_brabanter import _split, performance_vs_prototypes
-    from svmopt.fixed_size import FixedSizeLSSVC
+    from svmopt.fixed_size.estimators import FixedSizeLSSVC
 
     rows, base = performance_vs_prototypes("pima", [8, 16], seed=0, n_csa=5, n_simplex=0)
     assert [r["m"] for r in rows] == [8, 16] and base["m"] == 512 and base["baseline"] and base["hyper"] == "tuned"

@@ -65,7 +65,7 @@ class FoldAccumulator {
 
   // Doubles a row of the kernel block [K(x, PV), 1, y] holds for m prototypes and k targets: the order of the
   // rank-k update per row block with kernel statistics, and what keep_features keeps per row there (the bound of
-  // the feature budgets: tuning.hpp's CVCost, svmopt.tuning.CVEngine).
+  // the feature budgets: tuning.hpp's CVCost, svmopt.fixed_size.tuning.CVEngine).
   static constexpr Index kept_row_doubles(Index m, Index k) { return m + 1 + k; }
 
   Index n_folds() const { return v_; }

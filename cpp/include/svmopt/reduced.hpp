@@ -44,7 +44,7 @@ CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const Matri
                          double S, double* scores_out, int n_threads = 0, Index block = 4096, Index n_groups = 1,
                          Index row_offset = 0, Index n_total = -1, const double* weight = nullptr);
 
-// The pass of the interior-point solver of the same LP (python/svmopt/_robust_ipm.py): over the rows
+// The pass of the interior-point solver of the same LP (python/svmopt/robust/ipm.py): over the rows
 // u_i = [Phi_i (L), 1, extra_i] (p = L + 1 columns, L + 2 with `extra`, which may be nullptr),
 //
 //   G = sum_i theta_i u_i u_i'  (p x p; with theta, n values >= 0; the Newton matrix's n L^2 part, one dsyrk),

@@ -206,7 +206,7 @@ def nystrom_projection(
     lambda <= m eps lambda_max dropped (Section 3.1)."""
 
 def holdout_cheaper(n: int, p: int, v: int) -> bool:
-    """Whether the holdout identity beats v Cholesky solves (svmopt.tuning.holdout_cheaper)."""
+    """Whether the holdout identity beats v Cholesky solves (svmopt.fixed_size.tuning.holdout_cheaper)."""
 
 class SearchResult:
     @property
@@ -260,7 +260,7 @@ class CVTask(PybindEnum):
     __members__: ClassVar[dict[str, CVTask]]
 
 class CVCost:
-    """The fast v-fold CV cost (19)-(21) of rows held in memory (the in-memory path of svmopt.tuning.CVEngine)."""
+    """The fast v-fold CV cost (19)-(21) of rows held in memory (the in-memory path of svmopt.fixed_size.tuning.CVEngine)."""
 
     def __init__(
         self,

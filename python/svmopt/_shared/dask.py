@@ -1,0 +1,151 @@
+"""Dask support shared by every family: recognising and checking dask arrays, weighted column moments, a method mapped
+over row chunks, picklable kernel descriptions for worker tasks, and the tree reduction of partial sums.
+
+Dask is optional (``pip install svmopt[dask]``): nothing in this module imports it at import time, and numpy-only
+code paths never import it.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from svmopt import _core
+
+
+def is_dask_array(obj: Any) -> bool:
+    """True when ``obj`` is a ``dask.array.Array`` (checked without importing dask: a dask array cannot exist
+    unless the user imported ``dask.array``)."""
+    da = sys.modules.get("dask.array")
+    return da is not None and isinstance(obj, da.Array)
+
+
+# ============================================================================================ dask arrays
+def check_dask_array(X: Any, name: str = "X", *, ndim: int = 2) -> Any:
+    """Validate a dask array for a streaming fit and return it with one chunk across the columns.
+
+    Raises ``ValueError`` (before any computation) for a wrong dimensionality, unknown chunk sizes along the rows
+    (e.g. after boolean indexing: call ``X.compute_chunk_sizes()`` first), no rows, no columns, or a complex dtype;
+    ``TypeError`` for a non-numeric dtype.
+    """
+    if X.ndim != ndim:
+        raise ValueError(f"{name} must be a {ndim}-D dask array, got ndim={X.ndim}")
+    if any(isinstance(c, float) and math.isnan(c) for cs in X.chunks for c in cs):
+        raise ValueError(f"{name} is a dask array with unknown chunk sizes {X.chunks}; call "
+                         f"{name}.compute_chunk_sizes() (or rechunk to known sizes) before passing it")
+    if np.issubdtype(X.dtype, np.complexfloating):
+        raise ValueError(f"Complex data not supported in {name}")
+    if not (np.issubdtype(X.dtype, np.number) or X.dtype == np.bool_):
+        raise TypeError(f"{name} must have a numeric dtype, got {X.dtype}")
+    if X.shape[0] < 1:
+        raise ValueError(f"{name} has 0 rows; at least 1 is required")
+    if ndim == 2:
+        if X.shape[1] < 1:
+            raise ValueError(f"{name} has 0 features; at least 1 is required")
+        if X.numblocks[1] > 1:
+            X = X.rechunk({1: -1})
+    return X
+
+
+def column_moments(X: Any, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, float]:
+    """``(mean, s2, W)`` of a float64 dask array ``X`` by dask reductions on the workers, once every entry is checked
+    finite (a ``ValueError`` otherwise): the column means sum_i w_i x_i / W, the sums of squared deviations
+    sum_i w_i (x_i - mean)^2 and W = sum_i w_i (w_i = 1 and W = n without ``weights``; rows of weight 0 add exactly
+    0, a value there whose square overflows included). Two passes: the sums with the check, then the deviations.
+    ``weights`` (one per row, >= 0) travel as a dask array chunked like X's rows, so each chunk is weighted where
+    it is. The in-memory counterpart: :func:`svmopt.fixed_size.sources.block_moments`."""
+    import dask
+    import dask.array as da
+
+    n = X.shape[0]
+    Wd = None
+    if weights is not None:
+        weights = np.ascontiguousarray(weights, dtype=np.float64)
+        if weights.shape != (n,):
+            raise ValueError(f"weights must have shape ({n},), got {weights.shape}")
+        Wd = da.from_array(weights, chunks=(X.chunks[0],))[:, None]
+    s1, ok = dask.compute(X.sum(axis=0) if Wd is None else (Wd * X).sum(axis=0), da.isfinite(X).all())
+    if not bool(ok):
+        raise ValueError("Input X contains NaN or infinity.")
+    total = float(n) if weights is None else float(weights.sum())
+    mean = np.asarray(s1, dtype=np.float64) / total
+    dev = (X - mean) ** 2
+    if Wd is not None:
+        dev = da.where(Wd > 0, Wd * dev, 0.0)  # not 0 * inf for a row of weight 0
+    return mean, np.asarray(dev.sum(axis=0).compute(), dtype=np.float64), total
+
+
+def map_row_chunks(estimator: Any, method: str, X: Any, n_outputs: int) -> np.ndarray:
+    """``getattr(estimator, method)`` on each row chunk of the dask array X, run where the chunk is and gathered
+    here (n x n_outputs float64): a fitted estimator's predictions on a dask array. X is checked first
+    (:func:`check_dask_array`, then its column count against ``estimator.n_features_in_``)."""
+    from dask import delayed
+
+    X = check_dask_array(X)
+    if X.shape[1] != estimator.n_features_in_:
+        raise ValueError(f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting "
+                         f"{estimator.n_features_in_} features as input")
+    out = X.map_blocks(_method_on_chunk, delayed(estimator, pure=True), method, dtype=np.float64,
+                       chunks=(X.chunks[0], (n_outputs,)), meta=np.empty((0, n_outputs)))
+    return np.asarray(out.compute())
+
+
+def _method_on_chunk(xb, estimator, method: str) -> np.ndarray:
+    """Worker task of :func:`map_row_chunks`: the method on one row chunk (a 1-D result as one column)."""
+    out = np.asarray(getattr(estimator, method)(np.asarray(xb)), dtype=np.float64)
+    return out.reshape(out.shape[0], -1)
+
+
+ParamsRecipe = tuple[str, int, float, float, float, float]
+
+
+def params_recipe(params: _core.kernels.KernelParams | None) -> ParamsRecipe | None:
+    """A picklable description of a core ``KernelParams`` (the pybind object itself does not pickle)."""
+    if params is None:
+        return None
+    return (params.kind.name, int(params.degree), float(params.c), float(params.alpha), float(params.a),
+            float(params.b))
+
+
+def params_from_recipe(recipe: ParamsRecipe) -> _core.kernels.KernelParams:
+    kind, degree, c, alpha, a, b = recipe
+    return _core.kernels.KernelParams(_core.kernels.KernelKind.__members__[kind], degree=degree, c=c, alpha=alpha,
+                                      a=a, b=b)
+
+
+class Box:
+    """A value boxed so that, persisted, it is never mistaken for a task by the local schedulers (which read a
+    tuple or dict in a graph as a task or a container of tasks)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __reduce__(self):
+        return Box, (self.value,)
+
+
+def add_sums(*parts):
+    """Combine partial sums (tuples of arrays) elementwise; one node of the reduction tree."""
+    out = [np.array(a, copy=True) for a in parts[0]]
+    for p in parts[1:]:
+        for o, a in zip(out, p, strict=True):
+            o += a
+    return tuple(out)
+
+
+def tree_reduce(parts: list, combine: Callable, split_every: int = 8):
+    """Reduce delayed ``parts`` with ``combine`` over a tree of fan-in ``split_every`` (depth log_k(#chunks)),
+    so no single task receives every chunk's m x m partial sum."""
+    from dask import delayed
+
+    if not parts:
+        raise ValueError("nothing to reduce: every chunk is empty")
+    while len(parts) > 1:
+        parts = [delayed(combine, pure=True)(*parts[i:i + split_every]) for i in range(0, len(parts), split_every)]
+    return parts[0]

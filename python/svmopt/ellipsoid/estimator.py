@@ -1,0 +1,705 @@
+"""EllipsoidPSOClassifier: classification as a QCQP solved by coupled particle swarms (Kumar & Ramakrishnan, paper 003).
+
+Per binary problem:
+
+1. Projection (paper Section 4.3.5, ``projection="pair"``): whiten the pair's training samples (eigen-decomposition of
+   their covariance, eigenvalue floor ``1e-10 * max``), then project onto ``p_1 ∝ mu_1 - mu_2`` and ``p_2`` = the
+   largest-|eigenvalue| eigenvector of the deflated covariance difference (``p2_mode="covdiff"``), so the QCQP
+   is solved in ``n = 2`` dimensions.
+2. Class ellipsoids (Section 4.2, eq. (15); reading B: see ``reading``): ``E_c = E(mu_c, M_c / rho_c)`` with ``M_c =
+   Sigma_c^{-1}`` (``metric="inverse"``; ``"covariance"`` is the literal eq. (15)) and ``rho_c`` the squared Mahalanobis
+   distance of class c's own training point nearest (in the other class's metric) to the other class's mean.
+   Selected on the training rows (not in the paper; ``ratio="auto"``, ``shrinkage="auto"``, the defaults): the
+   radii of the two ellipsoids are scaled by ``sqrt(ratio)`` and ``1 / sqrt(ratio)`` (the paper's pair is ratio 1;
+   the bisector of step 5 then moves towards the smaller ellipsoid's class, which matters with unequal classes), and
+   the whitening of step 1 may shrink the covariance towards ``mean(eig) I`` by the Ledoit-Wolf amount (a
+   covariance estimated from few rows per feature); both by held-out errors on ``cv`` folds (an int: stratified
+   folds of each binary problem's rows; a splitter or a list of splits: their rows of the problem)
+   (:data:`RATIO_GRID` x {0, Ledoit-Wolf}; ties to the paper's choices). A class covariance
+   singular in the working space (one-hot features, fewer rows than features) gets a ridge of ``1e-6 lambda_max``
+   (``_ellipsoid_geometry.SINGULAR_RIDGE``) instead of no ellipsoid.
+3. Shrink fallback (not in the paper): if the ellipsoids intersect, both are shrunk by ``s = gamma * s*`` with
+   ``s* = max_u u^T (mu_1 - mu_2) / (g_1(u) + g_2(u))``; counted in ``n_shrunk_``.
+4. Closest points (the QCQP (4)-(5) of Section 3.1): the two coupled swarms of eq. (7) in the C++ core
+   (``solver="pso"``, :func:`pso_closest_points`), or the exact support-function dual (``solver="exact"``,
+   :func:`ellipsoid_closest_points`), each with a certified duality gap.
+5. Hyperplane (Section 4.2, eqs. (13), (14), (16)): the perpendicular bisector ``z(q) = w^T q + w_0``, ``w = x* - y*``,
+   ``w_0 = (||y*||^2 - ||x*||^2) / 2``, mapped back to input space: ``w_in = W Pi w``, ``b_in = w_0 - w_in^T m``.
+
+Multiclass (decision; the paper does not say how it combines binary problems): one-vs-one with majority vote, ties
+broken by the sum of normalized margins, then by the smaller class index (``multiclass="ovr"`` is kept for ablation).
+Class 1 of a pair (the positive side, ``z >= 0``) is the smaller label. For two classes scikit-learn's convention is
+kept: ``decision_function`` is ``-z`` so that positive values mean ``classes_[1]``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from svmopt._shared.config import warn
+from svmopt._shared.runtime import TimeBudget, progress
+from svmopt._shared.splits import cv_indices
+from svmopt._shared.validation import (
+    CLASS_WEIGHT,
+    SECONDS,
+    Integral,
+    Interval,
+    Real,
+    StrOptions,
+    check_fit_weights,
+    fit_context,
+)
+from svmopt.ellipsoid.geometry import (
+    class_ellipsoids,
+    ellipsoid_closest_points,
+    shrink_factor,
+    weighted_mean_cov,
+)
+from svmopt.ellipsoid.swarms import SWARM_CONSTRAINTS, pso_closest_points, seed_from
+
+
+# ----------------------------------------------------------------------------------------------- projection
+def _ledoit_wolf_shrinkage(Xc: np.ndarray, w: np.ndarray | None = None) -> float:
+    """The Ledoit-Wolf shrinkage amount of the centred rows ``Xc`` (scikit-learn's ``ledoit_wolf_shrinkage``
+    unweighted); ``w``: frequency weights, the same formula with every sum over rows weighted and the row count
+    replaced by ``W = sum(w)``, so that integer weights give the amount of the repeated rows."""
+    if w is None:
+        from sklearn.covariance import ledoit_wolf_shrinkage
+
+        return float(ledoit_wolf_shrinkage(Xc)) if Xc.shape[0] > 1 else 0.0
+    if Xc.shape[1] == 1 or Xc.shape[0] < 2:
+        return 0.0
+    n, p = float(w.sum()), Xc.shape[1]
+    Xc = Xc - (w @ Xc) / n  # centred by the weighted mean (as scikit-learn centres again)
+    X2 = Xc**2
+    emp_cov_trace = (w @ X2) / n
+    mu = float(np.sum(emp_cov_trace)) / p
+    beta_ = float(np.sum((X2 * w[:, None]).T @ X2))
+    delta_ = float(np.sum(((Xc * w[:, None]).T @ Xc) ** 2)) / n**2
+    beta = 1.0 / (p * n) * (beta_ / n - delta_)
+    delta = (delta_ - 2.0 * mu * float(emp_cov_trace.sum()) + p * mu**2) / p
+    beta = min(beta, delta)
+    return 0.0 if beta == 0 else beta / delta
+
+
+def _whiten(X: np.ndarray, shrinkage: float | str = 0.0, w: np.ndarray | None = None
+            ) -> tuple[np.ndarray, np.ndarray]:
+    m, C = weighted_mean_cov(X, w)
+    if shrinkage == "ledoit_wolf":
+        a = _ledoit_wolf_shrinkage(X - m, w)
+    else:
+        a = float(shrinkage)
+    if a:  # (1 - a) C + a mean(eig C) I: the whitening of a covariance estimated from few rows per feature
+        C = (1.0 - a) * C + a * (np.trace(C) / C.shape[0]) * np.eye(C.shape[0])
+    lam, V = np.linalg.eigh(C)
+    if lam[-1] <= 0 or not np.isfinite(lam[-1]):
+        raise ValueError("the training samples of a class pair have zero variance; nothing separates them")
+    keep = lam > 1e-10 * lam[-1]
+    return m, V[:, keep] / np.sqrt(lam[keep])
+
+
+def _proj2(Z1: np.ndarray, Z2: np.ndarray, p2_mode: str, rng, w1: np.ndarray | None = None,
+           w2: np.ndarray | None = None) -> np.ndarray:
+    dp = Z1.shape[1]
+    if w1 is None or w2 is None:
+        dmu = Z1.mean(axis=0) - Z2.mean(axis=0)
+    else:
+        dmu = (w1 @ Z1) / w1.sum() - (w2 @ Z2) / w2.sum()
+    nrm = np.linalg.norm(dmu)
+    if nrm == 0:
+        raise ValueError("the two class means coincide after whitening; the projection direction p_1 is undefined")
+    p1 = dmu / nrm
+    if dp == 1:
+        return p1[:, None]
+    Q = np.eye(dp) - np.outer(p1, p1)
+    if p2_mode == "covdiff":
+        S = Q @ (weighted_mean_cov(Z1, w1)[1] - weighted_mean_cov(Z2, w2)[1]) @ Q
+        lam, V = np.linalg.eigh(0.5 * (S + S.T))
+        k = int(np.argmax(np.abs(lam)))
+        p2 = V[:, k] if abs(lam[k]) >= 1e-12 else None
+    elif p2_mode == "literal":
+        S = Q @ weighted_mean_cov(np.vstack([Z1, Z2]), None if w1 is None else np.r_[w1, w2])[1] @ Q
+        lam, V = np.linalg.eigh(0.5 * (S + S.T))
+        p2 = V[:, -1]
+    else:  # "random"
+        p2 = Q @ rng.standard_normal(dp)
+    if p2 is None or np.linalg.norm(Q @ p2) < 1e-12:
+        k = int(np.argmin(np.abs(p1)))
+        p2 = np.eye(dp)[k]
+    p2 = Q @ p2
+    p2 = p2 / np.linalg.norm(p2)
+    sign = 1.0 if p2[int(np.argmax(np.abs(p2)))] > 0 else -1.0  # a deterministic orientation
+    return np.column_stack([p1, sign * p2])
+
+
+# ----------------------------------------------------------------------------------------------- estimator
+#: ``ratio="auto"``: the radius ratios of the two class ellipsoids compared by cross-validation (1 = the paper's).
+RATIO_GRID = 2.0 ** np.arange(-3.0, 4.0)
+
+_CHOICES = {
+    "solver": ("pso", "exact"),
+    "metric": ("inverse", "covariance"),
+    "fallback": ("shrink", "none"),
+    "projection": ("pair", "dataset", "none"),
+    "multiclass": ("ovo", "ovr"),
+    "p2_mode": ("covdiff", "literal", "random"),
+    "reading": ("B", "A"),
+    "rand_scope": ("particle", "iteration"),
+    "sync": ("jacobi", "gauss_seidel"),
+    "boundary_mode": ("revert", "project"),
+}
+
+
+class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
+    """Linear classifier from the closest points of two class ellipsoids, found by coupled particle swarms.
+
+    Kumar & Ramakrishnan (paper 003) [1]_; the choices where the paper is silent are described in the module
+    docstring and under each parameter.
+
+    Parameters
+    ----------
+    n_particles : int, default 10
+        Particles per swarm (k).
+    max_iter : int, default 200
+        Swarm iterations (T); the only stopping rule, as in the paper's Table 1.
+    w, c1, c2, c3, c4 : float
+        Coefficients of the velocity update (7): previous velocity, personal best, global best, direction towards
+        the other swarm's best, craziness (random point of a sphere of random radius in [0, 1)).
+    solver : {"pso", "exact"}, default "pso"
+        The coupled swarms (C++ core) or the exact support-function dual (deterministic).
+    metric : {"inverse", "covariance"}, default "inverse"
+        ``Sigma^{-1}`` (Mahalanobis, as the text describes; the default) or the literal ``Sigma`` of eq. (15).
+    fallback : {"shrink", "none"}, default "shrink"
+        Shrink both ellipsoids by ``gamma * s*`` when they intersect (not in the paper) or solve as they are (literal).
+    projection : {"pair", "dataset", "none"}, default "pair"
+        Whitening + 2-D projection fitted on the pair's training samples (Section 4.3.5), whitening on all training
+        samples then the pair's 2-D projection, or none (the QCQP is solved in input space, as for the paper's 2-D
+        synthetic data).
+    random_state : int, RandomState instance or None
+        Seeds the swarms (one seed per fit; the k-th binary problem uses seed + k).
+    multiclass : {"ovo", "ovr"}, default "ovo"
+        One-vs-one with majority vote (ties by the sum of normalized margins), or one-vs-rest (ablation).
+    gamma : float, default 0.9
+        Shrink margin of the fallback (0 < gamma < 1).
+    s_init : float, default 0.1
+        Initial swarm: uniform in the ellipsoid scaled by s_init around the class mean.
+    p2_mode : {"covdiff", "literal", "random"}, default "covdiff"
+        Second projection direction: the largest-|eigenvalue| eigenvector of the deflated covariance difference,
+        the literal top eigenvector of the subset covariance (Section 4.3.5, degenerate), or a random orthogonal one.
+    reading : {"B", "A"}, default "B"
+        Which training point fixes each ellipsoid's boundary: "B", class c's own point nearest to the other
+        class's mean; "A", the other class's nearest point (see :func:`class_ellipsoids`).
+    rand_scope : {"particle", "iteration"}, default "particle"
+        PSO ablation switch (eq. (7)): independent random numbers per particle, or shared per iteration (the
+        literal Table 1).
+    sync : {"jacobi", "gauss_seidel"}, default "jacobi"
+        PSO ablation switch (Section 3.2): both swarms use the other's best from the previous evaluation, or
+        the second swarm sees the first's new best.
+    boundary_mode : {"revert", "project"}, default "revert"
+        The paper's revert rule for infeasible moves, or their projection onto the ellipsoid (extension).
+    ratio : float > 0 or "auto", default "auto"
+        The class-1 ellipsoid's radius is multiplied by ``sqrt(ratio)``, the class-2 one's divided by it (1 = the
+        paper's ellipsoids). ``"auto"``: chosen per binary problem among :data:`RATIO_GRID` by held-out errors.
+    shrinkage : float in [0, 1], "ledoit_wolf" or "auto", default "auto"
+        Shrinkage of the covariance the whitening uses towards ``mean(eig) I`` (0 = the paper's). ``"auto"``: 0 or
+        the Ledoit-Wolf amount, chosen per binary problem with ``ratio`` by held-out errors.
+    cv : int >= 2, CV splitter, iterable of (train, test) index arrays or None, default 3
+        Folds of the selection. An int (None: 3): stratified (unshuffled) folds of each binary problem's rows
+        (fewer when a class has fewer rows). A splitter (``KFold(5, shuffle=True)``, ...) or an iterable of
+        (train, test) pairs, as :func:`sklearn.model_selection.check_cv` accepts: split over all the rows given
+        to ``fit``; each binary problem uses its own rows of each split (a split without held-out rows of the
+        problem is skipped).
+    class_weight : dict, "balanced" or None, default None
+        Multiplies the weights of each class's rows (``"balanced"``: ``W / (n_classes W_c)`` with ``W_c`` the
+        weighted count of class c); see Notes.
+    max_time : float > 0 or None, default None
+        Seconds the fit may take (None: no limit). Each binary problem gets an equal share of the time left, half
+        of it for the ratio/shrinkage selection; the swarms stop between iterations with their best particles so
+        far, the selection with the folds every candidate completed. A fit cut short sets ``max_time_reached_``
+        and warns (``ConvergenceWarning``); the model is usable.
+    verbose : bool, default False
+        Print each binary problem's held-out errors and its choice, and show a progress bar over the swarm runs
+        (selection candidates and final fits) on stderr. Nothing is printed otherwise.
+
+    Attributes
+    ----------
+    classes_ : ndarray (n_classes,)
+        The labels seen during ``fit``.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    pairs_ : list of (int, int)
+        Class indices (positive side first) of each binary model; for OvR ``(k, -1)``.
+    coef_ : ndarray (n_models, n_features)
+        Input-space hyperplanes ``z(v) = coef_ @ v + intercept_``; ``z >= 0`` is the positive class of the pair.
+    intercept_ : ndarray (n_models,)
+        Their offsets.
+    models_ : list of dict
+        Per model: whitening ``m``, ``W``, projection ``Pi``, ellipsoids ``mu1, P1, mu2, P2`` (after the shrink),
+        shrink factor ``s``, closest points ``x, y``, working-space ``w, w0``.
+    ratios_ : ndarray (n_models,)
+        The radius ratio per model.
+    shrinkages_ : ndarray (n_models,) of object
+        The whitening shrinkage per model (0.0 or "ledoit_wolf").
+    selection_ : dict or None
+        The candidates (``shrinkage``, ``ratio``) and the held-out error rates per model, shape
+        (n_models, n_shrinkages, n_ratios); None when nothing was selected.
+    shrink_factors_ : ndarray (n_models,)
+        ``s`` per model (1 = no shrink).
+    n_shrunk_ : int
+        How many binary problems needed the shrink fallback (ellipsoids intersected).
+    n_iter_ : int
+        Swarm iterations run per binary problem (``max_iter``, fewer for a problem that ``max_time`` cut short:
+        the smallest count; 1 for the exact solver). Per problem in ``models_[k]["n_iter"]``.
+    max_time_reached_ : bool
+        Whether ``max_time`` cut a stage short (the warning names them).
+    distances_ : ndarray (n_models,)
+        ``||x* - y*||`` per model.
+    certificate_gaps_ : ndarray (n_models,)
+        Its certified gap ``||x* - y*|| - phi(u)`` (an upper bound on ``||x* - y*|| - D*``).
+
+    Notes
+    -----
+    **Sample weights** (``fit(X, y, sample_weight)`` times ``class_weight``) are frequency weights: an integer
+    weight counts as that many copies of the row, a weight of 0 leaves the row out (then integer weights give the
+    model of the repeated rows when ``cv`` is a splitter or a list of splits; an int ``cv`` folds rows, not
+    copies). They enter every data statistic of the paper's construction and none of its other quantities:
+
+    * the class means ``mu_c`` and covariances ``Sigma_c`` of the ellipsoids (Section 4.2, eq. (15)), as weighted
+      means and covariances normalized by ``W - min(1, sum w^2 / W)`` (``W - 1`` when every weight is >= 1, the
+      count of the repeated rows minus one; see :func:`weighted_mean_cov`); a class needs ``n + 1`` rows or a
+      total weight of ``n + 1``;
+    * the whitening of Section 4.3.5 (mean and covariance of the pair's rows, or of all rows with
+      ``projection="dataset"``), its Ledoit-Wolf shrinkage amount (scikit-learn's formula with every sum over
+      rows weighted and the row count replaced by ``W``), and the statistics of the 2-D projection (the
+      weighted class means for ``p_1``, the weighted covariances for ``p_2``);
+    * the held-out errors of the ``ratio``/``shrinkage`` selection (the weight of the misclassified held-out
+      rows over the weight of all held-out rows); the training part of each fold is fitted with its weights.
+
+    The facing points ``b_c`` that fix the radii ``rho_c`` (eq. (15)) are minima over the rows: a row's weight
+    does not move them, only its presence. A weight constant over a class (``class_weight``) leaves that class's
+    ellipsoid in the working space as it is -- eq. (15) has no class prior -- but it weights the pair's (or the
+    data set's) whitening and the 2-D projection that define that space, and the selection's held-out errors (the
+    radius ratio); with ``projection="none"`` it acts through the selection only. The swarms (eq. (7)) see only
+    the ellipsoids: the same ellipsoids and ``random_state`` give the same swarm, whatever the rows' order or
+    count.
+
+    See Also
+    --------
+    pso_closest_points : The coupled swarms on two given ellipsoids.
+    ellipsoid_closest_points : The exact closest points (support-function dual).
+    RobustSVC : A kernel SVM solved as an LP (paper 000).
+
+    References
+    ----------
+    .. [1] D. Kumar and A. G. Ramakrishnan, "Quadratically constrained quadratic programming for classification
+       using particle swarms and applications", MILE Laboratory, Indian Institute of Science, Bangalore
+       (preprint; no year or venue given).
+
+    Examples
+    --------
+    >>> from svmopt import EllipsoidPSOClassifier
+    >>> from svmopt.datasets import load_dataset
+    >>> X, y = load_dataset("wine")
+    >>> clf = EllipsoidPSOClassifier(random_state=0).fit(X, y)
+    >>> clf.coef_.shape, len(clf.pairs_)
+    ((3, 13), 3)
+    >>> clf.score(X, y) > 0.8
+    True
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **SWARM_CONSTRAINTS,
+        **{name: [StrOptions(set(allowed))] for name, allowed in _CHOICES.items()},
+        "random_state": ["random_state"],
+        "gamma": [Interval(Real, 0, 1, closed="neither")],
+        "ratio": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
+        "shrinkage": [StrOptions({"auto", "ledoit_wolf"}), Interval(Real, 0, 1, closed="both")],
+        "cv": ["cv_object"],
+        "class_weight": CLASS_WEIGHT,
+        "max_time": [SECONDS, None],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        *,
+        n_particles=10,
+        max_iter=200,
+        w=0.05,
+        c1=0.05,
+        c2=0.05,
+        c3=0.05,
+        c4=0.2,
+        solver="pso",
+        metric="inverse",
+        fallback="shrink",
+        projection="pair",
+        random_state=None,
+        multiclass="ovo",
+        gamma=0.9,
+        s_init=0.1,
+        p2_mode="covdiff",
+        reading="B",
+        rand_scope="particle",
+        sync="jacobi",
+        boundary_mode="revert",
+        ratio="auto",
+        shrinkage="auto",
+        cv=3,
+        class_weight=None,
+        max_time=None,
+        verbose=False,
+    ):
+        self.n_particles = n_particles
+        self.max_iter = max_iter
+        self.w = w
+        self.c1 = c1
+        self.c2 = c2
+        self.c3 = c3
+        self.c4 = c4
+        self.solver = solver
+        self.metric = metric
+        self.fallback = fallback
+        self.projection = projection
+        self.random_state = random_state
+        self.multiclass = multiclass
+        self.gamma = gamma
+        self.s_init = s_init
+        self.p2_mode = p2_mode
+        self.reading = reading
+        self.rand_scope = rand_scope
+        self.sync = sync
+        self.boundary_mode = boundary_mode
+        self.ratio = ratio
+        self.shrinkage = shrinkage
+        self.cv = cv
+        self.class_weight = class_weight
+        self.max_time = max_time
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = True
+        tags.input_tags.allow_nan = False
+        tags.non_deterministic = False
+        return tags
+
+    # ---------------------------------------------------------------- fitting
+    @fit_context
+    def fit(self, X, y, sample_weight=None):
+        """Fit one binary model per class pair (OvO) or per class (OvR) on ``X`` (n_samples, n_features).
+
+        ``sample_weight`` (n_samples,), non-negative: frequency weights of the rows (see the class docstring for
+        the quantities they enter); rows of weight 0 are left out. Atomic: on an error or an interrupt the
+        estimator is left as it was before the call."""
+        budget = TimeBudget(self.max_time)
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        check_classification_targets(y)
+        n_rows = X.shape[0]
+        # The validation runs on row indices, so that the kept rows are known (a user's cv splits index all rows).
+        kept, y_kept, w = check_fit_weights(np.arange(n_rows), y, sample_weight, self.class_weight)
+        splits = self._user_splits(kept, X, y)
+        if kept.size < n_rows:
+            X, y = X[kept], y_kept
+        self.classes_, yi = np.unique(y, return_inverse=True)
+        K = self.classes_.size
+        if K < 2:
+            raise ValueError(f"EllipsoidPSOClassifier needs at least 2 classes; got 1 class: {self.classes_}")
+        # Each class's ellipsoid is fitted in the working space (the 2-D projection, 1-D for one feature, or the
+        # input space with projection="none"): it needs dims + 1 rows (or total weight), or its covariance is
+        # singular; a class too small is named here, before any whitening.
+        dims = 1 if X.shape[1] == 1 else (X.shape[1] if self.projection == "none" else 2)
+        count = np.bincount(yi, minlength=K).astype(np.float64)
+        size = count if w is None else np.maximum(count, np.bincount(yi, weights=w, minlength=K))
+        for c in np.flatnonzero(size < dims + 1):
+            label = self.classes_[c].item() if isinstance(self.classes_[c], np.generic) else self.classes_[c]
+            raise ValueError(f"EllipsoidPSOClassifier: class {label!r} has {int(count[c])} training "
+                             f"row(s){'' if w is None else f' (total weight {size[c]:g})'}; its ellipsoid in {dims} "
+                             f"dimension(s) needs at least {dims + 1}")
+        seed = seed_from(self.random_state)
+        rng = np.random.RandomState(seed)
+        shrinks: list[float | str] = [0.0, "ledoit_wolf"] if self.shrinkage == "auto" else [self.shrinkage]
+        globs = {sh: _whiten(X, sh, w) if self.projection == "dataset" else None for sh in shrinks}
+        if self.multiclass == "ovo" or K == 2:
+            pairs = [(a, b) for a in range(K) for b in range(a + 1, K)]
+        else:
+            pairs = [(a, -1) for a in range(K)]
+        ratios = RATIO_GRID if self.ratio == "auto" else np.array([float(self.ratio)])
+        select = ratios.size * len(shrinks) > 1
+        jobs = []  # per binary problem: its rows (indices into X) of class 1 and class 2, and its folds
+        for a, b in pairs:
+            i1 = np.flatnonzero(yi == a)
+            i2 = np.flatnonzero(yi == b) if b >= 0 else np.flatnonzero(yi != a)
+            jobs.append((i1, i2, self._pair_folds(i1, i2, splits, X.shape[0]) if select else []))
+        models = []
+        errors = []
+        n_cand = ratios.size * len(shrinks)
+        with progress(self.verbose, sum(len(f) * n_cand + 1 for *_, f in jobs), "EllipsoidPSOClassifier") as bar:
+            for k, (i1, i2, folds) in enumerate(jobs):
+                V1, V2 = X[i1], X[i2]
+                w1, w2 = (None, None) if w is None else (w[i1], w[i2])
+                # max_time: each binary problem gets an equal share of what is left, its selection half of it.
+                share = budget.remaining() / (len(pairs) - k)
+                now = time.perf_counter()
+                pair_end = None if budget.max_time is None else now + share
+                if select:
+                    sel_end = None if pair_end is None else now + 0.5 * share
+                    (sh, ratio), err = self._select(V1, V2, w1, w2, folds, globs, seed + k, shrinks, ratios,
+                                                    sel_end, budget, bar)
+                    errors.append(err)
+                    if self.verbose:
+                        table = "; ".join(f"shrinkage {s_!r}: " + " ".join(f"{e:.3f}" for e in row)
+                                         for s_, row in zip(shrinks, err, strict=True))
+                        print(f"[EllipsoidPSOClassifier] pair {k} held-out error per ratio {ratios.tolist()}: "
+                              f"{table}; selected ratio {ratio:g}, shrinkage {sh!r}")
+                else:
+                    sh, ratio = shrinks[0], float(ratios[0])
+                mdl = self._fit_binary(V1, V2, globs[sh], seed + k, rng, ratio, sh, w1, w2, pair_end)
+                if mdl["timed_out"]:
+                    budget.cut(f"swarm iterations of binary problem {k} ({mdl['n_iter']} of {self.max_iter})")
+                models.append(mdl)
+                bar.update(1)
+        self.pairs_ = pairs
+        self.ratios_ = np.array([mdl["ratio"] for mdl in models])
+        self.shrinkages_ = np.array([mdl["shrinkage"] for mdl in models], dtype=object)
+        self.selection_ = None if not errors else {
+            "shrinkage": shrinks, "ratio": RATIO_GRID.copy() if self.ratio == "auto" else np.array([self.ratio]),
+            "errors": np.array(errors)}
+        self.models_ = models
+        self.coef_ = np.array([mdl["w_in"] for mdl in models])
+        self.intercept_ = np.array([mdl["b_in"] for mdl in models])
+        self.shrink_factors_ = np.array([mdl["s"] for mdl in models])
+        self.n_shrunk_ = int(np.sum(self.shrink_factors_ < 1.0))
+        self.distances_ = np.array([mdl["distance"] for mdl in models])
+        self.certificate_gaps_ = np.array([mdl["gap"] for mdl in models])
+        self.n_iter_ = min(int(mdl["n_iter"]) for mdl in models)
+        Z = X @ self.coef_.T + self.intercept_  # X validated above (not again: it has lost a DataFrame's names)
+        for k, (a, b) in enumerate(pairs):
+            rows = (yi == a) | (yi == b) if b >= 0 else np.ones(yi.size, dtype=bool)
+            side = Z[rows, k] >= 0
+            if side.all() or not side.any():
+                which = f"classes {self.classes_[a]!r} and {self.classes_[b]!r}" if b >= 0 else \
+                    f"class {self.classes_[a]!r} against the rest"
+                warn(f"EllipsoidPSOClassifier: the hyperplane of {which} puts every training point of the pair on "
+                     "one side (the ellipsoids' closest points lie beyond the data: classes of very different "
+                     "spread or size); try ratio='auto' or solver='exact'", UserWarning)
+        budget.finish(self)
+        return self
+
+    # Not _validation.cv_splits: a splitter splits all rows given (X, zero weights too); an int cv folds per pair.
+    def _user_splits(self, kept: np.ndarray, X: np.ndarray, y: np.ndarray) -> list | None:
+        """A CV splitter's or an iterable's (train, test) pairs over all the rows given to ``fit`` (as
+        ``cross_validate`` would split them), as indices into the ``kept`` rows (rows of weight 0 leave both
+        sides); None for an int ``cv`` (the per-problem stratified folds of :meth:`_pair_folds`)."""
+        if self.cv is None or isinstance(self.cv, Integral):
+            return None
+        from sklearn.model_selection import check_cv
+
+        where = np.full(X.shape[0], -1)
+        where[kept] = np.arange(kept.size)
+        out = []
+        for train, test in check_cv(self.cv, y, classifier=True).split(X, y):
+            train, test = cv_indices(train, X.shape[0], "cv"), cv_indices(test, X.shape[0], "cv")  # masks too
+            for idx in (train, test):
+                if idx.size and (idx.min() < 0 or idx.max() >= X.shape[0]):
+                    raise ValueError(f"cv gives a row index outside the {X.shape[0]} rows given to fit")
+            train, test = where[train], where[test]
+            out.append((train[train >= 0], test[test >= 0]))
+        if not out:
+            raise ValueError("cv gives no (train, test) split")
+        return out
+
+    def _pair_folds(self, i1: np.ndarray, i2: np.ndarray, splits: list | None, n_rows: int) -> list:
+        """The folds of one binary problem, as indices into its rows ``[class 1; class 2]``. An int ``cv``:
+        stratified (unshuffled) folds of those rows, ``min(cv, n_1, n_2)`` of them (none below 2); else the
+        user's splits restricted to the problem's rows (folds without held-out rows of the problem dropped)."""
+        if splits is None:
+            from sklearn.model_selection import StratifiedKFold
+
+            k = min(int(self.cv or 3), i1.size, i2.size)
+            if k < 2:
+                return []
+            t = np.r_[np.ones(i1.size, dtype=int), np.zeros(i2.size, dtype=int)]
+            return list(StratifiedKFold(n_splits=k).split(np.zeros((t.size, 1)), t))
+        local = np.full(n_rows, -1)
+        local[np.r_[i1, i2]] = np.arange(i1.size + i2.size)
+        folds = []
+        for train, test in splits:
+            tr, va = local[train], local[test]
+            tr, va = np.sort(tr[tr >= 0]), np.sort(va[va >= 0])
+            if va.size:
+                folds.append((tr, va))
+        return folds
+
+    def _select(self, V1, V2, w1, w2, folds, globs, seed, shrinks, ratios, deadline, budget,
+                bar) -> tuple[tuple[Any, float], np.ndarray]:
+        """The whitening shrinkage and the radius ratio of one binary problem by held-out errors on ``folds``
+        (:meth:`_pair_folds`), weighted by the rows' weights. Ties go to the paper's choices: no shrinkage, then
+        the ratio nearest 1. A candidate whose ellipsoids are undefined on a fold (too few rows) counts that
+        fold's held-out rows as errors. When ``deadline`` passes, only the folds every candidate completed
+        count (none: the paper's choices, errors NaN). Returns the choice and the error rates, shape
+        (n_shrinkages, n_ratios)."""
+        t = np.r_[np.ones(len(V1), dtype=int), np.zeros(len(V2), dtype=int)]
+        V = np.vstack([V1, V2])
+        wv = None if w1 is None else np.r_[w1, w2]
+        err = np.zeros((len(shrinks), ratios.size))
+        order = [(i, j) for i in range(len(shrinks)) for j in np.argsort(np.abs(np.log(ratios)), kind="stable")]
+        if not folds:  # nothing to hold out: the paper's ellipsoids
+            i, j = order[0]
+            return (shrinks[i], float(ratios[j])), err
+        total = 0.0
+        for tr, va in folds:
+            fold_err = np.zeros_like(err)
+            A, B = V[tr][t[tr] == 1], V[tr][t[tr] == 0]
+            wA, wB = (None, None) if wv is None else (wv[tr][t[tr] == 1], wv[tr][t[tr] == 0])
+            held = va.size if wv is None else float(wv[va].sum())
+            for i, sh in enumerate(shrinks):
+                for j, r in enumerate(ratios):
+                    if deadline is not None and time.perf_counter() >= deadline:
+                        budget.cut("the ratio/shrinkage selection (only the folds every candidate completed count)")
+                        return self._choose(err, total, order, shrinks, ratios)
+                    bar.update(1)
+                    try:
+                        mdl = self._fit_binary(A, B, globs[sh], seed, np.random.RandomState(seed), float(r), sh,
+                                               wA, wB, deadline)
+                    except ValueError:
+                        fold_err[i, j] += held
+                        continue
+                    wrong = ((V[va] @ mdl["w_in"] + mdl["b_in"]) >= 0) != (t[va] == 1)
+                    fold_err[i, j] += np.count_nonzero(wrong) if wv is None else float(wv[va] @ wrong)
+            err += fold_err
+            total += held
+        return self._choose(err, total, order, shrinks, ratios)
+
+    @staticmethod
+    def _choose(err, total, order, shrinks, ratios) -> tuple[tuple[Any, float], np.ndarray]:
+        if not total:
+            i, j = order[0]
+            return (shrinks[i], float(ratios[j])), np.full_like(err, np.nan)
+        err = err / total
+        i, j = order[int(np.argmin([err[c] for c in order]))]
+        return (shrinks[i], float(ratios[j])), err
+
+    def _fit_binary(self, V1, V2, glob, seed, rng, ratio: float = 1.0, shrinkage: float | str = 0.0,
+                    w1=None, w2=None, deadline: float | None = None) -> dict:
+        if not (len(V1) and len(V2)):  # a fold of a user's cv may hold no training row of a class
+            raise ValueError("a class of the binary problem has no training rows")
+        d = V1.shape[1]
+        if self.projection == "none":
+            m, W, Pi = np.zeros(d), np.eye(d), np.eye(d)
+        else:
+            m, W = glob if glob is not None else _whiten(np.vstack([V1, V2]), shrinkage,
+                                                         None if w1 is None else np.r_[w1, w2])
+            Pi = _proj2((V1 - m) @ W, (V2 - m) @ W, self.p2_mode, rng, w1, w2)
+        T = W @ Pi  # input -> working: q = T^T (v - m)
+        Q1, Q2 = (V1 - m) @ T, (V2 - m) @ T
+        E = class_ellipsoids(Q1, Q2, metric=self.metric, reading=self.reading, w1=w1, w2=w2)
+        # Radii scaled by sqrt(ratio) (class 1) and 1/sqrt(ratio) (class 2): ratio = 1 is the paper's pair.
+        mu1, P1, mu2, P2 = E["mu1"], E["P1"] / ratio, E["mu2"], E["P2"] * ratio
+        s = 1.0
+        if self.fallback == "shrink":
+            s_star = shrink_factor(mu1, P1, mu2, P2)
+            if s_star <= 1.0:
+                if s_star <= 0.0:
+                    raise ValueError("the class means coincide in the working space; the shrink fallback is undefined")
+                s = self.gamma * s_star
+                P1, P2 = P1 / s**2, P2 / s**2
+        if self.solver == "exact":
+            cp = ellipsoid_closest_points(mu1, P1, mu2, P2)
+            n_iter, timed_out = 1, False
+        else:
+            cp = pso_closest_points(
+                mu1,
+                P1,
+                mu2,
+                P2,
+                n_particles=self.n_particles,
+                max_iter=self.max_iter,
+                w=self.w,
+                c1=self.c1,
+                c2=self.c2,
+                c3=self.c3,
+                c4=self.c4,
+                s_init=self.s_init,
+                random_state=seed,
+                rand_scope=self.rand_scope,
+                sync=self.sync,
+                boundary_mode=self.boundary_mode,
+                max_time=None if deadline is None else max(0.0, deadline - time.perf_counter()),
+            )
+            n_iter, timed_out = cp.info["n_iter"], cp.info["timed_out"]
+        x, yv = cp.x, cp.y
+        wv = x - yv
+        w0 = 0.5 * (yv @ yv - x @ x)
+        if not np.any(wv):  # intersecting ellipsoids without fallback: fall back to the mean bisector direction
+            wv = mu1 - mu2
+            w0 = -wv @ (0.5 * (mu1 + mu2))
+        w_in = T @ wv
+        b_in = w0 - w_in @ m
+        return {
+            "m": m,
+            "W": W,
+            "Pi": Pi,
+            "mu1": mu1,
+            "P1": P1,
+            "mu2": mu2,
+            "P2": P2,
+            "s": s,
+            "x": x,
+            "y": yv,
+            "w": wv,
+            "w0": float(w0),
+            "w_in": w_in,
+            "b_in": float(b_in),
+            "distance": cp.distance,
+            "gap": cp.gap,
+            "ellipsoids": E,
+            "ratio": ratio,
+            "shrinkage": shrinkage,
+            "n_iter": n_iter,
+            "timed_out": timed_out,
+        }
+
+    # ---------------------------------------------------------------- prediction
+    def _pair_scores(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return X @ self.coef_.T + self.intercept_
+
+    def decision_function(self, X):
+        """Binary: ``-z`` (positive means ``classes_[1]``). Multiclass, one-vs-one: (n_samples, n_classes) votes
+        plus normalized margins scaled into (-1/3, 1/3), so that the argmax is the prediction (ties by the margin
+        sum); one-vs-rest: the (n_samples, n_classes) margins normalized by ||w_k||, whose argmax is the
+        prediction."""
+        Z = self._pair_scores(X)
+        K = self.classes_.size
+        if K == 2:
+            return -Z[:, 0]
+        norms = np.linalg.norm(self.coef_, axis=1)
+        norms[norms == 0] = 1.0
+        Zn = Z / norms
+        n = Z.shape[0]
+        if self.multiclass == "ovr":
+            return Zn
+        votes = np.zeros((n, K))
+        margin = np.zeros((n, K))
+        for k, (a, b) in enumerate(self.pairs_):
+            pos = Z[:, k] >= 0
+            votes[:, a] += pos
+            votes[:, b] += ~pos
+            margin[:, a] += Zn[:, k]
+            margin[:, b] -= Zn[:, k]
+        return votes + margin / (3.0 * (np.abs(margin) + 1.0))
+
+    def predict(self, X):
+        """Class labels: ``z >= 0`` gives the pair's first class; multiclass by OvO vote."""
+        D = self.decision_function(X)
+        if self.classes_.size == 2:
+            return self.classes_[(D > 0).astype(int)]
+        return self.classes_[np.argmax(D, axis=1)]

@@ -1,0 +1,306 @@
+"""Ellipsoid geometry of paper 003: support functions, projections, intersection, shrinking, and the exact
+closest points of two ellipsoids (the support-function dual, with a certified duality gap).
+
+The swarms that solve the same problem approximately are in :mod:`svmopt.ellipsoid.swarms`; the estimator that builds the
+class ellipsoids and uses both is :class:`svmopt.EllipsoidPSOClassifier`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import optimize
+
+from svmopt._shared.moments import weighted_variance_denominator
+
+_GRID = 7200  # angles of the 2-D grid of the support-function dual (ellipsoid_closest_points)
+
+
+def as_ellipsoid(mu, P, name: str) -> tuple[np.ndarray, np.ndarray]:
+    mu = np.asarray(mu, dtype=np.float64)
+    P = np.asarray(P, dtype=np.float64)
+    if mu.ndim != 1 or mu.size < 1:
+        raise ValueError(f"{name}: the centre must be a non-empty 1-D array, got shape {mu.shape}")
+    n = mu.size
+    if P.shape != (n, n):
+        raise ValueError(f"{name}: P must have shape ({n}, {n}), got {P.shape}")
+    if not (np.all(np.isfinite(mu)) and np.all(np.isfinite(P))):
+        raise ValueError(f"{name}: centre and P must be finite")
+    P = 0.5 * (P + P.T)
+    if np.linalg.eigvalsh(P)[0] <= 0:
+        raise ValueError(f"{name}: P must be symmetric positive definite")
+    return np.ascontiguousarray(mu), np.ascontiguousarray(P)
+
+
+def support_dual(u, mu1, P1, mu2, P2) -> np.ndarray:
+    """phi(u) = u^T (mu_1 - mu_2) - sqrt(u^T P_1^{-1} u) - sqrt(u^T P_2^{-1} u), rows of ``u``: the
+    support-function dual of the closest-points problem, ``D* = max_{||u||=1} phi(u)``.
+
+    For every unit ``u``, ``phi(u) <= D*``; ``max phi = D*`` when the ellipsoids are disjoint, ``<= 0`` otherwise.
+    """
+    u = np.atleast_2d(np.asarray(u, dtype=np.float64))
+    S1, S2 = np.linalg.inv(P1), np.linalg.inv(P2)
+    dmu = np.asarray(mu1) - np.asarray(mu2)
+    q1 = np.einsum("ij,jk,ik->i", u, S1, u)
+    q2 = np.einsum("ij,jk,ik->i", u, S2, u)
+    return u @ dmu - np.sqrt(np.maximum(q1, 0.0)) - np.sqrt(np.maximum(q2, 0.0))
+
+
+def _support_points(u, mu1, S1, mu2, S2):
+    """Boundary points of E_1, E_2 with outward normals -u and +u (the primal recovery of the
+    support-function dual)."""
+    x = mu1 - S1 @ u / np.sqrt(u @ S1 @ u)
+    y = mu2 + S2 @ u / np.sqrt(u @ S2 @ u)
+    return x, y
+
+
+def project_onto_ellipsoid(a, mu, P) -> np.ndarray:
+    """Euclidean projection of ``a`` onto E(mu, P) (problem (6) solved exactly by 1-D root finding):
+    ``mu + Q (b / (1 + lambda p))``, psi(lambda) = 0.
+
+    A point inside the ellipsoid is returned unchanged.
+    """
+    mu, P = as_ellipsoid(mu, P, "ellipsoid")
+    a = np.asarray(a, dtype=np.float64)
+    d = a - mu
+    if d @ P @ d <= 1.0:
+        return a.copy()
+    p, Q = np.linalg.eigh(P)
+    b = Q.T @ d
+
+    def psi(lam):
+        return float(np.sum(p * b**2 / (1.0 + lam * p) ** 2) - 1.0)
+
+    hi = float(np.sqrt(np.sum(b**2 / p)))
+    while psi(hi) > 0:  # guard: the bound is exact in theory
+        hi *= 2.0
+    lam = optimize.brentq(psi, 0.0, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
+    return mu + Q @ (b / (1.0 + lam * p))
+
+
+@dataclass
+class ClosestPoints:
+    """Closest points x* in E_1, y* in E_2 and their certificate.
+
+    ``lower_bound = phi((x - y)/||x - y||)`` (or the dual optimum) and ``distance = ||x - y||`` sandwich the true
+    distance D*: ``lower_bound <= D* <= distance``; ``gap = distance - lower_bound`` (weak duality:
+    ``phi((x - y) / ||x - y||) <= D*`` for any feasible pair).
+    """
+
+    x: np.ndarray
+    y: np.ndarray
+    distance: float
+    lower_bound: float
+    gap: float
+    intersect: bool = False
+    distance_history: np.ndarray | None = None
+    info: dict = field(default_factory=dict)
+
+
+def certificate(x, y, mu1, P1, mu2, P2, extra_lb: float = -np.inf) -> tuple[float, float]:
+    D = float(np.linalg.norm(x - y))
+    lb = extra_lb
+    if D > 0:
+        lb = max(lb, float(support_dual((x - y) / D, mu1, P1, mu2, P2)[0]))
+    return D, lb
+
+
+def _maximize_on_sphere(fun, n: int, u0: np.ndarray) -> np.ndarray:
+    """argmax of a degree-0 homogeneous ``fun`` over the unit sphere: grid + Brent for n = 2, BFGS otherwise."""
+    if n == 1:
+        cand = np.array([[1.0], [-1.0]])
+        return cand[int(np.argmax([fun(c) for c in cand]))]
+    if n == 2:
+        th = np.linspace(-np.pi, np.pi, _GRID, endpoint=False)
+        U = np.column_stack([np.cos(th), np.sin(th)])
+        vals = fun(U)
+        k = int(np.argmax(vals))
+        step = th[1] - th[0]
+        res = optimize.minimize_scalar(
+            lambda t: -float(fun(np.array([[np.cos(t), np.sin(t)]]))[0]),
+            bounds=(th[k] - step, th[k] + step),
+            method="bounded",
+            options={"xatol": 1e-13},
+        )
+        t = res.x if -res.fun >= vals[k] else th[k]
+        return np.array([np.cos(t), np.sin(t)])
+    v0 = u0 / np.linalg.norm(u0)
+    res = optimize.minimize(
+        lambda v: -float(fun((v / np.linalg.norm(v))[None, :])[0]), v0, method="BFGS", options={"gtol": 1e-12}
+    )
+    v = res.x
+    return v / np.linalg.norm(v)
+
+
+def ellipsoids_intersect(mu1, P1, mu2, P2) -> bool:
+    """Whether E(mu1, P1) and E(mu2, P2) intersect or touch (max phi <= 0 of the support-function dual)."""
+    mu1, P1 = as_ellipsoid(mu1, P1, "ellipsoid 1")
+    mu2, P2 = as_ellipsoid(mu2, P2, "ellipsoid 2")
+    dmu = mu1 - mu2
+    if not np.any(dmu):
+        return True
+    u = _maximize_on_sphere(lambda U: support_dual(U, mu1, P1, mu2, P2), mu1.size, dmu)
+    return bool(support_dual(u, mu1, P1, mu2, P2)[0] <= 0.0)
+
+
+def ellipsoid_closest_points(mu1, P1, mu2, P2) -> ClosestPoints:
+    """Exact closest points of two ellipsoids (the support-function dual), with a certified gap.
+
+    For n = 2 the dual is maximized on a 7200-angle grid refined by bounded Brent; for n > 2 by BFGS on the
+    sphere (every local maximum with phi > 0 is global: phi is concave and positively homogeneous). Intersecting
+    ellipsoids give ``distance = 0`` and a common point (SLSQP on the primal).
+    """
+    mu1, P1 = as_ellipsoid(mu1, P1, "ellipsoid 1")
+    mu2, P2 = as_ellipsoid(mu2, P2, "ellipsoid 2")
+    if mu1.size != mu2.size:
+        raise ValueError("the two ellipsoids must have the same dimension")
+    S1, S2 = np.linalg.inv(P1), np.linalg.inv(P2)
+    dmu = mu1 - mu2
+    n = mu1.size
+    if np.any(dmu):
+        u = _maximize_on_sphere(lambda U: support_dual(U, mu1, P1, mu2, P2), n, dmu)
+        phi = float(support_dual(u, mu1, P1, mu2, P2)[0])
+        if phi > 0:
+            x, y = _support_points(u, mu1, S1, mu2, S2)
+            D, lb = certificate(x, y, mu1, P1, mu2, P2, extra_lb=phi)
+            return ClosestPoints(x, y, D, lb, D - lb, intersect=False, info={"u": u})
+    # Intersecting (or touching): any common point is optimal; find one with SLSQP on the primal.
+    z = _slsqp_primal(mu1, P1, mu2, P2)
+    x, y = z[:n], z[n:]
+    mid = 0.5 * (x + y)
+    if (mid - mu1) @ P1 @ (mid - mu1) <= 1 and (mid - mu2) @ P2 @ (mid - mu2) <= 1:
+        x = y = mid
+    D = float(np.linalg.norm(x - y))
+    return ClosestPoints(x, y, D, 0.0, D, intersect=True)
+
+
+def _slsqp_primal(mu1, P1, mu2, P2) -> np.ndarray:
+    """SLSQP on the primal, z = [x; y] from (mu_1, mu_2)."""
+    n = mu1.size
+
+    def f(z):
+        d = z[:n] - z[n:]
+        return float(d @ d)
+
+    def g(z):
+        d = z[:n] - z[n:]
+        return np.concatenate([2 * d, -2 * d])
+
+    cons = [
+        {
+            "type": "ineq",
+            "fun": lambda z: 1 - (z[:n] - mu1) @ P1 @ (z[:n] - mu1),
+            "jac": lambda z: np.concatenate([-2 * P1 @ (z[:n] - mu1), np.zeros(n)]),
+        },
+        {
+            "type": "ineq",
+            "fun": lambda z: 1 - (z[n:] - mu2) @ P2 @ (z[n:] - mu2),
+            "jac": lambda z: np.concatenate([np.zeros(n), -2 * P2 @ (z[n:] - mu2)]),
+        },
+    ]
+    res = optimize.minimize(
+        f, np.concatenate([mu1, mu2]), jac=g, constraints=cons, method="SLSQP", options={"ftol": 1e-15, "maxiter": 1000}
+    )
+    return res.x
+
+
+def shrink_factor(mu1, P1, mu2, P2) -> float:
+    """s* = max_{||u||=1} u^T (mu_1 - mu_2) / (g_1(u) + g_2(u)), g_c(u) = sqrt(u^T P_c^{-1} u): the largest
+    common shrink factor at which the two ellipsoids still do not overlap (the fallback for intersecting
+    ellipsoids, not in the paper).
+
+    E(mu_c, P_c / s^2) are disjoint iff s < s*; s* > 1 means the ellipsoids are already disjoint.
+    """
+    mu1, P1 = as_ellipsoid(mu1, P1, "ellipsoid 1")
+    mu2, P2 = as_ellipsoid(mu2, P2, "ellipsoid 2")
+    S1, S2 = np.linalg.inv(P1), np.linalg.inv(P2)
+    dmu = mu1 - mu2
+    if not np.any(dmu):
+        return 0.0
+
+    def ratio(U):
+        U = np.atleast_2d(U)
+        g = np.sqrt(np.einsum("ij,jk,ik->i", U, S1, U)) + np.sqrt(np.einsum("ij,jk,ik->i", U, S2, U))
+        return (U @ dmu) / g
+
+    u = _maximize_on_sphere(ratio, mu1.size, dmu)
+    return float(max(ratio(u)[0], ratio(dmu / np.linalg.norm(dmu))[0]))
+
+
+#: Ridge added (relative to the largest eigenvalue) to a class covariance that is singular at that level.
+SINGULAR_RIDGE = 1e-6
+
+
+def weighted_mean_cov(Q: np.ndarray, w: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and covariance of the rows of ``Q``; ``w`` (positive): frequency weights.
+
+    Unweighted: ``Q.mean(axis=0)`` and ``np.cov(Q, rowvar=False, ddof=1)``, exactly. Weighted:
+    ``m = sum_i w_i q_i / W`` and ``C = sum_i w_i (q_i - m)(q_i - m)^T / (W - min(1, sum_i w_i^2 / W))``,
+    ``W = sum_i w_i``. The denominator is ``W - 1`` whenever every weight is >= 1 (then ``sum w^2 / W >= 1``), so
+    integer weights give the covariance of the repeated rows; it stays positive for weights below 1 (where
+    ``W - 1`` may not be), and equal weights ``c <= 1`` give the unweighted covariance.
+    """
+    if w is None:
+        return Q.mean(axis=0), np.atleast_2d(np.cov(Q, rowvar=False, ddof=1))
+    W = float(w.sum())
+    m = (w @ Q) / W
+    D = Q - m
+    return m, np.atleast_2d((D * w[:, None]).T @ D / weighted_variance_denominator(w))
+
+
+def class_ellipsoids(Q1, Q2, *, metric: str = "inverse", reading: str = "B", w1=None, w2=None) -> dict:
+    """The class ellipsoids of paper 003, Section 4.2 and eq. (15): ``E_c = E(mu_c, M_c / rho_c)``.
+
+    ``metric="inverse"``: M_c = Sigma_c^{-1} (default; decision: the Mahalanobis
+    construction of the text needs the inverse); ``"covariance"``: M_c = Sigma_c (literal eq. (15)).
+    ``reading="B"`` (default; decision: the paper does not say which point fixes which boundary):
+    rho_1 = delta_1(b_1), b_1 = argmin_{x in X_1} delta_2(x) (class 1's own facing point);
+    ``"A"``: rho_1 = delta_1(b_2), the ellipsoid grown to the other class's nearest point. Ties: lowest index.
+
+    ``w1``, ``w2`` (positive frequency weights of the rows, or None): mu_c and Sigma_c are the weighted mean and
+    covariance (:func:`weighted_mean_cov`); the facing points b_c are minima over the rows, which a row's weight
+    does not move. A class needs ``n + 1`` rows, or with weights a total weight of ``n + 1`` (so that integer
+    weights count as repeated rows).
+    """
+    Q1 = np.asarray(Q1, dtype=np.float64)
+    Q2 = np.asarray(Q2, dtype=np.float64)
+    n = Q1.shape[1]
+    for name, Q, w in (("class 1", Q1, w1), ("class 2", Q2, w2)):
+        count = Q.shape[0] if w is None else max(Q.shape[0], float(np.sum(w)))
+        if count < n + 1:
+            raise ValueError(f"{name} has {Q.shape[0]} samples{'' if w is None else f' (total weight {count:g})'}; "
+                             f"the ellipsoid in {n} dimensions needs at least {n + 1}")
+    mus, Ms = [], []
+    for Q, w in ((Q1, w1), (Q2, w2)):
+        mu, Sigma = weighted_mean_cov(Q, w)
+        ev = np.linalg.eigvalsh(Sigma)
+        if ev[-1] <= 0.0 or not np.isfinite(ev[-1]):
+            raise ValueError("a class has zero variance in the working space; the class ellipsoid is undefined")
+        if ev[0] <= 1e-12 * ev[-1]:
+            # Decision (the paper assumes invertible covariances): a class whose points are flat in a working
+            # direction (one-hot features, fewer rows than features) gets the ridge SINGULAR_RIDGE * lambda_max,
+            # a thin but full-dimensional ellipsoid, instead of an undefined one (better conditioned covariances
+            # are used as they are).
+            Sigma = Sigma + SINGULAR_RIDGE * ev[-1] * np.eye(n)
+        M = np.linalg.inv(Sigma) if metric == "inverse" else Sigma
+        mus.append(mu)
+        Ms.append(0.5 * (M + M.T))
+    (mu1, mu2), (M1, M2) = mus, Ms
+
+    def delta(Z, mu, M):
+        D = Z - mu
+        return np.einsum("ij,jk,ik->i", D, M, D)
+
+    i2 = int(np.argmin(delta(Q2, mu1, M1)))  # b_2: class-2 point nearest to mu_1 in class 1's metric
+    i1 = int(np.argmin(delta(Q1, mu2, M2)))  # b_1: class-1 point nearest to mu_2 in class 2's metric
+    b1, b2 = Q1[i1], Q2[i2]
+    if reading == "B":
+        rho1 = float(delta(b1[None], mu1, M1)[0])
+        rho2 = float(delta(b2[None], mu2, M2)[0])
+    else:
+        rho1 = float(delta(b2[None], mu1, M1)[0])
+        rho2 = float(delta(b1[None], mu2, M2)[0])
+    if rho1 < 1e-12 or rho2 < 1e-12:
+        raise ValueError("a facing point coincides with its class mean; the ellipsoid radius is zero")
+    return {"mu1": mu1, "P1": M1 / rho1, "mu2": mu2, "P2": M2 / rho2, "b1": b1, "b2": b2, "rho1": rho1, "rho2": rho2}

@@ -1,0 +1,154 @@
+"""The data sources of a streaming fit (paper 002's blockwise accumulation, eq. (20)): a numpy array or
+``np.memmap`` read in row blocks, a callable or iterator of ``(X_block, y_block)`` pairs, or a dask array
+(:class:`svmopt.fixed_size.dask_engine.DaskSource`), each validated before any work and turned into re-iterable blocks."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import numpy as np
+from sklearn.utils import column_or_1d
+from sklearn.utils.validation import validate_data
+
+from svmopt._shared.dask import is_dask_array
+from svmopt.fixed_size.dask_engine import DaskSource
+
+DEFAULT_BLOCK = 65536
+
+
+Blocks = Callable[[], Iterable[tuple[Any, Any]]]
+
+_STREAM_CHANGED = ("the block stream must yield the same rows in the same order on every call (one call per pass over "
+                   "the data, each pass's rows paired with the labels of the first): {}. Shuffle the rows once, "
+                   "outside the fit, or pass X as an array or np.memmap")
+
+
+class Source:
+    """A re-iterable stream of standardized row blocks ``(X_block, y_block)``."""
+
+    def __init__(self, X: Any, y: Any, block_size: int):
+        self.block_size = block_size
+        self.array: np.ndarray | None = None  # X itself when it is an array (or np.memmap)
+        self.y: np.ndarray | None = None
+        self.factory: Blocks
+        if isinstance(X, np.ndarray):
+            self.array, self.y = X, y
+            self.factory = functools.partial(self._array_blocks, X, y)
+        elif callable(X):
+            self.factory = X
+        else:
+            blocks = [(np.asarray(xb), np.asarray(yb)) for xb, yb in X]
+            self.factory = lambda: iter(blocks)
+        self.mean: np.ndarray | None = None
+        self.scale: np.ndarray | None = None
+        # a block stream's labels from its first pass: every later pass must yield them again, row for row
+        self.labels: np.ndarray | None = None
+
+    def _array_blocks(self, X: np.ndarray, y: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        for s in range(0, X.shape[0], self.block_size):
+            yield X[s:s + self.block_size], y[s:s + self.block_size]
+
+    def raw(self) -> Iterable[tuple[np.ndarray, np.ndarray]]:
+        if self.labels is None:
+            yield from self.factory()
+            return
+        # A later pass over a block stream: the fit pairs the rows of every pass with the first pass's labels, so
+        # each y block must equal the labels of its rows and the pass must hold as many rows (O(n) labels, X is
+        # not kept).
+        labels, n, r0 = self.labels, self.labels.shape[0], 0
+        for xb, yb in self.factory():
+            yb, nb = np.asarray(yb).ravel(), len(xb)
+            if r0 + nb > n:
+                raise ValueError(_STREAM_CHANGED.format(f"a later pass yielded more than the first pass's {n} rows"))
+            if yb.shape[0] != nb or not np.array_equal(yb, labels[r0:r0 + nb]):
+                raise ValueError(_STREAM_CHANGED.format(f"a later pass's y block of rows {r0} to {r0 + nb - 1} "
+                                                        "differs from the first pass's labels of those rows"))
+            r0 += nb
+            yield xb, yb
+        if r0 != n:
+            raise ValueError(_STREAM_CHANGED.format(f"a later pass yielded {r0} rows, the first {n}"))
+
+    def blocks(self) -> Iterable[tuple[np.ndarray, np.ndarray]]:
+        for xb, yb in self.raw():
+            xb = np.asarray(xb, dtype=np.float64)
+            if self.mean is not None:
+                xb = (xb - self.mean) / self.scale
+            yield np.ascontiguousarray(xb), np.asarray(yb)
+
+
+def check_block(xb: np.ndarray, d: int | None, name: str = "X") -> np.ndarray:
+    """One block of a stream as float64, checked: 2-D, ``d`` columns (when known), finite, not complex."""
+    xb = np.asarray(xb)
+    if np.iscomplexobj(xb):
+        raise ValueError("Complex data not supported")
+    xb = xb.astype(np.float64, copy=False)
+    if xb.ndim != 2:
+        raise ValueError(f"{name} blocks must be 2-D, got ndim={xb.ndim}")
+    if d is not None and xb.shape[1] != d:
+        raise ValueError(f"{name} blocks must all have {d} columns, got {xb.shape[1]}")
+    if not np.all(np.isfinite(xb)):
+        raise ValueError(f"Input {name} contains NaN or infinity.")
+    return xb
+
+
+def load_source(est, X, y, block: int = DEFAULT_BLOCK):
+    """Validate a fit's input for the estimator ``est`` (its ``_check_y`` codes the target), set
+    ``est.n_features_in_``, and return ``(source, y_all, d)``: a numpy array or ``np.memmap`` is read in row
+    blocks, a callable or iterator yields ``(X_block, y_block)`` pairs, a dask array becomes a ``DaskSource``."""
+    if is_dask_array(X):
+        return _load_dask(est, X, y)
+    if isinstance(X, np.memmap):
+        if y is None:
+            raise ValueError(f"{type(est).__name__} requires y to be passed, but the target y is None")
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got ndim={X.ndim}")
+        y = est._check_y(column_or_1d(y, warn=True))
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
+        est.__dict__.pop("feature_names_in_", None)  # from an earlier fit on a DataFrame
+        est.n_features_in_ = X.shape[1]
+        src = Source(X, y, block)
+        for xb, _ in src.raw():
+            check_block(xb, X.shape[1])
+        return src, y, X.shape[1]
+    if callable(X) or (not isinstance(X, np.ndarray) and hasattr(X, "__next__")):
+        if y is not None:
+            raise ValueError("y must be None when X is a block stream: the blocks carry (X_block, y_block)")
+        src = Source(X, None, block)
+        ys, d = [], None
+        for xb, yb in src.raw():
+            xb = check_block(xb, d)
+            d = xb.shape[1]
+            yb = np.asarray(yb).ravel()
+            if yb.shape[0] != xb.shape[0]:
+                raise ValueError("every y block must have one entry per row of its X block")
+            ys.append(yb)
+        if d is None:
+            raise ValueError("the block stream is empty")
+        est.__dict__.pop("feature_names_in_", None)
+        est.n_features_in_ = d
+        src.labels = est._check_y(np.concatenate(ys))
+        return src, src.labels, d
+    if y is None:
+        raise ValueError(f"{type(est).__name__} requires y to be passed, but the target y is None")
+    X, y = validate_data(est, X, y, dtype=np.float64, y_numeric=est._task == "regression")
+    y = est._check_y(y)
+    return Source(X, y, block), y, X.shape[1]
+
+
+def _load_dask(est, X, y):
+    """A dask array X (rows chunked; chunk sizes known): validated lazily, y (numpy or dask) brought to the
+    driver (O(n) labels; the masks, folds and targets of every problem are built from it as in memory)."""
+    src = DaskSource(X)  # raises for a wrong ndim, unknown chunk sizes, no rows/columns, bad dtype
+    if y is None:
+        raise ValueError(f"{type(est).__name__} requires y to be passed, but the target y is None")
+    if is_dask_array(y):
+        y = y.compute()
+    y = est._check_y(column_or_1d(y, warn=True))
+    if y.shape[0] != src.n:
+        raise ValueError(f"X has {src.n} rows but y has {y.shape[0]}")
+    est.__dict__.pop("feature_names_in_", None)
+    est.n_features_in_ = src.d
+    return src, y, src.d

@@ -1,0 +1,216 @@
+"""Cross-validated selection of RobustSVC's hyperparameters (the kernel width, rho and nu) on the training data.
+
+Paper 000 selects nu by the training misclassification count of Pseudocode 1 and picks its kernel configuration and
+rho on the test split (Section 6). A library cannot look at a test split, and the training count always prefers the
+largest nu and the narrowest kernel; so ``RobustSVC(selection="cv")`` compares the candidates by their held-out
+errors instead:
+
+* stratified k-fold (``cv`` folds, unshuffled: deterministic) on the training rows, or on a stratified subsample
+  of them above the estimator's ``SELECT_MAX_ROWS`` (``AUTO_MAX_ROWS`` for the paper's model; the same folds for
+  every candidate); or the user's splitter or (train, test) pairs (:func:`svmopt._shared.validation.cv_splits`);
+* with sample weights, the folds' LPs and line searches are weighted and a held-out error counts its weight;
+* every candidate kernel width and rho is one LP path over the nu grid per fold and binary problem, solved exactly
+  as the final fit solves it (LP (23) on the fold's Gram block, or the reduced model over the fit's landmarks),
+  the threshold chosen on the fold's training rows by the line search (10)/(27);
+* each solution of the path is scored on the held-out rows with the test-time rule (class A iff f(x) - b > 0).
+
+The reduced model's kernel rows K(X, Z) are computed once per kernel width and sliced per fold while they fit half
+the memory budget (:func:`svmopt.get_memory_budget`), as the final fit keeps them; beyond (the user's index pairs
+over every row of a large X) each fold's interior-point or cutting-plane solver computes its training rows' kernel
+rows at every pass (the interior-point method keeping the leading rows that fit half the budget) and the held-out
+rows are scored by the streamed kernel matvec: no n x L matrix is formed. ``solver="lp"`` (HiGHS on the LP as it
+is) needs the kernel rows in memory whatever their size (up to the whole budget). Kept, the rows of a fold's
+training part are a copy beside them (the solver reads them contiguous), so both together must fit half the budget.
+The two paths choose alike but where an interior-point solve stalls short of its gap: with the rows in memory
+(at most ``stall_lp_cells``) HiGHS solves that nu again exactly, streamed the stalled solve's certified point is
+scored.
+
+Decisions: the kernel width and rho are shared by the binary problems of one-vs-rest (one kernel per estimator) and
+minimise the sum over problems of each problem's smallest held-out error count; nu is chosen per problem. Ties go to
+the larger nu (on small data a small nu often ties at the majority rate with u = 0, a constant classifier; the
+paper's own rule also ends at the top of its grid), and to the width and rho given first (for ``alpha="auto"``: the
+data-scaled width). The landmarks of the reduced model depend on X only (no labels), so
+they are chosen once on all training rows and shared by the folds.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from svmopt._shared.config import get_memory_budget
+from svmopt.kernels import Kernel
+from svmopt.robust.fit import MAX_KERNEL_MAGNITUDE, fit_binary, fit_binary_reduced
+
+#: ``delta_of(kernel, X_fold, y_binary_fold, rho, rows)``: a fold's robust bounds (None: the deterministic model).
+DeltaOf = Callable[[Kernel, np.ndarray, np.ndarray, "float | None", np.ndarray], "np.ndarray | None"]
+
+
+@dataclass
+class Selection:
+    """The outcome of :func:`cross_validate_paths`."""
+
+    kernel: int  # index into the candidate kernels
+    rho: int  # index into the candidate rhos
+    nu: np.ndarray  # (n_problems,) selected nu per binary problem
+    errors: np.ndarray  # (n_kernels, n_rhos, n_problems, n_nus) held-out error counts summed over the folds
+    n_rows: int  # rows the folds were drawn from
+    held_out: float  # the folds' held-out rows summed (their weights with sample weights): the errors' denominator
+    n_folds: int
+    seconds: float
+    n_not_converged: int  # fold solves stopped by max_iter (their models were scored as they were)
+    stopped: bool = False  # max_time's deadline cut the search short (unscored candidates have infinite errors)
+
+
+def _held_out_decision(F: np.ndarray, va: np.ndarray, coef: np.ndarray) -> np.ndarray:
+    """(F coef)[va]: the held-out rows' scores from the stored kernel rows F."""
+    return (F @ coef)[va]
+
+
+def _streamed_decision(kern: Kernel, X_va: np.ndarray, Z: np.ndarray, coef: np.ndarray) -> np.ndarray:
+    """K(X_va, Z) coef without storing K(X_va, Z): empty for no held-out rows, NaN for a non-finite ``coef`` (what
+    the product with stored kernel rows gives)."""
+    if X_va.shape[0] == 0 or not np.all(np.isfinite(coef)):
+        return np.full(X_va.shape[0], np.nan)
+    return kern.matvec(X_va, Z, coef)
+
+
+def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], kernels: Sequence[Kernel],
+                         rhos: Sequence[float | None], nus: np.ndarray, *, p: float | None,
+                         delta_of: DeltaOf,
+                         Z: np.ndarray | None, folds: list[tuple[np.ndarray, np.ndarray]], solver: str,
+                         fit_options: dict[str, Any], weight: np.ndarray | None = None,
+                         deadline: float | None = None, bar: Any = None) -> Selection:
+    """Held-out error counts of every (kernel, rho, problem, nu) on common folds of ``(X, y)``; the choice.
+
+    ``delta_of(kernel, X_fold, y_binary_fold, rho, rows)`` gives the fold's robust bounds (None: deterministic);
+    ``rows`` are the fold's row indices into ``X`` (for per-sample eta). ``Z=None`` fits LP (23) on the fold's Gram
+    block; else the reduced model over the landmarks ``Z``. ``fit_options`` go to the path fitter.
+
+    ``weight`` (sample weights, > 0): the folds' fits are weighted and a held-out error counts its row's weight.
+    A fold whose training rows hold one class of a problem scores none of that problem's candidates (its held-out
+    rows add no error to any: they stay alike); a problem left so on every fold is warned about.
+    ``deadline`` (``time.perf_counter()``): no fold solve starts after it, and the nu paths stop there; a
+    candidate not scored on every fold counts as an infinite error (with none scored: the first width and rho, and
+    the largest nu). ``Selection.stopped`` says whether it hit."""
+    t0 = time.perf_counter()
+    errors = np.zeros((len(kernels), len(rhos), len(problems), nus.size))
+    scored = np.zeros(errors.shape, dtype=np.int64)  # folds on which each candidate was scored
+    # Whether a fold's training rows hold both sides of a problem: with one only (a class of one row, which plain
+    # k-fold holds out; or a user's split) there is no model to score, and every candidate is alike on that fold.
+    trainable = np.array([[bool(np.any(y[tr] == label) and np.any(y[tr] != label)) for tr, _ in folds]
+                          for label in problems], dtype=bool).reshape(len(problems), len(folds))
+    never = [label.item() if hasattr(label, "item") else label
+             for label, row in zip(problems, trainable, strict=True) if folds and not row.any()]
+    if never:
+        warnings.warn(f"RobustSVC: the cross-validation scored no candidate of the problem(s) {never!r}: the class "
+                      "is missing from the training rows of every fold; their nu is the largest candidate (the "
+                      "tie rule), their held-out errors are 0", UserWarning, stacklevel=2)
+    not_converged = 0
+    stopped = False
+    # The reduced model's kernel rows, streamed beyond half the memory budget (HiGHS on the LP as it is needs them).
+    half = get_memory_budget() // 2
+    most_tr = max((tr.size for tr, _ in folds), default=0)
+    stream = Z is not None and solver != "lp" and (X.shape[0] + most_tr) * Z.shape[0] * 8 > half
+    for a, kern in enumerate(kernels):
+        if deadline is not None and time.perf_counter() >= deadline:
+            stopped = True
+            break
+        F: np.ndarray | None = None
+        if Z is None:
+            F = kern.gram(X)  # rows: held-out points, columns: the fold's expansion points (its training rows)
+            r = None
+        else:
+            r = np.sqrt(np.clip(kern.diag(Z), 0.0, None))
+            if not stream:
+                F = kern.cross(X, Z)
+        overflow = F is not None and F.size > 0 and not float(np.max(np.abs(F))) < MAX_KERNEL_MAGNITUDE
+        if stream:  # every kernel row finite: their means, streamed
+            assert Z is not None
+            overflow = not np.all(np.isfinite(kern.matvec(X, Z, np.full(Z.shape[0], 1.0 / Z.shape[0]))))
+        if overflow:
+            errors[a] = np.inf  # overflows (or reaches 1e15) on these data: never selected, not a deadline cut
+            scored[a] = len(folds)
+            continue
+        for fi, (tr, va) in enumerate(folds):
+            if deadline is not None and time.perf_counter() >= deadline:
+                stopped = True
+                break
+            if bar is not None:
+                bar.update()
+            if stream:  # the fold's rows of X (n x d, read from a memmap): their kernel rows are not kept
+                X_tr, X_va = np.asarray(X[tr], dtype=np.float64), np.asarray(X[va], dtype=np.float64)
+            for pi, label in enumerate(problems):
+                if not trainable[pi, fi]:
+                    scored[a, :, pi] += 1
+                    continue
+                yb = np.where(y == label, 1.0, -1.0)
+                truth = yb[va] > 0
+                w_tr = None if weight is None else weight[tr]
+                w_va = np.ones(va.size) if weight is None else weight[va]
+                for ri, rho in enumerate(rhos):
+                    if deadline is not None and time.perf_counter() >= deadline:
+                        stopped = True
+                        break
+                    delta = None if p is None else delta_of(kern, X_tr if stream else X[tr], yb[tr], rho, tr)
+                    cell, done = errors[a, ri, pi], scored[a, ri, pi]
+                    decision: Callable[[np.ndarray], np.ndarray]
+                    if stream:  # the streamed kernel matvec (no held-out rows, or a non-finite solution: as F_va @)
+                        assert Z is not None
+                        decision = functools.partial(_streamed_decision, kern, X_va, Z)
+                    elif Z is None:
+                        assert F is not None
+                        decision = F[np.ix_(va, tr)].__matmul__
+                    else:  # the held-out rows' scores from all rows' (no copy of F[va] held through the solve)
+                        assert F is not None
+                        decision = functools.partial(_held_out_decision, F, va)
+
+                    def score(nu: float, coef: np.ndarray, b: float, decision=decision, truth=truth, cell=cell,
+                              done=done, w_va=w_va) -> None:
+                        k = int(np.flatnonzero(nus == nu)[0])
+                        wrong = ((decision(coef) - b) > 0) != truth
+                        cell[k] += np.count_nonzero(wrong) if weight is None else float(w_va[wrong].sum())
+                        done[k] += 1
+
+                    with warnings.catch_warnings(record=True) as caught:
+                        warnings.simplefilter("always", ConvergenceWarning)
+                        if Z is None:
+                            assert F is not None
+                            fit_binary(F[np.ix_(tr, tr)], yb[tr], delta=delta, nus=nus, on_solution=score,
+                                       weight=w_tr, deadline=deadline, **fit_options)
+                        else:
+                            assert r is not None
+                            rows: dict[str, Any] = (
+                                {"X": X_tr, "Z": Z, "params": kern.core_params,
+                                 "cache_rows": half // (8 * max(Z.shape[0], 1)) if solver == "ipm" else 0}
+                                if stream else {"Phi": np.ascontiguousarray(F[tr])})  # type: ignore[index]
+                            fit_binary_reduced(yb[tr], r, delta=delta, nus=nus, solver=solver, on_solution=score,
+                                               weight=w_tr, deadline=deadline, **rows, **fit_options)
+                    # max_iter's warnings are counted; HiGHS's at max_time's deadline are the Selection's `stopped`;
+                    # any other is passed on
+                    late = deadline is not None and time.perf_counter() >= deadline
+                    not_converged += sum(issubclass(w.category, ConvergenceWarning) and "max_iter" in str(w.message)
+                                         for w in caught)
+                    for w in caught:
+                        counted = issubclass(w.category, ConvergenceWarning) and (
+                            "max_iter" in str(w.message) or late)
+                        if not counted:
+                            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    stopped = stopped or bool(np.any(scored < len(folds)))
+    errors[scored < len(folds)] = np.inf  # not scored on every fold (max_time): never preferred to a scored one
+    # The kernel width and rho: the smallest sum over problems of each problem's best count (first on ties).
+    total = errors.min(axis=3).sum(axis=2)
+    ka, kr = (int(i) for i in np.unravel_index(int(np.argmin(total)), total.shape))
+    last = nus.size - 1 - np.argmin(errors[ka, kr][:, ::-1], axis=1)  # per problem, the last nu on ties
+    nu = nus[last]
+    held_out = float(sum(va.size if weight is None else weight[va].sum() for _, va in folds))
+    return Selection(kernel=ka, rho=kr, nu=nu, errors=errors, n_rows=int(y.size), held_out=held_out,
+                     n_folds=len(folds), seconds=time.perf_counter() - t0, n_not_converged=not_converged,
+                     stopped=stopped)
