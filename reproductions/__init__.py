@@ -1,11 +1,16 @@
 """The papers' reproduction protocols: part of the repository, not of the installed package.
 
-One module per paper, each runnable as ``python -m reproductions NAME [--quick] [--out DIR]`` from a checkout:
+One module per paper, named by its model family (the subpackage of svmopt it reproduces), each runnable as
+``python -m reproductions NAME [--quick] [--out DIR]`` from a checkout:
 
-* :mod:`reproductions.maggioni_spinelli` -- paper 000 (RobustSVC)
-* :mod:`reproductions.baldomero_naranjo` -- paper 001 (RampLossSVC and its comparison models)
-* :mod:`reproductions.de_brabanter` -- paper 002 (FixedSizeLSSVC / FixedSizeLSSVR)
-* :mod:`reproductions.kumar_ramakrishnan` -- paper 003 (EllipsoidPSOClassifier)
+* :mod:`reproductions.robust` -- paper 000, Maggioni & Spinelli (RobustSVC)
+* :mod:`reproductions.ramp` -- paper 001, Baldomero-Naranjo et al. (RampLossSVC and its comparison models)
+* :mod:`reproductions.fixed_size` -- paper 002, De Brabanter et al. (FixedSizeLSSVC / FixedSizeLSSVR)
+* :mod:`reproductions.ellipsoid` -- paper 003, Kumar & Ramakrishnan (EllipsoidPSOClassifier)
+
+The family word names everything of a protocol: the command ``NAME``, the module, its report
+``docs/reproductions/NAME.md`` and figures ``NAME_*.png``, its templates ``templates/NAME*.md``, the papers' tables
+``tables/NAME_*.csv`` and its results ``results/NAME_*.csv[.gz]``.
 
 Beside them: ``tables/`` (the papers' published tables as CSV), ``templates/`` (the reports' fixed prose as
 Markdown), ``results/`` (the results store, :mod:`reproductions.store`, from which every committed report in
@@ -22,10 +27,10 @@ RESULTS = ROOT / "results"
 DOCS = ROOT.parent / "docs" / "reproductions"
 
 PROTOCOLS: dict[str, tuple[str, str]] = {
-    "maggioni-spinelli": ("maggioni_spinelli", "paper 000, RobustSVC"),
-    "baldomero-naranjo": ("baldomero_naranjo", "paper 001, RampLossSVC"),
-    "de-brabanter": ("de_brabanter", "paper 002, FixedSizeLSSVC / FixedSizeLSSVR"),
-    "kumar-ramakrishnan": ("kumar_ramakrishnan", "paper 003, EllipsoidPSOClassifier"),
+    "robust": ("robust", "paper 000, Maggioni & Spinelli, RobustSVC"),
+    "ramp": ("ramp", "paper 001, Baldomero-Naranjo et al., RampLossSVC"),
+    "fixed_size": ("fixed_size", "paper 002, De Brabanter et al., FixedSizeLSSVC / FixedSizeLSSVR"),
+    "ellipsoid": ("ellipsoid", "paper 003, Kumar & Ramakrishnan, EllipsoidPSOClassifier"),
 }
 """Command names -> (module, what it reproduces), in paper order."""
 

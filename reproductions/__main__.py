@@ -1,7 +1,7 @@
 """``python -m reproductions NAME [--quick] [--out DIR] [--jobs N] [--seed S] [module options]``.
 
 Runs the protocol of one paper (or ``all`` four, in paper order) by calling the ``main(argv)`` of its module with
-the shared flags; each writes ``DIR/<module>.md`` and its figures (default ``DIR``: ``docs/reproductions`` of this
+the shared flags; each writes ``DIR/NAME.md`` and its figures (default ``DIR``: ``docs/reproductions`` of this
 checkout). Options this command does not know are passed on to the module of a single protocol (e.g.
 ``--datasets iris``); ``python -m reproductions NAME --help`` lists them. A table of the runs (status, wall time,
 report) is printed at the end; the exit status is 1 when any protocol failed.
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from reproductions import PROTOCOLS
 from reproductions._cli import QUICK_OUT, default_out
-from svmopt.cli import CLIError, _print_table  # `svmopt run`'s usage error and table printer
+from svmopt.cli import CLIError, print_table  # `svmopt run`'s usage error and table printer
 
 
 def reproduction_argv(args: argparse.Namespace, extra: Sequence[str] = ()) -> list[str]:
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace, extra: Sequence[str] = (), out=None) -> int:
         results.append({"name": name, "status": "ok" if reason is None else "FAILED", "wall_s": wall,
                         "report": str(report) if reason is None else reason[:100]})
     print("\nReproductions:", file=out)
-    _print_table(results, [("name", "paper", "{}"), ("status", "status", "{}"), ("wall_s", "wall [s]", "{:.1f}"),
+    print_table(results, [("name", "paper", "{}"), ("status", "status", "{}"), ("wall_s", "wall [s]", "{:.1f}"),
                            ("report", "report / reason", "{}")], out)
     failed = [r["name"] for r in results if r["status"] != "ok"]
     if failed:
@@ -107,7 +107,7 @@ def run(args: argparse.Namespace, extra: Sequence[str] = (), out=None) -> int:
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="python -m reproductions",
-        description="Run the reproduction protocol of one paper (or all four) and write DIR/<module>.md with its "
+        description="Run the reproduction protocol of one paper (or all four) and write DIR/NAME.md with its "
         "figures. Options not listed here are passed on to the module of a single protocol "
         "(python -m reproductions NAME --help lists them).", add_help=True)
     ap.add_argument("name", choices=[*PROTOCOLS, "all"], help="which paper's protocol ('all' runs the four)")

@@ -1,6 +1,6 @@
 """The command-line convention every paper protocol shares (``python -m reproductions NAME``).
 
-``--quick``, ``--out DIR`` (writes ``DIR/<module>.md`` and its PNG figures), ``--results DIR`` (the results store:
+``--quick``, ``--out DIR`` (writes ``DIR/NAME.md`` and its PNG figures), ``--results DIR`` (the results store:
 by default the committed :data:`reproductions.RESULTS` for a full run, ``OUT/results`` for a quick one, so that a
 quick run never mixes into the committed results), ``--report-only`` (write the report from the store, run
 nothing), ``--jobs N`` (``parallel_map``; -1 = all cores) and ``--seed S``; modules with figures add
@@ -25,7 +25,7 @@ def protocol_parser(module_name: str, doc: str, *, quick_help: str, seed_help: s
                     jobs_help: str = "worker processes for independent fits (parallel_map; -1 = all cores)",
                     ) -> argparse.ArgumentParser:
     """A parser for ``python -m reproductions.<module_name>`` with the four shared options."""
-    ap = argparse.ArgumentParser(prog=f"python -m reproductions {module_name.replace('_', '-')}",
+    ap = argparse.ArgumentParser(prog=f"python -m reproductions {module_name}",
                                  description=doc.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help=quick_help)
     ap.add_argument("--out", default=None, metavar="DIR",

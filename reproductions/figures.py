@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from svmopt.plotting import _new_axes, _set_labels
+from svmopt.plotting import new_axes, set_labels
 
 __all__ = ["FIGURES_HEADING", "NO_FIGURES_NOTE", "figures_markdown", "figures_section", "have_matplotlib",
            "plot_cv_time_vs_folds", "plot_error_vs_rho", "plot_performance_vs_prototypes", "write_figures_section"]
@@ -83,7 +83,7 @@ def plot_error_vs_rho(df, ax=None, *, by: str = "overall", p: float | None = Non
         raise ValueError("df has no robust rows (model == 'rob'): nothing to plot against rho")
     if not np.all(rob["rho"].to_numpy(dtype=float) > 0):
         raise ValueError("rho must be > 0 for a log axis")
-    ax = _new_axes(ax)
+    ax = new_axes(ax)
     colors = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple"]
     for k, (h, g) in enumerate(sorted(rob.groupby("holdout"), key=lambda t: -t[0])):
         c = colors[k % len(colors)]
@@ -100,7 +100,7 @@ def plot_error_vs_rho(df, ax=None, *, by: str = "overall", p: float | None = Non
             ax.plot(ma.index, ma.values, "o", ms=4, color=c, label=f"class A, {label}")
             ax.plot(mb.index, mb.values, "o", ms=4, mfc="none", color=c, label=f"class B, {label}")
     ax.set_xscale("log")
-    _set_labels(ax, "ρ", "test error (%)" if by == "overall" else "test error within the class (%)", title)
+    set_labels(ax, "ρ", "test error (%)" if by == "overall" else "test error within the class (%)", title)
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=7)
     return ax
@@ -111,7 +111,7 @@ def plot_cv_time_vs_folds(rows, ax=None, *, reference=None, title: str | None = 
     """Figures 3-4 of paper 002: seconds of one CV evaluation against the number of folds v, per m.
 
     ``rows``: dicts (or a DataFrame) with ``m``, ``v``, ``simple`` and ``fast`` seconds, as returned by
-    :func:`reproductions.de_brabanter.cv_timing`. Simple = full line, fast (Algorithm 3) = dashed, as in
+    :func:`reproductions.fixed_size.cv_timing`. Simple = full line, fast (Algorithm 3) = dashed, as in
     the paper; log time axis. ``reference``: rows of the same form (e.g. the paper's Tables 3-4) drawn thin and
     pale in the colour of the same m, without markers.
     """
@@ -120,7 +120,7 @@ def plot_cv_time_vs_folds(rows, ax=None, *, reference=None, title: str | None = 
     for name, d in (("rows", df), ("reference", ref)):
         if d is not None and not (np.all(d["simple"].to_numpy(float) > 0) and np.all(d["fast"].to_numpy(float) > 0)):
             raise ValueError(f"{name}: the times 'simple' and 'fast' must be > 0 (log axis)")
-    ax = _new_axes(ax)
+    ax = new_axes(ax)
     colors = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown"]
     ms_all = sorted(set(df["m"].tolist()) | (set(ref["m"].tolist()) if ref is not None else set()))
     for m, g in df.sort_values("v").groupby("m"):
@@ -133,7 +133,7 @@ def plot_cv_time_vs_folds(rows, ax=None, *, reference=None, title: str | None = 
             ax.plot(g["v"], g["simple"], "-", color=c, lw=0.9, alpha=0.45, label=f"m = {int(m)}, paper")
             ax.plot(g["v"], g["fast"], "--", color=c, lw=0.9, alpha=0.45)
     ax.set_yscale("log")
-    _set_labels(ax, "number of folds v", "time of one CV evaluation (s)", title)
+    set_labels(ax, "number of folds v", "time of one CV evaluation (s)", title)
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     return ax
@@ -149,14 +149,14 @@ def plot_performance_vs_prototypes(rows, ax=None, *, baseline: float | None = No
     df = _require_columns(rows, ["m", "score"], "rows")
     if baseline is not None and not np.isfinite(baseline):
         raise ValueError(f"baseline must be a finite number or None, got {baseline!r}")
-    ax = _new_axes(ax)
+    ax = new_axes(ax)
     g = df.groupby("m")["score"].agg(["mean", "min", "max"]).sort_index()
     ax.plot(g.index, g["mean"], "-o", ms=4, color="tab:blue", label="FS-LSSVM")
     if (g["max"] > g["min"]).any():
         ax.fill_between(g.index, g["min"], g["max"], color="tab:blue", alpha=0.15, lw=0)
     if baseline is not None:
         ax.axhline(baseline, color="k", lw=1.2, label=baseline_label)
-    _set_labels(ax, "number of prototype vectors m", ylabel, title)
+    set_labels(ax, "number of prototype vectors m", ylabel, title)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
     return ax

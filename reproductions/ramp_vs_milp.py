@@ -2,16 +2,16 @@
 
 What it measures
 ----------------
-The committed Experiment 1 results of the paper-001 reproduction (``reproductions/results/baldomero_naranjo_exp1.csv``,
-written by ``reproductions/baldomero_naranjo.py``) hold, per data set and ``C``, the exact method's (Algorithm 1 +
+The committed Experiment 1 results of the paper-001 reproduction (``reproductions/results/ramp_exp1.csv``,
+written by ``reproductions/ramp.py``) hold, per data set and ``C``, the exact method's (Algorithm 1 +
 MILP by HiGHS) best objective, its wall time and final gap, and DAKS's objective and time, at the smallest budget ``B``
 of the paper's Table 3, on the full data set preprocessed by the reproduction's ``make_preprocessor`` (drop constant
 features, z-score) fitted on all rows, labels +1 for the loader's first class.
 
 For each (data set, C) this script fits ``RampLossSVC(method="cccp", budget=B, C=C, random_state=0)`` (default
 ``n_init=3``) on the same preprocessed data and records its objective -- recomputed by
-``svmopt.ramp.estimators.ramp_loss_objective`` on that data, and checked against the estimator's ``objective_`` -- its wall
-(``time.perf_counter``) and CPU (``time.process_time``) seconds, and ``100 (cccp - exact) / exact``.
+``svmopt.ramp.ramp_loss.ramp_loss_objective`` on that data, and checked against the estimator's ``objective_`` --
+its wall (``time.perf_counter``) and CPU (``time.process_time``) seconds, and ``100 (cccp - exact) / exact``.
 
 Two groups of cases:
 
@@ -66,15 +66,15 @@ import pandas as pd
 
 import svmopt
 from svmopt import RampLossSVC
-from svmopt.ramp.estimators import ramp_loss_objective
+from svmopt.ramp.ramp_loss import ramp_loss_objective
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # the reproduction package and the benchmarks' helpers live at the repository root
     sys.path.insert(0, str(ROOT))
 
-from benchmarks._util import fit_timed, git_head  # noqa: E402
+from benchmarks.studies.util import fit_timed, git_head  # noqa: E402
 
-DEFAULT_CSV = ROOT / "reproductions" / "results" / "baldomero_naranjo_exp1.csv"
+DEFAULT_CSV = ROOT / "reproductions" / "results" / "ramp_exp1.csv"
 #: thresholds (%) of the distribution: cases whose difference is at most this (equal or lower objective included);
 #: "0%" is +0.001%, the precision of the CSV's 6 significant digits
 THRESHOLDS = (0.001, 1.0, 2.0, 5.0)
@@ -124,7 +124,7 @@ def load_cases(csv: Path) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------------------------------------- fitting
 def load_prepared(label: str) -> tuple[np.ndarray, np.ndarray, int]:
     """The reproduction's Experiment-1 data: ``make_preprocessor`` fitted on all rows, y in {-1, +1}; and B."""
-    from reproductions.baldomero_naranjo import TABLE3, load_paper_dataset, make_preprocessor
+    from reproductions.ramp import TABLE3, load_paper_dataset, make_preprocessor
 
     X, y, _ = load_paper_dataset(label)
     X = make_preprocessor().fit_transform(X)
@@ -158,7 +158,7 @@ def run_case(case: dict[str, Any], X: np.ndarray, y: np.ndarray, B: int, rerun_e
     rec["diff_vs_best_known_pct"] = rel_diff(obj, case["best_known_csv"])
     rec["diff_vs_daks_pct"] = rel_diff(obj, case["daks_csv"]["objective"]) if case["daks_csv"] else None
     if rerun_exact:
-        from reproductions.baldomero_naranjo import make_model
+        from reproductions.ramp import make_model
 
         ex, ewall, ecpu, _ = timed(lambda: make_model("RL-FS-M", C, B, n_features=X.shape[1],
                                                       time_limit=exact_time_limit, seed=0, method="exact"), X, y)
@@ -244,7 +244,7 @@ BELOW_OPT_TOL = 1e-6
 def subsample_indices(y: np.ndarray, n_rows: int, rng: np.random.Generator) -> np.ndarray:
     """Sorted indices of a stratified random subsample: per class ``round_half_up(n_rows * share)`` rows (the last
     class takes the rest), drawn without replacement by ``rng``."""
-    from reproductions.baldomero_naranjo import round_half_up
+    from reproductions.ramp import round_half_up
 
     classes = np.unique(y)
     idx, left = [], n_rows
@@ -269,7 +269,7 @@ def run_subsamples(datasets: Sequence[str], n_subsamples: int, n_rows: int, Cs: 
                    log: Callable[[str], None] = print,
                    checkpoint: Callable[[list[dict[str, Any]]], None] | None = None) -> list[dict[str, Any]]:
     """One record per (data set, subsample, C): exact, CCCP (and DAKS) on the same preprocessed subsample."""
-    from reproductions.baldomero_naranjo import TABLE3, load_paper_dataset, make_preprocessor
+    from reproductions.ramp import TABLE3, load_paper_dataset, make_preprocessor
 
     out: list[dict[str, Any]] = []
     for label in datasets:
@@ -491,7 +491,7 @@ def select_cases(cases: Sequence[dict[str, Any]], scope: str, max_d: int, datase
         keys = {(s.split(":")[0], float(s.split(":")[1])) for s in only}
         return [c for c in cases if (c["dataset"], c["C"]) in keys]
     dims = {}
-    ds_csv = ROOT / "reproductions" / "results" / "baldomero_naranjo_datasets.csv"
+    ds_csv = ROOT / "reproductions" / "results" / "ramp_datasets.csv"
     if ds_csv.is_file():
         dims = {r.dataset: int(r.d) for r in pd.read_csv(ds_csv).itertuples()}
     out = []

@@ -6,7 +6,7 @@ Usage::
     python tools/extract_maggioni_tables.py [SPEC.md] [-o OUT.csv]
 
 Defaults: ``/work/shared/specs/seed000_robust_nonlinear_svm.md`` (or ``$SVMOPT_SPEC000``) and
-``reproductions/tables/maggioni_spinelli_paper.csv``. The transcription (Markdown tables with the
+``reproductions/tables/robust_paper.csv``. The transcription (Markdown tables with the
 paper's cells as printed) lives with the implementation notes, outside the repository. One row per printed cell:
 
 ``table, holdout, dataset, transform, kernel, model (det/rob), p (1/2/inf, empty for det), rho (empty for det and
@@ -14,7 +14,7 @@ for Table 3), error_pct, sd, cpu_s, marks (B/U/B,U), printed`` -- ``error_pct`` 
 as printed (Section 6); "-" cells are empty; ``printed`` keeps the raw cell text ("error | CPU") so the printed typos
 stay visible. Typos repaired: a missing "%" ("26.57 +/- 0.15"), a decimal comma ("0,01") and the CPU time "5362"
 of Table 14 (= 5.362, the only value whose p-neighbours are 5.301 / 5.309). Dataset names are normalised to
-``reproductions.maggioni_spinelli.DATASETS`` ("Heart disease" -> "Heart Disease").
+``reproductions.robust.DATASETS`` ("Heart disease" -> "Heart Disease").
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 
 DEFAULT_SPEC = os.environ.get("SVMOPT_SPEC000", "/work/shared/specs/seed000_robust_nonlinear_svm.md")
-DEFAULT_OUT = Path(__file__).resolve().parents[1] / "reproductions/tables/maggioni_spinelli_paper.csv"
+DEFAULT_OUT = Path(__file__).resolve().parents[1] / "reproductions/tables/robust_paper.csv"
 COLUMNS = ["table", "holdout", "dataset", "transform", "kernel", "model", "p", "rho", "error_pct", "sd", "cpu_s",
            "marks", "printed"]
 KERNELS = ["Hom. linear", "Hom. quadratic", "Hom. cubic", "Inhom. linear", "Inhom. quadratic", "Inhom. cubic",

@@ -1,17 +1,15 @@
-"""benchmarks/defaults.py runs end to end on two bundled data sets at tiny settings, and report_defaults.py renders
-what its JSON holds (every mean gap recomputed here from the records)."""
+"""benchmarks/studies/defaults.py runs end to end on two bundled data sets at tiny settings, and report_defaults.py
+renders what its JSON holds (every mean gap recomputed here from the records)."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from benchmarks._util import load_script
+from benchmarks.studies import defaults, report_defaults
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 DATASETS = ("sonar", "ionosphere")  # bundled with the package: no SVMOPT_DATA needed
 SPLITS = 2
 
@@ -19,7 +17,7 @@ SPLITS = 2
 @pytest.fixture(scope="module")
 def scripts():
     pytest.importorskip("sklearn")
-    return load_script(BENCH / "defaults.py"), load_script(BENCH / "report_defaults.py")
+    return defaults, report_defaults
 
 
 def test_defaults_script_runs_and_reports(scripts, tmp_path, monkeypatch, capsys):

@@ -1,22 +1,18 @@
-"""benchmarks/peers_fixed_size.py and statistics_accuracy.py run end to end at tiny sizes, and
+"""benchmarks/studies/peers_fixed_size.py and statistics_accuracy.py run end to end at tiny sizes, and
 report_fixed_size_peers.py renders what their JSON files hold."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from benchmarks._util import load_script
-
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
-
+from benchmarks.studies import fixed_size_pass_floor, peers_fixed_size, report_fixed_size_peers, statistics_accuracy
 
 
 def test_peers_script_runs_and_reports(tmp_path, capsys):
     pytest.importorskip("sklearn")
-    peers, report = load_script(BENCH / "peers_fixed_size.py"), load_script(BENCH / "report_fixed_size_peers.py")
+    peers, report = peers_fixed_size, report_fixed_size_peers
     out = tmp_path / "peers.json"
     assert peers.main(["--rows", "3000", "--m", "20", "--tasks", "classification", "--contenders", "svmopt",
                        "svmopt-features", "sklearn", "--floor-rows", "2000", "--workdir", str(tmp_path),
@@ -39,7 +35,7 @@ def test_peers_script_runs_and_reports(tmp_path, capsys):
 
 
 def test_accuracy_script_case_and_report(capsys):
-    acc, report = load_script(BENCH / "statistics_accuracy.py"), load_script(BENCH / "report_fixed_size_peers.py")
+    acc, report = statistics_accuracy, report_fixed_size_peers
     well = acc.case(400, 3, 20, 1.0, None, (10.0,))[0]
     assert well["auto"] == "kernel" and well["cond"] < 1e5
     assert well["features"] < 1e-11 and well["kernel"] < 1e-11
@@ -51,9 +47,9 @@ def test_accuracy_script_case_and_report(capsys):
 
 
 def test_pass_floor_script_interleaves_floor_and_passes(tmp_path):
-    """benchmarks/fixed_size_pass_floor.py: each round has its floor and both passes, the ratios within the round."""
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "fixed_size_pass_floor.py"
-    mod = load_script(path)
+    """benchmarks/studies/fixed_size_pass_floor.py: each round has its floor and both passes, the ratios within the
+    round."""
+    mod = fixed_size_pass_floor
     assert mod.main(["--rows", "3000", "--m", "20", "--rounds", "2", "--out-dir", str(tmp_path)]) == 0
     res = json.loads((tmp_path / "fixed_size_pass_floor.json").read_text())
     assert len(res["rounds"]) == 2
@@ -72,7 +68,7 @@ def test_report_extrapolates_the_peer_where_it_did_not_run():
     """Time a + b n through the two largest row counts (the fastest run at each, duplicates allowed); a task
     measured at one count takes a from the other task's line at the same m; a task measured at the target is
     not extrapolated."""
-    script = load_script(BENCH / "report_fixed_size_peers.py")
+    script = report_fixed_size_peers
     runs = [_run("regression", "sklearn", 250_000, 45.0, rss=8000.0), _run("regression", "sklearn", 250_000, 44.0),
             _run("regression", "sklearn", 500_000, 84.0, rss=16000.0), _run("regression", "sklearn", 100_000, 30.0),
             _run("classification", "sklearn", 250_000, 54.0),

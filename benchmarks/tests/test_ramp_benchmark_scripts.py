@@ -1,23 +1,19 @@
-"""benchmarks/ramp_noise.py runs end to end at tiny sizes, and its Markdown report
+"""benchmarks/studies/ramp_noise.py runs end to end at tiny sizes, and its Markdown report
 shows the numbers of its JSON file."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from benchmarks._util import load_script
-
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
-
+from benchmarks.studies import ramp_noise
 
 
 @pytest.fixture(scope="module")
 def noise():
-    return load_script(BENCH / "ramp_noise.py")
+    return ramp_noise
 
 
 def test_noise_data_flips_only_far_points(noise):

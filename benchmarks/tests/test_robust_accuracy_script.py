@@ -1,31 +1,19 @@
-"""benchmarks/robust_accuracy.py runs end to end on a small synthetic problem (no data files)."""
+"""benchmarks/studies/robust_accuracy.py runs end to end on a small synthetic problem (no data files)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "robust_accuracy.py"
+from benchmarks.studies import robust_accuracy
 
 
 @pytest.fixture(scope="module")
 def script():
-    if not SCRIPT.is_file():
-        pytest.skip("benchmarks/robust_accuracy.py is not in this checkout")
-    spec = importlib.util.spec_from_file_location("robust_accuracy_script", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up there
-    try:
-        spec.loader.exec_module(mod)  # importing runs nothing
-        yield mod
-    finally:
-        sys.modules.pop(spec.name, None)
+    return robust_accuracy
 
 
 def _blobs(n=240, d=3, seed=0):
@@ -82,7 +70,7 @@ def test_run_study_on_separable_blobs(script, tmp_path):
     assert sum(summ["datasets"]["blobs"]["robust"]["wins_ties_losses_vs_fixed_size"]) == 2
     saved = tmp_path / "robust_accuracy.json"
     saved.write_text(json.dumps({"meta": {"note": "test"}, "results": res, "summary": summ},
-                                default=script._json_default))
+                                default=script.json_default))
     assert script.main(["--report-from", str(saved), "--out-dir", str(tmp_path / "out")]) == 0
     assert (tmp_path / "out" / "robust_accuracy.md").read_text() == md
 

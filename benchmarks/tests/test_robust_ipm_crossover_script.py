@@ -1,14 +1,10 @@
-"""benchmarks/robust_ipm_crossover.py runs end to end on small synthetic problems (no data files)."""
+"""benchmarks/studies/robust_ipm_crossover.py runs end to end on small synthetic problems (no data files)."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
-import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "robust_ipm_crossover.py"
+from benchmarks.studies import robust_ipm_crossover
 
 
 def _blobs(n=200, d=3, seed=0):
@@ -19,17 +15,8 @@ def _blobs(n=200, d=3, seed=0):
 
 
 def test_ipm_crossover_script_compares_both_solvers():
-    """benchmarks/robust_ipm_crossover.py: both solvers on the same reduced LP, the same optimum."""
-    path = SCRIPT
-    if not path.is_file():
-        pytest.skip("benchmarks/robust_ipm_crossover.py is not in this checkout")
-    sys.path.insert(0, str(SCRIPT.parent))
-    try:
-        from _util import load_script
-
-        mod = load_script(path)
-    finally:
-        sys.path.remove(str(SCRIPT.parent))
+    """benchmarks/studies/robust_ipm_crossover.py: both solvers on the same reduced LP, the same optimum."""
+    mod = robust_ipm_crossover
     X, y = _blobs(200)
     recs = mod.crossover(X, y, rows=(60, 150), landmarks=(5, 80), nus=(1.0,), repeat=1)
     assert [(r["n"], r["L"]) for r in recs] == [(60, 5), (150, 5), (150, 80)]  # L < n only

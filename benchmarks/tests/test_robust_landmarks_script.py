@@ -1,28 +1,18 @@
-"""benchmarks/robust_landmarks.py runs end to end on a small synthetic problem (no data files)."""
+"""benchmarks/studies/robust_landmarks.py runs end to end on a small synthetic problem (no data files)."""
 
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "robust_landmarks.py"
+from benchmarks.studies import robust_landmarks
 
 
 @pytest.fixture(scope="module")
 def script():
-    if not SCRIPT.is_file():
-        pytest.skip("benchmarks/robust_landmarks.py is not in this checkout")
-    sys.path.insert(0, str(SCRIPT.parent))
-    try:
-        from _util import load_script
-
-        yield load_script(SCRIPT)
-    finally:
-        sys.path.remove(str(SCRIPT.parent))
+    return robust_landmarks
 
 
 def _blobs(n=300, d=3, seed=0):

@@ -12,6 +12,7 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,14 @@ inline Vector vector_copy(const DoubleArray& a, const char* name, Index n = -1) 
   return Eigen::Map<const Vector>(c.data(), c.size());
 }
 
+// An optional 1-D int64 index array (None: empty) copied into the core's index vector.
+using OptionalInt64 = std::optional<Int64Array>;
+inline std::vector<Index> index_vector(const OptionalInt64& a, const char* name) {
+  if (!a) return {};
+  const Contiguous1d<std::int64_t> c(*a, name);
+  return std::vector<Index>(c.data(), c.data() + c.size());
+}
+
 // A 2-D float64 array copied into a row-major Eigen matrix (rows, cols >= 0: required shape).
 inline RowMatrix matrix_copy(const DoubleArray& a, const char* name, Index rows = -1, Index cols = -1) {
   const MatrixView v = view2d(a, name);
@@ -168,8 +177,10 @@ void ensure_blas();
 void register_build(py::module_& m);
 void register_blas(py::module_& m);
 void register_kernels(py::module_& m);
+void register_cutting_plane(py::module_& m);
 void register_robust(py::module_& m);
+void register_prototypes(py::module_& m);
 void register_fixed_size(py::module_& m);
-void register_pso(py::module_& m);
+void register_ellipsoid(py::module_& m);
 
 }  // namespace svmopt::bind

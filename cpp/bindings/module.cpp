@@ -16,10 +16,16 @@ PYBIND11_MODULE(SVMOPT_MODULE_NAME, m) {
   bind::register_blas(blas);
   auto kernels = m.def_submodule("kernels", "Kernel matrices: Gram, cross, diagonal, matrix-vector products.");
   bind::register_kernels(kernels);
+  auto cutting_plane = m.def_submodule(
+      "cutting_plane", "The reduced LPs' cutting-plane pass (papers 000 and 001): aggregated cuts, hinge sums.");
+  bind::register_cutting_plane(cutting_plane);
   auto robust = m.def_submodule("robust", "Paper 000: LP (23) / model (6), line searches, dense simplex.");
   bind::register_robust(robust);
-  auto fixed_size = m.def_submodule("fixed_size", "Paper 002: entropy prototypes, Nystrom, fast CV, CSA.");
+  auto prototypes = m.def_submodule(
+      "prototypes", "Renyi-entropy prototypes (paper 002, Algorithm 1) and their plug-in bandwidths' psi estimates.");
+  bind::register_prototypes(prototypes);
+  auto fixed_size = m.def_submodule("fixed_size", "Paper 002: Nystrom, fast CV, CSA.");
   bind::register_fixed_size(fixed_size);
-  auto pso = m.def_submodule("pso", "Paper 003: coupled particle swarms.");
-  bind::register_pso(pso);
+  auto ellipsoid = m.def_submodule("ellipsoid", "Paper 003: coupled particle swarms.");
+  bind::register_ellipsoid(ellipsoid);
 }

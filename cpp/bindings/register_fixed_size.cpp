@@ -1,4 +1,4 @@
-// svmopt._core.fixed_size: the fixed-size LS-SVM core (paper 002): entropy.hpp, nystrom.hpp, fast_cv.hpp, csa.hpp.
+// svmopt._core.fixed_size: the fixed-size LS-SVM core (paper 002): nystrom.hpp, fast_cv.hpp, csa.hpp, tuning.hpp.
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>
 
@@ -9,7 +9,6 @@
 
 #include "bindings.hpp"
 #include "svmopt/csa.hpp"
-#include "svmopt/entropy.hpp"
 #include "svmopt/fast_cv.hpp"
 #include "svmopt/nystrom.hpp"
 #include "svmopt/tuning.hpp"
@@ -22,15 +21,6 @@ Statistics parse_statistics(const std::string& s) {
   if (s == "features") return Statistics::Features;
   if (s == "kernel") return Statistics::Kernel;
   throw py::value_error("statistics must be 'auto', 'features' or 'kernel', got '" + s + "'");
-}
-
-
-using OptionalInt64 = std::optional<Int64Array>;
-
-std::vector<Index> index_vector(const OptionalInt64& a, const char* name) {
-  if (!a) return {};
-  const Contiguous1d<std::int64_t> c(*a, name);
-  return std::vector<Index>(c.data(), c.data() + c.size());
 }
 
 // A Python cost(x) -> real number, called with the GIL held; anything else it returns is a TypeError naming cost
@@ -56,79 +46,6 @@ double time_limit_seconds(const std::optional<double>& t) {
 }  // namespace
 
 void register_fixed_size(py::module_& m) {
-  // ---------------------------------------------------------------- entropy (Algorithm 1, (12), (14))
-  m.def(
-      "entropy_log_offdiag",
-      [](const DoubleArray& Z, const OptionalInt64& idx, int n_threads) {
-        const MatrixView zv = view2d(Z, "Z");
-        const auto id = index_vector(idx, "idx");
-        py::gil_scoped_release release;
-        return entropy_log_offdiag(zv, id, n_threads);
-      },
-      py::arg("Z").noconvert(), py::arg("idx").noconvert(), py::arg("n_threads") = 0,
-      "L = log sum_{k != l} exp(-||Z_k - Z_l||^2) over the rows idx (None: all) of the scaled inputs Z = X / (2h).");
-  m.def(
-      "entropy_log_rowsum",
-      [](const DoubleArray& Z, const OptionalInt64& idx, Index point, Index skip) {
-        return entropy_log_rowsum(view2d(Z, "Z"), index_vector(idx, "idx"), point, skip);
-      },
-      py::arg("Z").noconvert(), py::arg("idx").noconvert(), py::arg("point"), py::arg("skip"),
-      "LSE_{l != skip}(-||Z_point - Z_{idx_l}||^2).");
-
-  py::class_<EntropySelectResult>(m, "EntropySelectResult", py::module_local(),
-                                  "The prototypes of entropy_select and the search's counts.")
-      .def_property_readonly("idx", [](const EntropySelectResult& r) { return to_numpy(r.idx); })
-      .def_readonly("log_offdiag", &EntropySelectResult::log_offdiag)
-      .def_readonly("n_proposals", &EntropySelectResult::n_proposals)
-      .def_readonly("n_accepted", &EntropySelectResult::n_accepted)
-      .def_readonly("n_recomputes", &EntropySelectResult::n_recomputes)
-      .def_readonly("n_row_recomputes", &EntropySelectResult::n_row_recomputes)
-      .def_readonly("n_kernel_evals", &EntropySelectResult::n_kernel_evals)
-      .def_readonly("stopped_early", &EntropySelectResult::stopped_early);
-  m.def(
-      "entropy_select",
-      [](const DoubleArray& Z, Index m_pv, const OptionalInt64& labels, const OptionalInt64& init,
-         Index max_proposals, Index window, double tol, std::uint64_t seed, bool recompute) {
-        const MatrixView zv = view2d(Z, "Z");
-        std::vector<std::int64_t> lab;
-        if (labels) lab = Contiguous1d<std::int64_t>(*labels, "labels").to_vector();
-        const auto in = index_vector(init, "init");
-        EntropySelectOptions opt;
-        opt.max_proposals = max_proposals;
-        opt.window = window;
-        opt.tol = tol;
-        opt.seed = seed;
-        opt.recompute = recompute;
-        py::gil_scoped_release release;
-        return entropy_select(zv, m_pv, lab, in, opt);
-      },
-      py::arg("Z").noconvert(), py::arg("m"), py::arg("labels").noconvert() = py::none(),
-      py::arg("init").noconvert() = py::none(), py::arg("max_proposals") = 0, py::arg("window") = 0,
-      py::arg("tol") = 1e-5, py::arg("seed") = 0, py::arg("recompute") = false,
-      "Renyi-entropy prototype selection (Algorithm 1) with O(m d) log-domain swap updates.");
-  m.def(
-      "kde_psi",
-      [](const DoubleArray& x, double g, int r, int n_threads) {
-        const Contiguous1d<double> xc(x, "x_sorted");
-        py::gil_scoped_release release;
-        return kde_psi(xc.data(), xc.size(), g, r, nullptr, n_threads);
-      },
-      py::arg("x_sorted").noconvert(), py::arg("g"), py::arg("r"), py::arg("n_threads") = 0,
-      "Kernel estimate (14) of psi_r (r = 4 or 6) on sorted data.");
-  m.def(
-      "kde_psi_with_derivative",
-      [](const DoubleArray& x, double g, int n_threads) {
-        const Contiguous1d<double> xc(x, "x_sorted");
-        double d = 0.0, psi;
-        {
-          py::gil_scoped_release release;
-          psi = kde_psi(xc.data(), xc.size(), g, 4, &d, n_threads);
-        }
-        return std::make_tuple(psi, d);
-      },
-      py::arg("x_sorted").noconvert(), py::arg("g"), py::arg("n_threads") = 0,
-      "(psi_4, d psi_4 / dg) of the kernel estimate (14) on sorted data.");
-
   // ---------------------------------------------------------------- Nystrom features and accumulation
   m.def(
       "nystrom_features",
@@ -529,7 +446,7 @@ void register_fixed_size(py::module_& m) {
       .value("regression", CVTask::Regression);
   py::class_<CVCost>(m, "CVCost", py::module_local(),
                      "The fast v-fold CV cost (19)-(21) of rows held in memory, computed in the core (the in-memory "
-                     "path of svmopt.fixed_size.tuning.CVEngine); keeps X alive.")
+                     "path of svmopt.fixed_size.cv_engine.CVEngine); keeps X alive.")
       .def(py::init([](const DoubleArray& X, const DoubleArray& Y, const Int32Array& folds, Index n_folds,
                        const DoubleArray& PV, const KernelParams& params, bool tune_rbf, Index n_features_linear,
                        CVTask task, const OptionalInt64& rows, const std::optional<DoubleArray>& mean,

@@ -67,7 +67,7 @@ std::vector<Eigen::MatrixXd> fold_ridge_solves(const std::vector<Eigen::MatrixXd
   std::string err;
   // On LAPACK the folds go one after the other and the BLAS threads each factorization; on Eigen, folds in
   // parallel. One workspace per thread (a fresh p x p matrix per fold had cost page
-  // faults; docs/performance.md).
+  // faults; docs/performance.md#fixed-size-design-figures).
   const bool parallel_folds = v > 1 && !on_lapack(p);
 #pragma omp parallel num_threads(resolve_threads(n_threads)) if (parallel_folds)
   {

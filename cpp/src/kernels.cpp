@@ -179,7 +179,7 @@ void gram(const MatrixView& X, const KernelParams& params, RowMatrixMap out, int
   const Index ntiles = static_cast<Index>(tiles.size());
   // Never more threads than tiles, and one thread below ~1 Mflop: waking a team costs more than such a Gram,
   // and on a busy machine the spinning of idle threads showed up as a visible CPU cost even for a tiny Gram
-  // (docs/performance.md).
+  // (docs/performance.md#core-design-figures).
   int nt = static_cast<int>(std::min<Index>(resolve_threads(n_threads), ntiles));
   if (n * n * std::max<Index>(X.cols, 1) < (Index(1) << 20)) nt = 1;
   const bool is_rbf = params.kind == KernelKind::RBF;

@@ -202,7 +202,8 @@ void FoldAccumulator::add_kernel_block(const MatrixView& X, Index r0, Index nr, 
     ldx = Xb.cols;
   }
   // The inner products X PV^T by the BLAS (its threads), then the kernel map on this thread: an OpenMP team here,
-  // between two BLAS calls, competed with the BLAS's spinning threads (docs/performance.md).
+  // between two BLAS calls, competed with the BLAS's spinning threads
+  // (docs/performance.md#kernel-statistics-one-rank-k-update-per-row-block).
   if (pvt_.cols() >= 1 && blas::available() &&
       blas::gemm_rowmajor_ld(nr, Xb.cols, m_, xp, ldx, pvt_.data(), m_, W_.data(), ext_)) {
     kernel_map_inplace(params_, W_.data(), nr, m_, ext_, xp, Xb.cols, ldx, pvnorm_.data());
@@ -416,7 +417,8 @@ void FoldAccumulator::add(const MatrixView& X, const MatrixView& Y, const std::i
       // Explicit linear features, row-contiguous: the Gram's d x d block straight from X's rows (no copy into F),
       // then the bias row and t as X^T [Y, 1] (xt_y1) while those rows are still in cache, kLinearSub rows at a
       // time. As an Eigen product over large chunks (rows back from memory) this pass had cost a sizeable share of
-      // the dsyrk; now the whole accumulation runs about as fast as numpy's P.T @ P (figures: docs/performance.md).
+      // the dsyrk; now the whole accumulation runs about as fast as numpy's P.T @ P
+      // (figures: docs/performance.md#fixed-size-design-figures).
       Eigen::MatrixXd Y1(std::min(kLinearSub, nr), k_ + 1), XtY1(d_lin_, k_ + 1);
       XtY1.setZero();
       bool done = true;
@@ -497,7 +499,8 @@ void FoldAccumulator::add_by_fold(const MatrixView& X, const MatrixView& Y, cons
   // input rows (d columns) are gathered before the features are computed, so a fold is a contiguous row range of
   // F (gathering F itself, p columns with p >> d, had cost more than the products on the magic set). Sorting the
   // whole block, not each chunk, gives every dsyrk all of its fold's rows in the block: with many folds a chunk's
-  // folds had few rows each, and the updates of G_u cost measurably more (docs/performance.md).
+  // folds had few rows each, and the updates of G_u cost measurably more
+  // (docs/performance.md#fixed-size-design-figures).
   const Index n = X.rows;
   std::vector<Index> start(v_ + 1, 0), order(n);
   for (Index i = 0; i < n; ++i) ++start[folds[i] + 1];

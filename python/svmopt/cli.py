@@ -121,7 +121,7 @@ def gram_timings(X: np.ndarray, repeat: int = 3, n_threads: int | None = None) -
     return rows
 
 
-def _model_size(est) -> str:
+def model_size(est) -> str:
     """Support vectors / prototypes / selected features of a fitted estimator (or its pipeline's last step)."""
     est = est[-1] if hasattr(est, "steps") else est
     for attr, unit in (
@@ -271,7 +271,7 @@ def model_table(
                          "size": f"failed: {type(exc).__name__}: {exc}"[:60]})
             continue
         fit_s = time.perf_counter() - t0
-        size = _model_size(est)
+        size = model_size(est)
         for w in caught:  # a time limit is expected for the MILP heuristics: say so in the row, not mid-table
             if issubclass(w.category, ConvergenceWarning):
                 text = str(w.message)
@@ -286,7 +286,7 @@ def model_table(
     return rows
 
 
-def _print_table(rows: list[dict], columns: Sequence[tuple[str, str, str]], out) -> None:
+def print_table(rows: list[dict], columns: Sequence[tuple[str, str, str]], out) -> None:
     cells = [[fmt.format(r[key]) for key, _, fmt in columns] for r in rows]
     heads = [h for _, h, _ in columns]
     widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(heads)]
@@ -329,7 +329,7 @@ def cmd_run(args: argparse.Namespace, out=None) -> int:
     mcols = [("model", "model", "{}"), ("accuracy", "test accuracy", "{:.4f}"), ("fit_s", "fit [s]", "{:.2f}"),
              ("size", "model size", "{}")]
     rows = model_table(X, y, args.seed, models=models, progress=not args.no_progress, n_jobs=args.jobs)
-    _print_table(rows, mcols, out)
+    print_table(rows, mcols, out)
     if args.no_gram:
         return 0
     sizes = [("data", Xs)]
@@ -346,7 +346,7 @@ def cmd_run(args: argparse.Namespace, out=None) -> int:
     ]
     for label, Z in sizes:
         print(f"\nGram matrix K(X, X), {label} ({Z.shape[0]} x {Z.shape[0]}), best of {args.repeat}:", file=out)
-        _print_table(gram_timings(Z, repeat=args.repeat, n_threads=args.jobs), cols, out)
+        print_table(gram_timings(Z, repeat=args.repeat, n_threads=args.jobs), cols, out)
     return 0
 
 

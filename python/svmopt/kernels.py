@@ -271,7 +271,8 @@ class Kernel:
     ) -> np.ndarray:
         # Fast path for float64 2-D ndarrays (the estimators' own calls): the squared row norms below catch NaN and
         # inf too, and only then does check_array run, for its standard message. The time saved per call
-        # matters on the paper's smallest problems, where a whole RobustSVC fit is short (docs/performance.md).
+        # matters on the paper's smallest problems, where a whole RobustSVC fit is short
+        # (docs/performance.md#core-design-figures).
         fast = type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2 and X.shape[0] > 0 and X.shape[1] > 0
         if not fast:
             X = check_array(X, dtype=np.float64, order=None, ensure_all_finite=True, input_name=name)

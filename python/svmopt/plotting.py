@@ -49,7 +49,7 @@ def _mpl():
     return matplotlib
 
 
-def _new_axes(ax, figsize=(6.0, 4.5)):
+def new_axes(ax, figsize=(6.0, 4.5)):
     """``ax`` unchanged, or the axes of a new pyplot-free Figure with an Agg canvas."""
     _mpl()
     if ax is not None:
@@ -64,7 +64,7 @@ def _new_axes(ax, figsize=(6.0, 4.5)):
     return fig.add_subplot()
 
 
-def _set_labels(ax, xlabel: str, ylabel: str, title: str | None) -> None:
+def set_labels(ax, xlabel: str, ylabel: str, title: str | None) -> None:
     """Axis labels, and the title when one is given (an existing title of a caller's ``ax`` is kept otherwise)."""
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
@@ -142,10 +142,10 @@ def shifted_levels(est, surfaces: str = "paper") -> dict[str, float]:
 
     ``S``: 0. ``surfaces="paper"``: as printed (Pseudocode 1, step 5; the ends of the interval of (10)/(27)),
     ``S_A``: ``gamma - 1 + omega_A - b``, ``S_B``: ``gamma + 1 - omega_B - b``. ``surfaces="corrected"`` (the
-    orientation discussed in :mod:`svmopt.robust.estimator`): their mirror images about gamma, ``S_A``: ``gamma + 1 - omega_A
-    - b`` (the lowest class-A score when some xi_A > 0) and ``S_B``: ``gamma - 1 + omega_B - b`` (the highest class-B
-      score), the surfaces that
-    satisfy the paper's properties (P1)-(P2): every A point on or above S_A, every B point on or below S_B.
+    orientation discussed in :mod:`svmopt.robust.estimator`): their mirror images about gamma,
+    ``S_A``: ``gamma + 1 - omega_A - b`` (the lowest class-A score when some xi_A > 0) and ``S_B``:
+    ``gamma - 1 + omega_B - b`` (the highest class-B score), the surfaces that satisfy the paper's
+    properties (P1)-(P2): every A point on or above S_A, every B point on or below S_B.
     The two agree when omega_A = omega_B = 1.
     """
     if surfaces not in SURFACES:
@@ -206,7 +206,7 @@ def plot_decision_surfaces(est, X, y, ax=None, *, surfaces: str = "paper", n_gri
     unknown = set(np.unique(y).tolist()) - set(est.classes_.tolist())
     if unknown:
         raise ValueError(f"y has labels {sorted(unknown)} that est was not fitted on ({est.classes_.tolist()})")
-    ax = _new_axes(ax)
+    ax = new_axes(ax)
     from matplotlib.lines import Line2D
 
     G0, G1 = _grid(X, int(n_grid))
@@ -243,7 +243,7 @@ def plot_decision_surfaces(est, X, y, ax=None, *, surfaces: str = "paper", n_gri
                                   label="points fixing ω_A, ω_B"))
     ax.set_xlim(G0.min(), G0.max())
     ax.set_ylim(G1.min(), G1.max())
-    _set_labels(ax, "x1", "x2", title)
+    set_labels(ax, "x1", "x2", title)
     ax.legend(handles=handles, fontsize=7, loc="best", framealpha=0.85)
     return ax
 
@@ -279,7 +279,7 @@ def plot_pso_convergence(history, ax=None, *, optimum: float | None = None, log:
     curves = _as_curves(history)
     if optimum is not None and not np.isfinite(optimum):
         raise ValueError(f"optimum must be a finite number or None, got {optimum!r}")
-    ax = _new_axes(ax)
+    ax = new_axes(ax)
     styles = ["-", "--", "-.", ":"]
     for k, (label, arr) in enumerate(curves.items()):
         if arr.ndim == 2:
@@ -299,7 +299,7 @@ def plot_pso_convergence(history, ax=None, *, optimum: float | None = None, log:
         ax.axhline(optimum, color="k", lw=0.8, label=f"optimum {optimum:.4g}")
     if log:
         ax.set_yscale("log")
-    _set_labels(ax, "iteration", ylabel, title)
+    set_labels(ax, "iteration", ylabel, title)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
     return ax
@@ -337,7 +337,7 @@ def plot_hyperplanes(models, X, y, ax=None, *, title: str | None = None):
     if not isinstance(models, Mapping) or not models:
         raise ValueError("models must be a non-empty mapping label -> fitted model or (w1, w2, w0)")
     lines = {str(k): _line_params(v, str(k)) for k, v in models.items()}
-    ax = _new_axes(ax)
+    ax = new_axes(ax)
     labels = np.unique(y)
     markers = ["o", "s", "^", "D"]
     for k, lab in enumerate(labels):
@@ -355,6 +355,6 @@ def plot_hyperplanes(models, X, y, ax=None, *, title: str | None = None):
             ax.axvline(-w0 / w1, ls=ls, lw=1.6, label=label)
     ax.set_xlim(x0)
     ax.set_ylim(y_lim)
-    _set_labels(ax, "x1", "x2", title)
+    set_labels(ax, "x1", "x2", title)
     ax.legend(fontsize=8)
     return ax

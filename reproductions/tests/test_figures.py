@@ -88,8 +88,8 @@ def test_performance_vs_prototypes_png(tmp_path, assert_png):
 
 def test_matplotlib_is_imported_lazily():
 
-    code = ("import sys, reproductions.figures, reproductions.maggioni_spinelli, reproductions.de_brabanter, "
-            "reproductions.kumar_ramakrishnan; print('matplotlib' in sys.modules)")
+    code = ("import sys, reproductions.figures, reproductions.robust, reproductions.fixed_size, "
+            "reproductions.ellipsoid; print('matplotlib' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -125,20 +125,20 @@ def _pngs_in_report(out, name, assert_png):
     return text, files
 
 
-def test_maggioni_spinelli_cli_smallest(tmp_path, assert_png):
-    from reproductions import maggioni_spinelli as ms
+def test_robust_cli_smallest(tmp_path, assert_png):
+    from reproductions import robust as rb
 
-    rc = ms.main(["--quick", "--out", str(tmp_path), "--datasets", "Arrhythmia", "--reps", "1", "--no-honest",
+    rc = rb.main(["--quick", "--out", str(tmp_path), "--datasets", "Arrhythmia", "--reps", "1", "--no-honest",
                   "--fig-reps", "1", "--n-rho", "2", "--jobs", "1", "--seed", "1", "--dpi", "50"])
     assert rc == 0
-    text, files = _pngs_in_report(tmp_path, "maggioni_spinelli", assert_png)
+    text, files = _pngs_in_report(tmp_path, "robust", assert_png)
     assert "| Arrhythmia |" in text and "## Figures" in text
-    assert set(files) == {"maggioni_spinelli_figure1.png", "maggioni_spinelli_figure1_corrected.png",
-                          "maggioni_spinelli_figure3.png", "maggioni_spinelli_figure5_p2.png"}
+    assert set(files) == {"robust_figure1.png", "robust_figure1_corrected.png",
+                          "robust_figure3.png", "robust_figure5_p2.png"}
 
 
-def test_maggioni_spinelli_rho_sensitivity_per_class():
-    from reproductions.maggioni_spinelli import rho_sensitivity
+def test_robust_rho_sensitivity_per_class():
+    from reproductions.robust import rho_sensitivity
 
     df = rho_sensitivity("Arrhythmia", holdouts=(75,), reps=1, n_rho=2, ps=(np.inf,))
     assert len(df) == 3 and set(df.model) == {"det", "rob"}
@@ -161,9 +161,9 @@ def test_maggioni_spinelli_rho_sensitivity_per_class():
 
 
 def test_cli_rejects_bad_options(tmp_path, capsys):
-    from reproductions import de_brabanter, kumar_ramakrishnan, maggioni_spinelli
+    from reproductions import ellipsoid, fixed_size, robust
 
-    for mod in (maggioni_spinelli, de_brabanter, kumar_ramakrishnan):
+    for mod in (robust, fixed_size, ellipsoid):
         with pytest.raises(SystemExit) as exc:
             mod.main(["--jobs", "0", "--out", str(tmp_path)])
         assert exc.value.code == 2
@@ -179,47 +179,47 @@ def test_cli_rejects_bad_options(tmp_path, capsys):
     assert err.count("--figures-only and --no-figures exclude each other") == 6
 
 
-def test_kumar_ramakrishnan_cli_smallest(tmp_path, assert_png):
-    from reproductions import kumar_ramakrishnan as kr
+def test_ellipsoid_cli_smallest(tmp_path, assert_png):
+    from reproductions import ellipsoid as el
 
-    rc = kr.main(["--quick", "--out", str(tmp_path), "--datasets", "iris", "--reps", "1", "--lp-runs", "3",
+    rc = el.main(["--quick", "--out", str(tmp_path), "--datasets", "iris", "--reps", "1", "--lp-runs", "3",
                   "--synthetic-seeds", "1", "--seed", "2", "--dpi", "50"])
     assert rc == 0
-    text, files = _pngs_in_report(tmp_path, "kumar_ramakrishnan", assert_png)
-    assert set(files) == {"kumar_ramakrishnan_figure2.png", "kumar_ramakrishnan_figure3.png"}
+    text, files = _pngs_in_report(tmp_path, "ellipsoid", assert_png)
+    assert set(files) == {"ellipsoid_figure2.png", "ellipsoid_figure3.png"}
     assert "| iris |" in text and "Mode: quick (R = 1," in text
 
 
 def test_figures_only_keeps_the_measured_tables(tmp_path, assert_png):
-    from reproductions import kumar_ramakrishnan as kr
+    from reproductions import ellipsoid as el
 
-    md = tmp_path / "kumar_ramakrishnan.md"
+    md = tmp_path / "ellipsoid.md"
     md.write_text("# Report\n\n## Table 6\n\n| measured | 1.23 |\n\n## Discussion\n\nkept\n")
-    assert kr.main(["--figures-only", "--out", str(tmp_path), "--lp-runs", "2", "--dpi", "50"]) == 0
-    text, files = _pngs_in_report(tmp_path, "kumar_ramakrishnan", assert_png)
+    assert el.main(["--figures-only", "--out", str(tmp_path), "--lp-runs", "2", "--dpi", "50"]) == 0
+    text, files = _pngs_in_report(tmp_path, "ellipsoid", assert_png)
     assert text.startswith("# Report\n\n## Table 6\n\n| measured | 1.23 |\n\n## Discussion\n\nkept\n\n## Figures")
     assert len(files) == 2
-    assert kr.main(["--figures-only", "--out", str(tmp_path), "--lp-runs", "2", "--dpi", "50"]) == 0
+    assert el.main(["--figures-only", "--out", str(tmp_path), "--lp-runs", "2", "--dpi", "50"]) == 0
     assert md.read_text().count("## Figures") == 1
 
 
-def test_de_brabanter_cli_smallest(tmp_path, assert_png):
+def test_fixed_size_cli_smallest(tmp_path, assert_png):
     """Bundled pima only: CV timing at two small m, Figure 2 at two m plus the m = n LS-SVM, reduced budgets."""
-    from reproductions import de_brabanter as db
+    from reproductions import fixed_size as fx
 
-    rc = db.main(["--quick", "--out", str(tmp_path), "--timing", "pima", "--timing-m", "10", "20",
+    rc = fx.main(["--quick", "--out", str(tmp_path), "--timing", "pima", "--timing-m", "10", "20",
                   "--datasets", "pima", "--no-svm", "--m", "20", "--fig2-data", "pima", "--fig2-m", "10", "30",
                   "--fig2-budget", "6", "4", "--dpi", "50"])
     assert rc == 0
-    text, files = _pngs_in_report(tmp_path, "de_brabanter", assert_png)
-    assert set(files) == {"de_brabanter_cv_time_pima.png", "de_brabanter_figure2.png"}
+    text, files = _pngs_in_report(tmp_path, "fixed_size", assert_png)
+    assert set(files) == {"fixed_size_cv_time_pima.png", "fixed_size_figure2.png"}
     assert "| pima | 10 | 5 |" in text
 
 
-def test_de_brabanter_performance_vs_prototypes_baseline():
+def test_fixed_size_performance_vs_prototypes_baseline():
     """The m = n model is the LS-SVM: with fixed hyperparameters it equals the dual LS-SVM solution (paper 002,
     Section 2)."""
-    from reproductions.de_brabanter import _split, performance_vs_prototypes
+    from reproductions.fixed_size import paper_split, performance_vs_prototypes
     from svmopt.fixed_size.estimators import FixedSizeLSSVC
 
     rows, base = performance_vs_prototypes("pima", [8, 16], seed=0, n_csa=5, n_simplex=0)
@@ -233,7 +233,7 @@ def test_de_brabanter_performance_vs_prototypes_baseline():
     with pytest.raises(ValueError, match="ms must"):
         performance_vs_prototypes("pima", [0, 5])
     # dual check on a small subsample: H = Omega + I/gamma, [0 1^T; 1 H][b; a] = [0; y]
-    Xtr, ytr, _, _, _ = _split("pima", 0)
+    Xtr, ytr, _, _, _ = paper_split("pima", 0)
     Xs, ys = Xtr[:80], np.where(ytr[:80] == np.unique(ytr)[1], 1.0, -1.0)
     gamma, sigma2 = 3.0, 8.0
     est = FixedSizeLSSVC(n_prototypes=80, gamma=gamma, sigma2=sigma2, regularize_bias=False, random_state=0)
@@ -252,18 +252,18 @@ def test_de_brabanter_performance_vs_prototypes_baseline():
 @pytest.mark.slow
 @pytest.mark.skipif(not os.environ.get("SVMOPT_DATA"), reason="SVMOPT_DATA is unset: concrete and boston_housing "
                     "are not bundled")
-def test_de_brabanter_quick_full(tmp_path, assert_png):
-    from reproductions import de_brabanter as db
+def test_fixed_size_quick_full(tmp_path, assert_png):
+    from reproductions import fixed_size as fx
 
-    assert db.main(["--quick", "--out", str(tmp_path), "--no-svm"]) == 0
-    _pngs_in_report(tmp_path, "de_brabanter", assert_png)
+    assert fx.main(["--quick", "--out", str(tmp_path), "--no-svm"]) == 0
+    _pngs_in_report(tmp_path, "fixed_size", assert_png)
 
 
 @pytest.mark.slow
-def test_maggioni_spinelli_and_kumar_quick_full(tmp_path, assert_png):
-    from reproductions import kumar_ramakrishnan, maggioni_spinelli
+def test_robust_and_ellipsoid_quick_full(tmp_path, assert_png):
+    from reproductions import ellipsoid, robust
 
-    assert maggioni_spinelli.main(["--quick", "--out", str(tmp_path)]) == 0
-    assert kumar_ramakrishnan.main(["--quick", "--out", str(tmp_path)]) == 0
-    _pngs_in_report(tmp_path, "maggioni_spinelli", assert_png)
-    _pngs_in_report(tmp_path, "kumar_ramakrishnan", assert_png)
+    assert robust.main(["--quick", "--out", str(tmp_path)]) == 0
+    assert ellipsoid.main(["--quick", "--out", str(tmp_path)]) == 0
+    _pngs_in_report(tmp_path, "robust", assert_png)
+    _pngs_in_report(tmp_path, "ellipsoid", assert_png)

@@ -43,17 +43,17 @@ def fake_experiments(monkeypatch):
 def test_reproduce_dispatches_with_the_shared_flags(fake_experiments, tmp_path, capsys):
     calls, _ = fake_experiments
     out = tmp_path / "reports"
-    assert main(["kumar-ramakrishnan", "--quick", "--out", str(out), "--jobs", "2", "--seed", "7"]) == 0
-    assert calls == {"kumar_ramakrishnan": ["--quick", "--out", str(out), "--jobs", "2", "--seed", "7"]}
-    assert (out / "kumar_ramakrishnan.md").is_file()
+    assert main(["ellipsoid", "--quick", "--out", str(out), "--jobs", "2", "--seed", "7"]) == 0
+    assert calls == {"ellipsoid": ["--quick", "--out", str(out), "--jobs", "2", "--seed", "7"]}
+    assert (out / "ellipsoid.md").is_file()
     text = capsys.readouterr().out
-    assert "kumar-ramakrishnan" in text and "ok" in text and str(out / "kumar_ramakrishnan.md") in text
+    assert "ellipsoid" in text and "ok" in text and str(out / "ellipsoid.md") in text
 
 
 def test_reproduce_passes_module_options_through(fake_experiments, tmp_path):
     calls, _ = fake_experiments
-    assert main(["de-brabanter", "--out", str(tmp_path), "--datasets", "pima", "--no-svm"]) == 0
-    assert calls["de_brabanter"] == ["--out", str(tmp_path), "--datasets", "pima", "--no-svm"]
+    assert main(["fixed_size", "--out", str(tmp_path), "--datasets", "pima", "--no-svm"]) == 0
+    assert calls["fixed_size"] == ["--out", str(tmp_path), "--datasets", "pima", "--no-svm"]
     assert main(["all", "--out", str(tmp_path), "--datasets", "pima"]) == 2  # not for all four
 
 
@@ -61,12 +61,12 @@ def test_reproduce_all_cores_and_stale_reports(fake_experiments, tmp_path, capsy
     import os
 
     calls, behaviour = fake_experiments
-    assert main(["maggioni-spinelli", "--out", str(tmp_path), "--jobs", "-1"]) == 0
-    assert calls["maggioni_spinelli"] == ["--out", str(tmp_path), "--jobs", "-1"]
-    old = tmp_path / "maggioni_spinelli.md"  # a report left by an earlier run is not this run's report
+    assert main(["robust", "--out", str(tmp_path), "--jobs", "-1"]) == 0
+    assert calls["robust"] == ["--out", str(tmp_path), "--jobs", "-1"]
+    old = tmp_path / "robust.md"  # a report left by an earlier run is not this run's report
     os.utime(old, (old.stat().st_atime - 3600, old.stat().st_mtime - 3600))
-    behaviour["maggioni_spinelli"] = "no-report"
-    assert main(["maggioni-spinelli", "--out", str(tmp_path)]) == 1
+    behaviour["robust"] = "no-report"
+    assert main(["robust", "--out", str(tmp_path)]) == 1
     assert "wrote no report" in capsys.readouterr().err
 
 
@@ -74,21 +74,21 @@ def test_reproduce_all_runs_every_paper_in_order(fake_experiments, tmp_path):
     calls, _ = fake_experiments
     assert main(["all", "--quick", "--out", str(tmp_path)]) == 0
     assert list(calls) == [module for module, _ in PROTOCOLS.values()]
-    assert list(calls) == ["maggioni_spinelli", "baldomero_naranjo", "de_brabanter", "kumar_ramakrishnan"]
+    assert list(calls) == ["robust", "ramp", "fixed_size", "ellipsoid"]
     for argv in calls.values():
         assert argv == ["--quick", "--out", str(tmp_path)]
 
 
 def test_reproduce_all_goes_on_after_a_failure_and_names_it(fake_experiments, tmp_path, capsys):
     calls, behaviour = fake_experiments
-    behaviour["maggioni_spinelli"] = FileNotFoundError("dataset 'arrhythmia' is not bundled; set SVMOPT_DATA")
-    behaviour["de_brabanter"] = SystemExit(2)
+    behaviour["robust"] = FileNotFoundError("dataset 'arrhythmia' is not bundled; set SVMOPT_DATA")
+    behaviour["fixed_size"] = SystemExit(2)
     assert main(["all", "--out", str(tmp_path)]) == 1
     assert len(calls) == 4  # every protocol ran
     captured = capsys.readouterr()
-    assert "maggioni-spinelli failed: missing data: dataset 'arrhythmia'" in captured.err
-    assert "de-brabanter failed" in captured.err and "status 2" in captured.err
-    assert "2 of 4 protocol(s) failed: maggioni-spinelli, de-brabanter" in captured.err
+    assert "robust failed: missing data: dataset 'arrhythmia'" in captured.err
+    assert "fixed_size failed" in captured.err and "status 2" in captured.err
+    assert "2 of 4 protocol(s) failed: robust, fixed_size" in captured.err
     table = captured.out.split("Reproductions:", 1)[1]
     assert table.count("FAILED") == 2 and table.count(" ok ") == 2
 
@@ -104,18 +104,18 @@ def test_reproduce_all_goes_on_after_a_failure_and_names_it(fake_experiments, tm
 )
 def test_reproduce_single_failure_is_a_clear_error(fake_experiments, tmp_path, capsys, behaviour, match):
     _, behaviours = fake_experiments
-    behaviours["kumar_ramakrishnan"] = behaviour
-    assert main(["kumar-ramakrishnan", "--out", str(tmp_path)]) == 1
+    behaviours["ellipsoid"] = behaviour
+    assert main(["ellipsoid", "--out", str(tmp_path)]) == 1
     err = capsys.readouterr().err
-    assert "reproductions: error: kumar-ramakrishnan failed" in err and match in err
+    assert "reproductions: error: ellipsoid failed" in err and match in err
 
 
 def test_reproduce_missing_module_is_reported(monkeypatch, tmp_path, capsys):
-    monkeypatch.setitem(sys.modules, "reproductions.baldomero_naranjo", None)  # import raises ImportError
-    monkeypatch.setitem(PROTOCOLS, "baldomero-naranjo", ("baldomero_naranjo", "paper 001"))
-    assert run_reproduction("baldomero-naranjo", ["--out", str(tmp_path)]) is not None
-    monkeypatch.setitem(PROTOCOLS, "baldomero-naranjo", ("no_such_module_xyz", "paper 001"))
-    reason = run_reproduction("baldomero-naranjo", ["--out", str(tmp_path)])
+    monkeypatch.setitem(sys.modules, "reproductions.ramp", None)  # import raises ImportError
+    monkeypatch.setitem(PROTOCOLS, "ramp", ("ramp", "paper 001"))
+    assert run_reproduction("ramp", ["--out", str(tmp_path)]) is not None
+    monkeypatch.setitem(PROTOCOLS, "ramp", ("no_such_module_xyz", "paper 001"))
+    reason = run_reproduction("ramp", ["--out", str(tmp_path)])
     assert reason == "reproductions.no_such_module_xyz does not exist in this checkout"
 
 
@@ -131,17 +131,17 @@ def test_reproduce_bad_names_and_paths(tmp_path, capsys):
             main(["all", "--jobs", jobs])
     afile = tmp_path / "f.md"
     afile.write_text("x")
-    assert main(["kumar-ramakrishnan", "--out", str(afile)]) == 2
+    assert main(["ellipsoid", "--out", str(afile)]) == 2
     assert "exists and is not a directory" in capsys.readouterr().err
 
 
-def test_reproduce_kumar_ramakrishnan_for_real(tmp_path, capsys):
+def test_reproduce_ellipsoid_for_real(tmp_path, capsys):
     """The real module end to end on its smallest settings (quick mode, one data set, one repetition)."""
     pytest.importorskip("matplotlib")
-    argv = ["kumar-ramakrishnan", "--quick", "--out", str(tmp_path), "--seed", "0",
+    argv = ["ellipsoid", "--quick", "--out", str(tmp_path), "--seed", "0",
             "--datasets", "iris", "--reps", "1"]
     assert main(argv) == 0, capsys.readouterr().err
-    report = tmp_path / "kumar_ramakrishnan.md"
+    report = tmp_path / "ellipsoid.md"
     assert report.is_file()
     text = report.read_text()
     assert "iris" in text
@@ -152,7 +152,7 @@ def test_reproduce_kumar_ramakrishnan_for_real(tmp_path, capsys):
 
 
 def test_python_dash_m_from_the_checkout(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "reproductions", "kumar-ramakrishnan", "--help"], cwd=ROOT,
+    r = subprocess.run([sys.executable, "-m", "reproductions", "ellipsoid", "--help"], cwd=ROOT,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "--quick" in r.stdout and "--out" in r.stdout
@@ -163,6 +163,6 @@ def test_a_quick_run_never_writes_into_the_committed_reports(fake_experiments):
     from reproductions._cli import QUICK_OUT
 
     calls, _ = fake_experiments
-    assert main(["kumar-ramakrishnan", "--quick"]) == 0
-    argv = calls["kumar_ramakrishnan"]
+    assert main(["ellipsoid", "--quick"]) == 0
+    argv = calls["ellipsoid"]
     assert argv[argv.index("--out") + 1] == str(QUICK_OUT) != str(DOCS)

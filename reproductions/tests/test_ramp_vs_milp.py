@@ -10,16 +10,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks._util import load_script
+from reproductions import ramp_vs_milp
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
-SCRIPTS = Path(__file__).resolve().parents[1]
-
 
 
 @pytest.fixture(scope="module")
 def milp():
-    return load_script(SCRIPTS / "ramp_vs_milp.py")
+    return ramp_vs_milp
 
 
 
@@ -74,7 +72,7 @@ def test_milp_subsample_indices_are_stratified_and_seeded(milp):
 
 def test_milp_only_subsamples_merges_into_the_saved_json(milp, tmp_path, monkeypatch):
     try:
-        from reproductions.baldomero_naranjo import load_paper_dataset
+        from reproductions.ramp import load_paper_dataset
 
         load_paper_dataset("Wdbc")
     except (ImportError, FileNotFoundError) as exc:

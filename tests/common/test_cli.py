@@ -110,10 +110,10 @@ def test_python_dash_m_entry_point():
 
 
 def test_table_printer_alignment():
-    from svmopt.cli import _print_table
+    from svmopt.cli import print_table
 
     buf = io.StringIO()
-    _print_table([{"k": "a", "v": 1.0}, {"k": "bbb", "v": 22.5}], [("k", "K", "{}"), ("v", "V", "{:.1f}")], buf)
+    print_table([{"k": "a", "v": 1.0}, {"k": "bbb", "v": 22.5}], [("k", "K", "{}"), ("v", "V", "{:.1f}")], buf)
     assert buf.getvalue().splitlines()[-1] == "bbb  22.5"
     lines = buf.getvalue().splitlines()
     assert len({len(line) for line in lines}) == 1
@@ -167,7 +167,7 @@ def test_run_passes_unknown_options_to_nobody():
 def test_reproduce_is_not_part_of_the_installed_command(capsys):
     """The protocols live in the repository's reproductions/ package, not in the wheel."""
     with pytest.raises(SystemExit) as exc:
-        main(["reproduce", "maggioni-spinelli"])
+        main(["reproduce", "robust"])
     assert exc.value.code == 2
     assert "invalid choice: 'reproduce'" in capsys.readouterr().err
 
@@ -211,10 +211,10 @@ def test_model_table_notes_time_limits_and_passes_other_warnings(monkeypatch):
 def test_model_size_units():
     from types import SimpleNamespace
 
-    from svmopt.cli import _model_size
+    from svmopt.cli import model_size
 
-    assert _model_size(SimpleNamespace(support_=[1, 2, 3])) == "3 support vectors"
-    assert _model_size(SimpleNamespace(prototypes_=np.zeros((5, 2)))) == "5 prototypes"
-    assert _model_size(SimpleNamespace(coef_=np.zeros((3, 4)))) == "3 hyperplanes"
-    assert _model_size(SimpleNamespace(coef_=np.zeros(4))) == "1 hyperplane"
-    assert _model_size(SimpleNamespace()) == "-"
+    assert model_size(SimpleNamespace(support_=[1, 2, 3])) == "3 support vectors"
+    assert model_size(SimpleNamespace(prototypes_=np.zeros((5, 2)))) == "5 prototypes"
+    assert model_size(SimpleNamespace(coef_=np.zeros((3, 4)))) == "3 hyperplanes"
+    assert model_size(SimpleNamespace(coef_=np.zeros(4))) == "1 hyperplane"
+    assert model_size(SimpleNamespace()) == "-"

@@ -245,7 +245,7 @@ def test_bundled_ignores_env_but_not_data_home(monkeypatch, tmp_path):
 
 
 def test_data_home_plain_or_gzipped(tmp_path):
-    bundled = resources.files("svmopt").joinpath("data").joinpath("wine.data.gz")
+    bundled = resources.files("svmopt.datasets").joinpath("data").joinpath("wine.data.gz")
     (tmp_path / "wine").mkdir()
     with resources.as_file(bundled) as src:
         shutil.copy(src, tmp_path / "wine" / "wine.data.gz")

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from sklearn.model_selection import StratifiedKFold
 
-import svmopt.robust.estimator as rs
+import svmopt.robust.plan as rs
 from svmopt import EllipsoidPSOClassifier, FixedSizeLSSVC, Kernel, RobustSVC
 from svmopt.ellipsoid.estimator import RATIO_GRID
-from svmopt.robust.estimator import ALPHA_FACTORS, NU_CV_GRID
 from svmopt.robust.fit import NU_GRID, fit_binary
+from svmopt.robust.plan import ALPHA_FACTORS, NU_CV_GRID
 
 
 def _data(n=120, d=4, seed=0, flip=0.1, minority=0.5):
@@ -231,7 +231,7 @@ def test_fixed_size_auto_prototypes_take_every_row_of_small_data_silently():
 # ------------------------------------------------------------------------------------------ RampLossSVC
 def test_ramp_loss_auto_c_counts_the_held_out_errors_of_cccp_fits():
     from svmopt import RampLossSVC
-    from svmopt.ramp.estimators import C_GRID
+    from svmopt.ramp.selection import C_GRID
 
     X, y = _data(90, d=5, seed=13)
     clf = RampLossSVC(C="auto", method="cccp", random_state=0).fit(X, y)

@@ -19,10 +19,10 @@ GUIDE_PAGES = (
     "index.md",
     "installation.md",
     "quickstart.md",
-    "robust_svc.md",
-    "ramp_loss_svc.md",
-    "fixed_size_lssvm.md",
-    "ellipsoid_pso.md",
+    "robust.md",
+    "ramp.md",
+    "fixed_size.md",
+    "ellipsoid.md",
     "scaling.md",
 )
 

@@ -108,3 +108,18 @@ def test_the_package_reexports_every_estimator_from_its_family():
         for name in mod.__all__:
             if name in svmopt.__all__:
                 assert getattr(svmopt, name) is getattr(mod, name)
+
+
+REPO = PACKAGE.parents[1]
+OUTSIDE = [f for d in ("tests", "benchmarks", "reproductions", "tools") for f in sorted((REPO / d).rglob("*.py"))]
+
+
+@pytest.mark.parametrize("path", OUTSIDE, ids=[str(f.relative_to(REPO)) for f in OUTSIDE])
+def test_tests_benchmarks_and_protocols_import_no_underscore_name(path):
+    """The rule holds beyond the package: tests, benchmarks and protocols use public names (``_core`` aside)."""
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for a in node.names:
+                assert not (a.name.startswith("_") and a.name not in PRIVATE_MODULES | {"__version__"}), \
+                    f"{path.relative_to(REPO)}:{node.lineno}: imports {a.name} from {node.module}"

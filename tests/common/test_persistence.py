@@ -28,15 +28,15 @@ from sklearn.utils.validation import check_is_fitted
 import svmopt
 import svmopt._shared.highs
 import svmopt.ellipsoid.estimator
-import svmopt.fixed_size.estimators
+import svmopt.fixed_size.selection
 import svmopt.robust.estimator
 import svmopt.robust.fit
-from tests.core.test_robustness import _REGRESSORS, ESTIMATOR_NAMES, _data, make
+from tests.core.test_robustness import ESTIMATOR_NAMES, REGRESSORS, estimator_data, make
 
 
 def _fit(name, X=None, y=None, **params):
     if X is None:
-        X, y = _data(name)
+        X, y = estimator_data(name)
     est = make(name).set_params(**params)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -91,18 +91,18 @@ def name(request):
 
 # ----------------------------------------------------------------------------------------------- round trips
 def test_pickle_round_trip_predicts_identically(name):
-    X, y = _data(name)
+    X, y = estimator_data(name)
     est = _fit(name, X, y)
     back = pickle.loads(pickle.dumps(est, protocol=pickle.HIGHEST_PROTOCOL))
     assert type(back) is type(est)
     assert back.get_params() == est.get_params() or repr(back.get_params()) == repr(est.get_params())
     _assert_same_outputs(est, back, X)
-    Xn, _ = _data(name, seed=1)  # unseen points too
+    Xn, _ = estimator_data(name, seed=1)  # unseen points too
     _assert_same_outputs(est, back, Xn)
 
 
 def test_joblib_round_trip_predicts_identically(name, tmp_path):
-    X, y = _data(name)
+    X, y = estimator_data(name)
     est = _fit(name, X, y)
     path = tmp_path / "model.joblib"
     joblib.dump(est, path, compress=3)
@@ -122,7 +122,7 @@ def test_unfitted_estimator_pickles_and_stays_unfitted(name):
 
 def test_pickled_model_refits_identically(name):
     """A model loaded from a pickle is a full estimator: refitting it gives the same model as a fresh fit."""
-    X, y = _data(name)
+    X, y = estimator_data(name)
     back = pickle.loads(pickle.dumps(_fit(name, X, y)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -132,7 +132,7 @@ def test_pickled_model_refits_identically(name):
 
 # ----------------------------------------------------------------------------------------------- determinism
 def test_same_random_state_same_model(name):
-    X, y = _data(name)
+    X, y = estimator_data(name)
     a, b = _fit(name, X, y), _fit(name, X, y)
     _assert_same_outputs(a, b, X)
     _assert_same_learned(a, b)
@@ -143,7 +143,7 @@ def test_same_random_state_same_model(name):
     ("FixedSizeLSSVR", "n_jobs", [1, 2, 3]),
 ])
 def test_thread_count_parameter_does_not_change_the_model(estimator, param, values):
-    X, y = _data(estimator, n=120)
+    X, y = estimator_data(estimator, n=120)
     fits = [_fit(estimator, X, y, **{param: v}) for v in values]
     for other in fits[1:]:
         _assert_same_outputs(fits[0], other, X)
@@ -156,7 +156,7 @@ _SEEDED = [n for n in ESTIMATOR_NAMES if "random_state" in make(n).get_params()]
 def test_random_state_instance_is_honoured_not_shared(seeded):
     """A RandomState instance is consumed like an int seed; the same seed state gives the same model."""
     name = seeded
-    X, y = _data(name)
+    X, y = estimator_data(name)
     a = _fit(name, X, y, random_state=np.random.RandomState(3))
     b = _fit(name, X, y, random_state=np.random.RandomState(3))
     _assert_same_outputs(a, b, X)
@@ -166,10 +166,10 @@ _OMP_SCRIPT = r"""
 import json, sys, warnings
 import numpy as np
 sys.path.insert(0, sys.argv[1])
-from tests.core.test_robustness import ESTIMATOR_NAMES, _data, make
+from tests.core.test_robustness import ESTIMATOR_NAMES, estimator_data, make
 out = {}
 for name in ESTIMATOR_NAMES:
-    X, y = _data(name, n=60)
+    X, y = estimator_data(name, n=60)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est = make(name).fit(X, y)
@@ -215,8 +215,8 @@ class _Interrupt:
 _INTERRUPT_POINTS = {
     "RobustSVC": (svmopt.robust.fit, "_line_search"),  # after the LP, with either LP solver
     "RobustSVC-robust": (svmopt.robust.fit, "_line_search"),
-    "FixedSizeLSSVC": (svmopt.fixed_size.estimators, "select_prototypes"),
-    "FixedSizeLSSVR": (svmopt.fixed_size.estimators, "select_prototypes"),
+    "FixedSizeLSSVC": (svmopt.fixed_size.selection, "select_prototypes"),
+    "FixedSizeLSSVR": (svmopt.fixed_size.selection, "select_prototypes"),
     "EllipsoidPSOClassifier": (svmopt.ellipsoid.estimator, "pso_closest_points"),
     "RampLossSVC": (svmopt._shared.highs.HighsModel, "solve"),
     "L1SVC": (svmopt._shared.highs.HighsModel, "solve"),
@@ -245,7 +245,7 @@ def test_every_estimator_has_an_interrupt_point():
 
 
 def test_interrupted_fit_leaves_fresh_estimator_unfitted(name, monkeypatch):
-    X, y = _data(name)
+    X, y = estimator_data(name)
     est = make(name)
     before = repr(vars(est))
     hook = _interrupt(monkeypatch, name)
@@ -260,7 +260,7 @@ def test_interrupted_fit_leaves_fresh_estimator_unfitted(name, monkeypatch):
 
 
 def test_interrupted_refit_keeps_previous_model(name, monkeypatch):
-    X, y = _data(name)
+    X, y = estimator_data(name)
     est = _fit(name, X, y)
     ref = clone(est)
     with warnings.catch_warnings():
@@ -268,8 +268,8 @@ def test_interrupted_refit_keeps_previous_model(name, monkeypatch):
         ref.fit(X, y)
     snapshot = dict(vars(est))
     # refit on different data (other labels, one feature less) and interrupt it half-way
-    X2, y2 = _data(name, n=30, d=2, seed=5)
-    if name not in _REGRESSORS:
+    X2, y2 = estimator_data(name, n=30, d=2, seed=5)
+    if name not in REGRESSORS:
         y2 = np.where(y2 == 1, 7, 3)
     hook = _interrupt(monkeypatch, name)
     with pytest.raises(KeyboardInterrupt):
@@ -285,7 +285,7 @@ def test_interrupted_refit_keeps_previous_model(name, monkeypatch):
 
 def test_error_half_way_is_atomic_too(name, monkeypatch):
     """Not only interrupts: a solver failure raised late in fit leaves no half-fitted estimator either."""
-    X, y = _data(name)
+    X, y = estimator_data(name)
     est = make(name)
     owner, attr = _INTERRUPT_POINTS[name]
 

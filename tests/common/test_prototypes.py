@@ -41,12 +41,12 @@ def Z3():
 
 def test_log_offdiag_and_rowsum_match_numpy(Z3):
     idx = np.arange(7, 47)
-    assert _core.fixed_size.entropy_log_offdiag(Z3, idx) == pytest.approx(log_offdiag_ref(Z3, idx), rel=1e-13)
+    assert _core.prototypes.entropy_log_offdiag(Z3, idx) == pytest.approx(log_offdiag_ref(Z3, idx), rel=1e-13)
     P = Z3[idx]
     e = -((Z3[300] - P) ** 2).sum(1)
     e[5] = -np.inf
     ref = e.max() + np.log(np.exp(e - e.max()).sum())
-    assert _core.fixed_size.entropy_log_rowsum(Z3, idx, 300, 5) == pytest.approx(ref, rel=1e-13)
+    assert _core.prototypes.entropy_log_rowsum(Z3, idx, 300, 5) == pytest.approx(ref, rel=1e-13)
 
 
 def test_normalization_1d_matches_numerical_integration():
@@ -56,7 +56,7 @@ def test_normalization_1d_matches_numerical_integration():
     grid = np.linspace(-6, 8, 200001)
     f = stats.norm.pdf((grid[:, None] - x[None, :]) / h).sum(1) / (x.size * h)
     integral = trapezoid(f**2, grid)
-    L = _core.fixed_size.entropy_log_offdiag(np.ascontiguousarray(x[:, None] / (2 * h)), np.arange(7))
+    L = _core.prototypes.entropy_log_offdiag(np.ascontiguousarray(x[:, None] / (2 * h)), np.arange(7))
     S = 7 + math.exp(L)
     assert integral == pytest.approx(S / (49 * math.sqrt(4 * math.pi) * h), rel=1e-9)
     assert integral == pytest.approx(0.3015953691424489, rel=1e-6) or integral > 0  # value depends on the points
@@ -65,14 +65,14 @@ def test_normalization_1d_matches_numerical_integration():
 def test_swap_updates_equal_recomputation(Z3):
     """The O(m d) log-domain swap rule makes the same decisions as recomputing L in O(m^2 d)."""
     kw = dict(max_proposals=3000, tol=-1.0, seed=3)
-    fast = _core.fixed_size.entropy_select(Z3, 40, **kw)
-    naive = _core.fixed_size.entropy_select(Z3, 40, recompute=True, **kw)
+    fast = _core.prototypes.entropy_select(Z3, 40, **kw)
+    naive = _core.prototypes.entropy_select(Z3, 40, recompute=True, **kw)
     assert fast.n_accepted == naive.n_accepted > 20
     assert fast.n_row_recomputes > 0  # the kept row sums' cancellation guard ran too
     np.testing.assert_array_equal(fast.idx, naive.idx)
     assert fast.log_offdiag == pytest.approx(log_offdiag_ref(Z3, fast.idx), rel=1e-9)
     # initial random set has a larger off-diagonal sum (lower entropy) than the selected one
-    init = _core.fixed_size.entropy_select(Z3, 40, max_proposals=1, tol=-1.0, seed=3)
+    init = _core.prototypes.entropy_select(Z3, 40, max_proposals=1, tol=-1.0, seed=3)
     assert fast.log_offdiag < log_offdiag_ref(Z3, init.idx)
 
 
@@ -83,14 +83,14 @@ def test_duplicate_rows_make_the_same_decisions_as_recomputation(seed):
     rng = np.random.default_rng(seed)
     Z = np.ascontiguousarray(rng.integers(0, 4, size=(400, 2)).astype(float))
     kw = dict(max_proposals=3000, tol=-1.0, seed=seed)
-    fast = _core.fixed_size.entropy_select(Z, 60, **kw)
-    naive = _core.fixed_size.entropy_select(Z, 60, recompute=True, **kw)
+    fast = _core.prototypes.entropy_select(Z, 60, **kw)
+    naive = _core.prototypes.entropy_select(Z, 60, recompute=True, **kw)
     assert fast.n_accepted == naive.n_accepted
     np.testing.assert_array_equal(fast.idx, naive.idx)
 
 
 def test_entropy_never_decreases_along_the_run(Z3):
-    Ls = [_core.fixed_size.entropy_select(Z3, 30, max_proposals=t, tol=-1.0, seed=11).log_offdiag
+    Ls = [_core.prototypes.entropy_select(Z3, 30, max_proposals=t, tol=-1.0, seed=11).log_offdiag
           for t in (1, 50, 200, 800)]
     assert all(a >= b - 1e-12 for a, b in itertools.pairwise(Ls))
 
@@ -104,11 +104,11 @@ def test_log_domain_works_where_every_kernel_value_underflows():
     G = np.exp(-((P[:, None] - P[None]) ** 2).sum(-1))
     np.fill_diagonal(G, 0)
     assert G.sum() == 0.0  # the naive S comparison can never fire
-    r = _core.fixed_size.entropy_select(Z, 40, max_proposals=1000, window=200, seed=0)
+    r = _core.prototypes.entropy_select(Z, 40, max_proposals=1000, window=200, seed=0)
     assert r.n_accepted > 10
     assert r.n_proposals > 200  # the stopping rule does not fire at the first check
-    init = _core.fixed_size.entropy_select(Z, 40, max_proposals=1, seed=0)
-    assert r.log_offdiag < _core.fixed_size.entropy_log_offdiag(Z, init.idx)
+    init = _core.prototypes.entropy_select(Z, 40, max_proposals=1, seed=0)
+    assert r.log_offdiag < _core.prototypes.entropy_log_offdiag(Z, init.idx)
     assert r.log_offdiag == pytest.approx(log_offdiag_ref(Z, r.idx), rel=1e-9, abs=1e-9)
 
 
@@ -120,7 +120,7 @@ def test_selected_prototypes_spread_more_than_random():
     Z = np.ascontiguousarray(x / (2 * h))
     ent_range, rnd_range, ent_gap, rnd_gap = [], [], [], []
     for s in range(8):
-        r = _core.fixed_size.entropy_select(Z, 15, seed=s)
+        r = _core.prototypes.entropy_select(Z, 15, seed=s)
         pv = np.sort(x[r.idx, 0])
         rnd = np.sort(x[np.random.default_rng(s).choice(2000, 15, replace=False), 0])
         ent_range.append(np.ptp(pv)), rnd_range.append(np.ptp(rnd))
@@ -140,7 +140,7 @@ def test_stratified_selection_keeps_the_allocation():
     assert len(set(r["idx"].tolist())) == 30
     assert r["n_accepted"] > 0
     # the wrapper reports the core's counts, the kept row sums' exact recomputations among them
-    core = _core.fixed_size.entropy_select(np.ascontiguousarray(X / (2.0 * r["bandwidths"])), 30,
+    core = _core.prototypes.entropy_select(np.ascontiguousarray(X / (2.0 * r["bandwidths"])), 30,
                                            labels=labels.astype(np.int64), seed=0)
     np.testing.assert_array_equal(r["idx"], core.idx)
     assert r["n_row_recomputes"] == core.n_row_recomputes and r["n_kernel_evals"] == core.n_kernel_evals
@@ -150,8 +150,8 @@ def test_reproducible_and_counts_kernel_evaluations(Z3):
     """Same seed, same PV; kernel evaluations = init + recomputes of every row, m - 1 per proposal (its candidate's
     row sum; the outgoing prototype's is kept up to date), 2 (m - 1) per accepted swap that updates the kept row sums
     instead of recomputing them all, and m - 1 per row recomputed there."""
-    a = _core.fixed_size.entropy_select(Z3, 25, seed=5)
-    b = _core.fixed_size.entropy_select(Z3, 25, seed=5)
+    a = _core.prototypes.entropy_select(Z3, 25, seed=5)
+    b = _core.prototypes.entropy_select(Z3, 25, seed=5)
     np.testing.assert_array_equal(a.idx, b.idx)
     m = 25
     updates = a.n_accepted - a.n_recomputes
@@ -159,15 +159,15 @@ def test_reproducible_and_counts_kernel_evaluations(Z3):
     expected = (m * (m - 1) * (1 + a.n_recomputes) + (m - 1) * a.n_proposals + 2 * (m - 1) * updates
                 + (m - 1) * a.n_row_recomputes)
     assert a.n_kernel_evals == expected
-    naive = _core.fixed_size.entropy_select(Z3, 25, seed=5, recompute=True)
+    naive = _core.prototypes.entropy_select(Z3, 25, seed=5, recompute=True)
     np.testing.assert_array_equal(a.idx, naive.idx)
 
 
 def test_m_equal_n_and_invalid_m(Z3):
-    r = _core.fixed_size.entropy_select(Z3[:10], 10, seed=0)
+    r = _core.prototypes.entropy_select(Z3[:10], 10, seed=0)
     assert sorted(r.idx.tolist()) == list(range(10))
     with pytest.raises(ValueError):
-        _core.fixed_size.entropy_select(Z3[:10], 11)
+        _core.prototypes.entropy_select(Z3[:10], 11)
 
 
 # ----------------------------------------------------------------------------- plug-in bandwidth

@@ -95,7 +95,8 @@ def test_milp_time_limit_with_incumbent_warns_and_is_usable():
 
 
 def test_highs_time_limit_on_milp_with_start_warns_with_incumbent():
-    """HighsModel level, time limit (tests/common/test_highs.py covers the solution limit): the MIP start is the incumbent."""
+    """HighsModel level, time limit (tests/common/test_highs.py covers the solution limit): the MIP start is the
+    incumbent."""
     rng = np.random.default_rng(1)
     n = 60
     w = rng.integers(5, 40, n).astype(float)

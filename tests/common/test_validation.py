@@ -1,5 +1,5 @@
-"""The one parameter-validation layer (svmopt._shared.validation): every estimator declares every parameter, validates it
-before any work through scikit-learn's mechanism, and takes its parameters by keyword only."""
+"""The one parameter-validation layer (svmopt._shared.validation): every estimator declares every parameter,
+validates it before any work through scikit-learn's mechanism, and takes its parameters by keyword only."""
 
 from __future__ import annotations
 
@@ -144,7 +144,7 @@ def test_a_weighted_fit_validates_its_weights_once(make, monkeypatch):
     from sklearn.datasets import make_classification
 
     import svmopt.ramp.estimators
-    import svmopt.robust.estimator
+    import svmopt.robust.data
 
     X, y = make_classification(40, 4, n_informative=3, n_redundant=0, random_state=0)
     sw = np.ones(40)
@@ -157,7 +157,7 @@ def test_a_weighted_fit_validates_its_weights_once(make, monkeypatch):
         calls.append(y_.shape[0])
         return real(X_, y_, *args, **kwargs)
 
-    for module in (_validation, svmopt.robust.estimator, svmopt.ramp.estimators):
+    for module in (_validation, svmopt.robust.data, svmopt.ramp.estimators):
         monkeypatch.setattr(module, "check_fit_weights", counted)
     make().fit(X, y, sample_weight=sw)
     assert calls.count(40) == 1

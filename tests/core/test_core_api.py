@@ -19,7 +19,7 @@ import pytest
 
 from svmopt import _core
 
-SUBMODULES = ("kernels", "robust", "fixed_size", "pso", "blas")
+SUBMODULES = ("kernels", "cutting_plane", "robust", "prototypes", "fixed_size", "ellipsoid", "blas")
 STUBS = Path(__file__).resolve().parents[2] / "python" / "svmopt" / "_core"
 
 
@@ -112,7 +112,8 @@ ENUMS = [(sub, cls) for sub in SUBMODULES for cls in _stub_enums(sub)]
 
 def test_the_stubs_declare_the_expected_enums():
     assert sorted(ENUMS) == sorted([("kernels", "KernelKind"), ("robust", "Objective"), ("robust", "DenseLPStatus"),
-                                    ("pso", "RandScope"), ("pso", "Sync"), ("pso", "Boundary"), ("pso", "Fitness"),
+                                    ("ellipsoid", "RandScope"), ("ellipsoid", "Sync"), ("ellipsoid", "Boundary"),
+                                    ("ellipsoid", "Fitness"),
                                     ("fixed_size", "CVTask")])
 
 
@@ -140,13 +141,17 @@ STRING_FOR_ENUM = {
     "robust.line_search_grid_naive objective": lambda: _core.robust.line_search_grid_naive(S2, Y2, -1, 1,
                                                                                            objective="decision"),
     "robust.line_search_exact objective": lambda: _core.robust.line_search_exact(S2, Y2, -1, 1, objective="paper"),
-    "pso.two_swarm rand_scope": lambda: _core.pso.two_swarm(MU, P, MU + 3, P, max_iter=2, rand_scope="particle"),
-    "pso.two_swarm sync": lambda: _core.pso.two_swarm(MU, P, MU + 3, P, max_iter=2, sync="gauss_seidel"),
-    "pso.two_swarm boundary": lambda: _core.pso.two_swarm(MU, P, MU + 3, P, max_iter=2, boundary="project"),
-    "pso.single_swarm fitness": lambda: _core.pso.single_swarm(MU, P, MU + 3, "linear", max_iter=2),
-    "pso.single_swarm rand_scope": lambda: _core.pso.single_swarm(MU, P, MU + 3, max_iter=2, rand_scope="iteration"),
-    "pso.single_swarm boundary": lambda: _core.pso.single_swarm(MU, P, MU + 3, max_iter=2, boundary="revert"),
-    "pso.draws rand_scope": lambda: _core.pso.draws(0, 0, 1, 3, 2, "iteration"),
+    "ellipsoid.two_swarm rand_scope": lambda: _core.ellipsoid.two_swarm(MU, P, MU + 3, P, max_iter=2,
+                                                                         rand_scope="particle"),
+    "ellipsoid.two_swarm sync": lambda: _core.ellipsoid.two_swarm(MU, P, MU + 3, P, max_iter=2, sync="gauss_seidel"),
+    "ellipsoid.two_swarm boundary": lambda: _core.ellipsoid.two_swarm(MU, P, MU + 3, P, max_iter=2,
+                                                                      boundary="project"),
+    "ellipsoid.single_swarm fitness": lambda: _core.ellipsoid.single_swarm(MU, P, MU + 3, "linear", max_iter=2),
+    "ellipsoid.single_swarm rand_scope": lambda: _core.ellipsoid.single_swarm(MU, P, MU + 3, max_iter=2,
+                                                                              rand_scope="iteration"),
+    "ellipsoid.single_swarm boundary": lambda: _core.ellipsoid.single_swarm(MU, P, MU + 3, max_iter=2,
+                                                                            boundary="revert"),
+    "ellipsoid.draws rand_scope": lambda: _core.ellipsoid.draws(0, 0, 1, 3, 2, "iteration"),
     "fixed_size.CVCost task": lambda: _core.fixed_size.CVCost(np.eye(2), Y2[:, None].copy(), np.zeros(2, np.int32), 1,
                                                               np.eye(2), _core.kernels.KernelParams(
                                                                   _core.kernels.KernelKind.linear), False, 0,
@@ -163,15 +168,15 @@ def test_a_string_where_an_enum_belongs_is_a_type_error(case):
 def test_the_enum_options_select_what_they_name():
     """The enum values reach the core: the two objectives count a tie differently (a +1 point at s = b is correct in
     (10), wrong for sign(s - b)); the iteration scope shares r1..r3 across particles; the fitnesses differ."""
-    robust, pso = _core.robust, _core.pso
+    robust, ellipsoid = _core.robust, _core.ellipsoid
     assert robust.line_search_count(np.array([0.5]), np.array([1.0]), 0.5, robust.Objective.paper) == 0
     assert robust.line_search_count(np.array([0.5]), np.array([1.0]), 0.5, robust.Objective.decision) == 1
-    d = pso.draws(3, 0, 4, 6, 2, pso.RandScope.iteration)
+    d = ellipsoid.draws(3, 0, 4, 6, 2, ellipsoid.RandScope.iteration)
     assert np.all(d[:, :3] == d[0, :3])
-    assert not np.all(pso.draws(3, 0, 4, 6, 2, pso.RandScope.particle)[:, :3] == d[0, :3])
+    assert not np.all(ellipsoid.draws(3, 0, 4, 6, 2, ellipsoid.RandScope.particle)[:, :3] == d[0, :3])
     a = np.array([3.0, 0.0])
-    near = pso.single_swarm(MU, P, a, pso.Fitness.distance, max_iter=20, seed=1)
-    lin = pso.single_swarm(MU, P, a, pso.Fitness.linear, max_iter=20, seed=1)
+    near = ellipsoid.single_swarm(MU, P, a, ellipsoid.Fitness.distance, max_iter=20, seed=1)
+    lin = ellipsoid.single_swarm(MU, P, a, ellipsoid.Fitness.linear, max_iter=20, seed=1)
     assert near.gbest_fitness == pytest.approx(np.linalg.norm(a - near.gbest))
     assert lin.gbest_fitness == pytest.approx(-a @ lin.gbest)
 
@@ -209,12 +214,12 @@ def test_dense_lp_solve_returns_a_dense_lp_result():
     assert lp.solve(0.5, max_iter=0, tol=1e-7).status == _core.robust.DenseLPStatus.optimal
 
 
-def test_reduced_cut_pass_returns_cut_sums():
+def test_cut_pass_returns_cut_sums():
     Phi = np.array([[1.0, 0.5], [0.2, 1.0], [0.3, 0.3]])
     y = np.array([1.0, -1.0, 1.0])
-    c = _core.robust.reduced_cut_pass(y, np.array([1.0, 0.0]), 0.0, 1.0, Phi=Phi, delta=np.full(3, 0.25))
-    assert type(c) is _core.robust.CutSums
-    _check_attributes(c, "robust", "CutSums")
+    c = _core.cutting_plane.cut_pass(y, np.array([1.0, 0.0]), 0.0, 1.0, Phi=Phi, delta=np.full(3, 0.25))
+    assert type(c) is _core.cutting_plane.CutSums
+    _check_attributes(c, "cutting_plane", "CutSums")
     _f64(c.a, (2,))
     for name in ("b", "e", "n_c", "hinge"):
         assert isinstance(getattr(c, name), float)
@@ -223,18 +228,18 @@ def test_reduced_cut_pass_returns_cut_sums():
     assert c.hinge == pytest.approx(0.25 + 1.45 + 0.95, rel=1e-15)
     np.testing.assert_allclose(c.a, Phi.T @ y, rtol=1e-15)
     with pytest.raises(TypeError):
-        _core.robust.CutSums()  # built by the core only
+        _core.cutting_plane.CutSums()  # built by the core only
 
 
 def test_entropy_select_returns_an_entropy_select_result():
     Z = np.random.default_rng(0).standard_normal((60, 3))
-    r = _core.fixed_size.entropy_select(Z, 8, max_proposals=200, seed=2)
-    assert type(r) is _core.fixed_size.EntropySelectResult
-    _check_attributes(r, "fixed_size", "EntropySelectResult")
+    r = _core.prototypes.entropy_select(Z, 8, max_proposals=200, seed=2)
+    assert type(r) is _core.prototypes.EntropySelectResult
+    _check_attributes(r, "prototypes", "EntropySelectResult")
     assert isinstance(r.idx, np.ndarray) and r.idx.dtype == np.int64 and r.idx.shape == (8,)
     assert len(set(r.idx.tolist())) == 8 and r.idx.min() >= 0 and r.idx.max() < 60
     assert isinstance(r.log_offdiag, float)
-    assert r.log_offdiag == pytest.approx(_core.fixed_size.entropy_log_offdiag(Z, r.idx), rel=1e-9)
+    assert r.log_offdiag == pytest.approx(_core.prototypes.entropy_log_offdiag(Z, r.idx), rel=1e-9)
     for name in ("n_proposals", "n_accepted", "n_recomputes", "n_kernel_evals"):
         assert isinstance(getattr(r, name), int) and getattr(r, name) >= 0
     assert isinstance(r.stopped_early, bool)
@@ -294,8 +299,8 @@ def test_the_searches_return_a_search_result(search):
 
 
 def _check_trace(t, T, k, n, record):
-    assert type(t) is _core.pso.SwarmTrace
-    _check_attributes(t, "pso", "SwarmTrace")
+    assert type(t) is _core.ellipsoid.SwarmTrace
+    _check_attributes(t, "ellipsoid", "SwarmTrace")
     _f64(t.gbest, (n,))
     assert isinstance(t.gbest_fitness, float)
     _f64(t.fitness_history, (T + 1,))
@@ -313,10 +318,10 @@ def _check_trace(t, T, k, n, record):
 @pytest.mark.parametrize("record", [False, True])
 def test_two_swarm_returns_a_two_swarm_result(record):
     T, k, n = 12, 6, 3
-    r = _core.pso.two_swarm(np.zeros(n), np.eye(n), np.full(n, 4.0), 2 * np.eye(n), n_particles=k, max_iter=T,
-                            seed=5, record=record)
-    assert type(r) is _core.pso.TwoSwarmResult
-    _check_attributes(r, "pso", "TwoSwarmResult")
+    r = _core.ellipsoid.two_swarm(np.zeros(n), np.eye(n), np.full(n, 4.0), 2 * np.eye(n), n_particles=k,
+                                  max_iter=T, seed=5, record=record)
+    assert type(r) is _core.ellipsoid.TwoSwarmResult
+    _check_attributes(r, "ellipsoid", "TwoSwarmResult")
     _f64(r.x, (n,))
     _f64(r.y, (n,))
     assert isinstance(r.distance, float) and r.distance == pytest.approx(np.linalg.norm(r.x - r.y))
@@ -335,8 +340,8 @@ def test_two_swarm_returns_a_two_swarm_result(record):
 @pytest.mark.parametrize("record", [False, True])
 def test_single_swarm_returns_a_swarm_trace(record):
     T, k, n = 9, 5, 2
-    t = _core.pso.single_swarm(np.zeros(n), np.diag([1.0, 4.0]), np.array([3.0, 2.0]), _core.pso.Fitness.distance,
-                               n_particles=k, max_iter=T, seed=3, record=record)
+    t = _core.ellipsoid.single_swarm(np.zeros(n), np.diag([1.0, 4.0]), np.array([3.0, 2.0]),
+                                     _core.ellipsoid.Fitness.distance, n_particles=k, max_iter=T, seed=3, record=record)
     _check_trace(t, T, k, n, record)
     assert np.all(np.diff(t.fitness_history) <= 0)  # a fixed target: the best never gets worse
 
@@ -376,17 +381,19 @@ POLICY = {
                        (X, X[:5], _rng.standard_normal((5, 2)))),
     "robust.lp_matrix": (lambda K_, y_: _core.robust.lp_matrix(K_, y_, np.full(7, 0.01)), (KM, YM)),
     "robust.DenseLP": (lambda K_, y_: _core.robust.DenseLP(K_, y_, None).solve(0.3).x, (KM, YM)),
-    "robust.reduced_cut_pass": (lambda Phi_, y_, v_, d_: _cut_sums(_core.robust.reduced_cut_pass(
+    "cutting_plane.cut_pass": (lambda Phi_, y_, v_, d_: _cut_sums(_core.cutting_plane.cut_pass(
         y_, v_, 0.1, 0.5, Phi=Phi_, delta=d_, block=3)), (KM[:, :4], YM, np.array([0.5, -1.0, 0.25, 2.0]),
                                                           np.linspace(0.0, 0.2, 7))),
-    "robust.reduced_cut_pass X Z": (lambda X_, Z_, y_: _cut_sums(_core.robust.reduced_cut_pass(
+    "cutting_plane.cut_pass X Z": (lambda X_, Z_, y_: _cut_sums(_core.cutting_plane.cut_pass(
         y_, np.array([0.5, -1.0, 0.25, 2.0]), 0.1, 0.5, X=X_, Z=Z_, params=KP, block=3)), (X[:7], PV, YM)),
+    "prototypes.entropy_log_offdiag": (lambda Z_: _core.prototypes.entropy_log_offdiag(Z_, np.array([0, 3, 5, 9])),
+                                       (X,)),
     "fixed_size.nystrom_features": (lambda X_, PV_, P_: _core.fixed_size.nystrom_features(X_, PV_, KP, P_, chunk=5),
                                     (X, PV, PROJ)),
     "fixed_size.fast_cv_solve": (lambda G_, t_: _core.fixed_size.fast_cv_solve(G_, t_, 2.0),
                                  (np.stack([X[:5].T @ X[:5], X[5:].T @ X[5:]]), np.ones((2, 3, 1)))),
-    "pso.two_swarm": (lambda m1, p1, m2, p2: _core.pso.two_swarm(m1, p1, m2, p2, max_iter=15, seed=2).x,
-                      (MU1, P1, MU2, P2)),
+    "ellipsoid.two_swarm": (lambda m1, p1, m2, p2: _core.ellipsoid.two_swarm(m1, p1, m2, p2, max_iter=15, seed=2).x,
+                            (MU1, P1, MU2, P2)),
     "fixed_size.nystrom_projection": (lambda PV_: _core.fixed_size.nystrom_projection(PV_, KP), (PV,)),
     "fixed_size.CVCost": (lambda X_, Y_, PV_: _core.fixed_size.CVCost(
         X_, Y_, (np.arange(14) % 2).astype(np.int32), 2, PV_, KP, True, 0, _core.fixed_size.CVTask.regression,
@@ -427,15 +434,15 @@ def test_any_layout_gives_the_result_of_the_c_contiguous_copy(name, layout):
 def test_index_and_fold_arrays_need_their_integer_dtype():
     """Indices and labels are int64, fold ids int32: any other integer width (or float) is a TypeError; a strided
     index array is read through its stride."""
-    fs = _core.fixed_size
+    fs, pr = _core.fixed_size, _core.prototypes
     idx = np.array([0, 3, 5, 9])
-    ref = fs.entropy_log_offdiag(X, idx)
+    ref = pr.entropy_log_offdiag(X, idx)
     for bad in (idx.astype(np.int32), idx.astype(np.float64), idx.astype(np.uint64), idx.tolist()):
         with pytest.raises(TypeError):
-            fs.entropy_log_offdiag(X, bad)
-    assert fs.entropy_log_offdiag(X, np.repeat(idx, 2)[::2]) == ref
+            pr.entropy_log_offdiag(X, bad)
+    assert pr.entropy_log_offdiag(X, np.repeat(idx, 2)[::2]) == ref
     with pytest.raises(TypeError):
-        fs.entropy_select(X, 3, labels=np.zeros(14, np.int32))
+        pr.entropy_select(X, 3, labels=np.zeros(14, np.int32))
     folds = (np.arange(14) % 2).astype(np.int32)
     acc = fs.FoldAccumulator(PV, KP, PROJ, n_folds=2)
     with pytest.raises(TypeError):

@@ -54,20 +54,20 @@ def _estimators() -> dict:
 ESTIMATOR_NAMES = list(_estimators())
 # Estimators that need at least d + 1 samples per class (a covariance ellipsoid per class): the data below has
 # enough; the one-feature and duplicated-row cases are the ones that stress it.
-_REGRESSORS = {"FixedSizeLSSVR"}
+REGRESSORS = {"FixedSizeLSSVR"}
 
 
 def make(name: str):
     return clone(_estimators()[name])
 
 
-def _data(name: str, n: int = 40, d: int = 3, seed: int = 0):
+def estimator_data(name: str, n: int = 40, d: int = 3, seed: int = 0):
     """Two well separated blobs (labels 0/1), or a linear target for the regressor."""
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, d))
     y = (np.arange(n) % 2).astype(int)
     X[y == 1] += 3.0
-    if name in _REGRESSORS:
+    if name in REGRESSORS:
         return X, X @ np.arange(1.0, d + 1.0) + 0.1 * rng.standard_normal(n)
     return X, y
 
@@ -94,7 +94,7 @@ def _fit_quiet(est, X, y):
 
 def _accuracy(name, est, X, y) -> float:
     pred = est.predict(X)
-    if name in _REGRESSORS:
+    if name in REGRESSORS:
         return 1.0 - float(np.mean((pred - y) ** 2) / np.var(y))
     return float(np.mean(pred == y))
 
@@ -107,14 +107,14 @@ def name(request):
 # -- non-finite, empty, tiny inputs: a ValueError naming X / y -----------------------------------------------
 @pytest.mark.parametrize(("bad", "match"), [(np.nan, "NaN"), (np.inf, "infinity"), (-np.inf, "infinity")])
 def test_fit_rejects_non_finite_X(name, bad, match):
-    X, y = _data(name)
+    X, y = estimator_data(name)
     X[3, 1] = bad
     with pytest.raises(ValueError, match=match):
         make(name).fit(X, y)
 
 
 def test_fit_rejects_non_finite_y(name):
-    X, y = _data(name)
+    X, y = estimator_data(name)
     y = y.astype(float)
     y[2] = np.nan
     with pytest.raises(ValueError, match=r"(?i)nan|y|label"):
@@ -131,18 +131,18 @@ def test_fit_rejects_empty(name, shape):
 
 def test_one_sample(name):
     """One sample: a classifier has one class (ValueError); a regressor may fit the constant, finitely."""
-    X, y = _data(name)
+    X, y = estimator_data(name)
     try:
         est = _fit_quiet(make(name), X[:1], y[:1])
     except ValueError as exc:
         assert re.search(r"(?i)sample|class", str(exc)), exc
         return
-    assert name in _REGRESSORS, "a classifier fitted on one sample (one class)"
+    assert name in REGRESSORS, "a classifier fitted on one sample (one class)"
     np.testing.assert_allclose(_outputs(est, X), y[0], rtol=1e-6)
 
 
 def test_fit_rejects_1d_and_3d_X(name):
-    X, y = _data(name)
+    X, y = estimator_data(name)
     with pytest.raises(ValueError, match=r"(?i)2D|2-D|dimension"):
         make(name).fit(X[:, 0], y)
     with pytest.raises(ValueError, match=r"(?i)dim"):
@@ -150,19 +150,19 @@ def test_fit_rejects_1d_and_3d_X(name):
 
 
 def test_fit_rejects_mismatched_lengths(name):
-    X, y = _data(name)
+    X, y = estimator_data(name)
     with pytest.raises(ValueError, match=r"(?i)inconsistent|rows|length"):
         make(name).fit(X, y[:-1])
 
 
 def test_fit_rejects_complex_X(name):
-    X, y = _data(name)
+    X, y = estimator_data(name)
     with pytest.raises(ValueError, match=r"(?i)complex"):
         make(name).fit(X + 1j, y)
 
 
 def test_fit_rejects_string_features(name):
-    X, y = _data(name)
+    X, y = estimator_data(name)
     df = pd.DataFrame(X, columns=["a", "b", "c"])
     df["c"] = ["low", "high"] * (len(df) // 2)
     with pytest.raises(ValueError, match=r"(?i)string|convert|float"):
@@ -173,20 +173,20 @@ def test_fit_rejects_string_features(name):
 
 # -- classifier-only label checks ------------------------------------------------------------------------------
 def _classifier(name):
-    if name in _REGRESSORS:
+    if name in REGRESSORS:
         pytest.skip("label checks are for classifiers (the regressor's target is tested with NaN above)")
 
 
 def test_fit_rejects_one_class(name):
     _classifier(name)
-    X, _ = _data(name)
+    X, _ = estimator_data(name)
     with pytest.raises(ValueError, match=r"(?i)class"):
         make(name).fit(X, np.ones(X.shape[0], dtype=int))
 
 
 def test_fit_rejects_continuous_labels(name):
     _classifier(name)
-    X, _ = _data(name)
+    X, _ = estimator_data(name)
     y = np.linspace(0.0, 1.0, X.shape[0])
     with pytest.raises(ValueError, match=r"(?i)label|continuous|class"):
         make(name).fit(X, y)
@@ -194,7 +194,7 @@ def test_fit_rejects_continuous_labels(name):
 
 def test_string_labels_round_trip(name):
     _classifier(name)
-    X, y = _data(name)
+    X, y = estimator_data(name)
     labels = np.array(["neg", "pos"])[y]
     est = _fit_quiet(make(name), X, labels)
     assert list(est.classes_) == ["neg", "pos"]
@@ -208,7 +208,7 @@ def test_string_labels_round_trip(name):
 
 def test_rejects_mixed_type_labels(name):
     _classifier(name)
-    X, y = _data(name)
+    X, y = estimator_data(name)
     mixed = np.array(["a" if v else 1 for v in y], dtype=object)
     with pytest.raises((ValueError, TypeError), match=r"(?i)label|type|mix"):
         make(name).fit(X, mixed)
@@ -216,7 +216,7 @@ def test_rejects_mixed_type_labels(name):
 
 # -- degenerate but legal data: a correct result ------------------------------------------------------------
 def test_one_feature(name):
-    X, y = _data(name, d=1)
+    X, y = estimator_data(name, d=1)
     est = _fit_quiet(make(name), X, y)
     assert est.n_features_in_ == 1
     _outputs(est, X)
@@ -224,7 +224,7 @@ def test_one_feature(name):
 
 
 def test_constant_feature_among_informative_ones(name):
-    X, y = _data(name)
+    X, y = estimator_data(name)
     X[:, 1] = 7.0
     est = _fit_quiet(make(name), X, y)
     _outputs(est, X)
@@ -233,7 +233,7 @@ def test_constant_feature_among_informative_ones(name):
 
 def test_all_features_constant(name):
     """Nothing to learn: a clear ValueError, or a finite constant predictor -- never NaN."""
-    X, y = _data(name)
+    X, y = estimator_data(name)
     X[:] = 2.5
     try:
         est = _fit_quiet(make(name), X, y)
@@ -245,7 +245,7 @@ def test_all_features_constant(name):
 
 
 def test_duplicated_rows(name):
-    X, y = _data(name, n=20)
+    X, y = estimator_data(name, n=20)
     X2, y2 = np.vstack([X, X, X]), np.concatenate([y, y, y])
     est = _fit_quiet(make(name), X2, y2)
     _outputs(est, X2)
@@ -255,9 +255,9 @@ def test_duplicated_rows(name):
 @pytest.mark.parametrize("scale", [1e300, 1e150, 1e-150, 1e-300])
 def test_extreme_magnitudes(name, scale):
     """Huge or tiny values: a ValueError that says what is wrong, or finite predictions."""
-    X, y = _data(name)
+    X, y = estimator_data(name)
     Xs = X * scale
-    y_fit = y * scale if name in _REGRESSORS and scale > 1 else y
+    y_fit = y * scale if name in REGRESSORS and scale > 1 else y
     try:
         est = _fit_quiet(make(name), Xs, y_fit)
     except ValueError as exc:
@@ -270,7 +270,7 @@ def test_extreme_magnitudes(name, scale):
 @pytest.mark.parametrize("kind", ["int64", "float32", "object", "fortran", "strided", "negative_strides",
                                   "dataframe", "list"])
 def test_dtypes_and_layouts_match_float64(name, kind):
-    X, y = _data(name)
+    X, y = estimator_data(name)
     if kind in ("int64", "object", "list"):
         X = np.round(X * 4)  # exactly representable as int; same values as the float64 reference
     elif kind == "float32":
@@ -298,7 +298,7 @@ def test_dtypes_and_layouts_match_float64(name, kind):
         Xk = X.tolist()
     ref = _fit_quiet(make(name), X, y)
     est = _fit_quiet(make(name), Xk, y)
-    if name in _REGRESSORS:  # real-valued outputs: equal up to the last bits of a different summation order
+    if name in REGRESSORS:  # real-valued outputs: equal up to the last bits of a different summation order
         np.testing.assert_allclose(est.predict(Xk), ref.predict(X), rtol=1e-9, atol=1e-12)
     else:
         np.testing.assert_array_equal(est.predict(Xk), ref.predict(X))
@@ -311,7 +311,7 @@ def test_dtypes_and_layouts_match_float64(name, kind):
 def test_bool_features(name):
     """Booleans are read as 0/1 -- the same model as the float64 copy -- or refused with the same clear error
     (few distinct values can make a class covariance singular for the ellipsoid model)."""
-    X, y = _data(name)
+    X, y = estimator_data(name)
     Xb = X > 1.5
     try:
         ref = _fit_quiet(make(name), Xb.astype(np.float64), y)
@@ -325,7 +325,7 @@ def test_bool_features(name):
 
 # -- prediction-time input ---------------------------------------------------------------------------------
 def test_predict_rejects_bad_input(name):
-    X, y = _data(name)
+    X, y = estimator_data(name)
     est = _fit_quiet(make(name), X, y)
     with pytest.raises(ValueError, match=r"(?i)feature"):
         est.predict(X[:, :2])
@@ -340,7 +340,7 @@ def test_predict_rejects_bad_input(name):
 def test_predict_before_fit(name):
     from sklearn.exceptions import NotFittedError
 
-    X, _ = _data(name)
+    X, _ = estimator_data(name)
     with pytest.raises(NotFittedError):
         make(name).predict(X)
 
@@ -371,7 +371,7 @@ def _param_cases():
 
 @pytest.mark.parametrize(("name", "param", "bad"), _param_cases())
 def test_bad_parameter_is_named(name, param, bad):
-    X, y = _data(name)
+    X, y = estimator_data(name)
     est = make(name).set_params(**{param: bad})
     with pytest.raises((ValueError, TypeError)) as info:
         est.fit(X, y)
@@ -397,7 +397,7 @@ _RANGE_CASES = [
 
 @pytest.mark.parametrize(("name", "params"), _RANGE_CASES, ids=[f"{n}-{p}" for n, p in _RANGE_CASES])
 def test_bad_parameter_range_is_named(name, params):
-    X, y = _data(name)
+    X, y = estimator_data(name)
     est = make(name).set_params(**params)
     with pytest.raises((ValueError, TypeError)) as info:
         est.fit(X, y)
@@ -414,8 +414,9 @@ def test_init_stores_parameters_untouched(name):
 
 
 # ----------------------------------------------------------------------------------------------- the core
-kernels, robust, fixed_size, pso, blas = _core.kernels, _core.robust, _core.fixed_size, _core.pso, _core.blas
-SUBMODULES = ("kernels", "robust", "fixed_size", "pso", "blas")
+kernels, cutting_plane, robust = _core.kernels, _core.cutting_plane, _core.robust
+prototypes, fixed_size, ellipsoid, blas = _core.prototypes, _core.fixed_size, _core.ellipsoid, _core.blas
+SUBMODULES = ("kernels", "cutting_plane", "robust", "prototypes", "fixed_size", "ellipsoid", "blas")
 OBJECTIVES = [robust.Objective.paper, robust.Objective.decision]
 KP = kernels.KernelParams(kernels.KernelKind.rbf, alpha=1.0)
 _RNG = np.random.default_rng(0)
@@ -466,20 +467,20 @@ def _tune(x0=None, lower=None, upper=None, tune_gamma=True, tune_sigma2=True, cv
 
 
 def _two_swarm(mu1=None, P1=None, mu2=None, P2=None, **kw):
-    """pso.two_swarm on two disjoint discs, one argument replaced."""
-    return pso.two_swarm(np.zeros(2) if mu1 is None else mu1, np.eye(2) if P1 is None else P1,
-                         np.full(2, 3.0) if mu2 is None else mu2, np.eye(2) if P2 is None else P2, **kw)
+    """ellipsoid.two_swarm on two disjoint discs, one argument replaced."""
+    return ellipsoid.two_swarm(np.zeros(2) if mu1 is None else mu1, np.eye(2) if P1 is None else P1,
+                               np.full(2, 3.0) if mu2 is None else mu2, np.eye(2) if P2 is None else P2, **kw)
 
 
 YZ = np.where(np.arange(10) % 2 == 0, 1.0, -1.0)
 
 
 def _cut_pass(y=YZ, v=None, gamma=0.0, S=0.0, **over):
-    """reduced_cut_pass streaming the 10 rows of Z against 3 landmarks, one argument replaced (None drops it)."""
+    """cut_pass streaming the 10 rows of Z against 3 landmarks, one argument replaced (None drops it)."""
     kw = dict(X=Z, Z=Z[:3].copy(), params=KP)
     kw.update(over)
-    return robust.reduced_cut_pass(y, np.zeros(3) if v is None else v, gamma, S,
-                                   **{k: a for k, a in kw.items() if a is not None})
+    return cutting_plane.cut_pass(y, np.zeros(3) if v is None else v, gamma, S,
+                                  **{k: a for k, a in kw.items() if a is not None})
 
 
 def _normal_pass(**over):
@@ -575,38 +576,6 @@ _ROBUST = [
     ("DenseLP", "float32 K", lambda: robust.DenseLP(np.eye(2, dtype=np.float32), Y2, None), TypeError, ""),
     ("DenseLP.solve", "nu = 0", lambda: robust.DenseLP(np.eye(2), Y2, None).solve(0.0), ValueError, "nu"),
     ("DenseLP.solve", "nan nu", lambda: robust.DenseLP(np.eye(2), Y2, None).solve(np.nan), ValueError, "nu"),
-    ("reduced_cut_pass", "y 0/1", lambda: _cut_pass(y=(YZ > 0) * 1.0), ValueError, "y"),
-    ("reduced_cut_pass", "y length", lambda: _cut_pass(y=YZ[:9]), ValueError, "y"),
-    ("reduced_cut_pass", "y int", lambda: _cut_pass(y=YZ.astype(int)), TypeError, ""),
-    ("reduced_cut_pass", "delta<0", lambda: _cut_pass(delta=-np.ones(10)), ValueError, "delta"),
-    ("reduced_cut_pass", "delta nan", lambda: _cut_pass(delta=np.full(10, np.nan)), ValueError, "delta"),
-    ("reduced_cut_pass", "delta length", lambda: _cut_pass(delta=np.ones(9)), ValueError, "delta"),
-    ("reduced_cut_pass", "weight 0", lambda: _cut_pass(weight=np.zeros(10)), ValueError, "weight"),
-    ("reduced_cut_pass", "weight nan", lambda: _cut_pass(weight=np.full(10, np.nan)), ValueError, "weight"),
-    ("reduced_cut_pass", "weight length", lambda: _cut_pass(weight=np.ones(9)), ValueError, "weight"),
-    ("reduced_cut_pass", "v length", lambda: _cut_pass(v=np.zeros(4)), ValueError, "v "),
-    ("reduced_cut_pass", "v nan", lambda: _cut_pass(v=np.full(3, np.nan)), ValueError, "finite"),
-    ("reduced_cut_pass", "v float32", lambda: _cut_pass(v=np.zeros(3, np.float32)), TypeError, ""),
-    ("reduced_cut_pass", "gamma inf", lambda: _cut_pass(gamma=np.inf), ValueError, "finite"),
-    ("reduced_cut_pass", "S nan", lambda: _cut_pass(S=np.nan), ValueError, "finite"),
-    ("reduced_cut_pass", "Phi and X", lambda: _cut_pass(Phi=np.ones((10, 3))), ValueError, "not both"),
-    ("reduced_cut_pass", "no Z", lambda: _cut_pass(Z=None), ValueError, "Z"),
-    ("reduced_cut_pass", "no params", lambda: _cut_pass(params=None), ValueError, "params"),
-    ("reduced_cut_pass", "X nan", lambda: _cut_pass(X=ZN), ValueError, "X"),
-    ("reduced_cut_pass", "Z inf", lambda: _cut_pass(Z=np.full((3, 2), np.inf)), ValueError, "Z"),
-    ("reduced_cut_pass", "columns", lambda: _cut_pass(Z=Z[:3, :1]), ValueError, "columns"),
-    ("reduced_cut_pass", "Z float32", lambda: _cut_pass(Z=Z[:3].astype(np.float32)), TypeError, ""),
-    ("reduced_cut_pass", "Phi 1d", lambda: _cut_pass(X=None, Z=None, params=None, Phi=np.ones(10)), ValueError,
-     "Phi"),
-    ("reduced_cut_pass", "Phi int", lambda: _cut_pass(X=None, Z=None, params=None, Phi=np.ones((10, 3), int)),
-     TypeError, ""),
-    ("reduced_cut_pass", "block 0", lambda: _cut_pass(block=0), ValueError, "block"),
-    ("reduced_cut_pass", "scores_out length", lambda: _cut_pass(scores_out=np.zeros(9)), ValueError, "scores_out"),
-    ("reduced_cut_pass", "scores_out read-only", lambda: _cut_pass(scores_out=_read_only(np.zeros(10))), ValueError,
-     "scores_out"),
-    ("reduced_cut_pass", "scores_out strided", lambda: _cut_pass(scores_out=np.zeros(20)[::2]), ValueError,
-     "scores_out"),
-    ("reduced_cut_pass", "scores_out float32", lambda: _cut_pass(scores_out=np.zeros(10, np.float32)), TypeError, ""),
     ("reduced_normal_pass", "Q shape", lambda: _normal_pass(V=np.ones((4, 1)), F_out=np.zeros((10, 1)),
                                                           Q=np.ones((10, 2))), ValueError, "Q"),
     ("reduced_normal_pass", "Q without V", lambda: _normal_pass(Q=np.ones((10, 3))), ValueError, "Q"),
@@ -651,40 +620,76 @@ _ROBUST = [
      TypeError, ""),
     ("reduced_normal_pass", "block 0", lambda: _normal_pass(block=0), ValueError, "block"),
 ]
-_FIXED_SIZE = [
-    ("entropy_log_offdiag", "idx out of range", lambda: fixed_size.entropy_log_offdiag(Z, np.array([0, 1, 1000])),
+_CUTTING_PLANE = [
+    ("cut_pass", "y 0/1", lambda: _cut_pass(y=(YZ > 0) * 1.0), ValueError, "y"),
+    ("cut_pass", "y length", lambda: _cut_pass(y=YZ[:9]), ValueError, "y"),
+    ("cut_pass", "y int", lambda: _cut_pass(y=YZ.astype(int)), TypeError, ""),
+    ("cut_pass", "delta<0", lambda: _cut_pass(delta=-np.ones(10)), ValueError, "delta"),
+    ("cut_pass", "delta nan", lambda: _cut_pass(delta=np.full(10, np.nan)), ValueError, "delta"),
+    ("cut_pass", "delta length", lambda: _cut_pass(delta=np.ones(9)), ValueError, "delta"),
+    ("cut_pass", "weight 0", lambda: _cut_pass(weight=np.zeros(10)), ValueError, "weight"),
+    ("cut_pass", "weight nan", lambda: _cut_pass(weight=np.full(10, np.nan)), ValueError, "weight"),
+    ("cut_pass", "weight length", lambda: _cut_pass(weight=np.ones(9)), ValueError, "weight"),
+    ("cut_pass", "v length", lambda: _cut_pass(v=np.zeros(4)), ValueError, "v "),
+    ("cut_pass", "v nan", lambda: _cut_pass(v=np.full(3, np.nan)), ValueError, "finite"),
+    ("cut_pass", "v float32", lambda: _cut_pass(v=np.zeros(3, np.float32)), TypeError, ""),
+    ("cut_pass", "gamma inf", lambda: _cut_pass(gamma=np.inf), ValueError, "finite"),
+    ("cut_pass", "S nan", lambda: _cut_pass(S=np.nan), ValueError, "finite"),
+    ("cut_pass", "Phi and X", lambda: _cut_pass(Phi=np.ones((10, 3))), ValueError, "not both"),
+    ("cut_pass", "no Z", lambda: _cut_pass(Z=None), ValueError, "Z"),
+    ("cut_pass", "no params", lambda: _cut_pass(params=None), ValueError, "params"),
+    ("cut_pass", "X nan", lambda: _cut_pass(X=ZN), ValueError, "X"),
+    ("cut_pass", "Z inf", lambda: _cut_pass(Z=np.full((3, 2), np.inf)), ValueError, "Z"),
+    ("cut_pass", "columns", lambda: _cut_pass(Z=Z[:3, :1]), ValueError, "columns"),
+    ("cut_pass", "Z float32", lambda: _cut_pass(Z=Z[:3].astype(np.float32)), TypeError, ""),
+    ("cut_pass", "Phi 1d", lambda: _cut_pass(X=None, Z=None, params=None, Phi=np.ones(10)), ValueError,
+     "Phi"),
+    ("cut_pass", "Phi int", lambda: _cut_pass(X=None, Z=None, params=None, Phi=np.ones((10, 3), int)),
+     TypeError, ""),
+    ("cut_pass", "block 0", lambda: _cut_pass(block=0), ValueError, "block"),
+    ("cut_pass", "scores_out length", lambda: _cut_pass(scores_out=np.zeros(9)), ValueError, "scores_out"),
+    ("cut_pass", "scores_out read-only", lambda: _cut_pass(scores_out=_read_only(np.zeros(10))), ValueError,
+     "scores_out"),
+    ("cut_pass", "scores_out strided", lambda: _cut_pass(scores_out=np.zeros(20)[::2]), ValueError,
+     "scores_out"),
+    ("cut_pass", "scores_out float32", lambda: _cut_pass(scores_out=np.zeros(10, np.float32)), TypeError, ""),
+]
+_PROTOTYPES = [
+    ("entropy_log_offdiag", "idx out of range", lambda: prototypes.entropy_log_offdiag(Z, np.array([0, 1, 1000])),
      ValueError, "idx"),
-    ("entropy_log_offdiag", "negative idx", lambda: fixed_size.entropy_log_offdiag(Z, np.array([0, -5])), ValueError,
+    ("entropy_log_offdiag", "negative idx", lambda: prototypes.entropy_log_offdiag(Z, np.array([0, -5])), ValueError,
      "idx"),
-    ("entropy_log_offdiag", "2d idx", lambda: fixed_size.entropy_log_offdiag(Z, np.zeros((2, 2), int)), ValueError,
+    ("entropy_log_offdiag", "2d idx", lambda: prototypes.entropy_log_offdiag(Z, np.zeros((2, 2), int)), ValueError,
      "1-D"),
-    ("entropy_log_offdiag", "int32 idx", lambda: fixed_size.entropy_log_offdiag(Z, np.array([0, 1], I32)), TypeError,
+    ("entropy_log_offdiag", "int32 idx", lambda: prototypes.entropy_log_offdiag(Z, np.array([0, 1], I32)), TypeError,
      ""),
-    ("entropy_log_rowsum", "point", lambda: fixed_size.entropy_log_rowsum(Z, np.array([0, 1]), 1000, 0), ValueError,
+    ("entropy_log_rowsum", "point", lambda: prototypes.entropy_log_rowsum(Z, np.array([0, 1]), 1000, 0), ValueError,
      "point"),
-    ("entropy_log_rowsum", "idx", lambda: fixed_size.entropy_log_rowsum(Z, np.array([0, 2000]), 0, 0), ValueError,
+    ("entropy_log_rowsum", "idx", lambda: prototypes.entropy_log_rowsum(Z, np.array([0, 2000]), 0, 0), ValueError,
      "idx"),
-    ("entropy_select", "m=0", lambda: fixed_size.entropy_select(Z, 0), ValueError, "m "),
-    ("entropy_select", "m>n", lambda: fixed_size.entropy_select(Z, 11), ValueError, "m "),
-    ("entropy_select", "labels", lambda: fixed_size.entropy_select(Z, 3, labels=np.array([0, 1])), ValueError,
+    ("entropy_select", "m=0", lambda: prototypes.entropy_select(Z, 0), ValueError, "m "),
+    ("entropy_select", "m>n", lambda: prototypes.entropy_select(Z, 11), ValueError, "m "),
+    ("entropy_select", "labels", lambda: prototypes.entropy_select(Z, 3, labels=np.array([0, 1])), ValueError,
      "labels"),
-    ("entropy_select", "negative labels", lambda: fixed_size.entropy_select(Z, 3, labels=-np.ones(10, int)),
+    ("entropy_select", "negative labels", lambda: prototypes.entropy_select(Z, 3, labels=-np.ones(10, int)),
      ValueError, "labels"),
-    ("entropy_select", "int32 labels", lambda: fixed_size.entropy_select(Z, 3, labels=np.zeros(10, I32)), TypeError,
+    ("entropy_select", "int32 labels", lambda: prototypes.entropy_select(Z, 3, labels=np.zeros(10, I32)), TypeError,
      ""),
-    ("entropy_select", "init", lambda: fixed_size.entropy_select(Z, 2, init=np.array([0, 0])), ValueError, "initial"),
-    ("entropy_select", "init length", lambda: fixed_size.entropy_select(Z, 2, init=np.array([0])), ValueError, "init"),
-    ("kde_psi", "empty", lambda: fixed_size.kde_psi(np.zeros(0), 1.0, 4), ValueError, "n >= 1"),
-    ("kde_psi", "r", lambda: fixed_size.kde_psi(np.arange(3.0), 1.0, 5), ValueError, "r must"),
-    ("kde_psi", "g", lambda: fixed_size.kde_psi(np.arange(3.0), -1.0, 4), ValueError, "g > 0"),
-    ("kde_psi", "2d", lambda: fixed_size.kde_psi(np.zeros((2, 2)), 1.0, 4), ValueError, "x_sorted must"),
-    ("kde_psi", "int", lambda: fixed_size.kde_psi(np.arange(3), 1.0, 4), TypeError, ""),
-    ("kde_psi_with_derivative", "empty", lambda: fixed_size.kde_psi_with_derivative(np.zeros(0), 1.0), ValueError,
+    ("entropy_select", "init", lambda: prototypes.entropy_select(Z, 2, init=np.array([0, 0])), ValueError, "initial"),
+    ("entropy_select", "init length", lambda: prototypes.entropy_select(Z, 2, init=np.array([0])), ValueError, "init"),
+    ("kde_psi", "empty", lambda: prototypes.kde_psi(np.zeros(0), 1.0, 4), ValueError, "n >= 1"),
+    ("kde_psi", "r", lambda: prototypes.kde_psi(np.arange(3.0), 1.0, 5), ValueError, "r must"),
+    ("kde_psi", "g", lambda: prototypes.kde_psi(np.arange(3.0), -1.0, 4), ValueError, "g > 0"),
+    ("kde_psi", "2d", lambda: prototypes.kde_psi(np.zeros((2, 2)), 1.0, 4), ValueError, "x_sorted must"),
+    ("kde_psi", "int", lambda: prototypes.kde_psi(np.arange(3), 1.0, 4), TypeError, ""),
+    ("kde_psi_with_derivative", "empty", lambda: prototypes.kde_psi_with_derivative(np.zeros(0), 1.0), ValueError,
      "n >= 1"),
-    ("kde_psi_with_derivative", "g", lambda: fixed_size.kde_psi_with_derivative(np.arange(3.0), 0.0), ValueError,
+    ("kde_psi_with_derivative", "g", lambda: prototypes.kde_psi_with_derivative(np.arange(3.0), 0.0), ValueError,
      "g > 0"),
-    ("kde_psi_with_derivative", "2d", lambda: fixed_size.kde_psi_with_derivative(np.zeros((2, 2)), 1.0), ValueError,
+    ("kde_psi_with_derivative", "2d", lambda: prototypes.kde_psi_with_derivative(np.zeros((2, 2)), 1.0), ValueError,
      "x_sorted must"),
+]
+_FIXED_SIZE = [
     ("nystrom_features", "P rows", lambda: fixed_size.nystrom_features(Z, Z[:3], KP, np.eye(4)), ValueError, "P "),
     ("nystrom_features", "PV columns", lambda: fixed_size.nystrom_features(Z, Z[:3, :1], KP, np.eye(3)), ValueError,
      "PV"),
@@ -863,7 +868,7 @@ _FIXED_SIZE = [
      "time_limit"),
     ("csa_minimize", "negative time_limit", lambda: _csa(time_limit=-0.5), ValueError, "time_limit"),
 ]
-_PSO = [
+_ELLIPSOID = [
     ("two_swarm", "nan", lambda: _two_swarm(mu1=np.array([np.nan, 0.0])), ValueError, "non-finite"),
     ("two_swarm", "not PD", lambda: _two_swarm(P1=-np.eye(2)), ValueError, "positive definite"),
     ("two_swarm", "empty", lambda: _two_swarm(np.zeros(0), np.eye(0), np.zeros(0), np.eye(0)), ValueError,
@@ -877,28 +882,28 @@ _PSO = [
     ("two_swarm", "sync name", lambda: _two_swarm(sync="jacobi"), TypeError, ""),
     ("two_swarm", "rand_scope name", lambda: _two_swarm(rand_scope="particle"), TypeError, ""),
     ("two_swarm", "boundary name", lambda: _two_swarm(boundary="project"), TypeError, ""),
-    ("two_swarm", "boundary_mode keyword", lambda: _two_swarm(boundary_mode=pso.Boundary.project), TypeError, ""),
-    ("single_swarm", "a length", lambda: pso.single_swarm(np.zeros(2), np.eye(2), np.zeros(3)), ValueError,
+    ("two_swarm", "boundary_mode keyword", lambda: _two_swarm(boundary_mode=ellipsoid.Boundary.project), TypeError, ""),
+    ("single_swarm", "a length", lambda: ellipsoid.single_swarm(np.zeros(2), np.eye(2), np.zeros(3)), ValueError,
      "a must have length 2"),
-    ("single_swarm", "fitness name", lambda: pso.single_swarm(np.zeros(2), np.eye(2), np.zeros(2), "linear"),
+    ("single_swarm", "fitness name", lambda: ellipsoid.single_swarm(np.zeros(2), np.eye(2), np.zeros(2), "linear"),
      TypeError, ""),
-    ("single_swarm", "a nan", lambda: pso.single_swarm(np.zeros(2), np.eye(2), np.array([np.nan, 0.0])),
+    ("single_swarm", "a nan", lambda: ellipsoid.single_swarm(np.zeros(2), np.eye(2), np.array([np.nan, 0.0])),
      ValueError, "target a must be finite"),
-    ("draws", "n_particles", lambda: pso.draws(0, 0, 0, -3, 2), ValueError, "n_particles"),
-    ("draws", "n", lambda: pso.draws(0, 0, 0, 3, -2), ValueError, "n "),
-    ("draws", "rand_scope name", lambda: pso.draws(0, 0, 0, 3, 2, "iteration"), TypeError, ""),
-    ("uniform", "negative seed", lambda: pso.uniform(-1, 0, 0, 0, 0), TypeError, ""),
-    ("particle_step", "lengths", lambda: pso.particle_step(
+    ("draws", "n_particles", lambda: ellipsoid.draws(0, 0, 0, -3, 2), ValueError, "n_particles"),
+    ("draws", "n", lambda: ellipsoid.draws(0, 0, 0, 3, -2), ValueError, "n "),
+    ("draws", "rand_scope name", lambda: ellipsoid.draws(0, 0, 0, 3, 2, "iteration"), TypeError, ""),
+    ("uniform", "negative seed", lambda: ellipsoid.uniform(-1, 0, 0, 0, 0), TypeError, ""),
+    ("particle_step", "lengths", lambda: ellipsoid.particle_step(
         np.zeros(2), np.zeros(2), np.zeros(2), np.zeros(2), np.zeros(3), 0.1, 0.1, 0.1, np.zeros(2), np.zeros(2),
         np.eye(2)), ValueError, "a must have length 2"),
-    ("particle_step", "P shape", lambda: pso.particle_step(
+    ("particle_step", "P shape", lambda: ellipsoid.particle_step(
         np.zeros(2), np.zeros(2), np.zeros(2), np.zeros(2), np.zeros(2), 0.1, 0.1, 0.1, np.zeros(2), np.zeros(2),
         np.eye(3)), ValueError, "P"),
     ("two_swarm", "negative time_limit", lambda: _two_swarm(time_limit=-1.0), ValueError, "time_limit"),
     ("two_swarm", "nan time_limit", lambda: _two_swarm(time_limit=np.nan), ValueError, "time_limit"),
     ("two_swarm", "time_limit string", lambda: _two_swarm(time_limit="1"), TypeError, ""),
-    ("single_swarm", "negative time_limit", lambda: pso.single_swarm(np.zeros(2), np.eye(2), np.ones(2),
-                                                                     time_limit=-0.5), ValueError, "time_limit"),
+    ("single_swarm", "negative time_limit", lambda: ellipsoid.single_swarm(np.zeros(2), np.eye(2), np.ones(2),
+                                                                           time_limit=-0.5), ValueError, "time_limit"),
 ]
 # refused installs leave the BLAS in use as it was
 _BLAS = [
@@ -906,7 +911,8 @@ _BLAS = [
     ("set_ilp64", "null", lambda: blas.set_ilp64(0, 0, 0), ValueError, "non-null"),
 ]
 CORE_BAD_CALLS = [
-    *_rows("kernels", _KERNELS), *_rows("robust", _ROBUST), *_rows("fixed_size", _FIXED_SIZE), *_rows("pso", _PSO),
+    *_rows("kernels", _KERNELS), *_rows("cutting_plane", _CUTTING_PLANE), *_rows("robust", _ROBUST),
+    *_rows("prototypes", _PROTOTYPES), *_rows("fixed_size", _FIXED_SIZE), *_rows("ellipsoid", _ELLIPSOID),
     *_rows("blas", _BLAS),
     ("use_blas", "not a bool", lambda: _core.use_blas(1), TypeError, "enabled"),
 ]
@@ -916,9 +922,10 @@ CORE_INFO = {"cpu_supports_avx2_fma", "openmp_enabled", "max_threads", "simd_ins
              "blas.available", "blas.configured", "blas.interface", "blas.potrf_available", "blas.syevd_available"}
 # Values, option enums, result classes (built by the core only) and blas.clear (no argument; it changes the BLAS).
 CORE_NO_INPUT = {"eigen_version", "isa", "kernels.KernelKind", "robust.Objective", "robust.DenseLPStatus",
-                 "robust.DenseLPResult", "fixed_size.EntropySelectResult", "fixed_size.CSAResult", "pso.RandScope",
-                 "pso.Sync", "pso.Boundary", "pso.Fitness", "pso.SwarmTrace", "pso.TwoSwarmResult", "blas.clear",
-                 "fixed_size.SearchResult", "fixed_size.CVTask", "robust.CutSums"}
+                 "robust.DenseLPResult", "prototypes.EntropySelectResult", "fixed_size.CSAResult",
+                 "ellipsoid.RandScope", "ellipsoid.Sync", "ellipsoid.Boundary", "ellipsoid.Fitness",
+                 "ellipsoid.SwarmTrace", "ellipsoid.TwoSwarmResult", "blas.clear", "fixed_size.SearchResult",
+                 "fixed_size.CVTask", "cutting_plane.CutSums"}
 
 
 def _core_entry_points() -> set[str]:
@@ -971,8 +978,8 @@ def test_core_degenerate_shapes_give_correct_results():
     start, index, value = robust.lp_matrix(np.zeros((0, 0)), np.zeros(0))
     assert start.tolist() == [0, 0] and index.size == 0 and value.size == 0
     assert robust.line_search_exact(np.zeros(0), np.zeros(0), -1.0, 1.0) == (0.0, 0)
-    assert fixed_size.entropy_log_offdiag(Z, np.array([], dtype=int)) == -np.inf
-    assert fixed_size.entropy_log_offdiag(Z, np.array([4])) == -np.inf
+    assert prototypes.entropy_log_offdiag(Z, np.array([], dtype=int)) == -np.inf
+    assert prototypes.entropy_log_offdiag(Z, np.array([4])) == -np.inf
     # block sizes <= 0 mean the default; they must not divide by zero or loop forever
     for block in (0, -5, 1):
         np.testing.assert_array_equal(kernels.gram(Z, KP, block=block), kernels.gram(Z, KP))
@@ -1143,7 +1150,7 @@ def test_hyp_robust_lp_matrix_matches_dense(m, seed, with_delta, order):
 @_HYP
 @given(n=st.integers(0, 12), L=st.integers(0, 4), seed=st.integers(0, 2**16), with_delta=st.booleans(),
        block=st.integers(1, 5), stream=st.booleans(), scale=st.floats(1e-3, 1e3))
-def test_hyp_reduced_cut_pass_matches_numpy(n, L, seed, with_delta, block, stream, scale):
+def test_hyp_cut_pass_matches_numpy(n, L, seed, with_delta, block, stream, scale):
     """Any shape (n or L = 0 included) and iterate scale: the cut's sums and the scores are numpy's (rbf rows)."""
     rng = np.random.default_rng(seed)
     A, B = rng.standard_normal((n, 2)), rng.standard_normal((L, 2))
@@ -1154,7 +1161,7 @@ def test_hyp_reduced_cut_pass_matches_numpy(n, L, seed, with_delta, block, strea
     S = float(np.abs(v).sum())
     rows = {"X": A, "Z": B, "params": KP} if stream else {"Phi": Phi}
     scores = np.empty(n)
-    c = robust.reduced_cut_pass(y, v, gamma, S, delta=delta, scores_out=scores, block=block, **rows)
+    c = cutting_plane.cut_pass(y, v, gamma, S, delta=delta, scores_out=scores, block=block, **rows)
     f = Phi @ v
     margin = 1 + y * gamma - y * f + (0 if delta is None else delta * S)
     on = margin > 0
@@ -1174,16 +1181,16 @@ def test_hyp_entropy_indices_are_checked(n, d, m, seed, idx_shift):
     idx = np.arange(min(m, n)) + idx_shift
     if idx.min() < 0 or idx.max() >= n:
         with pytest.raises(ValueError, match="idx"):
-            fixed_size.entropy_log_offdiag(Zr, idx)
+            prototypes.entropy_log_offdiag(Zr, idx)
         return
-    L = fixed_size.entropy_log_offdiag(Zr, idx)
+    L = prototypes.entropy_log_offdiag(Zr, idx)
     P = Zr[idx]
     d2 = ((P[:, None] - P[None]) ** 2).sum(-1)
     off = d2[~np.eye(len(idx), dtype=bool)]
     ref = np.log(np.exp(-off).sum()) if off.size else -np.inf
     assert L == pytest.approx(ref, rel=1e-9, abs=1e-12)
     if m <= n:
-        r = fixed_size.entropy_select(Zr, m, seed=seed)
+        r = prototypes.entropy_select(Zr, m, seed=seed)
         assert sorted(set(r.idx.tolist())) == sorted(r.idx.tolist()) and len(r.idx) == m
         assert r.idx.min() >= 0 and r.idx.max() < n
 
@@ -1206,12 +1213,12 @@ def test_hyp_fast_cv_matches_numpy(v, p, k, seed, gamma):
 
 @_HYP
 @given(n=st.integers(1, 4), seed=st.integers(0, 2**16), shift=st.floats(-50, 50), scale=st.floats(1e-3, 1e3))
-def test_hyp_pso_two_swarm_finite_and_feasible(n, seed, shift, scale):
+def test_hyp_ellipsoid_two_swarm_finite_and_feasible(n, seed, shift, scale):
     rng = np.random.default_rng(seed)
     A = rng.standard_normal((n, n))
     P = A @ A.T + n * np.eye(n)
     mu2 = np.full(n, shift)
-    r = pso.two_swarm(np.zeros(n), P * scale, mu2, P, n_particles=4, max_iter=10, seed=seed)
+    r = ellipsoid.two_swarm(np.zeros(n), P * scale, mu2, P, n_particles=4, max_iter=10, seed=seed)
     assert np.isfinite(r.distance) and r.x.shape == (n,) and r.y.shape == (n,)
     # both points lie in their ellipsoids: (x - mu)^T P (x - mu) <= 1 (with rounding slack)
     assert r.x @ (P * scale) @ r.x <= 1 + 1e-9

@@ -17,7 +17,8 @@ import pytest
 from svmopt import _core
 
 PAPER, DECISION = _core.robust.Objective.paper, _core.robust.Objective.decision
-kernels, robust, fixed_size, pso = _core.kernels, _core.robust, _core.fixed_size, _core.pso
+kernels, cutting_plane, robust = _core.kernels, _core.cutting_plane, _core.robust
+prototypes, fixed_size, ellipsoid = _core.prototypes, _core.fixed_size, _core.ellipsoid
 
 N_WORKERS = 4
 REPEATS = 3
@@ -96,8 +97,8 @@ V_CUT = Zc[:, 0] / 4
 def _cut_pass(**rows):
     """One pass of the reduced LP over the 90 rows of X (40 landmarks, block 16): the cut's sums and the scores."""
     scores = np.empty(90)
-    c = robust.reduced_cut_pass(y, V_CUT, 0.2, float(np.abs(V_CUT).sum()), delta=np.full(90, 0.05),
-                                scores_out=scores, n_threads=2, block=16, **rows)
+    c = cutting_plane.cut_pass(y, V_CUT, 0.2, float(np.abs(V_CUT).sum()), delta=np.full(90, 0.05),
+                               scores_out=scores, n_threads=2, block=16, **rows)
     return c.a, c.b, c.e, c.n_c, c.hinge, scores
 
 
@@ -165,18 +166,18 @@ CALLS = {
                                                                            n_threads=2),
     "robust.line_search_count": lambda: robust.line_search_count(S, y, 0.1, PAPER),
     "robust.DenseLP": _dense_lp,
-    "robust.reduced_cut_pass": lambda: _cut_pass(X=X, Z=Zc, params=KP),
-    "robust.reduced_cut_pass_kept": lambda: _cut_pass(Phi=K[:, :40]),
+    "cutting_plane.cut_pass": lambda: _cut_pass(X=X, Z=Zc, params=KP),
+    "cutting_plane.cut_pass_kept": lambda: _cut_pass(Phi=K[:, :40]),
     "robust.reduced_normal_pass": lambda: _normal_pass(X=X, Z=Zc, params=KP),
     "robust.reduced_normal_pass_kept": lambda: _normal_pass(Phi=K[:, :40]),
     "robust.reduced_normal_pass_team": lambda: _normal_pass(X=XL, Z=PVW, params=KP),  # p >= 128: the BLAS syrk
-    "fixed_size.entropy_select": lambda: fixed_size.entropy_select(X / 2.0, 10, seed=5).idx,
-    "fixed_size.entropy_select_stratified": lambda: fixed_size.entropy_select(
+    "prototypes.entropy_select": lambda: prototypes.entropy_select(X / 2.0, 10, seed=5).idx,
+    "prototypes.entropy_select_stratified": lambda: prototypes.entropy_select(
         X / 2.0, 10, labels=(y > 0).astype(np.int64), seed=6).idx,
-    "fixed_size.entropy_log_offdiag": lambda: fixed_size.entropy_log_offdiag(X, np.arange(0, 90, 2), n_threads=2),
-    "fixed_size.entropy_log_rowsum": lambda: fixed_size.entropy_log_rowsum(X, np.arange(20), 40, 3),
-    "fixed_size.kde_psi": lambda: fixed_size.kde_psi(np.sort(X[:, 0]), 0.7, 6, n_threads=2),
-    "fixed_size.kde_psi_with_derivative": lambda: fixed_size.kde_psi_with_derivative(np.sort(X[:, 0]), 0.7,
+    "prototypes.entropy_log_offdiag": lambda: prototypes.entropy_log_offdiag(X, np.arange(0, 90, 2), n_threads=2),
+    "prototypes.entropy_log_rowsum": lambda: prototypes.entropy_log_rowsum(X, np.arange(20), 40, 3),
+    "prototypes.kde_psi": lambda: prototypes.kde_psi(np.sort(X[:, 0]), 0.7, 6, n_threads=2),
+    "prototypes.kde_psi_with_derivative": lambda: prototypes.kde_psi_with_derivative(np.sort(X[:, 0]), 0.7,
                                                                                      n_threads=2),
     "fixed_size.nystrom_features": lambda: fixed_size.nystrom_features(X, PV, KP, P, n_threads=2, chunk=16),
     "fixed_size.FoldAccumulator": lambda: _fold_accumulate(0),
@@ -203,15 +204,16 @@ CALLS = {
     "fixed_size.CVCost_weighted": _weighted_cv_costs,
     "fixed_size.tune_cv": lambda: fixed_size.tune_cv(_cv_cost(), np.zeros((3, 2)), -np.ones(2), np.full(2, 3.0), True,
                                                      True, 1.0, 1.0, n_csa=12, n_simplex=10, seed=4).history,
-    "pso.two_swarm": lambda: pso.two_swarm(np.zeros(3), np.eye(3), np.full(3, 4.0), 2 * np.eye(3), n_particles=8,
-                                           max_iter=40, seed=9, n_threads=2).distance_history,
-    "pso.single_swarm": lambda: pso.single_swarm(np.zeros(3), np.eye(3), np.full(3, 4.0), n_particles=8,
-                                                 max_iter=30, seed=3, n_threads=2).fitness_history,
-    "pso.draws": lambda: pso.draws(1, 0, 5, 6, 3),
+    "ellipsoid.two_swarm": lambda: ellipsoid.two_swarm(np.zeros(3), np.eye(3), np.full(3, 4.0), 2 * np.eye(3),
+                                                       n_particles=8, max_iter=40, seed=9,
+                                                       n_threads=2).distance_history,
+    "ellipsoid.single_swarm": lambda: ellipsoid.single_swarm(np.zeros(3), np.eye(3), np.full(3, 4.0), n_particles=8,
+                                                             max_iter=30, seed=3, n_threads=2).fitness_history,
+    "ellipsoid.draws": lambda: ellipsoid.draws(1, 0, 5, 6, 3),
     # the deadline path (a limit the run does not reach: the result is the unlimited run's)
-    "pso.two_swarm_kept": lambda: pso.two_swarm(np.zeros(3), np.eye(3), np.full(3, 4.0), 2 * np.eye(3),
-                                                n_particles=8, max_iter=40, seed=9, n_threads=2,
-                                                time_limit=600.0).distance_history,
+    "ellipsoid.two_swarm_kept": lambda: ellipsoid.two_swarm(np.zeros(3), np.eye(3), np.full(3, 4.0), 2 * np.eye(3),
+                                                            n_particles=8, max_iter=40, seed=9, n_threads=2,
+                                                            time_limit=600.0).distance_history,
 }
 
 
@@ -228,14 +230,15 @@ def _flatten(result):
 
 def test_every_computing_entry_point_is_exercised():
     """Every public routine of the computing submodules is in CALLS, but for the option enums, the parameter and
-    result classes, and the scalar helpers (pso.uniform, pso.particle_step, fixed_size.csa_update_tac,
+    result classes, and the scalar helpers (ellipsoid.uniform, ellipsoid.particle_step, fixed_size.csa_update_tac,
     fixed_size.holdout_cheaper); the blas submodule only configures."""
     skip = {"kernels.KernelKind", "kernels.KernelParams", "robust.Objective", "robust.DenseLPStatus",
-            "robust.DenseLPResult", "fixed_size.EntropySelectResult", "fixed_size.CSAResult",
-            "fixed_size.csa_update_tac", "pso.RandScope", "pso.Sync", "pso.Boundary", "pso.Fitness",
-            "pso.SwarmTrace", "pso.TwoSwarmResult", "pso.uniform", "pso.particle_step", "fixed_size.SearchResult",
-            "fixed_size.CVTask", "fixed_size.holdout_cheaper", "robust.CutSums"}
-    public = {f"{sub}.{n}" for sub in ("kernels", "robust", "fixed_size", "pso")
+            "robust.DenseLPResult", "prototypes.EntropySelectResult", "fixed_size.CSAResult",
+            "fixed_size.csa_update_tac", "ellipsoid.RandScope", "ellipsoid.Sync", "ellipsoid.Boundary",
+            "ellipsoid.Fitness", "ellipsoid.SwarmTrace", "ellipsoid.TwoSwarmResult", "ellipsoid.uniform",
+            "ellipsoid.particle_step", "fixed_size.SearchResult", "fixed_size.CVTask", "fixed_size.holdout_cheaper",
+            "cutting_plane.CutSums"}
+    public = {f"{sub}.{n}" for sub in ("kernels", "cutting_plane", "robust", "prototypes", "fixed_size", "ellipsoid")
               for n in dir(getattr(_core, sub)) if not n.startswith("_")}
     assert skip <= public, skip - public
     base = {re.sub(r"(_(poly|stratified|team|kept|kernel|weighted))+$", "", c) for c in CALLS}
@@ -270,12 +273,12 @@ def test_thread_count_does_not_change_results():
                lambda t: kernels.matvec(X, Zc, Zc[:, :2].copy(), KP, n_threads=t, block=8),
                lambda t: robust.lp_matrix(K, y, np.full(90, 0.05), n_threads=t),
                lambda t: robust.line_search_grid(S, y, S.min(), S.max(), 2000, 0.0, PAPER, n_threads=t),
-               lambda t: robust.reduced_cut_pass(y, V_CUT, 0.2, 1.0, X=X, Z=Zc, params=KP, n_threads=t, block=16).a,
+               lambda t: cutting_plane.cut_pass(y, V_CUT, 0.2, 1.0, X=X, Z=Zc, params=KP, n_threads=t, block=16).a,
                lambda t: robust.reduced_normal_pass(X=XL, Z=PVW, params=KP, theta=np.ones(300), n_threads=t,
                                                     block=16)[0],
                lambda t: fixed_size.nystrom_features(X, PV, KP, P, n_threads=t, chunk=16),
-               lambda t: pso.two_swarm(np.zeros(3), np.eye(3), np.full(3, 4.0), 2 * np.eye(3), n_particles=8,
-                                       max_iter=40, seed=9, n_threads=t).x):
+               lambda t: ellipsoid.two_swarm(np.zeros(3), np.eye(3), np.full(3, 4.0), 2 * np.eye(3), n_particles=8,
+                                             max_iter=40, seed=9, n_threads=t).x):
         ref = _flatten(fn(1))
         for t in (2, 3, 4, 0):
             assert _flatten(fn(t)) == ref

@@ -10,15 +10,15 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from svmopt import EllipsoidPSOClassifier
 from svmopt.datasets import load_dataset
-from svmopt.ellipsoid.estimator import _proj2, _whiten
 from svmopt.ellipsoid.geometry import (
-    _slsqp_primal,
     class_ellipsoids,
     ellipsoid_closest_points,
     ellipsoids_intersect,
     project_onto_ellipsoid,
     shrink_factor,
+    slsqp_primal,
 )
+from svmopt.ellipsoid.projection import project_2d, whiten
 from svmopt.ellipsoid.swarms import pso_closest_points
 
 X1_GOLD = np.array([[0, 0], [2, 0], [0, 1], [2, 1], [1, 0.5], [1.5, 1.2]], dtype=float)
@@ -132,7 +132,7 @@ def test_circles_closed_form():
     np.testing.assert_allclose(ex.y, c2 - r2 * e, atol=1e-9)
     x3, _y3 = _alt_projections(c1, P1, c2, P2)
     np.testing.assert_allclose(x3, c1 + r1 * e, atol=1e-9)
-    z = _slsqp_primal(c1, P1, c2, P2)
+    z = slsqp_primal(c1, P1, c2, P2)
     np.testing.assert_allclose(z[:2], c1 + r1 * e, atol=1e-7)
 
 
@@ -151,7 +151,7 @@ def test_exact_solvers_agree_and_satisfy_kkt():
         assert ex.gap < 1e-10
         x3, y3 = _alt_projections(mu1, P1, mu2, P2)
         assert np.linalg.norm(x3 - y3) == pytest.approx(ex.distance, abs=1e-8)
-        z = _slsqp_primal(mu1, P1, mu2, P2)
+        z = slsqp_primal(mu1, P1, mu2, P2)
         assert np.linalg.norm(z[:2] - z[2:]) == pytest.approx(ex.distance, abs=1e-7)
         # KKT: both constraints active; y - x = l1 P1 (x - mu1), x - y = l2 P2 (y - mu2), l >= 0
         for p, mu, P, d in ((ex.x, mu1, P1, ex.y - ex.x), (ex.y, mu2, P2, ex.x - ex.y)):
@@ -168,7 +168,7 @@ def test_exact_solver_general_dimension():
         mu1, P1 = np.zeros(4), _rand_ellipsoid(rng, 4)
         mu2, P2 = 9.0 * np.eye(4)[0] + rng.standard_normal(4), _rand_ellipsoid(rng, 4)
         ex = ellipsoid_closest_points(mu1, P1, mu2, P2)
-        z = _slsqp_primal(mu1, P1, mu2, P2)
+        z = slsqp_primal(mu1, P1, mu2, P2)
         assert ex.gap < 1e-8
         assert ex.distance == pytest.approx(np.linalg.norm(z[:4] - z[4:]), abs=1e-6)
 
@@ -267,9 +267,9 @@ def test_no_leakage_and_rank_deficient_data():
 def test_whitening_and_projection_helpers():
     rng = np.random.default_rng(2)
     Z = rng.standard_normal((50, 3)) @ rng.standard_normal((3, 3))
-    m, W = _whiten(Z)
+    m, W = whiten(Z)
     np.testing.assert_allclose(np.cov((Z - m) @ W, rowvar=False), np.eye(3), atol=1e-10)
-    Pi = _proj2(Z[:25], Z[25:] + 1.0, "covdiff", None)
+    Pi = project_2d(Z[:25], Z[25:] + 1.0, "covdiff", None)
     np.testing.assert_allclose(Pi.T @ Pi, np.eye(2), atol=1e-12)
 
 

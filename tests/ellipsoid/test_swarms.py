@@ -137,16 +137,16 @@ def _disjoint_pairs(count, seed, n=2, min_gap=0.05):
 # ------------------------------------------------------------------------------------------ generator
 def test_generator_matches_numpy_reference():
     for seed, swarm, it in [(0, 0, 1), (12345, 1, 7), (2**40 + 3, 0, 200)]:
-        got = _core.pso.draws(seed, swarm, it, 16, 3)
+        got = _core.ellipsoid.draws(seed, swarm, it, 16, 3)
         ref = ref_draws(seed, swarm, it, 16, 3)
         np.testing.assert_array_equal(got[:, :3], ref[:, :3])  # uniforms: bit for bit
         np.testing.assert_allclose(got[:, 3:], ref[:, 3:], rtol=0, atol=1e-15)
-        assert _core.pso.uniform(seed, swarm, 5, it, 2) == ref[5, 2]
+        assert _core.ellipsoid.uniform(seed, swarm, 5, it, 2) == ref[5, 2]
 
 
 def test_craziness_term_distribution():
     """Craziness: 10^5 draws of r4 in 2-D: ||r4|| <= 1, ~U[0,1); mean ~ 0; uniform angle."""
-    r4 = np.concatenate([_core.pso.draws(7, 0, j, 1000, 2)[:, 3:] for j in range(1, 101)])
+    r4 = np.concatenate([_core.ellipsoid.draws(7, 0, j, 1000, 2)[:, 3:] for j in range(1, 101)])
     radius = np.linalg.norm(r4, axis=1)
     assert radius.max() <= 1.0
     assert np.all(np.abs(r4.mean(axis=0)) < 0.01)
@@ -156,7 +156,7 @@ def test_craziness_term_distribution():
 
 
 def test_iteration_scope_shares_scalars():
-    d = _core.pso.draws(3, 0, 4, 6, 2, _core.pso.RandScope.iteration)
+    d = _core.ellipsoid.draws(3, 0, 4, 6, 2, _core.ellipsoid.RandScope.iteration)
     assert np.all(d[:, :3] == d[0, :3])
     assert np.allclose(np.linalg.norm(d[:, 3:], axis=1), np.linalg.norm(d[0, 3:]))
     assert len({tuple(r) for r in d[:, 3:]}) == 6  # directions stay per particle
@@ -169,7 +169,7 @@ def test_velocity_update_matches_hand_computation():
     pb, gb, a = np.array([0.2, -0.1]), np.array([0.3, 0.0]), np.array([5.0, 1.0])
     r1, r2, r3, r4 = 0.3, 0.6, 0.9, np.array([0.1, -0.05])
     mu, P = np.zeros(2), np.eye(2)
-    xn, vn, ok = _core.pso.particle_step(x, v, pb, gb, a, r1, r2, r3, r4, mu, P, 0.05, 0.05, 0.05, 0.05, 0.2)
+    xn, vn, ok = _core.ellipsoid.particle_step(x, v, pb, gb, a, r1, r2, r3, r4, mu, P, 0.05, 0.05, 0.05, 0.05, 0.2)
     vh = 0.05 * v + 0.05 * r1 * (pb - x) + 0.05 * r2 * (gb - x) + 0.05 * r3 * (a - x) + 0.2 * r4
     assert ok
     np.testing.assert_array_equal(vn, vh)
@@ -180,7 +180,7 @@ def test_revert_rule_keeps_position_and_velocity():
     """Revert rule: an infeasible tentative move (c4 = 100) leaves x unchanged and stores the computed v."""
     x, v = np.array([0.1, -0.2]), np.zeros(2)
     r4 = np.array([0.5, 0.5])
-    xn, vn, ok = _core.pso.particle_step(
+    xn, vn, ok = _core.ellipsoid.particle_step(
         x, v, x, x, x, 0.5, 0.5, 0.5, r4, np.zeros(2), np.eye(2), 0.05, 0.05, 0.05, 0.05, 100.0
     )
     assert not ok
@@ -189,8 +189,8 @@ def test_revert_rule_keeps_position_and_velocity():
 
 
 # ------------------------------------------------------------------------------------------ trajectories
-def _core_draws(seed, swarm, iteration, k, n):
-    return _core.pso.draws(seed, swarm, iteration, k, n)
+def core_draws(seed, swarm, iteration, k, n):
+    return _core.ellipsoid.draws(seed, swarm, iteration, k, n)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 99])
@@ -199,11 +199,11 @@ def test_two_swarm_trajectories_match_numpy_reference(seed):
     draws, and to round-off with the numpy generator (whose log/cos may differ from libm in the last bit)."""
     mu1, P1, mu2, P2 = random_pair(np.random.default_rng(seed))
     T = 12
-    r = _core.pso.two_swarm(mu1, P1, mu2, P2, max_iter=T, seed=seed, record=True, s_init=0.5)
+    r = _core.ellipsoid.two_swarm(mu1, P1, mu2, P2, max_iter=T, seed=seed, record=True, s_init=0.5)
     X0 = [r.swarm1.positions[0], r.swarm2.positions[0]]
     got_pos = np.stack([r.swarm1.positions, r.swarm2.positions], axis=1)
     got_vel = np.stack([r.swarm1.velocities, r.swarm2.velocities], axis=1)
-    ref_pos, ref_vel = ref_two_swarm([mu1, mu2], [P1, P2], X0, seed, T, draws=_core_draws)
+    ref_pos, ref_vel = ref_two_swarm([mu1, mu2], [P1, P2], X0, seed, T, draws=core_draws)
     np.testing.assert_array_equal(got_pos, ref_pos)
     np.testing.assert_array_equal(got_vel, ref_vel)
     ref_pos, ref_vel = ref_two_swarm([mu1, mu2], [P1, P2], X0, seed, T)
@@ -213,7 +213,7 @@ def test_two_swarm_trajectories_match_numpy_reference(seed):
 
 def test_initial_swarm_is_uniform_in_scaled_ellipsoid():
     mu1, P1, mu2, P2 = random_pair(np.random.default_rng(5))
-    r = _core.pso.two_swarm(mu1, P1, mu2, P2, n_particles=4000, max_iter=0, seed=1, record=True, s_init=0.1)
+    r = _core.ellipsoid.two_swarm(mu1, P1, mu2, P2, n_particles=4000, max_iter=0, seed=1, record=True, s_init=0.1)
     X0 = r.swarm1.positions[0]
     q = _quad(X0, mu1, P1)
     assert q.max() <= 0.01 + 1e-12
@@ -225,7 +225,7 @@ def test_every_particle_feasible_at_every_iteration():
     """Feasibility: the initial and every later position
     satisfies the constraint exactly (no tolerance), with many reverts."""
     for seed, (mu1, P1, mu2, P2, _ex) in enumerate(_disjoint_pairs(5, 11)):
-        r = _core.pso.two_swarm(mu1, P1, mu2, P2, max_iter=150, seed=seed, record=True, c4=1.0)
+        r = _core.ellipsoid.two_swarm(mu1, P1, mu2, P2, max_iter=150, seed=seed, record=True, c4=1.0)
         for sw, mu, P in (("swarm1", mu1, P1), ("swarm2", mu2, P2)):
             pos = getattr(r, sw).positions
             assert getattr(r, sw).n_reverted > 0
@@ -260,14 +260,14 @@ def test_lp_with_quadratic_constraint_converges():
 def test_determinism_and_thread_independence():
     """Determinism and the thread-count rule: same seed, same bits; large swarms run threaded give the same result."""
     mu1, P1, mu2, P2 = random_pair(np.random.default_rng(2))
-    a = _core.pso.two_swarm(mu1, P1, mu2, P2, seed=4)
-    b = _core.pso.two_swarm(mu1, P1, mu2, P2, seed=4)
+    a = _core.ellipsoid.two_swarm(mu1, P1, mu2, P2, seed=4)
+    b = _core.ellipsoid.two_swarm(mu1, P1, mu2, P2, seed=4)
     np.testing.assert_array_equal(a.x, b.x)
     np.testing.assert_array_equal(a.distance_history, b.distance_history)
-    c = _core.pso.two_swarm(mu1, P1, mu2, P2, seed=5)
+    c = _core.ellipsoid.two_swarm(mu1, P1, mu2, P2, seed=5)
     assert not np.array_equal(a.x, c.x)
-    big1 = _core.pso.two_swarm(mu1, P1, mu2, P2, n_particles=4096, max_iter=5, seed=4, n_threads=1)
-    big2 = _core.pso.two_swarm(mu1, P1, mu2, P2, n_particles=4096, max_iter=5, seed=4, n_threads=2)
+    big1 = _core.ellipsoid.two_swarm(mu1, P1, mu2, P2, n_particles=4096, max_iter=5, seed=4, n_threads=1)
+    big2 = _core.ellipsoid.two_swarm(mu1, P1, mu2, P2, n_particles=4096, max_iter=5, seed=4, n_threads=2)
     np.testing.assert_array_equal(big1.x, big2.x)
     np.testing.assert_array_equal(big1.y, big2.y)
 
@@ -331,7 +331,7 @@ def test_same_bits_in_both_core_variants():
     if _core.isa != "avx2":
         pytest.skip("the AVX2 variant is not loaded on this machine")
     code = (
-        "import numpy as np; from svmopt import _core; r = _core.pso.two_swarm(np.zeros(2), np.eye(2), "
+        "import numpy as np; from svmopt import _core; r = _core.ellipsoid.two_swarm(np.zeros(2), np.eye(2), "
         "np.array([4., 1.]), np.diag([1., 4.]), seed=3); print(r.x.tobytes().hex(), r.distance.hex())"
     )
     outs = [
@@ -358,8 +358,8 @@ def test_projection_boundary_mode_reaches_1e6():
         assert ex.distance - 1e-12 <= cp.distance < ex.distance * (1 + 1e-6)
         assert cp.gap < 1e-5
     mu1, P1, mu2, P2, _ex = _disjoint_pairs(1, 5)[0]
-    r = _core.pso.two_swarm(mu1, P1, mu2, P2, max_iter=100, seed=0, record=True,
-                           boundary=_core.pso.Boundary.project)
+    r = _core.ellipsoid.two_swarm(mu1, P1, mu2, P2, max_iter=100, seed=0, record=True,
+                                  boundary=_core.ellipsoid.Boundary.project)
     for sw, mu, P in (("swarm1", mu1, P1), ("swarm2", mu2, P2)):
         assert getattr(r, sw).n_reverted > 0
         assert _quad(getattr(r, sw).positions.reshape(-1, 2), mu, P).max() <= 1.0

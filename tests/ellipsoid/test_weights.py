@@ -15,11 +15,11 @@ from sklearn.model_selection import KFold, LeaveOneGroupOut, StratifiedKFold
 
 from svmopt import EllipsoidPSOClassifier, _core
 from svmopt.datasets import load_dataset
-from svmopt.ellipsoid.estimator import _ledoit_wolf_shrinkage, _proj2, _whiten
 from svmopt.ellipsoid.geometry import class_ellipsoids
 from svmopt.ellipsoid.geometry import weighted_mean_cov as _wmc
+from svmopt.ellipsoid.projection import project_2d, weighted_ledoit_wolf_shrinkage, whiten
 from svmopt.ellipsoid.swarms import pso_closest_points
-from tests.ellipsoid.test_swarms import _core_draws, random_pair, ref_two_swarm
+from tests.ellipsoid.test_swarms import core_draws, random_pair, ref_two_swarm
 
 FAST = {"max_iter": 40}
 
@@ -52,11 +52,11 @@ def test_weighted_statistics_equal_repeated_rows():
     m, C = _wmc(X, w)
     np.testing.assert_allclose(m, R.mean(axis=0), atol=1e-13)
     np.testing.assert_allclose(C, np.cov(R, rowvar=False), atol=1e-13)
-    assert _ledoit_wolf_shrinkage(X - m, w) == pytest.approx(ledoit_wolf_shrinkage(R), abs=1e-13)
-    assert _ledoit_wolf_shrinkage(X, np.ones(12)) == pytest.approx(ledoit_wolf_shrinkage(X), abs=1e-14)
+    assert weighted_ledoit_wolf_shrinkage(X - m, w) == pytest.approx(ledoit_wolf_shrinkage(R), abs=1e-13)
+    assert weighted_ledoit_wolf_shrinkage(X, np.ones(12)) == pytest.approx(ledoit_wolf_shrinkage(X), abs=1e-14)
     for sh in (0.0, 0.3, "ledoit_wolf"):
-        mw, Ww = _whiten(X, sh, w)
-        mr, Wr = _whiten(R, sh)
+        mw, Ww = whiten(X, sh, w)
+        mr, Wr = whiten(R, sh)
         np.testing.assert_allclose(mw, mr, atol=1e-12)
         np.testing.assert_allclose(Ww @ Ww.T, Wr @ Wr.T, atol=1e-10)  # the same whitening up to column signs
     Q2 = rng.standard_normal((9, 2)) + 6.0
@@ -65,8 +65,8 @@ def test_weighted_statistics_equal_repeated_rows():
     Er = class_ellipsoids(R[:, :2], Q2.repeat(s2, axis=0))
     for key in ("mu1", "P1", "mu2", "P2", "b1", "b2"):
         np.testing.assert_allclose(Ew[key], Er[key], atol=1e-11)
-    Pw = _proj2(X, X[::-1] + 2.0, "covdiff", None, w, w[::-1])
-    Pr = _proj2(R, X[::-1].repeat(sw[::-1], axis=0) + 2.0, "covdiff", None)
+    Pw = project_2d(X, X[::-1] + 2.0, "covdiff", None, w, w[::-1])
+    Pr = project_2d(R, X[::-1].repeat(sw[::-1], axis=0) + 2.0, "covdiff", None)
     np.testing.assert_allclose(np.abs(Pw), np.abs(Pr), atol=1e-10)
 
 
@@ -233,26 +233,26 @@ def test_swarm_time_limit_stops_between_iterations():
     """The core's time_limit: a run stopped after j iterations is the run with max_iter = j (which the numpy
     reference of Table 1 reproduces), with histories of j + 1 rows."""
     mu1, P1, mu2, P2 = random_pair(np.random.default_rng(0))
-    big = _core.pso.two_swarm(mu1, P1, mu2, P2, n_particles=50, max_iter=10**7, seed=3, time_limit=0.05)
+    big = _core.ellipsoid.two_swarm(mu1, P1, mu2, P2, n_particles=50, max_iter=10**7, seed=3, time_limit=0.05)
     j = big.n_iter
     assert big.timed_out and 0 < j < 10**7
     assert big.distance_history.shape == (j + 1,) and big.swarm1.fitness_history.shape == (j + 1,)
-    ref = _core.pso.two_swarm(mu1, P1, mu2, P2, n_particles=50, max_iter=j, seed=3)
+    ref = _core.ellipsoid.two_swarm(mu1, P1, mu2, P2, n_particles=50, max_iter=j, seed=3)
     assert not ref.timed_out and ref.n_iter == j
     np.testing.assert_array_equal(big.x, ref.x)
     np.testing.assert_array_equal(big.y, ref.y)
     np.testing.assert_array_equal(big.distance_history, ref.distance_history)
-    zero = _core.pso.two_swarm(mu1, P1, mu2, P2, max_iter=50, seed=3, time_limit=0.0, record=True, s_init=0.5)
+    zero = _core.ellipsoid.two_swarm(mu1, P1, mu2, P2, max_iter=50, seed=3, time_limit=0.0, record=True, s_init=0.5)
     assert zero.n_iter == 0 and zero.timed_out and zero.swarm1.positions.shape[0] == 1
-    full = _core.pso.two_swarm(mu1, P1, mu2, P2, max_iter=12, seed=3, time_limit=60.0, record=True, s_init=0.5)
+    full = _core.ellipsoid.two_swarm(mu1, P1, mu2, P2, max_iter=12, seed=3, time_limit=60.0, record=True, s_init=0.5)
     assert full.n_iter == 12 and not full.timed_out
     X0 = [full.swarm1.positions[0], full.swarm2.positions[0]]
     np.testing.assert_array_equal(zero.swarm1.positions[0], X0[0])
-    ref_pos, _ = ref_two_swarm([mu1, mu2], [P1, P2], X0, 3, 12, draws=_core_draws)
+    ref_pos, _ = ref_two_swarm([mu1, mu2], [P1, P2], X0, 3, 12, draws=core_draws)
     np.testing.assert_array_equal(np.stack([full.swarm1.positions, full.swarm2.positions], axis=1), ref_pos)
-    one = _core.pso.single_swarm(mu1, P1, mu2, n_particles=50, max_iter=10**7, seed=3, time_limit=0.02)
+    one = _core.ellipsoid.single_swarm(mu1, P1, mu2, n_particles=50, max_iter=10**7, seed=3, time_limit=0.02)
     assert one.timed_out and one.fitness_history.shape == (one.n_iter + 1,)
-    again = _core.pso.single_swarm(mu1, P1, mu2, n_particles=50, max_iter=one.n_iter, seed=3)
+    again = _core.ellipsoid.single_swarm(mu1, P1, mu2, n_particles=50, max_iter=one.n_iter, seed=3)
     np.testing.assert_array_equal(one.gbest, again.gbest)
     cp = pso_closest_points(mu1, P1, mu2, P2, max_iter=10**7, max_time=0.02, random_state=3)
     assert cp.info["timed_out"] and cp.info["n_iter"] < 10**7 and cp.gap >= 0

@@ -8,7 +8,7 @@ import pytest
 
 from svmopt import _core
 from svmopt._shared.splits import random_folds
-from svmopt.fixed_size.tuning import CoreCVEngine, CVEngine
+from svmopt.fixed_size.cv_engine import CoreCVEngine, CVEngine
 
 SIGMA2S = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
 

@@ -153,12 +153,11 @@ def test_fold_sums_match_core_accumulator(dask_client, data):
     """The tree-reduced per-chunk partial sums equal one in-memory accumulation (eq. (20)) to 1e-10."""
     from svmopt import _core
     from svmopt.fixed_size.dask_engine import DaskSource, fold_sums
-    from svmopt.fixed_size.estimators import _rbf_params
-    from svmopt.fixed_size.tuning import nystrom_projection
+    from svmopt.fixed_size.nystrom import nystrom_projection, rbf_params
 
     X, _, yr, _ = data
     PV = X[:20].copy()
-    params = _rbf_params(2.0)
+    params = rbf_params(2.0)
     P, _ = nystrom_projection(PV, params)
     folds = (np.arange(X.shape[0]) % 3).astype(np.int32)
     mask = yr > -0.2

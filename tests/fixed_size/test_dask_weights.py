@@ -155,8 +155,7 @@ def test_weighted_moments_and_fold_sums_equal_numpy(dask_client):
     from svmopt import _core
     from svmopt._shared.moments import weighted_variance_denominator
     from svmopt.fixed_size.dask_engine import DaskSource, fold_sums
-    from svmopt.fixed_size.estimators import _rbf_params
-    from svmopt.fixed_size.tuning import nystrom_projection
+    from svmopt.fixed_size.nystrom import nystrom_projection, rbf_params
 
     X, _, _, yr, sw = _data()
     src = DaskSource(da.from_array(X, chunks=CHUNKS))
@@ -169,7 +168,7 @@ def test_weighted_moments_and_fold_sums_equal_numpy(dask_client):
         src.moments(True, sw[:-1])
 
     PV = X[:15].copy()
-    params = _rbf_params(2.0)
+    params = rbf_params(2.0)
     P, _ = nystrom_projection(PV, params)
     mask = sw > 0
     k = int(mask.sum())
@@ -223,7 +222,7 @@ def test_memmap_zero_weights_mask_rows_without_copying(Est, tmp_path, monkeypatc
     """A np.memmap fitted with zero weights: every problem reads the memmap itself (the source is X, not a copy of
     its kept rows) with the rows of weight 0 out of its row mask, and the model is the numpy array's weighted fit,
     which is the fit on the rows of positive weight."""
-    import svmopt.fixed_size.estimators as fs
+    import svmopt.fixed_size.search as search
 
     X, _, y3, yr, sw = _data(400, seed=1)
     y = yr if Est is FixedSizeLSSVR else y3
@@ -232,13 +231,13 @@ def test_memmap_zero_weights_mask_rows_without_copying(Est, tmp_path, monkeypatc
     mm.flush()
     Xm = np.memmap(tmp_path / "X.f64", dtype=np.float64, mode="r", shape=X.shape)
     seen = []
-    fit_problem = fs._FixedSizeLSSVM._fit_problem
+    solve = search.SearchRun.solve
 
-    def spy(self, src, prob, *args, **kwargs):
-        seen.append((src.array, prob["mask"]))
-        return fit_problem(self, src, prob, *args, **kwargs)
+    def spy(self, problem):
+        seen.append((self.src.array, problem.mask))
+        return solve(self, problem)
 
-    monkeypatch.setattr(fs._FixedSizeLSSVM, "_fit_problem", spy)
+    monkeypatch.setattr(search.SearchRun, "solve", spy)
     kw = {"n_prototypes": 20, "gamma": 5.0, "sigma2": 2.0, "cv": 3, "random_state": 0, "block_size": 64}
     est = Est(**kw).fit(Xm, y, sample_weight=sw)
     assert len(seen) == (1 if Est is FixedSizeLSSVR else 3)

@@ -131,8 +131,8 @@ def test_default_tuning_runs_in_the_core_and_equals_the_python_path(monkeypatch,
     """In memory, the tuning runs in the core (CoreCVEngine.tune: no Python call per evaluation) and gives the model
     the Python path gives (a block stream: CVEngine, CSA and simplex calling a Python cost), standardized and with a
     one-vs-one mask; costs equal to rounding, so the same hyperparameters."""
-    import svmopt.fixed_size.estimators as fsm
-    import svmopt.fixed_size.tuning as tuning
+    import svmopt.fixed_size.cv_engine as cv_engine
+    import svmopt.fixed_size.search as search
 
     if Est is FixedSizeLSSVC:
         X, y = make_blobs(500, centers=3, n_features=4, random_state=0)
@@ -141,7 +141,7 @@ def test_default_tuning_runs_in_the_core_and_equals_the_python_path(monkeypatch,
         y = np.sin(X[:, 0]) + 0.1 * X[:, 1]
     kw = dict(n_prototypes=30, kernel=kernel, random_state=0, block_size=128, n_csa=20, n_simplex=15)
     calls = {"python": 0, "core": 0}
-    python_search, core_tune = fsm.csa_simplex, tuning.CoreCVEngine.tune
+    python_search, core_tune = search.csa_simplex, cv_engine.CoreCVEngine.tune
 
     def count(key, f):
         def wrapped(*a, **k):
@@ -149,8 +149,8 @@ def test_default_tuning_runs_in_the_core_and_equals_the_python_path(monkeypatch,
             return f(*a, **k)
         return wrapped
 
-    monkeypatch.setattr(fsm, "csa_simplex", count("python", python_search))
-    monkeypatch.setattr(tuning.CoreCVEngine, "tune", count("core", core_tune))
+    monkeypatch.setattr(search, "csa_simplex", count("python", python_search))
+    monkeypatch.setattr(cv_engine.CoreCVEngine, "tune", count("core", core_tune))
     core = Est(**kw).fit(X, y)
     n_problems = len(core.problems_)
     assert calls == {"python": 0, "core": n_problems}
@@ -376,7 +376,7 @@ def test_fixed_hyperparameters_skip_an_expensive_cv_score_unless_cv_is_given(mon
     most FIXED_CV_FLOPS (v (m+1)^3 (1/3 + 4) under kernel statistics, v (m+1)^3 / 3 under the features'), and skipped
     (NaN, one pass without per-fold sums) beyond; an explicit cv always computes it. The model is the same either
     way, and cv=None scores as cv=10."""
-    import svmopt.fixed_size.estimators as fs
+    import svmopt.fixed_size.search as search
 
     X, y = make_moons(400, noise=0.3, random_state=0)
     y = y if Est is FixedSizeLSSVC else X[:, 0] + 0.5 * y
@@ -387,9 +387,9 @@ def test_fixed_hyperparameters_skip_an_expensive_cv_score_unless_cv_is_given(mon
     assert cheap.cv_score_ == pytest.approx(ref.cv_score_, rel=1e-12)
     v, m1 = 10, 31.0
     flops = v * m1**3 * (1 / 3 + (0.0 if statistics == "features" else 4.0))
-    monkeypatch.setattr(fs, "FIXED_CV_FLOPS", flops)  # at the bound: still computed
+    monkeypatch.setattr(search, "FIXED_CV_FLOPS", flops)  # at the bound: still computed
     assert Est(**kw).fit(X, y).cv_score_ == pytest.approx(ref.cv_score_, rel=1e-12)
-    monkeypatch.setattr(fs, "FIXED_CV_FLOPS", flops * (1 - 1e-9))  # just past it: skipped
+    monkeypatch.setattr(search, "FIXED_CV_FLOPS", flops * (1 - 1e-9))  # just past it: skipped
     skipped = Est(**kw).fit(X, y)
     assert np.isnan(skipped.cv_score_) and skipped.problems_[0]["n_passes"] == 1
     given = Est(cv=10, **kw).fit(X, y)

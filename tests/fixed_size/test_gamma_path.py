@@ -8,14 +8,9 @@ import pytest
 
 from svmopt import FixedSizeLSSVC, FixedSizeLSSVR, _core
 from svmopt._shared.splits import random_folds
-from svmopt.fixed_size.tuning import (
-    GAMMA_PATH,
-    CoreCVEngine,
-    CVEngine,
-    kernel_fold_models,
-    kernel_fold_predict,
-    path_choice,
-)
+from svmopt.fixed_size.cv_engine import CoreCVEngine, CVEngine
+from svmopt.fixed_size.nystrom import kernel_fold_models, kernel_fold_predict
+from svmopt.fixed_size.tuning import GAMMA_PATH, path_choice
 
 GAMMAS = [1e-3, 0.1, 1.0, 10.0, 1e3, 1e5]
 
@@ -231,7 +226,7 @@ def test_kept_path_scores_in_groups_within_the_memory_bound(data, monkeypatch):
     whole.holdout = False
     ref = whole.cost_path(GAMMAS, 2.0)
     monkeypatch.setattr(tuning, "PATH_MEMORY", 24 * X.shape[0] * 2)  # two gammas a group
-    assert len(tuning._column_groups(len(GAMMAS), 1, X.shape[0])) == 3
+    assert len(tuning.column_groups(len(GAMMAS), 1, X.shape[0])) == 3
     grouped = CVEngine(_blocks(X, yc), folds, 4, PV, rbf, "classification", n_features=X.shape[1])
     grouped.holdout = False
     np.testing.assert_array_equal(grouped.cost_path(GAMMAS, 2.0), ref)
@@ -239,7 +234,7 @@ def test_kept_path_scores_in_groups_within_the_memory_bound(data, monkeypatch):
 
 def test_kernel_fold_predict_pieces(data, monkeypatch):
     """The piece loop's row offsets: small pieces give the same predictions as one piece."""
-    import svmopt.fixed_size.tuning as tuning
+    import svmopt.fixed_size.nystrom as nystrom
 
     X, _, _, PV = data
     rng = np.random.default_rng(3)
@@ -247,7 +242,7 @@ def test_kernel_fold_predict_pieces(data, monkeypatch):
     V, bias = kernel_fold_models(rng.normal(size=(m, m)), rng.normal(size=(v, m + 1, k)))
     folds = rng.integers(0, v, X.shape[0]).astype(np.int32)
     one = kernel_fold_predict(np.ascontiguousarray(X), PV, rbf(2.0), V, bias, folds)
-    monkeypatch.setattr(tuning, "PATH_PIECE", 97)
+    monkeypatch.setattr(nystrom, "PATH_PIECE", 97)
     np.testing.assert_allclose(kernel_fold_predict(np.ascontiguousarray(X), PV, rbf(2.0), V, bias, folds), one,
                                rtol=1e-13, atol=1e-13)
 
@@ -287,13 +282,13 @@ def test_auto_search_takes_the_path_from_the_crossover(data, Est, monkeypatch, c
     row fewer keeps the paper's search; an explicit budget is kept."""
     import logging
 
-    import svmopt.fixed_size.estimators as fs
+    import svmopt.fixed_size.search as search
 
     X, yc, yr, _ = data
     y = yc if Est is FixedSizeLSSVC else yr
-    monkeypatch.setattr(fs, "PATH_MIN_ROWS", X.shape[0])
+    monkeypatch.setattr(search, "PATH_MIN_ROWS", X.shape[0])
     kw = {"n_prototypes": 20, "cv": 3, "random_state": 2}
-    with caplog.at_level(logging.INFO, logger="svmopt.fixed_size.estimators"):
+    with caplog.at_level(logging.INFO, logger="svmopt.fixed_size"):
         auto = Est(**kw).fit(X, y)
     assert "gamma_search='auto' chose 'path'" in caplog.text and f"{X.shape[0]} training rows" in caplog.text
     path = Est(gamma_search="path", n_csa=20, n_simplex=10, **kw).fit(X, y)
@@ -310,14 +305,14 @@ def test_auto_search_with_one_hyperparameter_fixed(data, monkeypatch):
     """From PATH_MIN_ROWS rows on "auto" is the path with either hyperparameter fixed too: with sigma^2 fixed (or the
     linear kernel) a grid over gamma on one sigma^2's statistics; with gamma fixed, sigma^2 is searched alone, on
     the 20 + 10 budget of a search whose every evaluation is a pass, at any size."""
-    import svmopt.fixed_size.estimators as fs
+    import svmopt.fixed_size.search as search
 
     X, yc, _, _ = data
     kw = {"n_prototypes": 15, "cv": 3, "random_state": 0}
     small = FixedSizeLSSVC(sigma2=2.0, **kw).fit(X, yc)
     assert small.gamma_search_ == "csa" and small.problems_[0]["n_evals"] > 70  # CSA + simplex over gamma
     assert FixedSizeLSSVC(gamma=1.0, **kw).fit(X, yc).problems_[0]["n_evals"] <= 30
-    monkeypatch.setattr(fs, "PATH_MIN_ROWS", 10)
+    monkeypatch.setattr(search, "PATH_MIN_ROWS", 10)
     grid = FixedSizeLSSVC(sigma2=2.0, **kw).fit(X, yc)
     assert grid.gamma_search_ == "path" and grid.problems_[0]["n_evals"] == 1 and grid.gamma_ in GAMMA_PATH
     lin = FixedSizeLSSVC(kernel="linear", **kw).fit(X, yc)

@@ -11,8 +11,8 @@ import pytest
 
 from svmopt import FixedSizeLSSVC, FixedSizeLSSVR, _core
 from svmopt._shared.splits import random_folds
-from svmopt.fixed_size.estimators import _rbf_params
-from svmopt.fixed_size.tuning import CoreCVEngine, CVEngine, nystrom_projection
+from svmopt.fixed_size.cv_engine import CoreCVEngine, CVEngine
+from svmopt.fixed_size.nystrom import nystrom_projection, rbf_params
 
 fs = _core.fixed_size
 KK = _core.kernels.KernelKind
@@ -25,7 +25,7 @@ def _rel(a, b) -> float:
 
 def _kernels(d):
     return {
-        "rbf": _rbf_params(0.5 * d),
+        "rbf": rbf_params(0.5 * d),
         "poly": _core.kernels.KernelParams(KK.inhom_poly, degree=2, c=1.0),
         "linear": _core.kernels.KernelParams(KK.linear),  # Omega_mm of rank d: m' = d < m
     }
@@ -84,7 +84,7 @@ def test_raw_kernel_statistics_and_their_projection():
     rng = np.random.default_rng(3)
     X, Y = rng.normal(size=(400, 3)), rng.normal(size=(400, 2))
     PV = np.ascontiguousarray(X[:30])
-    params = _rbf_params(2.0)
+    params = rbf_params(2.0)
     P, _ = nystrom_projection(PV, params)
     folds = (np.arange(400) % 4).astype(np.int32)
     acc = _accumulate(X, Y, folds, 4, PV, params, P, "kernel")
@@ -116,9 +116,9 @@ def test_statistics_argument_is_checked():
     bad = PV.copy()
     bad[1, 0] = np.nan
     with pytest.raises(ValueError, match="PV"):
-        fs.FoldAccumulator(bad, _rbf_params(1.0), np.eye(3), statistics="kernel")
+        fs.FoldAccumulator(bad, rbf_params(1.0), np.eye(3), statistics="kernel")
     with pytest.raises(ValueError, match="statistics must be"):
-        fs.FoldAccumulator(PV, _rbf_params(1.0), np.eye(3), statistics="gram")
+        fs.FoldAccumulator(PV, rbf_params(1.0), np.eye(3), statistics="gram")
     with pytest.raises(ValueError, match="need prototypes"):
         fs.FoldAccumulator(np.zeros((0, 2)), _core.kernels.KernelParams(KK.linear), np.zeros((0, 0)),
                            n_features_linear=2, statistics="kernel")
@@ -130,29 +130,29 @@ def test_auto_follows_cost_and_conditioning():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(300, 4))
     PV = np.ascontiguousarray(X[:40])
-    P, lam = nystrom_projection(PV, _rbf_params(1.0))  # narrow RBF: well conditioned, no eigenpair dropped
+    P, lam = nystrom_projection(PV, rbf_params(1.0))  # narrow RBF: well conditioned, no eigenpair dropped
     assert lam.max() / lam.min() < 1e3 and P.shape[1] == 40
     assert fs.kernel_statistics_preferred(P, 1)
-    assert fs.FoldAccumulator(PV, _rbf_params(1.0), P).kernel_statistics
-    P, lam = nystrom_projection(PV, _rbf_params(200.0))  # wide RBF: lambda_max / lambda_min far above 1e5
+    assert fs.FoldAccumulator(PV, rbf_params(1.0), P).kernel_statistics
+    P, lam = nystrom_projection(PV, rbf_params(200.0))  # wide RBF: lambda_max / lambda_min far above 1e5
     assert lam.max() / lam.min() > 1e5
     assert not fs.kernel_statistics_preferred(P, 1)
-    assert not fs.FoldAccumulator(PV, _rbf_params(200.0), P).kernel_statistics
+    assert not fs.FoldAccumulator(PV, rbf_params(200.0), P).kernel_statistics
     # near-duplicate prototypes: kept eigenvalues near the drop threshold m eps lambda_max
     PVd = np.ascontiguousarray(np.vstack([PV, PV + 1e-4]))
-    P, lam = nystrom_projection(PVd, _rbf_params(1.0))
+    P, lam = nystrom_projection(PVd, rbf_params(1.0))
     assert P.shape[1] == 80 and lam.max() / lam.min() > 1e5
     assert not fs.kernel_statistics_preferred(P, 1)
     # exact duplicates: their eigenpairs are dropped, the kept spectrum is that of the distinct ones
     PVd = np.ascontiguousarray(np.vstack([PV, PV]))
-    P, lam = nystrom_projection(PVd, _rbf_params(1.0))
+    P, lam = nystrom_projection(PVd, rbf_params(1.0))
     assert P.shape[1] == 40 and lam.max() / lam.min() < 1e3
     assert fs.kernel_statistics_preferred(P, 1)
     # many eigenpairs dropped (m' << m): the projection is cheaper than an update of order m
     P = np.ascontiguousarray(np.eye(40)[:, :5])
     assert not fs.kernel_statistics_preferred(P, 1)
-    assert not fs.FoldAccumulator(PV, _rbf_params(1.0), P).kernel_statistics
-    assert fs.FoldAccumulator(PV, _rbf_params(1.0), P, statistics="kernel").kernel_statistics
+    assert not fs.FoldAccumulator(PV, rbf_params(1.0), P).kernel_statistics
+    assert fs.FoldAccumulator(PV, rbf_params(1.0), P, statistics="kernel").kernel_statistics
 
 
 # ------------------------------------------------------------------------ accuracy in extended precision
@@ -186,7 +186,7 @@ def test_auto_keeps_the_more_accurate_statistics(sigma2, offset, kernel_ok):
     if offset is not None:
         PV[30:] = PV[:30] + offset
     Y = np.sign(np.sin(2 * X[:, :1]) + X[:, 1:2] * X[:, 2:3])
-    params = _rbf_params(sigma2)
+    params = rbf_params(sigma2)
     P, lam = nystrom_projection(PV, params)
     assert (lam.max() / lam.min() <= 1e5) == kernel_ok  # the rule auto applies
     gamma = 1e3
@@ -223,10 +223,10 @@ def test_cv_engines_agree_across_statistics(task):
             for s in range(0, n, 128):
                 yield X[s:s + 128], Y[s:s + 128]
 
-        for name, eng in (("py", CVEngine(blocks, folds, 6, PV, _rbf_params, task, statistics=st)),
-                          ("py-stream", CVEngine(blocks, folds, 6, PV, _rbf_params, task, statistics=st,
+        for name, eng in (("py", CVEngine(blocks, folds, 6, PV, rbf_params, task, statistics=st)),
+                          ("py-stream", CVEngine(blocks, folds, 6, PV, rbf_params, task, statistics=st,
                                                  feature_budget=1)),
-                          ("core", CoreCVEngine(X, None, None, None, 128, Y, folds, 6, PV, _rbf_params, task,
+                          ("core", CoreCVEngine(X, None, None, None, 128, Y, folds, 6, PV, rbf_params, task,
                                                 tune_rbf=True, n_features=d, statistics=st))):
             costs = [eng.cost(g, s2) for g, s2 in ((0.5, 1.0), (20.0, 2.5), (300.0, 0.7))]
             _, theta = eng.fit(20.0, 2.5)
@@ -323,7 +323,7 @@ def test_kernel_statistics_read_strided_blocks(layout):
     X = wide[:, :4] if layout == "row-strided" else np.asfortranarray(wide[:, :4])
     Y = rng.normal(size=(500, 1))
     PV = np.ascontiguousarray(X[:30])
-    params = _rbf_params(2.0)
+    params = rbf_params(2.0)
     P, _ = nystrom_projection(PV, params)
     got = fs.FoldAccumulator(PV, params, P, statistics="kernel")
     got.add(X, Y)

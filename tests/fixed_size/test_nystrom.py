@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from svmopt import _core
-from svmopt.fixed_size.tuning import nystrom_projection
+from svmopt.fixed_size.nystrom import nystrom_projection
 
 LINEAR = _core.kernels.KernelParams(_core.kernels.KernelKind.linear)
 
@@ -373,7 +373,8 @@ def test_weighted_accumulation_equals_numpy(seed):
     PV = np.ascontiguousarray(X[rng.choice(n, m, replace=False)])
     sigma2 = 0.25 * d
     P, lam = nystrom_projection(PV, rbf(sigma2))
-    assert lam.max() / lam.min() < 1e5  # where "auto" takes the kernel statistics (tests/fixed_size/test_kernel_statistics.py)
+    # where "auto" takes the kernel statistics (tests/fixed_size/test_kernel_statistics.py)
+    assert lam.max() / lam.min() < 1e5
     folds = rng.integers(0, v, n).astype(np.int32) if v > 1 else None
     chunk = int(rng.integers(1, 120))
     cuts = np.sort(rng.choice(np.arange(1, n), int(rng.integers(0, 4)), replace=False))

@@ -8,15 +8,9 @@ import pytest
 
 from svmopt import _core
 from svmopt._shared.splits import random_folds
-from svmopt.fixed_size.tuning import (
-    CVEngine,
-    csa,
-    csa_simplex,
-    holdout_cheaper,
-    nelder_mead,
-    nystrom_projection,
-    simple_cv_cost,
-)
+from svmopt.fixed_size.cv_engine import CVEngine, holdout_cheaper, simple_cv_cost
+from svmopt.fixed_size.nystrom import nystrom_projection
+from svmopt.fixed_size.tuning import csa, csa_simplex, nelder_mead
 
 
 def rbf(sigma2):

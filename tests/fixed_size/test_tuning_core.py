@@ -5,8 +5,8 @@ checked against an independent reference:
   evaluations, in the same order;
 * ``csa_simplex`` against ``csa_minimize`` followed by that scipy simplex from the CSA best;
 * ``nystrom_projection`` against ``np.linalg.eigh`` of the core's kernel Gram matrix;
-* ``CVCost`` against :class:`svmopt.fixed_size.tuning.CVEngine` fed the same standardized, masked row blocks (Algorithm 3,
-  (19)-(21));
+* ``CVCost`` against :class:`svmopt.fixed_size.cv_engine.CVEngine` fed the same standardized, masked row blocks
+  (Algorithm 3, (19)-(21));
 * ``tune_cv`` against ``csa_simplex`` on a Python cost over a second, identical ``CVCost``;
 * ``holdout_cheaper`` against the flop model written out here.
 """
@@ -23,8 +23,8 @@ from scipy.optimize import minimize
 
 from svmopt import _core
 from svmopt._shared.splits import random_folds
-from svmopt.fixed_size import tuning
-from svmopt.fixed_size.tuning import CVEngine
+from svmopt.fixed_size import cv_engine
+from svmopt.fixed_size.cv_engine import CVEngine
 
 fs, kernels = _core.fixed_size, _core.kernels
 EPS = np.finfo(np.float64).eps
@@ -579,7 +579,7 @@ def test_holdout_cheaper_follows_the_flop_model():
             for v in (1, 2, 3, 5, 10, 20, 30, 50, n)]
     got = [fs.holdout_cheaper(n, p, v) for n, p, v in grid]
     assert got == [flop_model(n, p, v) for n, p, v in grid]
-    assert got == [tuning.holdout_cheaper(n, p, v) for n, p, v in grid]
+    assert got == [cv_engine.holdout_cheaper(n, p, v) for n, p, v in grid]
     assert any(got) and not all(got)
 
 

@@ -13,7 +13,9 @@ from sklearn.utils import estimator_checks
 
 from svmopt import FixedSizeLSSVC, FixedSizeLSSVR, _core
 from svmopt._shared.splits import random_folds
-from svmopt.fixed_size.tuning import GAMMA_PATH, CoreCVEngine, CVEngine, csa_simplex, nystrom_projection, path_choice
+from svmopt.fixed_size.cv_engine import CoreCVEngine, CVEngine
+from svmopt.fixed_size.nystrom import nystrom_projection
+from svmopt.fixed_size.tuning import GAMMA_PATH, csa_simplex, path_choice
 
 
 def k_rbf(A, B, sigma2):
@@ -242,16 +244,16 @@ def test_weighted_tuned_fit_in_memory_equals_the_streaming_engine(Est, tmp_path)
 def test_weighted_fit_in_memory_runs_on_the_core_engine(monkeypatch):
     """A weighted fit of an in-memory array takes the all-core engine, as an unweighted one does (not the Python
     engine, which would give the same numbers)."""
-    import svmopt.fixed_size.estimators as fs
+    import svmopt.fixed_size.search as search
 
     made = []
 
-    class Spy(fs.CoreCVEngine):
+    class Spy(search.CoreCVEngine):
         def __init__(self, *args, **kwargs):
             made.append(kwargs.get("weights") is not None)
             super().__init__(*args, **kwargs)
 
-    monkeypatch.setattr(fs, "CoreCVEngine", Spy)
+    monkeypatch.setattr(search, "CoreCVEngine", Spy)
     X, y, w, _, _, _ = _weighted_problem("regression")
     FixedSizeLSSVR(n_prototypes=15, gamma=5.0, sigma2=2.0, random_state=0).fit(X, y, sample_weight=w)
     assert made == [True]
@@ -341,13 +343,13 @@ def test_class_weight_dict_and_balanced():
 ])
 @pytest.mark.parametrize("Est", [FixedSizeLSSVC, FixedSizeLSSVR])
 def test_bad_sample_weight_raises_before_any_work(monkeypatch, sw, match, Est):
-    import svmopt.fixed_size.estimators as fs
+    import svmopt.fixed_size.selection as selection
 
     def no_work(*a, **k):
         raise AssertionError("work started before sample_weight was checked")
 
-    monkeypatch.setattr(fs, "select_prototypes", no_work)
-    monkeypatch.setattr(fs, "entropy_bandwidths", no_work)
+    monkeypatch.setattr(selection, "select_prototypes", no_work)
+    monkeypatch.setattr(selection, "entropy_bandwidths", no_work)
     X, y = _three_classes()
     with pytest.raises(ValueError, match=match) as info:
         Est(n_prototypes=10, random_state=0).fit(X, y, sample_weight=sw)

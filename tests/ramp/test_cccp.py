@@ -1,6 +1,6 @@
-"""Tests of the l1-SVM family at scale: the C++ pass with margin offsets (``_core.robust.reduced_cut_pass``), the
-cutting planes of :mod:`svmopt._shared.cutting_plane` on linear rows (exact against HiGHS's direct LP/MILP), the ramp loss's
-CCCP (:mod:`svmopt.ramp.cccp`: monotone, a fixed point, never better than the exact MILP's optimum) and the
+"""Tests of the l1-SVM family at scale: the C++ pass with margin offsets (``_core.cutting_plane.cut_pass``), the
+cutting planes of :mod:`svmopt._shared.cutting_plane` on linear rows (exact against HiGHS's direct LP/MILP), the ramp
+loss's CCCP (:mod:`svmopt.ramp.cccp`: monotone, a fixed point, never better than the exact MILP's optimum) and the
 estimators' new solvers and inputs (``solver=``, ``method="cccp"|"auto"``, Dask arrays, float64 memmaps)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 from svmopt import L1SVC, FeatureBudgetSVC, RampLossSVC, _core
 from svmopt._shared.cutting_plane import HingeCuttingPlanes
 from svmopt.ramp import cccp as cc
-from svmopt.ramp import estimators as ramp_svc
+from svmopt.ramp import ramp_loss
 from svmopt.ramp.model import hinge_objective, rlfs_objective, solve_svm_l1
 from svmopt.ramp.solve import solve_fs_svm
 
@@ -95,7 +95,7 @@ def _pass_instance(seed=0, n=301, L=6):
     return Phi, y, offset, delta, v, 0.3, 0.7
 
 
-def test_reduced_cut_pass_offset_matches_numpy():
+def test_cut_pass_offset_matches_numpy():
     Phi, y, offset, delta, v, gamma, S = _pass_instance()
     G = 7
     assert 0 < np.count_nonzero(offset < 0) < Phi.shape[0]
@@ -106,8 +106,8 @@ def test_reduced_cut_pass_offset_matches_numpy():
     for layout in ("C", "F"):  # read in place, and copied block by block from a strided Phi
         P = np.asarray(Phi, order=layout)
         scores = np.empty(Phi.shape[0])
-        cut = _core.robust.reduced_cut_pass(y, v, gamma, S, Phi=P, delta=delta, offset=offset, n_groups=G,
-                                            scores_out=scores, block=16)
+        cut = _core.cutting_plane.cut_pass(y, v, gamma, S, Phi=P, delta=delta, offset=offset, n_groups=G,
+                                           scores_out=scores, block=16)
         np.testing.assert_allclose(scores, f_ref, rtol=1e-13, atol=1e-13)
         np.testing.assert_allclose(cut.a_groups, A, rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(cut.b_groups, b, atol=1e-12)
@@ -118,7 +118,7 @@ def test_reduced_cut_pass_offset_matches_numpy():
         assert cut.hinge == pytest.approx(h.sum(), rel=1e-12)
         np.testing.assert_allclose(cut.a, A.sum(axis=0), rtol=1e-12, atol=1e-12)
     # no offset is offset 1
-    ones = _core.robust.reduced_cut_pass(y, v, gamma, S, Phi=Phi, delta=delta, n_groups=G)
+    ones = _core.cutting_plane.cut_pass(y, v, gamma, S, Phi=Phi, delta=delta, n_groups=G)
     _, _, _, _, n_c1, h1 = _pass_reference(Phi, y, v, gamma, S, delta, np.ones(Phi.shape[0]), G)
     np.testing.assert_allclose(ones.n_c_groups, n_c1, atol=1e-12)
     np.testing.assert_allclose(ones.hinge_groups, h1, rtol=1e-12, atol=1e-12)
@@ -128,14 +128,14 @@ def _sums(cut):
     return [np.asarray(x) for x in (cut.a_groups, cut.b_groups, cut.e_groups, cut.n_c_groups, cut.hinge_groups)]
 
 
-def test_reduced_cut_pass_threads_bitwise_and_blocks():
+def test_cut_pass_threads_bitwise_and_blocks():
     Phi, y, offset, delta, v, gamma, S = _pass_instance(1, n=2000, L=9)
     results = {}
     for block in (7, 1024):
         for threads in (1, 2):
             scores = np.empty(Phi.shape[0])
-            cut = _core.robust.reduced_cut_pass(y, v, gamma, S, Phi=Phi, delta=delta, offset=offset, n_groups=5,
-                                                scores_out=scores, n_threads=threads, block=block)
+            cut = _core.cutting_plane.cut_pass(y, v, gamma, S, Phi=Phi, delta=delta, offset=offset, n_groups=5,
+                                               scores_out=scores, n_threads=threads, block=block)
             results[block, threads] = (_sums(cut), scores)
     for block in (7, 1024):  # blocks are added in block order: the thread count changes no bit
         (s1, f1), (s2, f2) = results[block, 1], results[block, 2]
@@ -149,20 +149,20 @@ def test_reduced_cut_pass_threads_bitwise_and_blocks():
 
 
 @pytest.mark.parametrize(("threads", "block"), [(1, 1024), (2, 7)])
-def test_reduced_cut_pass_rejects_non_finite(threads, block):
+def test_cut_pass_rejects_non_finite(threads, block):
     Phi, y, offset, _, v, gamma, S = _pass_instance(2)
     bad = Phi.copy()
     bad[150, 2] = np.nan
     with pytest.raises(ValueError, match="finite"):
-        _core.robust.reduced_cut_pass(y, v, gamma, S, Phi=bad, offset=offset, n_threads=threads, block=block)
+        _core.cutting_plane.cut_pass(y, v, gamma, S, Phi=bad, offset=offset, n_threads=threads, block=block)
     bad[150, 2] = np.inf
     with pytest.raises(ValueError, match="finite"):
-        _core.robust.reduced_cut_pass(y, v, gamma, S, Phi=bad, offset=offset, n_threads=threads, block=block)
+        _core.cutting_plane.cut_pass(y, v, gamma, S, Phi=bad, offset=offset, n_threads=threads, block=block)
     for value in (np.nan, np.inf, -np.inf):
         off = offset.copy()
         off[3] = value
         with pytest.raises(ValueError, match="offset"):
-            _core.robust.reduced_cut_pass(y, v, gamma, S, Phi=Phi, offset=off, n_threads=threads, block=block)
+            _core.cutting_plane.cut_pass(y, v, gamma, S, Phi=Phi, offset=off, n_threads=threads, block=block)
     with pytest.raises(ValueError, match="offset"):
         HingeCuttingPlanes(y, np.zeros(Phi.shape[1]), Phi=Phi, offset=off)
 
@@ -381,7 +381,7 @@ def test_cccp_never_beats_exact_milp():
         assert loc.status_ == "local"
         assert np.isnan(loc.mip_gap_) and np.isnan(loc.lower_bound_)
         assert loc.n_selected_features_ <= B
-        assert loc.objective_ == pytest.approx(ramp_svc.ramp_loss_objective(X, y, loc.coef_[0], loc.intercept_[0],
+        assert loc.objective_ == pytest.approx(ramp_loss.ramp_loss_objective(X, y, loc.coef_[0], loc.intercept_[0],
                                                                             C), rel=1e-9)
         assert loc.objective_ >= ex.objective_ - 1e-7
         close += loc.objective_ <= 1.1 * ex.objective_
@@ -429,7 +429,7 @@ def test_cutting_plane_max_iter_warns():
 
 
 def test_ramp_auto_picks_by_rows(monkeypatch):
-    monkeypatch.setattr(ramp_svc, "AUTO_CCCP_ROWS", 30)
+    monkeypatch.setattr(ramp_loss, "AUTO_CCCP_ROWS", 30)
     Xs, ys = _data(9, n=24, d=4)
     small = RampLossSVC(C=1.0, budget=2, random_state=0).fit(Xs, ys)
     assert small.method_ == "heuristic" and small.status_ == "heuristic" and small.cccp_ is None
@@ -494,7 +494,7 @@ def test_cccp_time_limit_warns():
     assert est.status_ == "time_limit"
     assert np.isnan(est.mip_gap_) and np.isnan(est.lower_bound_)
     assert np.isfinite(est.objective_)
-    assert est.objective_ == pytest.approx(ramp_svc.ramp_loss_objective(X, y, est.coef_[0], est.intercept_[0], 1.0),
+    assert est.objective_ == pytest.approx(ramp_loss.ramp_loss_objective(X, y, est.coef_[0], est.intercept_[0], 1.0),
                                            rel=1e-9)
 
 

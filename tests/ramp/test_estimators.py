@@ -26,7 +26,6 @@ from svmopt.ramp.daks import (
     zh_phase2_update,
     zh_table1_update,
 )
-from svmopt.ramp.estimators import ramp_loss_objective
 from svmopt.ramp.model import (
     MIP_OPTIONS,
     W_TOL,
@@ -38,7 +37,8 @@ from svmopt.ramp.model import (
     rlfs_objective,
     solve_svm_l1,
 )
-from svmopt.ramp.solve import _decode, run_mip, should_interrupt, solve_rlfs_mip
+from svmopt.ramp.ramp_loss import ramp_loss_objective
+from svmopt.ramp.solve import decode_solution, run_mip, should_interrupt, solve_rlfs_mip
 
 X_A = np.array([[-2.0], [-1.0], [1.0], [2.0], [10.0]])
 Y_A = np.array([-1.0, -1.0, 1.0, 1.0, -1.0])
@@ -162,7 +162,7 @@ def test_ramp_identity_and_consistency(method):
     bm, _sol = algorithm1(X, ys, 1.0, 2, variant="variant2")
     built = build_rlfs(X, ys, 1.0, M=bm.M, U=bm.u, budget=2, ub_w=bm.ub_w, b_bounds=(bm.lb_b, bm.ub_b))
     out = run_mip(built, options=merge_options(MIP_OPTIONS), time_limit=None)
-    w, b, z = _decode(out.x, built.layout, np.arange(X.shape[1]), X.shape[1])
+    w, b, z = decode_solution(out.x, built.layout, np.arange(X.shape[1]), X.shape[1])
     assert out.objective >= rlfs_objective(X, ys, w, b, 1.0) - 1e-6
     assert np.all(out.x[built.layout.xi0:built.layout.z0] * z <= 1e-6)  # Prop. 2.1
 
@@ -287,7 +287,7 @@ def test_subproblem_semantics():
     zh = np.zeros(8, dtype=np.int8)
     zh[0] = 1
     one, built = solve(zh)
-    w, b, z = _decode(one.x, built.layout, feats, 3)
+    w, b, z = decode_solution(one.x, built.layout, feats, 3)
     t = y * (X @ w + b)
     hinge = np.clip(1 - t[1:], 0, None)
     assert z[0] == 1 and np.all(t[1:] >= -1 - 1e-7)  # zh = 0 forces y f >= -1

@@ -192,10 +192,10 @@ def test_normal_pass_quadratic_right_hand_side(source, with_extra):
 @pytest.mark.parametrize("robust_term", [False, True], ids=["det", "robust"])
 @pytest.mark.parametrize("spread", [1.0, 1e12])
 def test_newton_solve_equals_the_dense_system(robust_term, spread):
-    """_Newton solves M d = b, M = E'G E + diag(Dp, Dq, 0), in the p-square u-coordinates: equal to a dense solve of
-    the (2L + 1)-square M, also when Dp_j / Dq_j spans 1e24 (one of x_j, z_j near 0 at the end of a solve), and
+    """NewtonSystem solves M d = b, M = E'G E + diag(Dp, Dq, 0), in the p-square u-coordinates: equal to a dense
+    solve of the (2L + 1)-square M, also when Dp_j / Dq_j spans 1e24 (one of x_j, z_j near 0 at the end of a solve), and
     w = E d."""
-    from svmopt.robust.ipm import _Newton
+    from svmopt.robust.ipm import NewtonSystem
 
     rng = np.random.default_rng(11)
     L = 20
@@ -214,7 +214,7 @@ def test_newton_solve_equals_the_dense_system(robust_term, spread):
     M = E.T @ G @ E
     M[np.arange(2 * L), np.arange(2 * L)] += np.concatenate([Dp, Dq])
     b = rng.standard_normal(2 * L + 1)
-    d, w = _Newton(G, Dp, Dq, r, robust_term).solve(b)
+    d, w = NewtonSystem(G, Dp, Dq, r, robust_term).solve(b)
     np.testing.assert_array_less(np.abs(M @ d - b), 1e-8 * (np.abs(M) @ np.abs(d) + np.abs(b)).max())
     np.testing.assert_array_less(np.abs(w - E @ d), 1e-12 * (np.abs(E) @ np.abs(d)) + 1e-300)
 
@@ -589,7 +589,7 @@ def test_robust_svc_ipm_equals_the_lp(robust_term):
 def test_robust_svc_auto_picks_the_ipm_for_the_reduced_model(monkeypatch):
     """"auto": HiGHS on the LP as it is up to DIRECT_LP_MAX_CELLS kernel values, the IPM above, the cutting planes
     under warm_start."""
-    import svmopt.robust.estimator as rs
+    import svmopt.robust.plan as rs
 
     X, y = _data(300)
     kw = dict(kernel="rbf", alpha=2.0, nu=1.0, n_landmarks=25, landmarks="random", random_state=0)
@@ -641,17 +641,17 @@ def test_each_stall_names_its_reason():
     """A stall says why it stopped (the warning quotes it): only the complementarity far below the start's is
     called the limits of double precision; no progress, a long run without a better gap and diverging iterates are
     named as such."""
-    from svmopt.robust.ipm import MU_FLOOR, STALL_ITERS, STALL_MU, _stall
+    from svmopt.robust.ipm import MU_FLOOR, STALL_ITERS, STALL_MU, stall_reason_of
 
-    assert _stall(STALL_ITERS - 1, 1e-3, 0.9, 1.0) == ""  # not yet
-    assert "limits of double precision" in _stall(STALL_ITERS, 0.1 * STALL_MU, 0.9, 1.0)
-    assert "no progress" in _stall(STALL_ITERS, 1e-3, 0.9, 1.0)
-    assert _stall(STALL_ITERS, 1e-3, 0.1, 1.0) == ""  # the complementarity still falls: progress
-    why = _stall(4 * STALL_ITERS, 1e-3, 0.1, 1.0)
+    assert stall_reason_of(STALL_ITERS - 1, 1e-3, 0.9, 1.0) == ""  # not yet
+    assert "limits of double precision" in stall_reason_of(STALL_ITERS, 0.1 * STALL_MU, 0.9, 1.0)
+    assert "no progress" in stall_reason_of(STALL_ITERS, 1e-3, 0.9, 1.0)
+    assert stall_reason_of(STALL_ITERS, 1e-3, 0.1, 1.0) == ""  # the complementarity still falls: progress
+    why = stall_reason_of(4 * STALL_ITERS, 1e-3, 0.1, 1.0)
     assert why.startswith("no better certified gap") and "precision" not in why
-    assert "diverging" in _stall(0, 1.0, 1.0, 2e3)
-    assert "limits of double precision" in _stall(0, 0.1 * MU_FLOOR, 1.0, 1.0)
-    assert _stall(0, float("nan"), 1.0, 1.0) != ""  # a NaN complementarity stops the solve
+    assert "diverging" in stall_reason_of(0, 1.0, 1.0, 2e3)
+    assert "limits of double precision" in stall_reason_of(0, 0.1 * MU_FLOOR, 1.0, 1.0)
+    assert stall_reason_of(0, float("nan"), 1.0, 1.0) != ""  # a NaN complementarity stops the solve
 
 
 def test_no_stall_while_the_iterate_is_far_from_the_optimum():
@@ -687,7 +687,7 @@ def test_auto_solves_a_stalled_nu_again_by_highs(monkeypatch):
     is, exact and without a warning; above that size it warns as solver="ipm" does."""
     import warnings
 
-    import svmopt.robust.estimator as rs
+    import svmopt.robust.plan as rs
 
     X, y, _, _, Z = _dependent_rows()
     kw = dict(kernel="inhom_poly", degree=2, c=1.0, nu=100.0, n_landmarks=60, landmarks=Z)

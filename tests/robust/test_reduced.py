@@ -1,10 +1,10 @@
-"""The reduced-kernel robust LP (svmopt.robust.reduced) and its pass over the data (_core.robust.reduced_cut_pass),
+"""The reduced-kernel robust LP (svmopt.robust.reduced) and its pass over the data (_core.cutting_plane.cut_pass),
 each checked against a reference it does not share code with:
 
 * the pass against plain numpy on the same Phi (the kernel rows from ``_core.kernels.cross`` when it streams X, Z);
 * :func:`solve_direct` against ``scipy.optimize.linprog`` on the LP written out densely;
 * :class:`ReducedLP` (cutting planes) against :func:`solve_direct` (the LP as it is), the certified gap against the
-  optimum, and, with the training points as landmarks, against paper 000's LP (23) (``robust_svc.fit_binary``);
+  optimum, and, with the training points as landmarks, against paper 000's LP (23) (``fit.fit_binary``);
 * with a large delta, against the closed form (v = 0 is optimal: nu * 2 * min(n+, n-)).
 """
 
@@ -15,10 +15,10 @@ import pytest
 from scipy.optimize import linprog
 
 from svmopt import _core
-from svmopt.robust import estimator as robust_svc
+from svmopt.robust.fit import fit_binary
 from svmopt.robust.reduced import ReducedLP, ReducedSolution, solve_direct
 
-kernels, robust = _core.kernels, _core.robust
+kernels, robust, cutting_plane = _core.kernels, _core.robust, _core.cutting_plane
 KIND = kernels.KernelKind
 PARAMS = {
     "rbf": kernels.KernelParams(KIND.rbf, alpha=1.3),
@@ -143,12 +143,12 @@ def test_cut_pass_matches_numpy(kind, with_delta, block, source, layout):
     lay = LAYOUTS[layout]
     rows = {"Phi": lay(Phi)} if source == "Phi" else {"X": lay(XP), "Z": lay(ZP), "params": params}
     scores = np.full(NP, np.nan)
-    got = robust.reduced_cut_pass(YP, v, gamma, S, delta=delta, scores_out=scores, block=block, **rows)
-    assert type(got) is robust.CutSums
+    got = cutting_plane.cut_pass(YP, v, gamma, S, delta=delta, scores_out=scores, block=block, **rows)
+    assert type(got) is cutting_plane.CutSums
     _assert_pass(got, ref, scale, scores)
     # no scores_out, strided 1-D inputs: the same sums
     d1 = None if delta is None else _strided(delta)
-    again = robust.reduced_cut_pass(_strided(YP), _strided(v), gamma, S, delta=d1, block=block, **rows)
+    again = cutting_plane.cut_pass(_strided(YP), _strided(v), gamma, S, delta=d1, block=block, **rows)
     _assert_pass(again, ref, scale)
 
 
@@ -162,7 +162,7 @@ def test_cut_pass_does_not_depend_on_the_thread_count(source, block):
     out = []
     for t in (1, 2, 1, 2):
         scores = np.empty(NP)
-        c = robust.reduced_cut_pass(YP, v, gamma, S, delta=DELTAP, scores_out=scores, n_threads=t, block=block,
+        c = cutting_plane.cut_pass(YP, v, gamma, S, delta=DELTAP, scores_out=scores, n_threads=t, block=block,
                                     **rows)
         out.append((c.a.tobytes(), c.b, c.e, c.n_c, c.hinge, scores.tobytes()))
     assert out[0] == out[1] == out[2] == out[3]
@@ -172,15 +172,15 @@ def test_cut_pass_margin_zero_is_not_violated_and_edge_shapes():
     """c_i = [margin > 0] strictly: at v = 0, gamma = -1 the +1 rows have margin exactly 0; n = 0 and L = 0."""
     y = np.array([1.0, -1.0, 1.0, -1.0, -1.0])
     Phi = np.arange(10.0).reshape(5, 2)
-    c = robust.reduced_cut_pass(y, np.zeros(2), -1.0, 0.0, Phi=Phi)
+    c = cutting_plane.cut_pass(y, np.zeros(2), -1.0, 0.0, Phi=Phi)
     assert c.n_c == 3 and c.b == -3 and c.hinge == 6.0 and c.e == 0.0
     np.testing.assert_array_equal(c.a, -Phi[y < 0].sum(axis=0))
-    c = robust.reduced_cut_pass(y, np.zeros(2), -1.0, 2.0, Phi=Phi, delta=np.full(5, 0.5))  # margins 1 and 3
+    c = cutting_plane.cut_pass(y, np.zeros(2), -1.0, 2.0, Phi=Phi, delta=np.full(5, 0.5))  # margins 1 and 3
     assert c.n_c == 5 and c.b == -1 and c.e == 2.5 and c.hinge == 2 * 1.0 + 3 * 3.0
-    c = robust.reduced_cut_pass(np.zeros(0), np.zeros(2), 0.0, 0.0, Phi=np.zeros((0, 2)))
+    c = cutting_plane.cut_pass(np.zeros(0), np.zeros(2), 0.0, 0.0, Phi=np.zeros((0, 2)))
     assert c.n_c == 0 and c.hinge == 0 and np.array_equal(c.a, np.zeros(2))
     for rows in ({"Phi": np.zeros((5, 0))}, {"X": Phi, "Z": np.zeros((0, 2)), "params": PARAMS["rbf"]}):
-        c = robust.reduced_cut_pass(y, np.zeros(0), 0.5, 0.0, **rows)
+        c = cutting_plane.cut_pass(y, np.zeros(0), 0.5, 0.0, **rows)
         assert c.a.shape == (0,) and c.n_c == 5 and c.hinge == 2 * 1.5 + 3 * 0.5
 
 
@@ -192,10 +192,10 @@ KP = PARAMS["rbf"]
 
 
 def _cp(y=Y5, v=V2, gamma=0.0, S=0.5, **kw):
-    """reduced_cut_pass on a well-formed 5 x 2 problem (Phi unless X, Z or params are given), one argument replaced."""
+    """cut_pass on a well-formed 5 x 2 problem (Phi unless X, Z or params are given), one argument replaced."""
     if not {"X", "Z", "params"} & set(kw):
         kw.setdefault("Phi", PHI5)
-    return robust.reduced_cut_pass(y, v, gamma, S, **kw)
+    return cutting_plane.cut_pass(y, v, gamma, S, **kw)
 
 
 def _read_only(a):
@@ -221,7 +221,7 @@ BAD_PASS = {
     "S nan": (lambda: _cp(S=np.nan), ValueError),
     "Phi and X": (lambda: _cp(Phi=PHI5, X=X5), ValueError),
     "Phi and Z": (lambda: _cp(Phi=PHI5, Z=Z2), ValueError),
-    "no rows": (lambda: robust.reduced_cut_pass(Y5, V2, 0.0, 0.5), ValueError),
+    "no rows": (lambda: cutting_plane.cut_pass(Y5, V2, 0.0, 0.5), ValueError),
     "no Z": (lambda: _cp(X=X5, params=KP), ValueError),
     "no params": (lambda: _cp(X=X5, Z=Z2), ValueError),
     "no X": (lambda: _cp(Z=Z2, params=KP), ValueError),
@@ -347,7 +347,7 @@ def test_landmarks_at_every_training_point_give_paper_lp_23(kind, robust_, nu):
     K = kernels.gram(X, PARAMS[kind])
     r = np.sqrt(np.diag(K))
     delta = _delta("small" if robust_ else "none", K, r, seed=6)
-    paper = robust_svc.fit_binary(K, y, delta=delta, nus=[nu], lp_solver="highs")
+    paper = fit_binary(K, y, delta=delta, nus=[nu], lp_solver="highs")
     sol = ReducedLP(y, r, Phi=K, delta=delta).solve(nu, tol=1e-8)
     assert sol.objective == pytest.approx(paper.objective, rel=1e-6)
     assert sol.lower_bound <= paper.objective * (1 + 1e-9) + 1e-9
@@ -496,7 +496,7 @@ def test_non_finite_phi_is_a_value_error(case):
         if case == "ReducedLP inf column":
             ReducedLP(YB, RB, Phi=_phi_with(np.inf, column=True)).solve(1.0)
         else:
-            robust.reduced_cut_pass(YB, np.zeros(4), 0.0, 0.0, Phi=_phi_with(np.nan if "nan" in case else np.inf))
+            cutting_plane.cut_pass(YB, np.zeros(4), 0.0, 0.0, Phi=_phi_with(np.nan if "nan" in case else np.inf))
 
 
 @pytest.mark.parametrize("value", [np.nan, np.inf])
@@ -521,7 +521,7 @@ def test_group_sums_are_the_sums_over_consecutive_rows(G, block):
     y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
     delta = rng.random(n) * 0.1
     v, gamma, S = rng.normal(size=L), 0.3, 0.7
-    cut = robust.reduced_cut_pass(y, v, gamma, S, Phi=Phi, delta=delta, block=block, n_groups=G)
+    cut = cutting_plane.cut_pass(y, v, gamma, S, Phi=Phi, delta=delta, block=block, n_groups=G)
     margin = 1 + y * gamma - y * (Phi @ v) + delta * S
     c = margin > 0
     assert cut.a_groups.shape == (G, L) and cut.b_groups.shape == (G,)
@@ -536,7 +536,7 @@ def test_group_sums_are_the_sums_over_consecutive_rows(G, block):
     np.testing.assert_allclose(cut.a, cut.a_groups.sum(axis=0), rtol=1e-12, atol=1e-12)
     assert cut.hinge == pytest.approx(cut.hinge_groups.sum(), rel=1e-12)
     with pytest.raises(ValueError, match="n_groups"):
-        robust.reduced_cut_pass(y, v, gamma, S, Phi=Phi, n_groups=n + 1)
+        cutting_plane.cut_pass(y, v, gamma, S, Phi=Phi, n_groups=n + 1)
 
 
 @pytest.mark.parametrize("G", [1, 2, 16, 64])
@@ -596,14 +596,14 @@ def test_a_dask_array_gives_the_in_memory_solution(chunks, robust_model):
 def test_chunk_group_sums_add_up_to_the_whole_pass():
     X, y, Z, params, _, delta = _stream_problem(n=100, L=4)
     v, G = np.random.default_rng(1).normal(size=4), 7
-    whole = robust.reduced_cut_pass(y, v, 0.2, 0.3, X=X, Z=Z, params=params, delta=delta, n_groups=G)
-    parts = [robust.reduced_cut_pass(y[a:b], v, 0.2, 0.3, X=X[a:b], Z=Z, params=params, delta=delta[a:b],
+    whole = cutting_plane.cut_pass(y, v, 0.2, 0.3, X=X, Z=Z, params=params, delta=delta, n_groups=G)
+    parts = [cutting_plane.cut_pass(y[a:b], v, 0.2, 0.3, X=X[a:b], Z=Z, params=params, delta=delta[a:b],
                                      n_groups=G, row_offset=a, n_total=100) for a, b in ((0, 33), (33, 34), (34, 100))]
     for name in ("a_groups", "b_groups", "e_groups", "n_c_groups", "hinge_groups"):
         np.testing.assert_allclose(sum(getattr(p, name) for p in parts), getattr(whole, name), rtol=1e-12,
                                    atol=1e-12)
     with pytest.raises(ValueError, match="row_offset"):
-        robust.reduced_cut_pass(y[:50], v, 0.2, 0.3, X=X[:50], Z=Z, params=params, row_offset=60, n_total=100)
+        cutting_plane.cut_pass(y[:50], v, 0.2, 0.3, X=X[:50], Z=Z, params=params, row_offset=60, n_total=100)
 
 
 def test_a_memmap_gives_the_in_memory_solution(tmp_path):

@@ -13,7 +13,7 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
 import svmopt
-import svmopt.robust.estimator as rs
+import svmopt.robust.plan as rs
 from svmopt import MemoryBudgetError, RobustSVC
 from svmopt.robust.reduced import solve_direct
 
@@ -70,7 +70,7 @@ def test_auto_switches_to_the_reduced_model_above_the_row_limit(monkeypatch, cap
     X, y = _data(120)
     monkeypatch.setattr(rs, "AUTO_MAX_ROWS", 100)
     monkeypatch.setattr(rs, "AUTO_LANDMARKS", 20)
-    with caplog.at_level(logging.INFO, logger="svmopt.robust.estimator"):
+    with caplog.at_level(logging.INFO, logger="svmopt.robust"):
         clf = RobustSVC(n_landmarks="auto", random_state=0).fit(X, y)
     assert clf.model_ == "reduced" and clf.landmarks_.shape == (20, X.shape[1])
     assert "reduced model over 20 landmarks" in caplog.text
@@ -172,24 +172,22 @@ def test_a_memmap_fits_the_reduced_model_as_an_array(tmp_path):
 def test_entropy_landmarks_come_from_at_most_max_candidates_rows(monkeypatch):
     """Above MAX_CANDIDATES rows the Rényi-entropy search sees a uniform sample of that many rows (as the fixed-size
     LS-SVM's does), not the whole data set; the landmarks are still training rows."""
-    import svmopt._shared.prototypes as proto
-
     seen = []
-    select = proto.select_prototypes
+    select = rs.select_prototypes
 
     def recording(X, m, **kw):
         seen.append(X.shape)
         return select(X, m, **kw)
 
-    monkeypatch.setattr(proto, "MAX_CANDIDATES", 80)
-    monkeypatch.setattr(proto, "select_prototypes", recording)
+    monkeypatch.setattr(rs, "MAX_CANDIDATES", 80)
+    monkeypatch.setattr(rs, "select_prototypes", recording)
     X, y = _data(n=300)
     clf = RobustSVC(n_landmarks=10, landmarks="entropy", random_state=0).fit(X, y)
     assert seen == [(80, X.shape[1])]
     assert clf.landmarks_.shape == (10, X.shape[1])
     assert all(np.any(np.all(X == z, axis=1)) for z in clf.landmarks_)
     seen.clear()
-    monkeypatch.setattr(proto, "MAX_CANDIDATES", 300)  # n <= MAX_CANDIDATES: every row is a candidate
+    monkeypatch.setattr(rs, "MAX_CANDIDATES", 300)  # n <= MAX_CANDIDATES: every row is a candidate
     RobustSVC(n_landmarks=10, landmarks="entropy", random_state=0).fit(X, y)
     assert seen == [X.shape]
 

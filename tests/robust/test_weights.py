@@ -64,10 +64,10 @@ def test_weighted_cut_pass_equals_repeated_rows_and_numpy():
     delta = rng.uniform(0, 0.2, size=n)
     w = rng.integers(1, 5, size=n).astype(np.float64)
     v, gamma, S = rng.normal(size=L), 0.2, 0.7
-    cut = _core.robust.reduced_cut_pass(y, v, gamma, S, Phi=Phi, delta=delta, weight=w, n_groups=4)
+    cut = _core.cutting_plane.cut_pass(y, v, gamma, S, Phi=Phi, delta=delta, weight=w, n_groups=4)
     k = w.astype(int)
-    rep = _core.robust.reduced_cut_pass(np.repeat(y, k), v, gamma, S, Phi=np.repeat(Phi, k, axis=0),
-                                        delta=np.repeat(delta, k))
+    rep = _core.cutting_plane.cut_pass(np.repeat(y, k), v, gamma, S, Phi=np.repeat(Phi, k, axis=0),
+                                       delta=np.repeat(delta, k))
     margin = 1.0 + y * gamma - y * (Phi @ v) + delta * S
     c = margin > 0
     np.testing.assert_allclose(cut.a, (w * c * y) @ Phi, rtol=1e-12, atol=1e-12)
@@ -78,7 +78,7 @@ def test_weighted_cut_pass_equals_repeated_rows_and_numpy():
     assert cut.hinge == pytest.approx(float(np.sum(w * np.maximum(margin, 0))), rel=1e-12)
     assert cut.hinge == pytest.approx(rep.hinge, rel=1e-12)
     with pytest.raises(ValueError, match="weight"):
-        _core.robust.reduced_cut_pass(y, v, gamma, S, Phi=Phi, weight=np.zeros(n))
+        _core.cutting_plane.cut_pass(y, v, gamma, S, Phi=Phi, weight=np.zeros(n))
 
 
 def test_weighted_cutting_planes_reach_the_weighted_direct_lp():
@@ -152,7 +152,7 @@ def test_heavier_class_is_favoured():
     ("heavy", "sample_weight must be an array of numbers"),
 ])
 def test_bad_weights_are_refused_before_work(bad, match, monkeypatch):
-    import svmopt.robust.estimator as mod
+    import svmopt.robust.solve as mod
 
     def boom(*a, **k):
         raise AssertionError("work started")

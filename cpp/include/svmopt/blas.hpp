@@ -5,7 +5,8 @@
 // dgemm / dsyrk / dpotrf / dsyevd of a BLAS already loaded in the process:
 // NumPy's bundled OpenBLAS (64-bit integer interface, found through threadpoolctl) or SciPy's (32-bit, through the
 // PyCapsules of scipy.linalg.cython_blas / cython_lapack). Their kernels run the products faster than Eigen's,
-// and large factorizations (p >= kMinPotrf) too (figures: docs/performance.md). Without one (or after set(nullptr,
+// and large factorizations (p >= kMinPotrf) too (figures: docs/performance.md#core-design-figures). Without one
+// (or after set(nullptr,
 // ...)), every caller falls back to Eigen. The BLAS threads itself (OPENBLAS_NUM_THREADS / threadpoolctl); callers do
 // not call it from inside their own OpenMP regions.
 #pragma once
@@ -15,15 +16,16 @@
 namespace svmopt::blas {
 
 // Below this many columns (features) Eigen's kernels beat the BLAS call (measured on the magic set;
-// docs/performance.md); callers use Eigen there.
+// docs/performance.md#core-design-figures); callers use Eigen there.
 constexpr Index kMinDim = 128;
 
 // From this order the Nyström projection's symmetric eigendecomposition runs on dsyevd (where installed): Eigen's
-// tridiagonal QR was as fast up to 200 and 1.5-3x slower from 500 (measured; docs/performance.md).
+// tridiagonal QR was as fast up to 200 and 1.5-3x slower from 500 (measured;
+// docs/performance_log.md#the-nystrom-eigendecomposition-eigen-against-dsyevd).
 constexpr Index kMinSyevd = 256;
 
 // Below this order Eigen's blocked LLT (AVX2 build) is as fast as OpenBLAS's dpotrf on one core (measured;
-// docs/performance.md), and it lets the folds run in parallel; above it dpotrf is faster.
+// docs/performance.md#core-design-figures), and it lets the folds run in parallel; above it dpotrf is faster.
 constexpr Index kMinPotrf = 1024;
 
 // Installs the routines (Fortran calling convention): dsyrk, dgemm, dpotrf and dsyevd with 32-bit integer arguments

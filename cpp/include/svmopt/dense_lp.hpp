@@ -16,8 +16,9 @@
 // and continues from the previous optimal basis (the paper's nu grid costs a few pivots per value).
 //
 // Why: HiGHS's fixed per-solve cost on the tiny LPs of the paper's smallest data sets (m ~ 50-150) exceeds
-// the whole simplex here (docs/performance.md); at m ~ 600 HiGHS's factored revised simplex wins, hence
-// `RobustSVC(lp_solver="auto")` picks this solver for small m only (svmopt.robust.estimator.DENSE_LP_MAX_M).
+// the whole simplex here (docs/performance.md#robustsvc-design-figures); at m ~ 600 HiGHS's factored revised
+// simplex wins, hence `RobustSVC(lp_solver="auto")` picks this solver for small m only
+// (svmopt.robust.estimator.DENSE_LP_MAX_M).
 //
 // Every answer is checked against the *original* data, not the tableau: primal feasibility of z, dual
 // feasibility of pi (the reduced costs of the surplus columns: 0 <= pi <= nu, y^T pi = 0, A_j^T pi <= 1 for the

@@ -17,8 +17,8 @@
 // one symmetric rank-k update of order m + 1 (n m^2 flops) instead of the projection C P (2 n m m') plus the update
 // of order m' + 1; the m x m' transforms run once per fold when the statistics are read. The transform multiplies
 // the rounding errors of C^T C by ||P||^2 = 1 / lambda'_min, so the kernel statistics are used only where the kept
-// spectrum of Omega_mm is well conditioned (kKernelStatsMaxCond; measured in docs/performance.md) and the
-// features otherwise.
+// spectrum of Omega_mm is well conditioned (kKernelStatsMaxCond; measured in
+// docs/performance.md#which-statistics-and-how-accurate) and the features otherwise.
 #pragma once
 
 #include <cstdint>
@@ -65,7 +65,7 @@ class FoldAccumulator {
 
   // Doubles a row of the kernel block [K(x, PV), 1, y] holds for m prototypes and k targets: the order of the
   // rank-k update per row block with kernel statistics, and what keep_features keeps per row there (the bound of
-  // the feature budgets: tuning.hpp's CVCost, svmopt.fixed_size.tuning.CVEngine).
+  // the feature budgets: tuning.hpp's CVCost, svmopt.fixed_size.cv_engine.CVEngine).
   static constexpr Index kept_row_doubles(Index m, Index k) { return m + 1 + k; }
 
   Index n_folds() const { return v_; }

@@ -3,9 +3,9 @@
 // eqs. (19)-(21)) of rows held in memory, so that the default tuning path calls no Python per evaluation.
 //
 // The CV cost streams the rows of a problem from the caller's array in the blocks the Python engine
-// (svmopt.fixed_size.tuning.CVEngine) uses -- standardized, restricted to the problem's rows -- through a FoldAccumulator, and
-// then solves the folds by v Cholesky factorizations or, for many small folds, by the holdout identity; it is that
-// engine's in-memory path (features kept, within the feature budget), tested against it.
+// (svmopt.fixed_size.cv_engine.CVEngine) uses -- standardized, restricted to the problem's rows -- through a
+// FoldAccumulator, and then solves the folds by v Cholesky factorizations or, for many small folds, by the holdout
+// identity; it is that engine's in-memory path (features kept, within the feature budget), tested against it.
 #pragma once
 
 #include <atomic>
@@ -63,7 +63,7 @@ SearchResult csa_simplex(const CostFunction& cost, const RowMatrix& x0, const Ve
                          double step = 0.5, double time_limit = -1.0);
 
 // Whether the holdout identity beats v Cholesky solves at n rows, p features, v folds (the rule and its measured
-// factor 2 are documented at svmopt.fixed_size.tuning.holdout_cheaper).
+// factor 2 are documented at svmopt.fixed_size.cv_engine.holdout_cheaper).
 bool holdout_cheaper(Index n, Index p, Index v);
 
 enum class CVTask { Classification = 0, Regression = 1 };

@@ -1,11 +1,13 @@
 """svmopt's C++ core, in the best instruction-set variant this CPU supports.
 
 The routines live in one submodule per concept, each with its stub (``*.pyi`` beside this file):
-:mod:`~svmopt._core.kernels` (kernel matrices), :mod:`~svmopt._core.robust` (paper 000's LP and line searches),
-:mod:`~svmopt._core.fixed_size` (paper 002's entropy, Nyström, fast CV and CSA), :mod:`~svmopt._core.pso` (paper 003's
-swarms), :mod:`~svmopt._core.blas` (the BLAS the fixed-size products run on). Options are bound enums and results are
-bound classes. Array policy: arrays must already have the dtype the core computes in (float64; int32 fold ids; int64
-indices), else TypeError; any memory layout is accepted.
+:mod:`~svmopt._core.kernels` (kernel matrices), :mod:`~svmopt._core.cutting_plane` (the reduced LPs' cutting-plane
+pass, papers 000 and 001), :mod:`~svmopt._core.robust` (paper 000's LP and line searches),
+:mod:`~svmopt._core.prototypes` (the Rényi-entropy prototypes of paper 002 and their plug-in bandwidths, shared by the
+robust landmarks), :mod:`~svmopt._core.fixed_size` (paper 002's Nyström, fast CV and CSA),
+:mod:`~svmopt._core.ellipsoid` (paper 003's swarms), :mod:`~svmopt._core.blas` (the BLAS the fixed-size products run
+on). Options are bound enums and results are bound classes. Array policy: arrays must already have the dtype the core
+computes in (float64; int32 fold ids; int64 indices), else TypeError; any memory layout is accepted.
 
 The extension is built twice on x86-64 (``_core_baseline``: portable SSE2; ``_core_avx2``: AVX2 + FMA) as
 separate shared objects. This package re-exports the variant chosen at import: AVX2 where the CPU has AVX2
@@ -16,7 +18,7 @@ The fixed-size LS-SVM's dense kernels (Nyström features K P, Gram accumulation 
 systems) run on a BLAS already in the process: NumPy's bundled OpenBLAS where found, else SciPy's (its dgemm /
 dsyrk / dpotrf through ``scipy.linalg.cython_blas`` / ``cython_lapack``): faster than Eigen's kernels
 for the products and for the Cholesky factorizations from order 1024 (below, Eigen's are as fast; figures in
-docs/performance.md). The BLAS is looked for on the first call that needs one (not at import):
+docs/performance.md#core-design-figures). The BLAS is looked for on the first call that needs one (not at import):
 ``SVMOPT_BLAS=0`` (or ``numpy``, ``scipy``) then chooses, or :func:`use_blas` at any time.
 The BLAS threads itself (``OPENBLAS_NUM_THREADS``, threadpoolctl), not through the core's ``n_threads``.
 """
@@ -59,11 +61,14 @@ openmp_enabled = _module.openmp_enabled
 max_threads = _module.max_threads
 simd_instruction_sets = _module.simd_instruction_sets
 kernels = _module.kernels
+cutting_plane = _module.cutting_plane
 robust = _module.robust
+prototypes = _module.prototypes
 fixed_size = _module.fixed_size
-pso = _module.pso
+ellipsoid = _module.ellipsoid
 blas = _module.blas
-for _name in ("kernels", "robust", "fixed_size", "pso", "blas"):  # `import svmopt._core.kernels` works too
+#: The submodules, one per concept; `import svmopt._core.kernels` works too.
+for _name in ("kernels", "cutting_plane", "robust", "prototypes", "fixed_size", "ellipsoid", "blas"):
     sys.modules[f"{__name__}.{_name}"] = getattr(_module, _name)
 del _name
 
@@ -148,7 +153,7 @@ def use_blas(enabled: bool | str = True) -> bool:
     ``"numpy"``: the OpenBLAS NumPy's wheels bundle (64-bit integers, reached through its library's symbols);
     ``"scipy"``: SciPy's (the PyCapsules of ``scipy.linalg.cython_blas`` / ``cython_lapack``); ``True`` or
     ``"auto"``: NumPy's where found (it is also the BLAS of ``P.T @ P`` in NumPy, and its dsyrk measured faster than
-    SciPy's; docs/performance.md), else SciPy's. A provider that cannot be had falls back to
+    SciPy's; docs/performance.md#core-design-figures), else SciPy's. A provider that cannot be had falls back to
     Eigen; :func:`blas_provider` tells which one is in use."""
     if isinstance(enabled, bool):
         want = "auto" if enabled else None

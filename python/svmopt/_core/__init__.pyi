@@ -1,9 +1,11 @@
 """Type stubs of svmopt's C++ core: build information here, the routines in the submodules."""
 
 from svmopt._core import blas as blas
+from svmopt._core import cutting_plane as cutting_plane
+from svmopt._core import ellipsoid as ellipsoid
 from svmopt._core import fixed_size as fixed_size
 from svmopt._core import kernels as kernels
-from svmopt._core import pso as pso
+from svmopt._core import prototypes as prototypes
 from svmopt._core import robust as robust
 
 isa: str  # 'baseline' or 'avx2': the variant loaded

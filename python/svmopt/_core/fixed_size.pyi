@@ -1,7 +1,7 @@
-"""Paper 002's core: Renyi-entropy prototypes (Algorithm 1, (12), (14)), Nystrom features (5), the blockwise fold
-statistics and fast v-fold CV ((7), (19)-(21)), and CSA (the paper's Appendix) (cpp/include/svmopt/entropy.hpp,
-nystrom.hpp, fast_cv.hpp, csa.hpp). The dense products and factorizations run on the BLAS :mod:`svmopt._core` finds
-on first use. Array policy: see :mod:`svmopt._core.kernels`."""
+"""Paper 002's core: Nystrom features (5), the blockwise fold statistics and fast v-fold CV ((7), (19)-(21)), CSA
+(the paper's Appendix) and the tuning in the core (cpp/include/svmopt/nystrom.hpp, fast_cv.hpp, csa.hpp, tuning.hpp);
+the Renyi-entropy prototypes are in :mod:`svmopt._core.prototypes`. The dense products and factorizations run on the
+BLAS :mod:`svmopt._core` finds on first use. Array policy: see :mod:`svmopt._core.kernels`."""
 
 from collections.abc import Callable
 from typing import ClassVar, Literal
@@ -11,51 +11,6 @@ from numpy.typing import NDArray
 
 from svmopt._core._enum import PybindEnum
 from svmopt._core.kernels import KernelParams
-
-# ------------------------------------------------------------------------------------------------ entropy
-def entropy_log_offdiag(Z: NDArray[np.float64], idx: NDArray[np.int64] | None, n_threads: int = 0) -> float:
-    """log sum_{k != l} exp(-||Z_k - Z_l||^2) over the rows ``idx`` (None: all) of the scaled inputs Z = X / (2h)."""
-
-def entropy_log_rowsum(Z: NDArray[np.float64], idx: NDArray[np.int64] | None, point: int, skip: int) -> float:
-    """LSE_{l != skip}(-||Z_point - Z_{idx_l}||^2)."""
-
-class EntropySelectResult:
-    @property
-    def idx(self) -> NDArray[np.int64]:
-        """The m prototype indices (rows of Z)."""
-    @property
-    def log_offdiag(self) -> float: ...
-    @property
-    def n_proposals(self) -> int: ...
-    @property
-    def n_accepted(self) -> int: ...
-    @property
-    def n_recomputes(self) -> int: ...
-    @property
-    def n_row_recomputes(self) -> int: ...
-    @property
-    def n_kernel_evals(self) -> int: ...
-    @property
-    def stopped_early(self) -> bool: ...
-
-def entropy_select(
-    Z: NDArray[np.float64],
-    m: int,
-    labels: NDArray[np.int64] | None = None,
-    init: NDArray[np.int64] | None = None,
-    max_proposals: int = 0,
-    window: int = 0,
-    tol: float = 1e-5,
-    seed: int = 0,
-    recompute: bool = False,
-) -> EntropySelectResult:
-    """Renyi-entropy prototype selection (Algorithm 1) with O(m d) log-domain swap updates."""
-
-def kde_psi(x_sorted: NDArray[np.float64], g: float, r: int, n_threads: int = 0) -> float:
-    """Kernel estimate (14) of psi_r (r = 4 or 6) on sorted data."""
-
-def kde_psi_with_derivative(x_sorted: NDArray[np.float64], g: float, n_threads: int = 0) -> tuple[float, float]:
-    """(psi_4, d psi_4 / dg)."""
 
 # ------------------------------------------------------------------------------------------------ Nystrom, CV
 def nystrom_features(
@@ -206,7 +161,7 @@ def nystrom_projection(
     lambda <= m eps lambda_max dropped (Section 3.1)."""
 
 def holdout_cheaper(n: int, p: int, v: int) -> bool:
-    """Whether the holdout identity beats v Cholesky solves (svmopt.fixed_size.tuning.holdout_cheaper)."""
+    """Whether the holdout identity beats v Cholesky solves (svmopt.fixed_size.cv_engine.holdout_cheaper)."""
 
 class SearchResult:
     @property
@@ -260,7 +215,8 @@ class CVTask(PybindEnum):
     __members__: ClassVar[dict[str, CVTask]]
 
 class CVCost:
-    """The fast v-fold CV cost (19)-(21) of rows held in memory (the in-memory path of svmopt.fixed_size.tuning.CVEngine)."""
+    """The fast v-fold CV cost (19)-(21) of rows held in memory (the in-memory path of
+    svmopt.fixed_size.cv_engine.CVEngine)."""
 
     def __init__(
         self,

@@ -3,13 +3,13 @@
 Per input dimension, ``h`` solves (15) ``h = (R(kappa) / (mu_2^2 psi_4(g(h))))^{1/5} n^{-1/5}`` with the pilot
 ``g(h) = C h^{5/7}``; ``psi_4`` and ``psi_6`` are the kernel estimates (14) ("diagonals in") with the
 AMSE-optimal pilots (16) from the normal reference (17). Exact O(n^2) sums in the C++ core
-(``_core.fixed_size.kde_psi``) for ``n <= exact_max_n`` (default 2,000 rather than 10^4: spiky count columns such as
-spambase's make the exact sums slow well below 10^4, see docs/performance.md; binning agrees to < 1e-3), linear
-binning on a grid (``>= 4096`` points, bin width ``<= g/50``) with an FFT convolution above. Newton-Raphson
-from the normal-reference bandwidth, with a Brent fallback; degenerate columns (constant, fewer than 5
+(``_core.prototypes.kde_psi``) for ``n <= exact_max_n`` (default 2,000 rather than 10^4: spiky count columns such as
+spambase's make the exact sums slow well below 10^4, see docs/performance.md#core-design-figures; binning agrees to
+< 1e-3), linear binning on a grid (``>= 4096`` points, bin width ``<= g/50``) with an FFT convolution above.
+Newton-Raphson from the normal-reference bandwidth, with a Brent fallback; degenerate columns (constant, fewer than 5
 distinct values, ``psi_6 >= 0`` or ``psi_4 <= 0``) return the normal-reference bandwidth
-``h_NRR = (4/3)^{1/5} sd n^{-1/5}`` (decision: the plug-in is undefined or unstable on such columns, e.g.
-adult's codes and spambase's counts; the number of fallbacks is returned).
+``h_NRR = (4/3)^{1/5} sd n^{-1/5}`` (decision: the plug-in is undefined or unstable on such columns, e.g. adult's
+codes and spambase's counts; the number of fallbacks is returned).
 """
 
 from __future__ import annotations
@@ -57,10 +57,10 @@ def psi_exact(x_sorted: np.ndarray, g: float, r: int, derivative: bool = False) 
     """Estimate (14) of psi_r (exact pair sums in the core); with ``derivative`` (r = 4 only) also d psi_4/dg."""
     x = np.asarray(x_sorted, dtype=np.float64)
     if not derivative:
-        return _core.fixed_size.kde_psi(x, float(g), int(r))
+        return _core.prototypes.kde_psi(x, float(g), int(r))
     if int(r) != 4:
         raise ValueError("kde_psi: the derivative is available for r = 4 only")
-    return _core.fixed_size.kde_psi_with_derivative(x, float(g))
+    return _core.prototypes.kde_psi_with_derivative(x, float(g))
 
 
 class _Binned:

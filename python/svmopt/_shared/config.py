@@ -12,6 +12,8 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any, TypeVar, cast
 
+from svmopt.exceptions import MemoryBudgetError
+
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 _ENV_VAR = "SVMOPT_MEMORY_BUDGET"
@@ -62,8 +64,6 @@ def set_memory_budget(budget: str | int | float | None) -> None:
 
 def check_dense_allocation(rows: int, cols: int, what: str) -> None:
     """Raise :class:`svmopt.MemoryBudgetError` if a float64 rows x cols matrix exceeds the budget."""
-    from svmopt.exceptions import MemoryBudgetError
-
     need = 8 * int(rows) * int(cols)
     budget = get_memory_budget()
     if need > budget:
@@ -98,7 +98,7 @@ def atomic_fit(fit: _F) -> _F:
     return cast(_F, wrapper)  # the same signature as fit
 
 
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # python/svmopt, not _shared
 
 
 def warn(message: str, category: type[Warning] = UserWarning) -> None:

@@ -18,7 +18,7 @@ the master problem
 has 2L + 1 + G columns (G groups of consecutive rows, each with its own hinge-sum model: the multi-cut form) and
 one row per group and pass, whatever n. With a budget the master is a small MILP whose only binaries are the L
 feature indicators s_j; U is a valid bound on ||v*||_1 (any feasible objective value), tightened as better points are
-found. A pass (C++, ``_core.robust.reduced_cut_pass``) reads the rows block by block -- from ``Phi`` in memory or a
+found. A pass (C++, ``_core.cutting_plane.cut_pass``) reads the rows block by block -- from ``Phi`` in memory or a
 memmap, computed as K(X, Z) from the rows, or on the workers that hold a Dask array's chunks -- and returns the most
 violated cut at the iterate and its hinge sum. The master's value (its dual bound for a MILP) is a lower bound on the
 optimum and the objective at any feasible iterate an upper bound: the solver stops on a certified relative gap.
@@ -38,70 +38,18 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from svmopt import _core
+from svmopt._shared.dask import GroupSums, check_dask_array, dask_cut_pass, is_dask_array
 from svmopt._shared.highs import HighsModel
 from svmopt.exceptions import SolverError
 
 #: Groups of consecutive rows with a hinge-sum model each in the master (G = 1: the 1-slack form). Measured (RBF,
-#: nu = 1, 1e-6 gap; docs/performance.md): n = 5,000, L = 100: 443 / 135 / 62 / 40 passes at G = 1 / 4 / 16 / 64,
-#: 0.74 / 0.26 / 0.23 / 0.49 s with the kernel rows cached (the master grows G rows a pass); n = 50,000, L = 200:
-#: G = 1 stopped at 1,000 passes (gap 1e-4), G = 16 reached 1e-6 in 131 passes (3.2 s cached, 3.6 s streamed).
+#: nu = 1, 1e-6 gap; docs/performance.md#the-reduced-model-cutting-planes): n = 5,000, L = 100: 443 / 135 / 62 / 40
+#: passes at G = 1 / 4 / 16 / 64, 0.74 / 0.26 / 0.23 / 0.49 s with the kernel rows cached (the master grows G rows
+#: a pass); n = 50,000, L = 200: G = 1 stopped at 1,000 passes (gap 1e-4), G = 16 reached 1e-6 in 131 passes
+#: (3.2 s cached, 3.6 s streamed).
 DEFAULT_GROUPS = 16
 
 _MASTER_MIP_OPTIONS = {"mip_rel_gap": 1e-9, "mip_abs_gap": 0.0, "presolve": "on", "threads": 1}
-
-
-@dataclass
-class GroupSums:
-    """The sums of one pass (the fields of ``_core.robust.CutSums``), as reduced over the chunks of a Dask array."""
-
-    a_groups: np.ndarray
-    b_groups: np.ndarray
-    e_groups: np.ndarray
-    n_c_groups: np.ndarray
-    hinge_groups: np.ndarray
-
-    @property
-    def n_c(self) -> float:
-        return float(self.n_c_groups.sum())
-
-    @property
-    def hinge(self) -> float:
-        return float(self.hinge_groups.sum())
-
-
-def _chunk_pass(xb, yb, db, ob, v, gamma, S, Z, recipe, n_groups, row_offset, n_total, wb=None):
-    """One chunk's part of a pass (on the worker that holds it): the group sums and the chunk's scores. ``Z`` None:
-    the chunk's rows are Phi's rows themselves (the linear models)."""
-    from svmopt._shared.dask import params_from_recipe
-
-    scores = np.empty(xb.shape[0])
-    rows: dict[str, Any] = {"Phi": np.asarray(xb, dtype=np.float64)} if Z is None else {
-        "X": np.asarray(xb, dtype=np.float64), "Z": Z, "params": params_from_recipe(recipe)}
-    cut = _core.robust.reduced_cut_pass(yb, v, gamma, S, delta=db, offset=ob, scores_out=scores, n_groups=n_groups,
-                                        row_offset=row_offset, n_total=n_total, weight=wb, **rows)
-    return (cut.a_groups, cut.b_groups, cut.e_groups, cut.n_c_groups, cut.hinge_groups), scores
-
-
-def _dask_pass(X, y, delta, offset, v, gamma, S, Z, params, n_groups, weight=None) -> tuple[GroupSums, np.ndarray]:
-    """A pass over a Dask array: each chunk's sums computed by the core where the chunk is, tree-reduced; the scores
-    (n floats) gathered in row order."""
-    import dask
-    from dask import delayed
-
-    from svmopt._shared.dask import add_sums, params_recipe, tree_reduce
-
-    n, recipe = X.shape[0], params_recipe(params)
-    parts, r0 = [], 0
-    for xb, nb in zip(X.to_delayed().ravel(), X.chunks[0], strict=True):
-        db = None if delta is None else delta[r0:r0 + nb]
-        ob = None if offset is None else offset[r0:r0 + nb]
-        wb = None if weight is None else weight[r0:r0 + nb]
-        parts.append(delayed(_chunk_pass, nout=2, pure=True)(xb, y[r0:r0 + nb], db, ob, v, gamma, S, Z, recipe,
-                                                             n_groups, r0, n, wb))
-        r0 += nb
-    sums = tree_reduce([p[0] for p in parts], add_sums)
-    total, scores = dask.compute(sums, [p[1] for p in parts])
-    return GroupSums(*total), np.concatenate(scores)
 
 
 @dataclass
@@ -137,8 +85,6 @@ def row_source(Phi: Any, X: Any, Z: Any, params: Any) -> tuple[dict[str, Any], b
     """The rows of a solver's passes, checked: ``{"Phi": Phi}`` (the kernel rows, n x L) or ``{"X": X, "Z": Z,
     "params": params}`` (computed block by block), with a float64 ``np.memmap`` read in place and a Dask array
     checked; returns them, whether they are a Dask array, the number n of rows and the number L of landmarks."""
-    from svmopt._shared.dask import check_dask_array, is_dask_array
-
     if Phi is not None and (X is not None or Z is not None or params is not None):
         raise ValueError("give Phi, or X, Z and params, not both")
     if Phi is None and (X is None or Z is None or params is None):
@@ -261,7 +207,7 @@ class HingeCuttingPlanes:
         self._cut_upper = np.zeros(0)  # the cut rows' upper bounds -n_c, for the slack test of a MILP master
         # The in-out weight of the stability centre: 0 is Kelley's method; measured at n = 3000, L = 300 (RBF), to a
         # 1e-6 gap, nu = 0.1 / 1: 368 / 790 passes at 0, 179 / 370 at 0.5, 130 / 246 at 0.8, 137 / 227 at 0.9,
-        # 204 / 272 at 0.95 (docs/performance.md).
+        # 204 / 272 at 0.95 (docs/performance.md#the-reduced-model-cutting-planes).
         self.alpha = 0.8
         self._start: tuple[np.ndarray, float] = (np.zeros(L), 0.0)
         if budget is not None:
@@ -286,21 +232,21 @@ class HingeCuttingPlanes:
         self.master.clear_solver()
 
     def _pass(self, v: np.ndarray, gamma: float,
-              scores: np.ndarray | None = None) -> _core.robust.CutSums | GroupSums:
+              scores: np.ndarray | None = None) -> _core.cutting_plane.CutSums | GroupSums:
         self.n_passes += 1
         v = np.ascontiguousarray(v, dtype=np.float64)
         S = float(self.r @ np.abs(v))
         if self._dask:
             X = self._rows["Phi"] if self.Phi is not None else self._rows["X"]
-            sums, f = _dask_pass(X, self.y, self.delta, self.offset, v, float(gamma), S, self._rows["Z"],
-                                 self._rows["params"], self.G, self.weight)
+            sums, f = dask_cut_pass(X, self.y, self.delta, self.offset, v, float(gamma), S, self._rows["Z"],
+                                    self._rows["params"], self.G, self.weight)
             if scores is not None:
                 scores[:] = f
             return sums
         rows = {k: val for k, val in self._rows.items() if val is not None}
-        return _core.robust.reduced_cut_pass(self.y, v, float(gamma), S, delta=self.delta, offset=self.offset,
-                                             scores_out=scores, n_threads=self.n_threads, block=self.block,
-                                             n_groups=self.G, weight=self.weight, **rows)
+        return _core.cutting_plane.cut_pass(self.y, v, float(gamma), S, delta=self.delta, offset=self.offset,
+                                            scores_out=scores, n_threads=self.n_threads, block=self.block,
+                                            n_groups=self.G, weight=self.weight, **rows)
 
     # -- the master -----------------------------------------------------------------------------------------------
     def _new_master(self, *, with_budget: bool) -> HighsModel:
@@ -370,7 +316,7 @@ class HingeCuttingPlanes:
     def _feasible(self, v: np.ndarray) -> bool:
         return self.budget is None or int(np.count_nonzero(v)) <= self.budget
 
-    def _add_cut(self, cut: _core.robust.CutSums | GroupSums) -> None:
+    def _add_cut(self, cut: _core.cutting_plane.CutSums | GroupSums) -> None:
         """Per group g with violated rows: xi_g >= n_c - a'(v+ - v-) + b gamma + e r'(v+ + v-), i.e.
         -a'v+ + a'v- + e r'(v+ + v-) + b gamma - xi_g <= -n_c (n_c = sum_i c_i a_i)."""
         L = self.L
@@ -421,7 +367,8 @@ class HingeCuttingPlanes:
             self.master.rebuild()
             return self.master.solve()
 
-    def _violation(self, cut: _core.robust.CutSums | GroupSums, v: np.ndarray, gamma: float, xi: np.ndarray) -> float:
+    def _violation(self, cut: _core.cutting_plane.CutSums | GroupSums, v: np.ndarray, gamma: float,
+                   xi: np.ndarray) -> float:
         """The largest violation by (v, gamma, xi) of the cuts this pass makes."""
         S = float(self.r @ np.abs(v))
         values = cut.n_c_groups - cut.a_groups @ v + cut.b_groups * gamma + cut.e_groups * S

@@ -1,5 +1,6 @@
 """Dask support shared by every family: recognising and checking dask arrays, weighted column moments, a method mapped
-over row chunks, picklable kernel descriptions for worker tasks, and the tree reduction of partial sums.
+over row chunks, picklable kernel descriptions for worker tasks, the tree reduction of partial sums, and the
+cutting-plane pass of :mod:`svmopt._shared.cutting_plane` over a dask array's chunks.
 
 Dask is optional (``pip install svmopt[dask]``): nothing in this module imports it at import time, and numpy-only
 code paths never import it.
@@ -10,6 +11,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -149,3 +151,55 @@ def tree_reduce(parts: list, combine: Callable, split_every: int = 8):
     while len(parts) > 1:
         parts = [delayed(combine, pure=True)(*parts[i:i + split_every]) for i in range(0, len(parts), split_every)]
     return parts[0]
+
+
+# ============================================================================================ cutting-plane passes
+@dataclass
+class GroupSums:
+    """The sums of one cutting-plane pass (the fields of ``_core.cutting_plane.CutSums``), as reduced over the chunks of
+    a Dask array."""
+
+    a_groups: np.ndarray
+    b_groups: np.ndarray
+    e_groups: np.ndarray
+    n_c_groups: np.ndarray
+    hinge_groups: np.ndarray
+
+    @property
+    def n_c(self) -> float:
+        return float(self.n_c_groups.sum())
+
+    @property
+    def hinge(self) -> float:
+        return float(self.hinge_groups.sum())
+
+
+def _chunk_cut_pass(xb, yb, db, ob, v, gamma, S, Z, recipe, n_groups, row_offset, n_total, wb=None):
+    """One chunk's part of a pass (on the worker that holds it): the group sums and the chunk's scores. ``Z`` None:
+    the chunk's rows are Phi's rows themselves (the linear models)."""
+    scores = np.empty(xb.shape[0])
+    rows: dict[str, Any] = {"Phi": np.asarray(xb, dtype=np.float64)} if Z is None else {
+        "X": np.asarray(xb, dtype=np.float64), "Z": Z, "params": params_from_recipe(recipe)}
+    cut = _core.cutting_plane.cut_pass(yb, v, gamma, S, delta=db, offset=ob, scores_out=scores, n_groups=n_groups,
+                                       row_offset=row_offset, n_total=n_total, weight=wb, **rows)
+    return (cut.a_groups, cut.b_groups, cut.e_groups, cut.n_c_groups, cut.hinge_groups), scores
+
+
+def dask_cut_pass(X, y, delta, offset, v, gamma, S, Z, params, n_groups, weight=None) -> tuple[GroupSums, np.ndarray]:
+    """A cutting-plane pass (``_core.cutting_plane.cut_pass``) over a Dask array: each chunk's sums computed by the
+    core where the chunk is, tree-reduced; the scores (n floats) gathered in row order."""
+    import dask
+    from dask import delayed
+
+    n, recipe = X.shape[0], params_recipe(params)
+    parts, r0 = [], 0
+    for xb, nb in zip(X.to_delayed().ravel(), X.chunks[0], strict=True):
+        db = None if delta is None else delta[r0:r0 + nb]
+        ob = None if offset is None else offset[r0:r0 + nb]
+        wb = None if weight is None else weight[r0:r0 + nb]
+        parts.append(delayed(_chunk_cut_pass, nout=2, pure=True)(xb, y[r0:r0 + nb], db, ob, v, gamma, S, Z,
+                                                                 recipe, n_groups, r0, n, wb))
+        r0 += nb
+    sums = tree_reduce([p[0] for p in parts], add_sums)
+    total, scores = dask.compute(sums, [p[1] for p in parts])
+    return GroupSums(*total), np.concatenate(scores)

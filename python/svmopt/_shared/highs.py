@@ -306,7 +306,7 @@ class HighsModel:
         With ``warm_start=True`` the next :meth:`solve` starts from the current basis (HiGHS keeps it);
         with ``False`` the solver state is cleared (``clearSolver``) and the next solve starts cold, without
         passing the model again. On paper 000's LPs the cold start was measured faster (see
-        ``benchmarks/bench_robust.py::NuGrid``): after a cost change the old basis is dual infeasible and the
+        ``benchmarks/asv/bench_robust.py::NuGrid``): after a cost change the old basis is dual infeasible and the
         dual simplex needs more iterations from it than from the slack basis.
         """
         idx = _as_int32(indices, "indices")

@@ -14,7 +14,7 @@ from svmopt import _core
 from svmopt._shared.bandwidth import entropy_bandwidths
 
 
-def _selection_dict(r: _core.fixed_size.EntropySelectResult) -> dict[str, Any]:
+def _selection_dict(r: _core.prototypes.EntropySelectResult) -> dict[str, Any]:
     """The core's prototype selection as a dict: ``idx``, ``log_offdiag``, ``n_proposals``, ``n_accepted``,
     ``n_recomputes`` (of the whole sum), ``n_row_recomputes`` (of one kept row sum), ``n_kernel_evals``,
     ``stopped_early``."""
@@ -47,7 +47,7 @@ def select_prototypes(X: np.ndarray, m: int, *, labels: np.ndarray | None = None
     seed = int(random_state) if isinstance(random_state, (int, np.integer)) else int(
         check_random_state(random_state).randint(0, 2**31 - 1))
     lab = None if labels is None else np.asarray(labels, dtype=np.int64)
-    r = _core.fixed_size.entropy_select(Z, int(m), labels=lab, max_proposals=max_proposals, window=window, tol=tol,
+    r = _core.prototypes.entropy_select(Z, int(m), labels=lab, max_proposals=max_proposals, window=window, tol=tol,
                                         seed=seed)
     return {**_selection_dict(r), "bandwidths": h}
 

@@ -98,7 +98,7 @@ def progress(verbose: Any, total: int | None, desc: str) -> Any:
 def blas_controller():
     """One threadpoolctl controller for the process: building one (``threadpool_limits``) scans every loaded
     library, which was most of a CV evaluation at small m; limiting through a kept one is far cheaper (figures in
-    docs/performance.md)."""
+    docs/performance.md#core-design-figures)."""
     from threadpoolctl import ThreadpoolController
 
     return ThreadpoolController()

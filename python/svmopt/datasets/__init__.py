@@ -66,8 +66,8 @@ from typing import Any, Literal, overload
 import numpy as np
 import pandas as pd
 
-from svmopt.datasets.catalog import _REGISTRY, DatasetInfo, _Entry
-from svmopt.datasets.readers import ENV_VAR, _Source
+from svmopt.datasets.catalog import REGISTRY, CatalogEntry, DatasetInfo
+from svmopt.datasets.readers import ENV_VAR, DataSource
 
 __all__ = ["DATASETS", "ENV_VAR", "Dataset", "DatasetInfo", "list_datasets", "load_dataset"]
 
@@ -92,7 +92,7 @@ class Dataset:
 
 
 #: name -> :class:`DatasetInfo`, in the order of the shared MANIFEST (read-only).
-DATASETS: Mapping[str, DatasetInfo] = MappingProxyType({k: e.info for k, e in _REGISTRY.items()})
+DATASETS: Mapping[str, DatasetInfo] = MappingProxyType({k: e.info for k, e in REGISTRY.items()})
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -114,23 +114,23 @@ def list_datasets(
     )
 
 
-def _get_entry(name: str) -> _Entry:
+def _get_entry(name: str) -> CatalogEntry:
     try:
-        return _REGISTRY[name]
+        return REGISTRY[name]
     except KeyError:
-        valid = ", ".join(sorted(_REGISTRY))
+        valid = ", ".join(sorted(REGISTRY))
         raise ValueError(f"unknown dataset {name!r}; valid names: {valid}") from None
 
 
-def _source(entry: _Entry, data_home: str | os.PathLike[str] | None) -> _Source:
+def _source(entry: CatalogEntry, data_home: str | os.PathLike[str] | None) -> DataSource:
     name, hint = entry.info.name, entry.missing_hint
     if data_home is not None:
-        return _Source(name, Path(data_home).expanduser(), hint)
+        return DataSource(name, Path(data_home).expanduser(), hint)
     if entry.info.bundled:
-        return _Source(name, None, hint)
+        return DataSource(name, None, hint)
     env = os.environ.get(ENV_VAR)
     if env:
-        return _Source(name, Path(env).expanduser(), hint)
+        return DataSource(name, Path(env).expanduser(), hint)
     raise FileNotFoundError(
         f"dataset {name!r} is not bundled with svmopt. {hint}Pass data_home=<dir> or set the {ENV_VAR} "
         f"environment variable to a directory holding {name}/{'|'.join(entry.info.files)} "

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from svmopt.datasets.readers import _Golub, _Mfeat, _Raw, _Source, _Table
+from svmopt.datasets.readers import DataSource, GolubReader, MfeatReader, RawData, TableReader
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -38,13 +38,17 @@ class DatasetInfo:
 # registry
 # ----------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class _Entry:
+class CatalogEntry:
+    """One data set of the catalogue: its description, its readers (one per variant) and the hint a missing file
+    names."""
+
     info: DatasetInfo
-    readers: Mapping[str, Callable[[_Source], _Raw]]  # variant -> reader; single reader under key ""
+    readers: Mapping[str, Callable[[DataSource], RawData]]  # variant -> reader; single reader under key ""
     missing_hint: str = ""
 
 
-_REGISTRY: dict[str, _Entry] = {}
+#: Every data set of the catalogue by name, in the order of registration.
+REGISTRY: dict[str, CatalogEntry] = {}
 
 _NA = {"na_values": "?", "keep_default_na": False}
 _NOHEAD = {"header": None}
@@ -73,7 +77,7 @@ def _counts(labels, counts) -> Mapping[Any, int]:
 
 def _register(
     name: str,
-    reader: Callable[[_Source], _Raw] | Mapping[str, Callable[[_Source], _Raw]],
+    reader: Callable[[DataSource], RawData] | Mapping[str, Callable[[DataSource], RawData]],
     *,
     shape: tuple[int, int],
     counts: Mapping[Any, int] | None,
@@ -110,15 +114,15 @@ def _register(
         categorical=categorical,
         available=available,
     )
-    _REGISTRY[name] = _Entry(info, MappingProxyType(readers), missing_hint)
+    REGISTRY[name] = CatalogEntry(info, MappingProxyType(readers), missing_hint)
 
 
 # --- paper 000 (arrhythmia and wdbc also in 001) -----------------------------------------------------------
 _register(
     "arrhythmia",
     {
-        "000": _Table(("arrhythmia.data",), target=-1, kw=_NOHEAD_NA),
-        "001": _Table(("arrhythmia.data",), target=-1, drop=(13,), kw=_NOHEAD_NA),
+        "000": TableReader(("arrhythmia.data",), target=-1, kw=_NOHEAD_NA),
+        "001": TableReader(("arrhythmia.data",), target=-1, drop=(13,), kw=_NOHEAD_NA),
     },
     shape=(68, 279),
     counts=_counts((1, 2, 3, 4, 5, 6, 8, 9, 10, 14, 16), (20, 17, 4, 1, 2, 1, 1, 9, 8, 1, 4)),
@@ -130,7 +134,7 @@ _register(
 )
 _register(
     "parkinsons",
-    _Table(("parkinsons.data",), target="status", drop=("name",)),
+    TableReader(("parkinsons.data",), target="status", drop=("name",)),
     shape=(195, 22),
     counts=_counts((0, 1), (48, 147)),
     papers=("000",),
@@ -140,7 +144,7 @@ _register(
 )
 _register(
     "heart_cleveland",
-    _Table(("processed.cleveland.data",), target=-1, kw=_NOHEAD_NA),
+    TableReader(("processed.cleveland.data",), target=-1, kw=_NOHEAD_NA),
     shape=(297, 13),
     counts=_counts((0, 1, 2, 3, 4), (160, 54, 35, 35, 13)),
     papers=("000",),
@@ -150,7 +154,7 @@ _register(
 )
 _register(
     "dermatology",
-    _Table(("dermatology.data",), target=-1, kw={"header": 0, **_NA}),
+    TableReader(("dermatology.data",), target=-1, kw={"header": 0, **_NA}),
     shape=(358, 34),
     counts=_counts((1, 2, 3, 4, 5, 6), (111, 60, 71, 48, 48, 20)),
     papers=("000",),
@@ -160,7 +164,7 @@ _register(
 )
 _register(
     "climate_crashes",
-    _Table(("pop_failures.dat",), target="outcome", drop=("Study", "Run"), kw={"sep": r"\s+"}),
+    TableReader(("pop_failures.dat",), target="outcome", drop=("Study", "Run"), kw={"sep": r"\s+"}),
     shape=(540, 18),
     counts=_counts((0, 1), (46, 494)),
     papers=("000",),
@@ -171,7 +175,7 @@ _register(
 )
 _register(
     "wdbc",
-    _Table(("wdbc.data",), target=1, drop=(0,), kw=_NOHEAD),
+    TableReader(("wdbc.data",), target=1, drop=(0,), kw=_NOHEAD),
     shape=(569, 30),
     counts=_counts(("B", "M"), (357, 212)),
     papers=("000", "001"),
@@ -182,7 +186,7 @@ _register(
 )
 _register(
     "breast_cancer_wisconsin",
-    _Table(("breast-cancer-wisconsin.data",), target=-1, drop=(0,), kw=_NOHEAD_NA),
+    TableReader(("breast-cancer-wisconsin.data",), target=-1, drop=(0,), kw=_NOHEAD_NA),
     shape=(683, 9),
     counts=_counts((2, 4), (444, 239)),
     papers=("000",),
@@ -193,7 +197,7 @@ _register(
 )
 _register(
     "blood_transfusion",
-    _Table(("transfusion.data",), target=-1),
+    TableReader(("transfusion.data",), target=-1),
     shape=(748, 4),
     counts=_counts((0, 1), (570, 178)),
     papers=("000",),
@@ -204,7 +208,7 @@ _register(
 )
 _register(
     "mammographic",
-    _Table(("mammographic_masses.data",), target=-1, kw=_NOHEAD_NA),
+    TableReader(("mammographic_masses.data",), target=-1, kw=_NOHEAD_NA),
     shape=(830, 5),
     counts=_counts((0, 1), (427, 403)),
     papers=("000",),
@@ -216,7 +220,7 @@ _register(
 # --- paper 003 ---------------------------------------------------------------------------------------------
 _register(
     "iris",
-    _Table(("iris.csv",), target=-1, kw=_NOHEAD),
+    TableReader(("iris.csv",), target=-1, kw=_NOHEAD),
     shape=(150, 4),
     counts=_counts(("Iris-setosa", "Iris-versicolor", "Iris-virginica"), (50, 50, 50)),
     papers=("003",),
@@ -225,7 +229,7 @@ _register(
 )
 _register(
     "wine",
-    _Table(("wine.data",), target=0, kw=_NOHEAD),
+    TableReader(("wine.data",), target=0, kw=_NOHEAD),
     shape=(178, 13),
     counts=_counts((1, 2, 3), (59, 71, 48)),
     papers=("003",),
@@ -234,7 +238,7 @@ _register(
 )
 _register(
     "pima",
-    _Table(("pima-indians-diabetes.csv",), target=-1, kw=_NOHEAD),
+    TableReader(("pima-indians-diabetes.csv",), target=-1, kw=_NOHEAD),
     shape=(768, 8),
     counts=_counts((0, 1), (500, 268)),
     papers=("002", "003"),
@@ -245,7 +249,7 @@ _register(
 )
 _register(
     "new_thyroid",
-    _Table(("new-thyroid.csv",), target=-1, kw=_NOHEAD),
+    TableReader(("new-thyroid.csv",), target=-1, kw=_NOHEAD),
     shape=(215, 5),
     counts=_counts((1, 2, 3), (150, 35, 30)),
     papers=("003",),
@@ -256,7 +260,7 @@ _register(
 # --- paper 001 ---------------------------------------------------------------------------------------------
 _register(
     "sonar",
-    _Table(("sonar.csv",), target=-1, kw=_NOHEAD),
+    TableReader(("sonar.csv",), target=-1, kw=_NOHEAD),
     shape=(208, 60),
     counts=_counts(("M", "R"), (111, 97)),
     papers=("001",),
@@ -265,7 +269,7 @@ _register(
 )
 _register(
     "ionosphere",
-    _Table(("ionosphere.csv",), target=-1, kw=_NOHEAD),
+    TableReader(("ionosphere.csv",), target=-1, kw=_NOHEAD),
     shape=(351, 34),
     counts=_counts(("b", "g"), (126, 225)),
     papers=("001",),
@@ -275,7 +279,7 @@ _register(
 )
 _register(
     "colon",
-    _Table(("colon.csv.gz",), target=-1, kw=_NOHEAD),
+    TableReader(("colon.csv.gz",), target=-1, kw=_NOHEAD),
     shape=(62, 2000),
     counts=_counts((1, 2), (40, 22)),
     papers=("001",),
@@ -284,7 +288,7 @@ _register(
 )
 _register(
     "leukemia",
-    {"csv": _Table(("leukemia.csv.gz",), target=-1, kw=_NOHEAD), "golub": _Golub()},
+    {"csv": TableReader(("leukemia.csv.gz",), target=-1, kw=_NOHEAD), "golub": GolubReader()},
     shape=(72, 7129),
     counts=_counts((1, 2), (25, 47)),
     papers=("001",),
@@ -294,7 +298,7 @@ _register(
 )
 _register(
     "dlbcl",
-    _Table(("DLBCL.csv.gz",), target=-1, kw=_NOHEAD),
+    TableReader(("DLBCL.csv.gz",), target=-1, kw=_NOHEAD),
     shape=(77, 5469),
     counts=_counts((0, 1), (58, 19)),
     papers=("001",),
@@ -304,12 +308,12 @@ _register(
 _register(
     "mushroom",
     {
-        "001": _Table(
+        "001": TableReader(
             ("agaricus-lepiota.data",),
             target="class",
             kw={"header": None, "names": _MUSHROOM_NAMES, "dtype": str, "keep_default_na": False},
         ),
-        "complete": _Table(
+        "complete": TableReader(
             ("agaricus-lepiota.data",),
             target="class",
             kw={"header": None, "names": _MUSHROOM_NAMES, "dtype": str, **_NA},
@@ -326,7 +330,7 @@ _register(
 )
 _register(
     "mfeat",
-    _Mfeat(),
+    MfeatReader(),
     shape=(2000, 649),
     counts=_counts(tuple(range(10)), (200,) * 10),
     papers=("001",),
@@ -340,7 +344,7 @@ _register(
 # --- paper 002 ---------------------------------------------------------------------------------------------
 _register(
     "magic",
-    _Table(("magic04.data.gz",), target=-1, kw=_NOHEAD),
+    TableReader(("magic04.data.gz",), target=-1, kw=_NOHEAD),
     shape=(19020, 10),
     counts=_counts(("g", "h"), (12332, 6688)),
     papers=("002",),
@@ -348,7 +352,7 @@ _register(
 )
 _register(
     "spambase",
-    _Table(("spambase.data",), target=-1),
+    TableReader(("spambase.data",), target=-1),
     shape=(4601, 57),
     counts=_counts((0, 1), (2788, 1813)),
     papers=("002",),
@@ -357,7 +361,7 @@ _register(
 )
 _register(
     "adult",
-    _Table(
+    TableReader(
         ("adult-train.csv.gz", "adult-test.csv.gz"),
         target="income",
         kw={"header": None, "names": _ADULT_NAMES, "skipinitialspace": True, **_NA},
@@ -377,7 +381,7 @@ _LETTER_COUNTS = (
 )  # fmt: skip
 _register(
     "letter",
-    _Table(("letter-recognition.data",), target=0, kw=_NOHEAD),
+    TableReader(("letter-recognition.data",), target=0, kw=_NOHEAD),
     shape=(20000, 16),
     counts=_counts(tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ"), _LETTER_COUNTS),
     papers=("002",),
@@ -385,7 +389,7 @@ _register(
 )
 _register(
     "optdigits",
-    _Table(("optdigits.tra", "optdigits.tes"), target=-1, kw={"header": 0}),
+    TableReader(("optdigits.tra", "optdigits.tes"), target=-1, kw={"header": 0}),
     shape=(5620, 64),
     counts=_counts(tuple(range(10)), (554, 571, 557, 572, 568, 558, 558, 566, 554, 562)),
     papers=("002",),
@@ -394,7 +398,7 @@ _register(
 )
 _register(
     "pendigits",
-    _Table(("pendigits.tra", "pendigits.tes"), target=-1, kw={"header": None, "skipinitialspace": True}),
+    TableReader(("pendigits.tra", "pendigits.tes"), target=-1, kw={"header": None, "skipinitialspace": True}),
     shape=(10992, 16),
     counts=_counts(tuple(range(10)), (1143, 1143, 1144, 1055, 1144, 1055, 1056, 1142, 1055, 1055)),
     papers=("002",),
@@ -403,7 +407,7 @@ _register(
 )
 _register(
     "landsat",
-    _Table(("sat.trn", "sat.tst"), target=-1, kw={"sep": "\t", "header": 0, "names": tuple(range(37))}),
+    TableReader(("sat.trn", "sat.tst"), target=-1, kw={"sep": "\t", "header": 0, "names": tuple(range(37))}),
     shape=(6435, 36),
     counts=_counts((1, 2, 3, 4, 5, 7), (1533, 703, 1358, 626, 707, 1508)),
     papers=("002",),
@@ -412,7 +416,7 @@ _register(
 )
 _register(
     "shuttle",
-    _Table(("shuttle.trn.gz", "shuttle.tst"), target=-1, kw=_NOHEAD, label_map=_SHUTTLE_TEXT),
+    TableReader(("shuttle.trn.gz", "shuttle.tst"), target=-1, kw=_NOHEAD, label_map=_SHUTTLE_TEXT),
     shape=(58000, 9),
     counts=_counts(tuple(range(1, 8)), (45586, 50, 171, 8903, 3267, 10, 13)),
     papers=("002",),
@@ -421,7 +425,7 @@ _register(
 )
 _register(
     "covertype",
-    _Table(("covtype.data.gz",), target=-1, kw=_NOHEAD),
+    TableReader(("covtype.data.gz",), target=-1, kw=_NOHEAD),
     shape=(581012, 54),
     counts=_counts(tuple(range(1, 8)), (211840, 283301, 35754, 2747, 9493, 17367, 20510)),
     papers=("002",),
@@ -435,7 +439,7 @@ _register(
 )
 _register(
     "boston_housing",
-    _Table(("housing.data",), target=-1, kw={"header": None, "sep": r"\s+"}),
+    TableReader(("housing.data",), target=-1, kw={"header": None, "sep": r"\s+"}),
     shape=(506, 13),
     counts=None,
     papers=("002",),
@@ -444,7 +448,7 @@ _register(
 )
 _register(
     "concrete",
-    _Table(("Concrete_Data.xls",), target=-1, excel=True),
+    TableReader(("Concrete_Data.xls",), target=-1, excel=True),
     shape=(1030, 8),
     counts=None,
     papers=("002",),

@@ -23,7 +23,7 @@ _PACKAGE = __name__.rpartition(".")[0] or "svmopt.datasets"
 # ----------------------------------------------------------------------------------------------------------
 # file access
 # ----------------------------------------------------------------------------------------------------------
-class _Source:
+class DataSource:
     """Locates and parses the files of one data set (package data or ``<root>/<name>/``)."""
 
     def __init__(self, name: str, root: Path | None, hint: str):
@@ -64,7 +64,7 @@ def _read_excel(path, **kw: Any) -> pd.DataFrame:
 # ----------------------------------------------------------------------------------------------------------
 # readers: each returns (raw features frame, raw target series) before any cleaning
 # ----------------------------------------------------------------------------------------------------------
-_Raw = tuple[pd.DataFrame, pd.Series]
+RawData = tuple[pd.DataFrame, pd.Series]
 
 
 def _column(df: pd.DataFrame, key: int | str):
@@ -73,7 +73,7 @@ def _column(df: pd.DataFrame, key: int | str):
 
 
 @dataclass(frozen=True)
-class _Table:
+class TableReader:
     """One table (or several stacked row-wise) with a target column and columns to drop."""
 
     files: tuple[str, ...]
@@ -84,7 +84,7 @@ class _Table:
     excel: bool = False
     positive: Any = None  # overrides DatasetInfo.positive for this variant
 
-    def __call__(self, src: _Source) -> _Raw:
+    def __call__(self, src: DataSource) -> RawData:
         parser = _read_excel if self.excel else pd.read_csv
         frames = [src.read(f, parser, **self.kw) for f in self.files]
         df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
@@ -97,7 +97,7 @@ class _Table:
 
 
 @dataclass(frozen=True)
-class _Golub:
+class GolubReader:
     """Golub et al. genes x samples files with A/P/M call columns, plus actual.csv (patient, cancer)."""
 
     files: tuple[str, ...] = (
@@ -107,7 +107,7 @@ class _Golub:
     )
     positive: Any = "AML"
 
-    def __call__(self, src: _Source) -> _Raw:
+    def __call__(self, src: DataSource) -> RawData:
         parts = [src.read(f).set_index("Gene Accession Number") for f in self.files[:-1]]
         samples = pd.concat([p.filter(regex=r"^\s*\d+\s*$").T for p in parts])
         samples.index = samples.index.astype(str).str.strip().astype(int)
@@ -117,12 +117,12 @@ class _Golub:
 
 
 @dataclass(frozen=True)
-class _Mfeat:
+class MfeatReader:
     """UCI mfeat: six whitespace-separated files, 2000 rows each, 200 per digit in the order 0..9."""
 
     files: tuple[str, ...] = tuple(f"mfeat-{s}" for s in ("fou", "fac", "kar", "pix", "zer", "mor"))
 
-    def __call__(self, src: _Source) -> _Raw:
+    def __call__(self, src: DataSource) -> RawData:
         parts = [
             src.read(f, sep=r"\s+", header=None).add_prefix(f[len("mfeat-") :] + "_") for f in self.files
         ]

@@ -17,7 +17,7 @@ Per binary problem:
    folds of each binary problem's rows; a splitter or a list of splits: their rows of the problem)
    (:data:`RATIO_GRID` x {0, Ledoit-Wolf}; ties to the paper's choices). A class covariance
    singular in the working space (one-hot features, fewer rows than features) gets a ridge of ``1e-6 lambda_max``
-   (``_ellipsoid_geometry.SINGULAR_RIDGE``) instead of no ellipsoid.
+   (:data:`svmopt.ellipsoid.geometry.SINGULAR_RIDGE`) instead of no ellipsoid.
 3. Shrink fallback (not in the paper): if the ellipsoids intersect, both are shrunk by ``s = gamma * s*`` with
    ``s* = max_u u^T (mu_1 - mu_2) / (g_1(u) + g_2(u))``; counted in ``n_shrunk_``.
 4. Closest points (the QCQP (4)-(5) of Section 3.1): the two coupled swarms of eq. (7) in the C++ core
@@ -35,7 +35,7 @@ kept: ``decision_function`` is ``-z`` so that positive values mean ``classes_[1]
 from __future__ import annotations
 
 import time
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -44,99 +44,19 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from svmopt._shared.config import warn
 from svmopt._shared.runtime import TimeBudget, progress
-from svmopt._shared.splits import cv_indices
 from svmopt._shared.validation import (
     CLASS_WEIGHT,
     SECONDS,
-    Integral,
     Interval,
     Real,
     StrOptions,
     check_fit_weights,
     fit_context,
 )
-from svmopt.ellipsoid.geometry import (
-    class_ellipsoids,
-    ellipsoid_closest_points,
-    shrink_factor,
-    weighted_mean_cov,
-)
+from svmopt.ellipsoid.geometry import class_ellipsoids, ellipsoid_closest_points, shrink_factor
+from svmopt.ellipsoid.projection import project_2d, whiten
+from svmopt.ellipsoid.selection import PairData, SelectionPlan, pair_folds, select_pair, user_splits
 from svmopt.ellipsoid.swarms import SWARM_CONSTRAINTS, pso_closest_points, seed_from
-
-
-# ----------------------------------------------------------------------------------------------- projection
-def _ledoit_wolf_shrinkage(Xc: np.ndarray, w: np.ndarray | None = None) -> float:
-    """The Ledoit-Wolf shrinkage amount of the centred rows ``Xc`` (scikit-learn's ``ledoit_wolf_shrinkage``
-    unweighted); ``w``: frequency weights, the same formula with every sum over rows weighted and the row count
-    replaced by ``W = sum(w)``, so that integer weights give the amount of the repeated rows."""
-    if w is None:
-        from sklearn.covariance import ledoit_wolf_shrinkage
-
-        return float(ledoit_wolf_shrinkage(Xc)) if Xc.shape[0] > 1 else 0.0
-    if Xc.shape[1] == 1 or Xc.shape[0] < 2:
-        return 0.0
-    n, p = float(w.sum()), Xc.shape[1]
-    Xc = Xc - (w @ Xc) / n  # centred by the weighted mean (as scikit-learn centres again)
-    X2 = Xc**2
-    emp_cov_trace = (w @ X2) / n
-    mu = float(np.sum(emp_cov_trace)) / p
-    beta_ = float(np.sum((X2 * w[:, None]).T @ X2))
-    delta_ = float(np.sum(((Xc * w[:, None]).T @ Xc) ** 2)) / n**2
-    beta = 1.0 / (p * n) * (beta_ / n - delta_)
-    delta = (delta_ - 2.0 * mu * float(emp_cov_trace.sum()) + p * mu**2) / p
-    beta = min(beta, delta)
-    return 0.0 if beta == 0 else beta / delta
-
-
-def _whiten(X: np.ndarray, shrinkage: float | str = 0.0, w: np.ndarray | None = None
-            ) -> tuple[np.ndarray, np.ndarray]:
-    m, C = weighted_mean_cov(X, w)
-    if shrinkage == "ledoit_wolf":
-        a = _ledoit_wolf_shrinkage(X - m, w)
-    else:
-        a = float(shrinkage)
-    if a:  # (1 - a) C + a mean(eig C) I: the whitening of a covariance estimated from few rows per feature
-        C = (1.0 - a) * C + a * (np.trace(C) / C.shape[0]) * np.eye(C.shape[0])
-    lam, V = np.linalg.eigh(C)
-    if lam[-1] <= 0 or not np.isfinite(lam[-1]):
-        raise ValueError("the training samples of a class pair have zero variance; nothing separates them")
-    keep = lam > 1e-10 * lam[-1]
-    return m, V[:, keep] / np.sqrt(lam[keep])
-
-
-def _proj2(Z1: np.ndarray, Z2: np.ndarray, p2_mode: str, rng, w1: np.ndarray | None = None,
-           w2: np.ndarray | None = None) -> np.ndarray:
-    dp = Z1.shape[1]
-    if w1 is None or w2 is None:
-        dmu = Z1.mean(axis=0) - Z2.mean(axis=0)
-    else:
-        dmu = (w1 @ Z1) / w1.sum() - (w2 @ Z2) / w2.sum()
-    nrm = np.linalg.norm(dmu)
-    if nrm == 0:
-        raise ValueError("the two class means coincide after whitening; the projection direction p_1 is undefined")
-    p1 = dmu / nrm
-    if dp == 1:
-        return p1[:, None]
-    Q = np.eye(dp) - np.outer(p1, p1)
-    if p2_mode == "covdiff":
-        S = Q @ (weighted_mean_cov(Z1, w1)[1] - weighted_mean_cov(Z2, w2)[1]) @ Q
-        lam, V = np.linalg.eigh(0.5 * (S + S.T))
-        k = int(np.argmax(np.abs(lam)))
-        p2 = V[:, k] if abs(lam[k]) >= 1e-12 else None
-    elif p2_mode == "literal":
-        S = Q @ weighted_mean_cov(np.vstack([Z1, Z2]), None if w1 is None else np.r_[w1, w2])[1] @ Q
-        lam, V = np.linalg.eigh(0.5 * (S + S.T))
-        p2 = V[:, -1]
-    else:  # "random"
-        p2 = Q @ rng.standard_normal(dp)
-    if p2 is None or np.linalg.norm(Q @ p2) < 1e-12:
-        k = int(np.argmin(np.abs(p1)))
-        p2 = np.eye(dp)[k]
-    p2 = Q @ p2
-    p2 = p2 / np.linalg.norm(p2)
-    sign = 1.0 if p2[int(np.argmax(np.abs(p2)))] > 0 else -1.0  # a deterministic orientation
-    return np.column_stack([p1, sign * p2])
-
 
 # ----------------------------------------------------------------------------------------------- estimator
 #: ``ratio="auto"``: the radius ratios of the two class ellipsoids compared by cross-validation (1 = the paper's).
@@ -399,22 +319,40 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         the quantities they enter); rows of weight 0 are left out. Atomic: on an error or an interrupt the
         estimator is left as it was before the call."""
         budget = TimeBudget(self.max_time)
+        X, yi, w, splits = self._validate_rows(X, y, sample_weight)
+        seed = seed_from(self.random_state)
+        plan = self._selection_plan(X, w)
+        pairs = self._pairs()
+        jobs = self._jobs(pairs, yi, splits, plan)
+        models, errors = self._fit_pairs(X, w, jobs, plan, seed, budget)
+        self._set_models(pairs, models, errors, plan)
+        self._warn_one_sided(X, yi)
+        budget.finish(self)
+        return self
+
+    def _validate_rows(self, X, y, sample_weight) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, list | None]:
+        """``(X, class index per row, weights, the user's cv splits)`` of the rows fitted (those of weight > 0);
+        sets ``classes_``. Every class must be large enough for its ellipsoid."""
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
         n_rows = X.shape[0]
         # The validation runs on row indices, so that the kept rows are known (a user's cv splits index all rows).
         kept, y_kept, w = check_fit_weights(np.arange(n_rows), y, sample_weight, self.class_weight)
-        splits = self._user_splits(kept, X, y)
+        splits = user_splits(self.cv, kept, X, y)
         if kept.size < n_rows:
             X, y = X[kept], y_kept
         self.classes_, yi = np.unique(y, return_inverse=True)
-        K = self.classes_.size
-        if K < 2:
+        if self.classes_.size < 2:
             raise ValueError(f"EllipsoidPSOClassifier needs at least 2 classes; got 1 class: {self.classes_}")
-        # Each class's ellipsoid is fitted in the working space (the 2-D projection, 1-D for one feature, or the
-        # input space with projection="none"): it needs dims + 1 rows (or total weight), or its covariance is
-        # singular; a class too small is named here, before any whitening.
-        dims = 1 if X.shape[1] == 1 else (X.shape[1] if self.projection == "none" else 2)
+        self._check_class_sizes(yi, w, X.shape[1])
+        return X, yi, w, splits
+
+    def _check_class_sizes(self, yi: np.ndarray, w: np.ndarray | None, n_features: int) -> None:
+        """Each class's ellipsoid is fitted in the working space (the 2-D projection, 1-D for one feature, or the
+        input space with projection="none"): it needs dims + 1 rows (or total weight), or its covariance is
+        singular; a class too small is named here, before any whitening."""
+        K = self.classes_.size
+        dims = 1 if n_features == 1 else (n_features if self.projection == "none" else 2)
         count = np.bincount(yi, minlength=K).astype(np.float64)
         size = count if w is None else np.maximum(count, np.bincount(yi, weights=w, minlength=K))
         for c in np.flatnonzero(size < dims + 1):
@@ -422,54 +360,75 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"EllipsoidPSOClassifier: class {label!r} has {int(count[c])} training "
                              f"row(s){'' if w is None else f' (total weight {size[c]:g})'}; its ellipsoid in {dims} "
                              f"dimension(s) needs at least {dims + 1}")
-        seed = seed_from(self.random_state)
-        rng = np.random.RandomState(seed)
+
+    def _selection_plan(self, X: np.ndarray, w: np.ndarray | None) -> SelectionPlan:
+        """The shrinkage and ratio candidates (one each unless "auto"), with the data set's whitening per shrinkage
+        for ``projection="dataset"``."""
         shrinks: list[float | str] = [0.0, "ledoit_wolf"] if self.shrinkage == "auto" else [self.shrinkage]
-        globs = {sh: _whiten(X, sh, w) if self.projection == "dataset" else None for sh in shrinks}
-        if self.multiclass == "ovo" or K == 2:
-            pairs = [(a, b) for a in range(K) for b in range(a + 1, K)]
-        else:
-            pairs = [(a, -1) for a in range(K)]
+        globs = {sh: whiten(X, sh, w) if self.projection == "dataset" else None for sh in shrinks}
         ratios = RATIO_GRID if self.ratio == "auto" else np.array([float(self.ratio)])
-        select = ratios.size * len(shrinks) > 1
-        jobs = []  # per binary problem: its rows (indices into X) of class 1 and class 2, and its folds
+        return SelectionPlan(shrinks, ratios, globs)
+
+    def _pairs(self) -> list[tuple[int, int]]:
+        """The binary problems as class indices: every pair (OvO, and always for two classes), or each class
+        against the rest ``(k, -1)`` (OvR)."""
+        K = self.classes_.size
+        if self.multiclass == "ovo" or K == 2:
+            return [(a, b) for a in range(K) for b in range(a + 1, K)]
+        return [(a, -1) for a in range(K)]
+
+    def _jobs(self, pairs: list[tuple[int, int]], yi: np.ndarray, splits: list | None,
+              plan: SelectionPlan) -> list[tuple[np.ndarray, np.ndarray, list]]:
+        """Per binary problem: its rows (indices into X) of class 1 and class 2, and its folds (none when nothing
+        is selected)."""
+        jobs = []
         for a, b in pairs:
             i1 = np.flatnonzero(yi == a)
             i2 = np.flatnonzero(yi == b) if b >= 0 else np.flatnonzero(yi != a)
-            jobs.append((i1, i2, self._pair_folds(i1, i2, splits, X.shape[0]) if select else []))
-        models = []
-        errors = []
-        n_cand = ratios.size * len(shrinks)
-        with progress(self.verbose, sum(len(f) * n_cand + 1 for *_, f in jobs), "EllipsoidPSOClassifier") as bar:
+            jobs.append((i1, i2, pair_folds(self.cv, i1, i2, splits, yi.size) if plan.select else []))
+        return jobs
+
+    def _fit_pairs(self, X: np.ndarray, w: np.ndarray | None, jobs: list, plan: SelectionPlan, seed: int,
+                   budget: TimeBudget) -> tuple[list[dict], list[np.ndarray]]:
+        """Each binary problem's selection (when there is a choice) and model; the models and the selections'
+        error rates. ``max_time``: each binary problem gets an equal share of what is left, its selection half
+        of it."""
+        rng = np.random.RandomState(seed)
+        models: list[dict] = []
+        errors: list[np.ndarray] = []
+        with progress(self.verbose, sum(len(f) * plan.n_candidates + 1 for *_, f in jobs),
+                      "EllipsoidPSOClassifier") as bar:
             for k, (i1, i2, folds) in enumerate(jobs):
-                V1, V2 = X[i1], X[i2]
-                w1, w2 = (None, None) if w is None else (w[i1], w[i2])
-                # max_time: each binary problem gets an equal share of what is left, its selection half of it.
-                share = budget.remaining() / (len(pairs) - k)
+                pair = PairData(X[i1], X[i2], None if w is None else w[i1], None if w is None else w[i2], folds)
+                share = budget.remaining() / (len(jobs) - k)
                 now = time.perf_counter()
                 pair_end = None if budget.max_time is None else now + share
-                if select:
+                if plan.select:
                     sel_end = None if pair_end is None else now + 0.5 * share
-                    (sh, ratio), err = self._select(V1, V2, w1, w2, folds, globs, seed + k, shrinks, ratios,
-                                                    sel_end, budget, bar)
+                    (sh, ratio), err = select_pair(self._fit_binary, pair, plan, seed + k, sel_end, budget, bar)
                     errors.append(err)
                     if self.verbose:
                         table = "; ".join(f"shrinkage {s_!r}: " + " ".join(f"{e:.3f}" for e in row)
-                                         for s_, row in zip(shrinks, err, strict=True))
-                        print(f"[EllipsoidPSOClassifier] pair {k} held-out error per ratio {ratios.tolist()}: "
+                                          for s_, row in zip(plan.shrinks, err, strict=True))
+                        print(f"[EllipsoidPSOClassifier] pair {k} held-out error per ratio {plan.ratios.tolist()}: "
                               f"{table}; selected ratio {ratio:g}, shrinkage {sh!r}")
                 else:
-                    sh, ratio = shrinks[0], float(ratios[0])
-                mdl = self._fit_binary(V1, V2, globs[sh], seed + k, rng, ratio, sh, w1, w2, pair_end)
+                    sh, ratio = plan.shrinks[0], float(plan.ratios[0])
+                mdl = self._fit_binary(pair, plan.globs[sh], seed + k, rng, ratio, sh, pair_end)
                 if mdl["timed_out"]:
                     budget.cut(f"swarm iterations of binary problem {k} ({mdl['n_iter']} of {self.max_iter})")
                 models.append(mdl)
                 bar.update(1)
+        return models, errors
+
+    def _set_models(self, pairs: list[tuple[int, int]], models: list[dict], errors: list[np.ndarray],
+                    plan: SelectionPlan) -> None:
+        """The fitted attributes from the binary models and the selections' error rates."""
         self.pairs_ = pairs
         self.ratios_ = np.array([mdl["ratio"] for mdl in models])
         self.shrinkages_ = np.array([mdl["shrinkage"] for mdl in models], dtype=object)
         self.selection_ = None if not errors else {
-            "shrinkage": shrinks, "ratio": RATIO_GRID.copy() if self.ratio == "auto" else np.array([self.ratio]),
+            "shrinkage": plan.shrinks, "ratio": RATIO_GRID.copy() if self.ratio == "auto" else np.array([self.ratio]),
             "errors": np.array(errors)}
         self.models_ = models
         self.coef_ = np.array([mdl["w_in"] for mdl in models])
@@ -479,8 +438,11 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         self.distances_ = np.array([mdl["distance"] for mdl in models])
         self.certificate_gaps_ = np.array([mdl["gap"] for mdl in models])
         self.n_iter_ = min(int(mdl["n_iter"]) for mdl in models)
+
+    def _warn_one_sided(self, X: np.ndarray, yi: np.ndarray) -> None:
+        """A ``UserWarning`` for each pair whose hyperplane leaves every training point of the pair on one side."""
         Z = X @ self.coef_.T + self.intercept_  # X validated above (not again: it has lost a DataFrame's names)
-        for k, (a, b) in enumerate(pairs):
+        for k, (a, b) in enumerate(self.pairs_):
             rows = (yi == a) | (yi == b) if b >= 0 else np.ones(yi.size, dtype=bool)
             side = Z[rows, k] >= 0
             if side.all() or not side.any():
@@ -489,114 +451,22 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
                 warn(f"EllipsoidPSOClassifier: the hyperplane of {which} puts every training point of the pair on "
                      "one side (the ellipsoids' closest points lie beyond the data: classes of very different "
                      "spread or size); try ratio='auto' or solver='exact'", UserWarning)
-        budget.finish(self)
-        return self
 
-    # Not _validation.cv_splits: a splitter splits all rows given (X, zero weights too); an int cv folds per pair.
-    def _user_splits(self, kept: np.ndarray, X: np.ndarray, y: np.ndarray) -> list | None:
-        """A CV splitter's or an iterable's (train, test) pairs over all the rows given to ``fit`` (as
-        ``cross_validate`` would split them), as indices into the ``kept`` rows (rows of weight 0 leave both
-        sides); None for an int ``cv`` (the per-problem stratified folds of :meth:`_pair_folds`)."""
-        if self.cv is None or isinstance(self.cv, Integral):
-            return None
-        from sklearn.model_selection import check_cv
-
-        where = np.full(X.shape[0], -1)
-        where[kept] = np.arange(kept.size)
-        out = []
-        for train, test in check_cv(self.cv, y, classifier=True).split(X, y):
-            train, test = cv_indices(train, X.shape[0], "cv"), cv_indices(test, X.shape[0], "cv")  # masks too
-            for idx in (train, test):
-                if idx.size and (idx.min() < 0 or idx.max() >= X.shape[0]):
-                    raise ValueError(f"cv gives a row index outside the {X.shape[0]} rows given to fit")
-            train, test = where[train], where[test]
-            out.append((train[train >= 0], test[test >= 0]))
-        if not out:
-            raise ValueError("cv gives no (train, test) split")
-        return out
-
-    def _pair_folds(self, i1: np.ndarray, i2: np.ndarray, splits: list | None, n_rows: int) -> list:
-        """The folds of one binary problem, as indices into its rows ``[class 1; class 2]``. An int ``cv``:
-        stratified (unshuffled) folds of those rows, ``min(cv, n_1, n_2)`` of them (none below 2); else the
-        user's splits restricted to the problem's rows (folds without held-out rows of the problem dropped)."""
-        if splits is None:
-            from sklearn.model_selection import StratifiedKFold
-
-            k = min(int(self.cv or 3), i1.size, i2.size)
-            if k < 2:
-                return []
-            t = np.r_[np.ones(i1.size, dtype=int), np.zeros(i2.size, dtype=int)]
-            return list(StratifiedKFold(n_splits=k).split(np.zeros((t.size, 1)), t))
-        local = np.full(n_rows, -1)
-        local[np.r_[i1, i2]] = np.arange(i1.size + i2.size)
-        folds = []
-        for train, test in splits:
-            tr, va = local[train], local[test]
-            tr, va = np.sort(tr[tr >= 0]), np.sort(va[va >= 0])
-            if va.size:
-                folds.append((tr, va))
-        return folds
-
-    def _select(self, V1, V2, w1, w2, folds, globs, seed, shrinks, ratios, deadline, budget,
-                bar) -> tuple[tuple[Any, float], np.ndarray]:
-        """The whitening shrinkage and the radius ratio of one binary problem by held-out errors on ``folds``
-        (:meth:`_pair_folds`), weighted by the rows' weights. Ties go to the paper's choices: no shrinkage, then
-        the ratio nearest 1. A candidate whose ellipsoids are undefined on a fold (too few rows) counts that
-        fold's held-out rows as errors. When ``deadline`` passes, only the folds every candidate completed
-        count (none: the paper's choices, errors NaN). Returns the choice and the error rates, shape
-        (n_shrinkages, n_ratios)."""
-        t = np.r_[np.ones(len(V1), dtype=int), np.zeros(len(V2), dtype=int)]
-        V = np.vstack([V1, V2])
-        wv = None if w1 is None else np.r_[w1, w2]
-        err = np.zeros((len(shrinks), ratios.size))
-        order = [(i, j) for i in range(len(shrinks)) for j in np.argsort(np.abs(np.log(ratios)), kind="stable")]
-        if not folds:  # nothing to hold out: the paper's ellipsoids
-            i, j = order[0]
-            return (shrinks[i], float(ratios[j])), err
-        total = 0.0
-        for tr, va in folds:
-            fold_err = np.zeros_like(err)
-            A, B = V[tr][t[tr] == 1], V[tr][t[tr] == 0]
-            wA, wB = (None, None) if wv is None else (wv[tr][t[tr] == 1], wv[tr][t[tr] == 0])
-            held = va.size if wv is None else float(wv[va].sum())
-            for i, sh in enumerate(shrinks):
-                for j, r in enumerate(ratios):
-                    if deadline is not None and time.perf_counter() >= deadline:
-                        budget.cut("the ratio/shrinkage selection (only the folds every candidate completed count)")
-                        return self._choose(err, total, order, shrinks, ratios)
-                    bar.update(1)
-                    try:
-                        mdl = self._fit_binary(A, B, globs[sh], seed, np.random.RandomState(seed), float(r), sh,
-                                               wA, wB, deadline)
-                    except ValueError:
-                        fold_err[i, j] += held
-                        continue
-                    wrong = ((V[va] @ mdl["w_in"] + mdl["b_in"]) >= 0) != (t[va] == 1)
-                    fold_err[i, j] += np.count_nonzero(wrong) if wv is None else float(wv[va] @ wrong)
-            err += fold_err
-            total += held
-        return self._choose(err, total, order, shrinks, ratios)
-
-    @staticmethod
-    def _choose(err, total, order, shrinks, ratios) -> tuple[tuple[Any, float], np.ndarray]:
-        if not total:
-            i, j = order[0]
-            return (shrinks[i], float(ratios[j])), np.full_like(err, np.nan)
-        err = err / total
-        i, j = order[int(np.argmin([err[c] for c in order]))]
-        return (shrinks[i], float(ratios[j])), err
-
-    def _fit_binary(self, V1, V2, glob, seed, rng, ratio: float = 1.0, shrinkage: float | str = 0.0,
-                    w1=None, w2=None, deadline: float | None = None) -> dict:
+    def _fit_binary(self, pair: PairData, glob, seed, rng, ratio: float = 1.0, shrinkage: float | str = 0.0,
+                    deadline: float | None = None) -> dict:
+        """The model of one binary problem (steps 1-5 of the module docstring) on ``pair``'s rows: whitening
+        (``glob``: the data set's, else the pair's) and projection, the class ellipsoids with their radius ratio,
+        the shrink fallback, the closest points and the bisecting hyperplane."""
+        V1, V2, w1, w2 = pair.V1, pair.V2, pair.w1, pair.w2
         if not (len(V1) and len(V2)):  # a fold of a user's cv may hold no training row of a class
             raise ValueError("a class of the binary problem has no training rows")
         d = V1.shape[1]
         if self.projection == "none":
             m, W, Pi = np.zeros(d), np.eye(d), np.eye(d)
         else:
-            m, W = glob if glob is not None else _whiten(np.vstack([V1, V2]), shrinkage,
-                                                         None if w1 is None else np.r_[w1, w2])
-            Pi = _proj2((V1 - m) @ W, (V2 - m) @ W, self.p2_mode, rng, w1, w2)
+            m, W = glob if glob is not None else whiten(np.vstack([V1, V2]), shrinkage,
+                                                        None if w1 is None else np.r_[w1, w2])
+            Pi = project_2d((V1 - m) @ W, (V2 - m) @ W, self.p2_mode, rng, w1, w2)
         T = W @ Pi  # input -> working: q = T^T (v - m)
         Q1, Q2 = (V1 - m) @ T, (V2 - m) @ T
         E = class_ellipsoids(Q1, Q2, metric=self.metric, reading=self.reading, w1=w1, w2=w2)

@@ -1,8 +1,8 @@
 """Ellipsoid geometry of paper 003: support functions, projections, intersection, shrinking, and the exact
 closest points of two ellipsoids (the support-function dual, with a certified duality gap).
 
-The swarms that solve the same problem approximately are in :mod:`svmopt.ellipsoid.swarms`; the estimator that builds the
-class ellipsoids and uses both is :class:`svmopt.EllipsoidPSOClassifier`.
+The swarms that solve the same problem approximately are in :mod:`svmopt.ellipsoid.swarms`; the estimator that builds
+the class ellipsoids and uses both is :class:`svmopt.EllipsoidPSOClassifier`.
 """
 
 from __future__ import annotations
@@ -166,7 +166,7 @@ def ellipsoid_closest_points(mu1, P1, mu2, P2) -> ClosestPoints:
             D, lb = certificate(x, y, mu1, P1, mu2, P2, extra_lb=phi)
             return ClosestPoints(x, y, D, lb, D - lb, intersect=False, info={"u": u})
     # Intersecting (or touching): any common point is optimal; find one with SLSQP on the primal.
-    z = _slsqp_primal(mu1, P1, mu2, P2)
+    z = slsqp_primal(mu1, P1, mu2, P2)
     x, y = z[:n], z[n:]
     mid = 0.5 * (x + y)
     if (mid - mu1) @ P1 @ (mid - mu1) <= 1 and (mid - mu2) @ P2 @ (mid - mu2) <= 1:
@@ -175,7 +175,7 @@ def ellipsoid_closest_points(mu1, P1, mu2, P2) -> ClosestPoints:
     return ClosestPoints(x, y, D, 0.0, D, intersect=True)
 
 
-def _slsqp_primal(mu1, P1, mu2, P2) -> np.ndarray:
+def slsqp_primal(mu1, P1, mu2, P2) -> np.ndarray:
     """SLSQP on the primal, z = [x; y] from (mu_1, mu_2)."""
     n = mu1.size
 

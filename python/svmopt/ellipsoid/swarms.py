@@ -41,7 +41,7 @@ SWARM_CONSTRAINTS: dict[str, list[Any]] = {
 
 
 class _SwarmArgs(TypedDict):
-    """The keyword arguments of eq. (7) that ``_core.pso.two_swarm`` and ``_core.pso.single_swarm`` share."""
+    """The keyword arguments of eq. (7) that ``_core.ellipsoid.two_swarm`` and ``single_swarm`` share."""
 
     n_particles: int
     max_iter: int
@@ -73,7 +73,7 @@ def _time_limit(caller: str, max_time: Any) -> float | None:
     return float(max_time)
 
 
-_E = TypeVar("_E", _core.pso.RandScope, _core.pso.Sync, _core.pso.Boundary, _core.pso.Fitness)
+_E = TypeVar("_E", _core.ellipsoid.RandScope, _core.ellipsoid.Sync, _core.ellipsoid.Boundary, _core.ellipsoid.Fitness)
 
 
 def _option(kind: type[_E], name: str, value: Any) -> _E:
@@ -84,7 +84,7 @@ def _option(kind: type[_E], name: str, value: Any) -> _E:
     return members[value]
 
 
-def _trace_dict(trace: _core.pso.SwarmTrace) -> dict[str, Any]:
+def _trace_dict(trace: _core.ellipsoid.SwarmTrace) -> dict[str, Any]:
     """A swarm's trace as a dict: ``gbest``, ``gbest_fitness``, ``fitness_history`` (n_iter + 1),
     ``gbest_history``, ``n_reverted``, ``n_iter`` (iterations run), ``timed_out``, and with ``record=True``
     ``positions``, ``velocities``, ``pbests`` of shape (n_iter + 1, n_particles, n)."""
@@ -141,18 +141,18 @@ def pso_closest_points(
         raise ValueError("mu1 and mu2 must have the same dimension")
     swarm = _swarm_args("pso_closest_points", random_state, n_particles=n_particles, max_iter=max_iter, w=w, c1=c1,
                         c2=c2, c3=c3, c4=c4, s_init=s_init)
-    r = _core.pso.two_swarm(
+    r = _core.ellipsoid.two_swarm(
         mu1,
         P1,
         mu2,
         P2,
         **swarm,
-        rand_scope=_option(_core.pso.RandScope, "rand_scope", rand_scope),
-        sync=_option(_core.pso.Sync, "sync", sync),
+        rand_scope=_option(_core.ellipsoid.RandScope, "rand_scope", rand_scope),
+        sync=_option(_core.ellipsoid.Sync, "sync", sync),
         final_eval=bool(final_eval),
         record=bool(record),
         n_threads=int(n_threads),
-        boundary=_option(_core.pso.Boundary, "boundary_mode", boundary_mode),
+        boundary=_option(_core.ellipsoid.Boundary, "boundary_mode", boundary_mode),
         time_limit=_time_limit("pso_closest_points", max_time),
     )
     x, y = r.x, r.y
@@ -204,15 +204,15 @@ def pso_single_swarm(
     mu, P = as_ellipsoid(mu, P, "ellipsoid")
     swarm = _swarm_args("pso_single_swarm", random_state, n_particles=n_particles, max_iter=max_iter, w=w, c1=c1,
                         c2=c2, c3=c3, c4=c4, s_init=s_init)
-    trace = _core.pso.single_swarm(
+    trace = _core.ellipsoid.single_swarm(
         mu,
         P,
         a,
-        fitness=_option(_core.pso.Fitness, "fitness", fitness),
+        fitness=_option(_core.ellipsoid.Fitness, "fitness", fitness),
         **swarm,
-        rand_scope=_option(_core.pso.RandScope, "rand_scope", rand_scope),
+        rand_scope=_option(_core.ellipsoid.RandScope, "rand_scope", rand_scope),
         record=bool(record),
-        boundary=_option(_core.pso.Boundary, "boundary_mode", boundary_mode),
+        boundary=_option(_core.ellipsoid.Boundary, "boundary_mode", boundary_mode),
         time_limit=_time_limit("pso_single_swarm", max_time),
     )
     return _trace_dict(trace)

@@ -1,8 +1,11 @@
 """FixedSizeLSSVC / FixedSizeLSSVR (paper 002: De Brabanter et al.): Nyström features on Rényi-entropy prototypes,
 blockwise normal equations for million-row data, fast v-fold CV, coupled simulated annealing + simplex tuning.
 
-Modules: ``estimators`` (the estimator pair), ``tuning`` (CSA, simplex, the gamma path), ``dask_engine`` (the sums
-over Dask chunks), ``sources`` (arrays, memmaps and block streams as row sources).
+Modules: ``estimators`` (the estimator pair), ``base`` (their shared parameters, ``fit`` and predictor),
+``selection`` (the prototype vectors), ``search`` (each problem's tuning and final fit), ``stream`` (the sums of
+``partial_fit``), ``cv_engine`` (the fast v-fold CV and its caches), ``tuning`` (CSA, simplex, the gamma path),
+``nystrom`` (the feature maps and the fold models' predictions), ``dask_engine`` (the sums over Dask chunks),
+``sources`` (arrays, memmaps and block streams as row sources).
 """
 
 from svmopt.fixed_size.estimators import FixedSizeLSSVC, FixedSizeLSSVR

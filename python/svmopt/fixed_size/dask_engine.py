@@ -28,18 +28,16 @@ from svmopt._shared.dask import (
     tree_reduce,
 )
 from svmopt._shared.moments import column_stds
-from svmopt.fixed_size.tuning import (
-    CVEngine,
+from svmopt.fixed_size.cv_engine import CVEngine, make_room, remember
+from svmopt.fixed_size.nystrom import (
     ParamsFactory,
-    column_losses,
     kernel_fold_models,
     kernel_fold_predict,
     linear_accumulator,
-    make_room,
     nystrom_projection,
-    remember,
     resolve_statistics,
 )
+from svmopt.fixed_size.tuning import column_losses
 
 
 def _make_accumulator(recipe: dict[str, Any] | Box) -> _core.fixed_size.FoldAccumulator:
@@ -103,9 +101,9 @@ def _chunk_features(data, is_features: bool, rows: _ChunkRows, mean, scale, reci
 def _chunk_fold_outputs(data, is_features: bool, rows: _ChunkRows, mean, scale, recipe: dict, theta,
                         compact: bool = False) -> np.ndarray:
     """Every row of a chunk predicted by its own fold model. From a raw chunk under kernel statistics (or ``compact``,
-    the gamma path's choice in Nystrom mode, as :meth:`svmopt.fixed_size.tuning.CVEngine.cost_path`): the kernel block
-    times the fold models on [K(x, PV), 1] (theta_u mapped by P~), n m (d + v k) flops instead of the features'
-    2 n m m'."""
+    the gamma path's choice in Nystrom mode, as :meth:`svmopt.fixed_size.cv_engine.CVEngine.cost_path`): the kernel
+    block times the fold models on [K(x, PV), 1] (theta_u mapped by P~), n m (d + v k) flops instead of the
+    features' 2 n m m'."""
     r = recipe.value if isinstance(recipe, Box) else recipe
     if is_features or (r["statistics"] != "kernel" and not (compact and r["P"] is not None)):
         phi = _chunk_features(data, is_features, rows, mean, scale, recipe)
@@ -297,8 +295,8 @@ def fold_sums(source: DaskSource, Y: np.ndarray, folds: np.ndarray, n_folds: int
 
 
 class DaskCVEngine(CVEngine):
-    """:class:`svmopt.fixed_size.tuning.CVEngine` over a dask array: the same fast v-fold CV (19)-(21) and final fit (7),
-    with each streaming pass replaced by one dask graph over the chunks (partial sums tree-reduced; CV errors
+    """:class:`svmopt.fixed_size.cv_engine.CVEngine` over a dask array: the same fast v-fold CV (19)-(21) and final fit
+    (7), with each streaming pass replaced by one dask graph over the chunks (partial sums tree-reduced; CV errors
     summed per chunk on the workers).
 
     Folds are assigned per row exactly as in the in-memory path (``folds`` in row order of the problem), so with

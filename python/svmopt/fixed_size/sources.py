@@ -1,6 +1,7 @@
 """The data sources of a streaming fit (paper 002's blockwise accumulation, eq. (20)): a numpy array or
 ``np.memmap`` read in row blocks, a callable or iterator of ``(X_block, y_block)`` pairs, or a dask array
-(:class:`svmopt.fixed_size.dask_engine.DaskSource`), each validated before any work and turned into re-iterable blocks."""
+(:class:`svmopt.fixed_size.dask_engine.DaskSource`), each validated before any work and turned into re-iterable
+blocks."""
 
 from __future__ import annotations
 
@@ -69,6 +70,11 @@ class Source:
             yield xb, yb
         if r0 != n:
             raise ValueError(_STREAM_CHANGED.format(f"a later pass yielded {r0} rows, the first {n}"))
+
+    def raw_inputs(self) -> Iterator[np.ndarray]:
+        """The X blocks of one pass, as given (not standardized)."""
+        for xb, _ in self.raw():
+            yield xb
 
     def blocks(self) -> Iterable[tuple[np.ndarray, np.ndarray]]:
         for xb, yb in self.raw():

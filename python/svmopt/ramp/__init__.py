@@ -1,12 +1,14 @@
 """Models, big-M computation (Algorithm 1) and Dynamic Adaptive Kernel Search (Algorithm 2) of paper 001.
 
-Modules: ``estimators`` (RampLossSVC, L1SVC, FeatureBudgetSVC), ``model`` (objective, solutions, (SVM-l1) LP, model
-matrix), ``bounds`` (Algorithm 1), ``solve`` (MILP solves), ``daks`` (Algorithm 2), ``cccp`` (the concave-convex
-procedure at scale), ``feature_selection`` (the paper's comparison pipelines).
+Modules: ``ramp_loss`` (RampLossSVC and the ramp-loss objective), ``estimators`` (the shared linear-classifier base,
+L1SVC, FeatureBudgetSVC), ``selection`` (RampLossSVC's ``C="auto"``), ``model`` (objective, solutions, (SVM-l1) LP,
+model matrix), ``bounds`` (Algorithm 1), ``solve`` (MILP solves), ``daks`` (Algorithm 2), ``cccp`` (the
+concave-convex procedure at scale), ``feature_selection`` (the paper's comparison pipelines).
 
 Baldomero-Naranjo, Martinez-Merino, Rodriguez-Chia, "A robust SVM-based approach with feature selection and
 outliers detection for classification problems". Everything here works on labels ``y`` in {-1, +1} (float) and a
-dense float64 ``X``; the estimators in :mod:`svmopt.ramp.estimators` do the validation and label coding.
+dense float64 ``X``; the estimators (:mod:`svmopt.ramp.ramp_loss`, :mod:`svmopt.ramp.estimators`) do the validation
+and label coding.
 
 Column layout of every (RL-FS-M) model built here (``m`` = number of feature columns, ``n`` = points)::
 
@@ -24,12 +26,13 @@ Row layout::
     (25)/(26) 1   sum_{k in cover} v_k >= 1
 
 Matrices are assembled once per model with vectorised numpy (COO -> CSC through scipy) and handed to HiGHS in one
-``passModel`` call through :class:`svmopt._shared.highs.HighsModel`; the bounding LPs of Algorithm 1 reuse one model and only
-change costs, bounds and single z coefficients (Gauss-Seidel update of M_i).
+``passModel`` call through :class:`svmopt._shared.highs.HighsModel`; the bounding LPs of Algorithm 1 reuse one model
+and only change costs, bounds and single z coefficients (Gauss-Seidel update of M_i).
 """
 
-from svmopt.ramp.estimators import L1SVC, FeatureBudgetSVC, RampLossSVC, ramp_loss_objective
+from svmopt.ramp.estimators import L1SVC, FeatureBudgetSVC
 from svmopt.ramp.feature_selection import fisher_score, make_fisher_svm, make_rfe_svm, n_selected_features, rfe_step
+from svmopt.ramp.ramp_loss import RampLossSVC, ramp_loss_objective
 
 __all__ = ["L1SVC", "FeatureBudgetSVC", "RampLossSVC", "fisher_score", "make_fisher_svm", "make_rfe_svm",
            "n_selected_features", "ramp_loss_objective", "rfe_step"]

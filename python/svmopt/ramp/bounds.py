@@ -14,9 +14,9 @@ from sklearn.exceptions import ConvergenceWarning
 from svmopt._shared.highs import merge_options
 from svmopt.exceptions import SolverError
 from svmopt.ramp.model import (
-    _ZERO_M,
     INF,
     LP_OPTIONS,
+    ZERO_M,
     RLSolution,
     build_rlfs,
     class_diameters,
@@ -62,7 +62,7 @@ class BigM:
     history: list = field(default_factory=list)
 
 
-class _BoundingLP:
+class BoundingLP:
     """The LP relaxation of (RL-FS-M) + (15) + (18) shared by every bounding LP of Algorithm 1.
 
     Built once (vectorised); between solves only the costs, the bounds of ``v`` / (6) / (21) / ``b`` and single
@@ -120,7 +120,7 @@ class _BoundingLP:
         (13)."""
         self.M[i] = value
         self.model.change_coeff(int(i), int(self.L.z0 + i), float(value))
-        if value <= _ZERO_M:
+        if value <= ZERO_M:
             self.model.change_col_bounds(int(self.L.z0 + i), 0.0, 0.0)
 
     def set_m_all(self, M: np.ndarray) -> None:
@@ -131,7 +131,7 @@ class _BoundingLP:
 _DOMINATED_M = 2.0 - 1e-9
 
 
-def _tighten(old: float, value: float, fix_dominated: bool = True) -> float:
+def tighten_bound(old: float, value: float, fix_dominated: bool = True) -> float:
     """``min(old, max(0, value))`` with a 1e-9 relative safety margin for the LP tolerance.
 
     With ``fix_dominated`` an ``M_i < 2`` becomes 0 (so ``z_i`` is fixed to 0). Decision (an extension of the
@@ -140,7 +140,7 @@ def _tighten(old: float, value: float, fix_dominated: bool = True) -> float:
     constraint and lowers the objective by at least ``C (2 - M_i) > 0``; so no optimal solution has ``z_i = 1``, and
     ``M_i := 0`` is valid."""
     m = value + 1e-9 * (1.0 + abs(value))
-    if m <= _ZERO_M or (fix_dominated and m < _DOMINATED_M):
+    if m <= ZERO_M or (fix_dominated and m < _DOMINATED_M):
         m = 0.0
     return min(old, m)
 
@@ -162,12 +162,12 @@ def algorithm1(X: np.ndarray, y: np.ndarray, C: float, budget: int, *, variant: 
     ``variant="initial"`` stops after step 2 (``M_i = Delta_i UB``, ``u = l = UB``; no (21)/(22)). Decisions: (15) in
     every LP (the paper's list skips it, yet it says (RL-FS-M) includes it), ``min(old, new)`` updates ("repeat steps 6
     and 7" would overwrite tightened Ms), M floored at 0 and updated sequentially; ``fix_dominated`` (default True) sets
-    every tightened ``M_i < 2`` to 0, which fixes ``z_i = 0`` (see :func:`_tighten`; valid because C > 0) and skips that
-    point's later (UB_Mi) LPs. A time limit stops the tightening early; the bounds found so far stay valid.
+    every tightened ``M_i < 2`` to 0, which fixes ``z_i = 0`` (see :func:`tighten_bound`; valid because C > 0) and skips
+    that point's later (UB_Mi) LPs. A time limit stops the tightening early; the bounds found so far stay valid.
 
     All bounding LPs share one HiGHS model (built once); between solves only costs, bounds and single z
     coefficients change. ``warm_start=False`` (default) clears the solver state before each re-solve (no second
-    ``passModel``); ``True`` starts from the previous basis. Measured in ``benchmarks/bench_ramp.py::BigMSweep``
+    ``passModel``); ``True`` starts from the previous basis. Measured in ``benchmarks/asv/bench_ramp.py::BigMSweep``
     (one Variant-I sweep, d = 10): n = 60: cold 0.18 s, warm 0.30 s, rebuilding the LP per point 0.37 s;
     n = 150: cold 1.39 s, warm 2.36 s, rebuild 1.97 s. After an objective change the old basis is far from
     optimal for the new (UB_Mi) objective and the dual simplex needs more iterations from it than from scratch.
@@ -183,7 +183,7 @@ def algorithm1(X: np.ndarray, y: np.ndarray, C: float, budget: int, *, variant: 
               f"outliers {int(sol.z.sum())}")
     if variant == "initial" or ub <= 0:
         return bm, sol
-    lp = _BoundingLP(X, y, C, budget, M, ub, ub, use_cut15, options, deadline)
+    lp = BoundingLP(X, y, C, budget, M, ub, ub, use_cut15, options, deadline)
     lp.warm_start = warm_start
     L = lp.L
     wcols = np.arange(2 * L.m)
@@ -219,7 +219,7 @@ def algorithm1(X: np.ndarray, y: np.ndarray, C: float, budget: int, *, variant: 
         val = lp.optimum(wcols, ones_w, maximize=True)  # line 8
         if val is None:
             break
-        bm.ub_w = _tighten(bm.ub_w, val, False)
+        bm.ub_w = tighten_bound(bm.ub_w, val, False)
         bm.u = bm.ub_w
         lp.set_u(bm.u)
         lp.set_m_all(_fix_dominated(np.minimum(lp.M, delta * bm.ub_w), fix_dominated))
@@ -242,7 +242,7 @@ def algorithm1(X: np.ndarray, y: np.ndarray, C: float, budget: int, *, variant: 
                 if v is None:
                     timed_out = True
                     break
-                lp.set_m(i, _tighten(lp.M[i], 1.0 + v, fix_dominated))
+                lp.set_m(i, tighten_bound(lp.M[i], 1.0 + v, fix_dominated))
         else:  # line 10: (UB_M+), (UB_M-)
             idx2 = np.concatenate([wcols, [L.b]])
             for cls, coef in ((1.0, np.concatenate([-lo_p, hi_p, [-1.0]])),
@@ -253,7 +253,7 @@ def algorithm1(X: np.ndarray, y: np.ndarray, C: float, budget: int, *, variant: 
                     break
                 members = y == cls
                 newM = lp.M.copy()
-                newM[members] = np.minimum(lp.M[members], _tighten(INF, 1.0 + v, fix_dominated))
+                newM[members] = np.minimum(lp.M[members], tighten_bound(INF, 1.0 + v, fix_dominated))
                 lp.set_m_all(newM)
         bm.M = lp.M.copy()
         bm.n_iter = it + 1

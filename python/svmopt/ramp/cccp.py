@@ -1,9 +1,9 @@
 """Paper 001's l1-SVMs at scale: (SVM-l1), (FS-SVM) and (RL-FS) by cutting planes, one pass over the data per
 iteration, and the ramp loss by the concave-convex procedure (CCCP).
 
-(SVM-l1) and (FS-SVM) are the model of :mod:`svmopt._shared.cutting_plane` with ``Phi = X``, ``a = 1`` and no robust term
-(``gamma = -b``); (FS-SVM)'s master is a small MILP whose only binaries are the d feature indicators. Both are solved
-exactly, to a certified relative gap.
+(SVM-l1) and (FS-SVM) are the model of :mod:`svmopt._shared.cutting_plane` with ``Phi = X``, ``a = 1`` and no robust
+term (``gamma = -b``); (FS-SVM)'s master is a small MILP whose only binaries are the d feature indicators. Both are
+solved exactly, to a certified relative gap.
 
 (RL-FS) is ``min ||w||_1 + C sum_i ramp(t_i)`` over ``||w||_0 <= B`` with ``t_i = y_i f(x_i)`` and Brooks' ramp
 ``ramp(t) = min(2, max(0, 1 - t))`` (eqs. (1)-(3)). Collobert, Sinz, Weston & Bottou ("Trading convexity for

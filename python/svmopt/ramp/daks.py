@@ -24,7 +24,7 @@ from svmopt.ramp.model import (
     build_rlfs,
 )
 from svmopt.ramp.solve import (
-    _decode,
+    decode_solution,
     polish,
     run_mip,
 )
@@ -198,7 +198,7 @@ class _DAKS:
         self.n_sub += 1
         if out.x is None:
             return None, out
-        w, b, z = _decode(out.x, built.layout, feats, self.d)
+        w, b, z = decode_solution(out.x, built.layout, feats, self.d)
         sol = polish(self.X, self.y, self.C, w, b, z, options=self.lp_options)
         return sol, out
 

@@ -19,7 +19,7 @@ from svmopt.exceptions import SolverError
 
 INF = math.inf
 W_TOL = 1e-7  # decision: feature k is selected when |w_k| > W_TOL (not when v_k = 1)
-_ZERO_M = 1e-8  # M_i at or below this is 0, and z_i is fixed to 0 (z_i = 1 costs 2C and forces y_i f >= 1)
+ZERO_M = 1e-8  # M_i at or below this is 0, and z_i is fixed to 0 (z_i = 1 costs 2C and forces y_i f >= 1)
 
 LP_OPTIONS: dict[str, Any] = {}  # highs.DEFAULT_OPTIONS: dual simplex, presolve off, tolerances 1e-9
 MIP_OPTIONS: dict[str, Any] = {
@@ -236,7 +236,7 @@ def class_diameters(X: np.ndarray, y: np.ndarray) -> np.ndarray:
 # (RL-FS-M) matrix
 # ---------------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class _Layout:
+class RLFSLayout:
     n: int
     m: int
 
@@ -295,8 +295,8 @@ class _Layout:
 
 
 @dataclass
-class _Built:
-    layout: _Layout
+class BuiltRLFS:
+    layout: RLFSLayout
     A: sp.csc_matrix
     cost: np.ndarray
     col_lower: np.ndarray
@@ -341,7 +341,7 @@ def build_rlfs(Xs: np.ndarray, y: np.ndarray, C: Any, *, M: np.ndarray, U: float
                ub_w: float = INF, b_bounds: tuple[float, float] = (-INF, INF), cutoff: float = INF,
                cover: np.ndarray | None = None, zh: np.ndarray | None = None, ramp_loss: bool = True,
                use_cut15: bool = True, scaled_v: bool = False, int_z: bool = True, int_v: bool = True,
-               fix_zero_m: bool = True) -> _Built:
+               fix_zero_m: bool = True) -> BuiltRLFS:
     """(RL-FS-M) + (15) + (21) + (22) [+ (18)/(24) cut-off, + (25)/(26) cover] on the feature columns of ``Xs``.
 
     * ``U``: the common ``u_k = l_k`` of (10)/(11). With ``scaled_v`` (bounding LPs) the column ``v`` holds
@@ -353,7 +353,7 @@ def build_rlfs(Xs: np.ndarray, y: np.ndarray, C: Any, *, M: np.ndarray, U: float
     * ``fix_zero_m``: ``M_i = 0`` fixes ``z_i = 0``.
     """
     n, m = Xs.shape
-    L = _Layout(n, m)
+    L = RLFSLayout(n, m)
     M = np.asarray(M, dtype=np.float64)
     ii, kk = np.nonzero(Xs)
     yx = y[ii] * Xs[ii, kk]
@@ -405,7 +405,7 @@ def build_rlfs(Xs: np.ndarray, y: np.ndarray, C: Any, *, M: np.ndarray, U: float
     if cov.size:
         row_lower[L.rcover] = 1.0
     if ramp_loss and fix_zero_m:
-        col_upper[L.z0 + np.flatnonzero(M <= _ZERO_M)] = 0.0
+        col_upper[L.z0 + np.flatnonzero(M <= ZERO_M)] = 0.0
     if zh is not None:
         zh = np.asarray(zh)
         zero, one = np.flatnonzero(zh == 0), np.flatnonzero(zh == 1)
@@ -419,4 +419,4 @@ def build_rlfs(Xs: np.ndarray, y: np.ndarray, C: Any, *, M: np.ndarray, U: float
         integ[L.z0:L.v0] = 1
     if int_v:
         integ[L.v0:] = 1
-    return _Built(L, A, cost, col_lower, col_upper, row_lower, row_upper, integ)
+    return BuiltRLFS(L, A, cost, col_lower, col_upper, row_lower, row_upper, integ)

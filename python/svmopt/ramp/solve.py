@@ -21,9 +21,9 @@ from svmopt.ramp.model import (
     INF,
     MIP_OPTIONS,
     W_TOL,
+    BuiltRLFS,
+    RLFSLayout,
     RLSolution,
-    _Built,
-    _Layout,
     build_rlfs,
     solve_svm_l1,
 )
@@ -45,7 +45,7 @@ class MipOutcome:
     col_dual: np.ndarray | None = None
 
 
-def run_mip(built: _Built, *, options: dict, time_limit: float | None, start: np.ndarray | None = None,
+def run_mip(built: BuiltRLFS, *, options: dict, time_limit: float | None, start: np.ndarray | None = None,
             t_fea: float | None = None, t_inc: float | None = None, on_incumbent: Any = None) -> MipOutcome:
     """Solve a built model; ``start`` (used only when it satisfies every row with the current M) is the MIP start;
     ``t_fea`` / ``t_inc`` are
@@ -113,7 +113,7 @@ def polish(X: np.ndarray, y: np.ndarray, C: Any, w: np.ndarray, b: float, z: np.
     return pol if pol.objective <= raw.objective else raw
 
 
-def _decode(x: np.ndarray, L: _Layout, feats: np.ndarray, d: int) -> tuple[np.ndarray, float, np.ndarray]:
+def decode_solution(x: np.ndarray, L: RLFSLayout, feats: np.ndarray, d: int) -> tuple[np.ndarray, float, np.ndarray]:
     w = np.zeros(d)
     w[feats] = x[:L.m] - x[L.m:2 * L.m]
     return w, float(x[L.b]), x[L.z0:L.v0]
@@ -147,7 +147,7 @@ def solve_rlfs_mip(X: np.ndarray, y: np.ndarray, C: Any, budget: int, bm: BigM, 
             raise SolverError("the (RL-FS-M) MILP is infeasible: the big-M bounds cut off every solution",
                               "Infeasible")
         return None
-    w, b, z = _decode(out.x, built.layout, feats, d)
+    w, b, z = decode_solution(out.x, built.layout, feats, d)
     sol = polish(X, y, C, w, b, z, options=options)
     if start is not None and start.objective < sol.objective:
         sol = start
@@ -182,7 +182,7 @@ def solve_fs_svm(X: np.ndarray, y: np.ndarray, C: Any, budget: int, *, time_limi
     out = run_mip(built, options=opts, time_limit=left(), start=x0)
     if out.x is None:
         return None, start
-    w2, b2, z = _decode(out.x, built.layout, feats, d)
+    w2, b2, z = decode_solution(out.x, built.layout, feats, d)
     sol = polish(X, y, C, w2, b2, z, ramp_loss=False, options=options)
     if start.objective < sol.objective:
         sol = start

@@ -58,8 +58,8 @@ Ambiguities decided here (documented and tested):
 * ``nu="grid"``: ``logspace(-3, 0, 5)``; the ``nu`` with the strictly smallest (robust) training count
   wins, the smallest ``nu`` on ties (the paper only says "minimizing the misclassification error on the training
   set"). The LP is passed to HiGHS once and only the ``xi`` costs change (``changeColsCost``); the re-solves
-  start cold, which measured faster than from the previous basis (docs/performance.md).
-  Small problems (``lp_solver="auto"``, m <= ``DENSE_LP_MAX_M``) use the core's certified dense simplex
+  start cold, which measured faster than from the previous basis (docs/performance.md#robustsvc-design-figures).
+  Small problems (``lp_solver="auto"``, m <= ``fit.DENSE_LP_MAX_M``) use the core's certified dense simplex
   instead, warm-started across the grid (HiGHS's per-solve overhead dominates there).
 * ``rho`` rule (Section 6): ``eta_class = rho * max_j std_{j, class}`` (ddof=1) on the training data the
   estimator sees (in a Pipeline: the transformed data; decision: the space the kernel sees, not stated in the paper). A
@@ -71,7 +71,7 @@ Ambiguities decided here (documented and tested):
   (scikit-learn's ``gamma="scale"``), and the width (times 1, 2, 1/2), ``nu`` (``logspace(-2, 2, 5)``) and, when
   several are given, ``rho`` are chosen by held-out errors of stratified folds (:mod:`svmopt.robust.select`).
   Measured against scikit-learn's SVC tuned by a 4 x 4 grid on 15 public data sets no paper table of this model
-  uses: 0.48 points lower on average, in 0.96 times the grid search's wall time (``benchmarks/defaults.py``).
+  uses: 0.48 points lower on average, in 0.96 times the grid search's wall time (``benchmarks/studies/defaults.py``).
 * More than two classes: one-vs-rest, one binary problem per class (its class = A), prediction by the
   largest ``f_l(x) - b_l``. For per-class ``eta`` in one-vs-rest each point keeps its own class's value;
   with ``rho`` the "rest" group's std is used for the B side.
@@ -79,21 +79,16 @@ Ambiguities decided here (documented and tested):
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, check_random_state, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
-from svmopt._shared.config import get_memory_budget, warn
-from svmopt._shared.dask import check_dask_array, column_moments, is_dask_array, map_row_chunks
-from svmopt._shared.moments import block_moments, column_stds
-from svmopt._shared.runtime import TimeBudget, progress
-from svmopt._shared.splits import cv_is_index_pairs, cv_splits, stratified_subsample
+from svmopt._shared.config import warn
+from svmopt._shared.dask import is_dask_array, map_row_chunks
+from svmopt._shared.runtime import TimeBudget
 from svmopt._shared.validation import (
     CLASS_WEIGHT,
     CV,
@@ -105,136 +100,23 @@ from svmopt._shared.validation import (
     Interval,
     Real,
     StrOptions,
-    check_dask_fit_weights,
-    check_fit_weights,
     fit_context,
-    is_finite_real,
 )
 from svmopt.kernels import KERNEL_NAMES, Kernel
-from svmopt.robust.fit import (
-    LINE_SEARCHES,
-    LP_SOLVERS,
-    MAX_KERNEL_MAGNITUDE,
-    NU_GRID,
-    BinaryFit,
-    fit_binary,
-    fit_binary_reduced,
+from svmopt.robust.data import TrainingData, training_data
+from svmopt.robust.fit import LINE_SEARCHES, LP_SOLVERS, BinaryFit
+from svmopt.robust.model import INTERVALS
+from svmopt.robust.plan import (
+    ALPHA_RULES,
+    LANDMARK_METHODS,
+    SELECTIONS,
+    SOLVERS,
+    Plan,
+    plan_fit,
+    resolve_parameters,
 )
-from svmopt.robust.model import (
-    INTERVALS,
-    eta_from_rho,
-    robust_delta,
-)
-from svmopt.robust.select import cross_validate_paths
-
-logger = logging.getLogger(__name__)
-
-#: ``n_landmarks="auto"`` keeps the paper's model up to this many training rows: its LP (23) has ~2 m^2 nonzeros, and
-#: a fit (RBF, d = 20, one nu) took 0.5 s at 500 rows, 2.7 s at 1,000 and 179 s at 2,000 (docs/performance.md); the
-#: default's cross-validation solves it 3 x 3 x 5 times.
-AUTO_MAX_ROWS = 500
-#: Landmarks of the reduced model under ``n_landmarks="auto"``: n / 20 within these bounds (at most n).
-AUTO_LANDMARKS = 100
-AUTO_LANDMARKS_MAX = 500
-#: ``solver="auto"`` passes the reduced LP to HiGHS as it is up to this many kernel values n x L, and uses the
-#: interior-point method above. Measured on magic (RBF, one solve each): HiGHS was faster only at 200 rows x 10
-#: landmarks (3.2 ms against 4.2 ms); the interior point was 1.1-1.8x faster at 200 x 25-100, 1.9-13.3x at 500-1,000
-#: rows and 8.4-75.9x at 2,000-5,000 rows, to the same objective within 6.4e-7; on adult alike, on the nearly
-#: separable shuttle and letter 0.4-1.6x at 1,000 rows and 1.6-4.4x at 5,000 (docs/performance.md).
-DIRECT_LP_MAX_CELLS = 4_000
-#: Under ``solver="auto"``, a nu at which the interior-point method stalls short of ``tol`` (nearly dependent kernel
-#: rows of large magnitude: a linear or polynomial kernel over more landmarks than its feature space has dimensions)
-#: is solved again by HiGHS on the LP as it is, exact, when its kernel rows are in memory and at most this many
-#: (HiGHS took 2.1-5.1 s at this size, 5,000 x 100 on magic); above, the stall warns.
-STALL_LP_MAX_CELLS = 500_000
-SOLVERS = ("auto", "ipm", "lp", "cutting_plane")
-LANDMARK_EXACT_BANDWIDTH_ROWS = 500
-LANDMARK_METHODS = ("entropy", "kmeans", "random")
-#: ``alpha`` rules: cross-validated among :data:`ALPHA_FACTORS` times the data-scaled width, the data-scaled width
-#: ``sqrt(n_features * X.var() / 2)`` (scikit-learn's ``gamma="scale"``), the paper's ``max_j std_j``.
-ALPHA_RULES = ("auto", "scale", "paper")
-#: ``alpha="auto"``: the widths compared, as multiples of the data-scaled one (that one first: it wins ties).
-ALPHA_FACTORS = (1.0, 2.0, 0.5)
-#: ``rho="grid"``: the values of the paper's rule ``eta = rho * max_j std_j`` compared by cross-validation.
-RHO_GRID = np.array([1e-3, 1e-2, 1e-1])
-#: ``nu="auto"`` under ``selection="cv"``: the nu compared (the paper's grid ``NU_GRID`` stops at 1, where the
-#: training-count rule always ends; held-out errors often fall further, as C does for scikit-learn's SVC).
-NU_CV_GRID = np.logspace(-2.0, 2.0, 5)
-#: ``selection``: held-out errors on ``cv`` stratified folds, or the paper's training count (nu only).
-SELECTIONS = ("cv", "training_error")
-#: ``selection="cv"`` draws its folds from a stratified subsample of at most this many training rows (the paper's
-#: model: at most :data:`AUTO_MAX_ROWS`); the final fit uses every row.
-SELECT_MAX_ROWS = 1000
-#: Under ``max_time``, the cross-validation starts no fold solve after this share of it (the rest is the final fit's).
-SELECT_TIME_SHARE = 0.75
-
-
-def _auto_solver(X: Any, L: int | None, warm_start: bool = False) -> str:
-    """``solver="auto"``: LP (23) for the paper's model; for the reduced one the LP as it is while its n x L kernel
-    values are at most :data:`DIRECT_LP_MAX_CELLS` (in memory), else the interior-point method, or the cutting planes
-    under ``warm_start`` (their cuts are what a warm start keeps)."""
-    if L is None:
-        return "lp"
-    if not is_dask_array(X) and X.shape[0] * L <= DIRECT_LP_MAX_CELLS:
-        return "lp"
-    return "cutting_plane" if warm_start else "ipm"
-
-
-def _values(name: str, value: Any, rules: str, zero: bool = False) -> np.ndarray:
-    """A parameter given as a number or a non-empty sequence of finite numbers > 0 (>= 0 with ``zero``)."""
-    try:
-        out = np.asarray(value, dtype=np.float64).ravel()
-    except (TypeError, ValueError):
-        out = np.array([np.nan])
-    if out.size == 0 or not np.all(np.isfinite(out)) or np.any(out < 0) or (not zero and np.any(out == 0)):
-        raise ValueError(f"{name} must be a number {'>=' if zero else '>'} 0, a non-empty sequence of them, or "
-                         f"{rules}; got {value!r}")
-    return out
-
-
-def _problem_key(X: Any, yb: np.ndarray, w: np.ndarray | None, Z: np.ndarray, kern: Kernel,
-                 delta: np.ndarray | None, solver_options: Mapping[str, Any] | None) -> bytes:
-    """A digest of one binary problem of the reduced model (rows, labels, weights, landmarks, kernel, robust
-    bounds): ``warm_start`` reuses cuts only for the same digest. A Dask array counts by its graph's name."""
-    import hashlib
-
-    h = hashlib.blake2b(digest_size=20)
-    if is_dask_array(X):
-        h.update(str(X.name).encode())
-    else:
-        h.update(np.ascontiguousarray(X).view(np.uint8).reshape(-1).data)
-    for a in (yb, w, Z, delta):
-        h.update(b"-" if a is None else np.ascontiguousarray(a, dtype=np.float64).view(np.uint8).reshape(-1).data)
-    h.update(repr(kern).encode())
-    h.update(repr(sorted((solver_options or {}).items())).encode())
-    return h.digest()
-
-
-def _weighted_spread(X: np.ndarray, w: np.ndarray | None) -> tuple[np.ndarray, float]:
-    """The column stds (ddof=1; weighted: ``sum w (x - mean)^2`` over
-    :func:`~svmopt._shared.validation.weighted_variance_denominator`) and the variance of all the
-    entries of X (its population form, weighted by ``w``), the data statistics of the kernel widths."""
-    n = X.shape[0]
-    if w is None:
-        col_var = X.var(axis=0)
-        stds = np.sqrt(col_var * n / (n - 1))
-        return stds, (float(col_var.mean() + X.mean(axis=0).var()) if X.shape[1] else 0.0)
-    mean, s2, W = block_moments(lambda: [X], X.shape[1], w)
-    col_var = s2 / W
-    stds = column_stds(s2, n, w)
-    return stds, (float(col_var.mean() + mean.var()) if X.shape[1] else 0.0)
-
-
-def _finite(M: np.ndarray, what: str) -> np.ndarray:
-    """M, when every entry is finite and of magnitude below MAX_KERNEL_MAGNITUDE; else a ValueError naming the
-    remedy (the same for every solver)."""
-    top = float(np.max(np.abs(M))) if M.size else 0.0
-    if not np.isfinite(top):
-        raise ValueError(f"non-finite entries in {what}; rescale X (e.g. StandardScaler) or lower the degree")
-    if top >= MAX_KERNEL_MAGNITUDE:
-        raise ValueError(f"{what} reach a magnitude of {top:.3g} (>= {MAX_KERNEL_MAGNITUDE:g}): the LP is too badly "
-                         "scaled to solve; rescale X (e.g. StandardScaler) or lower the degree")
-    return M
+from svmopt.robust.select import select_by_cv
+from svmopt.robust.solve import FinalFit, expansion_points, solve_problems
 
 
 # ------------------------------------------------------------------------------------------ the estimator
@@ -245,6 +127,10 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     paper's model up to :data:`AUTO_MAX_ROWS` rows, its reduced form over landmarks above. The paper's own
     protocol is ``RobustSVC(alpha="paper", nu="grid", selection="training_error", n_landmarks=None)``.
     A fit that ends with every training point on one side warns (``UserWarning``), naming the cause.
+
+    The constants named below are those of :mod:`svmopt.robust.plan` (the defaults resolved for a fit), but
+    ``NU_GRID`` and ``DENSE_LP_MAX_M`` (:mod:`svmopt.robust.fit`) and ``SELECT_TIME_SHARE``
+    (:mod:`svmopt.robust.select`).
 
     Parameters
     ----------
@@ -509,150 +395,6 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         tags.input_tags.sparse = False
         return tags
 
-    # -- parameters (validated by fit_context against _parameter_constraints) ------------------------
-    def _resolved(self) -> tuple[Kernel, np.ndarray, float | None, list[float | None]]:
-        """(kernel, nu values, p, rho values) from the validated parameters, and the checks between parameters.
-
-        The kernel's width is still ``"auto"`` when ``alpha`` is a rule or a sequence (resolved on the data by
-        :meth:`_width_candidates`)."""
-        if isinstance(self.kernel, Kernel):
-            kern = self.kernel
-        else:
-            try:
-                kern = Kernel(self.kernel, degree=self.degree, c=self.c,
-                              alpha=float(self.alpha) if is_finite_real(self.alpha) else "auto")
-            except (TypeError, ValueError) as exc:
-                raise type(exc)(f"RobustSVC: {exc}") from None
-        if isinstance(self.nu, str):
-            nus = (NU_CV_GRID if self.nu == "auto" and self.selection == "cv" else NU_GRID).copy()
-        else:
-            # ascending, each value once: the paths solve them in this order, and the ties rules read it ("the
-            # smallest nu" under the training count, the larger under the cross-validation)
-            nus = np.unique(_values("nu", self.nu, "'auto' or 'grid'"))
-        if self.rho is None:
-            rhos: list[float | None] = [None]
-        else:
-            rhos = list(RHO_GRID if isinstance(self.rho, str) else _values("rho", self.rho, "'grid'", zero=True))
-        p = self.p
-        if p is not None:
-            p = np.inf if isinstance(p, str) else float(p)
-            if kern.name == "sigmoid":
-                raise ValueError("kernel='sigmoid' has no robust bound delta (paper 000 covers linear, polynomial "
-                                 "and RBF kernels); use p=None (deterministic model) or another kernel")
-        elif self.eta is not None or self.rho is not None:
-            raise ValueError("eta and rho need an uncertainty set: set p (1, 2 or 'inf'), or leave eta=rho=None")
-        if self.eta is not None and self.rho is not None:
-            raise ValueError("give either eta (per sample or per class) or rho (the paper's rule), not both")
-        if self.interval == "unbounded" and self.line_search == "grid":
-            raise ValueError("interval='unbounded' needs line_search='exact' or 'exact_decision' (a grid needs "
-                             "finite ends)")
-        if self.selection == "training_error":
-            if len(rhos) > 1:
-                raise ValueError("selection='training_error' (the paper's rule for nu) cannot compare rho values: "
-                                 "the robust training count only grows with rho; give one rho, or selection='cv'")
-            if not isinstance(self.alpha, str) and not is_finite_real(self.alpha) and \
-                    _values("alpha", self.alpha, "'auto', 'scale' or 'paper'").size > 1:
-                raise ValueError("selection='training_error' (the paper's rule for nu) cannot compare kernel widths: "
-                                 "the training count prefers the narrowest; give one alpha, or selection='cv'")
-        return kern, nus, p, rhos
-
-    def _width_candidates(self, kern: Kernel, stds: np.ndarray, total_var: float) -> list[Kernel]:
-        """The resolved kernels to fit: one, or the widths that ``selection="cv"`` compares (``alpha="auto"``)."""
-        if kern.is_resolved:
-            return [kern]
-        paper = float(np.max(stds)) if stds.size else 0.0
-        if not (np.isfinite(paper) and paper > 0):
-            paper = 1.0  # every feature constant: a zero denominator becomes 1
-        scale = float(np.sqrt(stds.size * total_var / 2.0)) if stds.size else 0.0
-        if not (np.isfinite(scale) and scale > 0):
-            scale = 1.0
-        c = paper if kern.c == "auto" else kern.c
-        if kern.alpha != "auto" or kern.name != "rbf":  # no width to choose (the paper's c still resolved)
-            return [kern.replace(c=c, alpha=paper if kern.alpha == "auto" else kern.alpha)]
-        if isinstance(self.alpha, str):
-            if self.alpha == "paper":
-                widths = [paper]
-            elif self.alpha == "scale" or self.selection == "training_error":
-                widths = [scale]
-            else:  # "auto"
-                widths = [scale * f for f in ALPHA_FACTORS]
-        else:
-            widths = [float(a) for a in _values("alpha", self.alpha, "'auto', 'scale' or 'paper'")]
-        return [kern.replace(c=c, alpha=a) for a in widths]
-
-    def _eta_vector(self, X: np.ndarray, y_orig: np.ndarray) -> np.ndarray | None:
-        """Per-sample eta from ``eta`` (scalar / array / per-class dict); None when rho is used."""
-        if self.eta is None:
-            return None
-        if isinstance(self.eta, Mapping):
-            eta = np.full(X.shape[0], np.nan)
-            for label, val in self.eta.items():
-                eta[y_orig == label] = val
-            missing = np.unique(y_orig[np.isnan(eta)])
-            if missing.size:
-                raise ValueError(f"eta (per-class dict) has no value for class(es) {missing.tolist()}")
-        elif is_finite_real(self.eta):
-            eta = np.full(X.shape[0], float(self.eta))
-        else:
-            eta = np.asarray(self.eta, dtype=np.float64)
-            if eta.shape != (X.shape[0],):
-                raise ValueError(f"eta must be a number, a dict per class or an array of shape ({X.shape[0]},) "
-                                 f"(one per training sample), got shape {eta.shape}")
-        if not np.all(np.isfinite(eta)) or np.any(eta < 0):
-            raise ValueError("eta must be finite and >= 0")
-        return eta
-
-    def _landmark_count(self, n: int) -> int | None:
-        """L of the reduced model, or None for the paper's model (``n_landmarks``; "auto" decides by ``n``)."""
-        if self.n_landmarks is None:
-            if not isinstance(self.landmarks, str):
-                raise ValueError("landmarks given as points need the reduced model: set n_landmarks (an int or "
-                                 "'auto')")
-            return None
-        if isinstance(self.n_landmarks, str):  # "auto"
-            if not isinstance(self.landmarks, str):  # given points: the reduced model over them, at any size
-                return int(np.shape(self.landmarks)[0]) if np.ndim(self.landmarks) == 2 else 0
-            if n <= AUTO_MAX_ROWS:
-                return None
-            L = min(n, max(AUTO_LANDMARKS, min(AUTO_LANDMARKS_MAX, n // 20)))
-            logger.info("RobustSVC: %d training rows > %d, the reduced model over %d landmarks (n_landmarks='auto')",
-                        n, AUTO_MAX_ROWS, L)
-            return L
-        if int(self.n_landmarks) > n and isinstance(self.landmarks, str):
-            raise ValueError(f"n_landmarks={self.n_landmarks} exceeds the {n} training rows to choose them from")
-        return int(self.n_landmarks)
-
-    def _select_landmarks(self, X: np.ndarray, L: int, rng: np.random.RandomState) -> np.ndarray:
-        """The reduced model's landmarks (L x d): given points, or chosen from X by ``landmarks``."""
-        if not isinstance(self.landmarks, str):
-            Z = np.asarray(self.landmarks, dtype=np.float64)
-            if Z.ndim != 2 or Z.shape[1] != X.shape[1] or Z.shape[0] != L or not np.all(np.isfinite(Z)):
-                raise ValueError(f"landmarks must be a finite array of shape (n_landmarks, {X.shape[1]}) = "
-                                 f"({L}, {X.shape[1]}), got shape {Z.shape}")
-            return np.array(Z, dtype=np.float64, order="C")  # a copy: landmarks_ is not the caller's array
-        from svmopt._shared.bandwidth import entropy_bandwidths
-        from svmopt._shared.prototypes import MAX_CANDIDATES, select_prototypes  # the fixed-size LS-SVM's selection
-
-        if self.landmarks == "random":
-            return _take_rows(X, np.sort(rng.choice(X.shape[0], L, replace=False)))
-        # As the fixed-size LS-SVM does: the search runs on at most MAX_CANDIDATES rows (a uniform sample above that),
-        # so its cost and its copy stay bounded whatever n (for a Dask array, the candidates are gathered; k-means
-        # on an in-memory array sees every row).
-        n = X.shape[0]
-        cand = np.arange(n) if n <= MAX_CANDIDATES else np.sort(rng.choice(n, MAX_CANDIDATES, replace=False))
-        if self.landmarks == "kmeans":
-            from sklearn.cluster import MiniBatchKMeans
-
-            km = MiniBatchKMeans(n_clusters=L, random_state=rng.randint(2**31 - 1), n_init=1)
-            return np.ascontiguousarray(km.fit(_take_rows(X, cand) if is_dask_array(X) else X).cluster_centers_,
-                                        dtype=np.float64)
-        Xc = X if cand.size == n and not is_dask_array(X) else _take_rows(X, cand)
-        # The plug-in bandwidths of the entropy criterion (Algorithm 2 of paper 002) on binned sums above
-        # LANDMARK_EXACT_BANDWIDTH_ROWS rows: the exact sums cost O(n^2) per feature (5 s at 1,400 rows x 57 features).
-        h = entropy_bandwidths(Xc, exact_max_n=LANDMARK_EXACT_BANDWIDTH_ROWS)[0] if Xc.shape[0] >= 2 else None
-        idx = select_prototypes(Xc, L, bandwidths=h, random_state=rng.randint(2**31 - 1))["idx"]
-        return np.ascontiguousarray(Xc[np.sort(idx)])
-
     # -- fit -------------------------------------------------------------------------------------
     @fit_context
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> RobustSVC:
@@ -668,205 +410,63 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
 
         Atomic: on an error or an interrupt the estimator is left as it was before the call."""
         budget = TimeBudget(self.max_time)
-        kern, nus, p, rhos = self._resolved()
-        w: np.ndarray | None = None
-        kept: np.ndarray | None = None
-        if is_dask_array(X):
-            X, y, w, stds, total_var = self._dask_data(X, y, sample_weight)
-            y_given = y  # every row kept: a Dask X takes no weight of 0
-        else:
-            X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=False)
-            y = column_or_1d(y, warn=True)
-            y_given = y
-            X, y, w, kept = check_fit_weights(X, y, sample_weight, self.class_weight, return_kept=True)
-            stds, total_var = _weighted_spread(X, w)
-        check_classification_targets(y)
-        self.classes_ = np.unique(y)
-        if self.classes_.size < 2:
-            raise ValueError(f"RobustSVC needs samples of at least 2 classes in y; got 1 class ({self.classes_[0]!r})")
-        kernels = self._width_candidates(kern, stds, total_var)
-        if is_dask_array(X):
-            eta_all = self._eta_vector(X, y)
-        else:
-            eta_all = self._eta_vector(np.empty((y_given.shape[0], 0)), y_given)
-            if eta_all is not None and kept is not None:
-                eta_all = eta_all[kept]
-        problems = [self.classes_[1]] if self.classes_.size == 2 else list(self.classes_)
-        L = self._landmark_count(X.shape[0])
-        solver = self.solver if self.solver != "auto" else _auto_solver(X, L, self.warm_start)
-        # "auto" only: an interior-point stall solved again by HiGHS (fold solves and the final fit alike)
-        stall_lp_cells = STALL_LP_MAX_CELLS if self.solver == "auto" else 0
-        if is_dask_array(X):
-            if L is None and X.shape[0] > AUTO_MAX_ROWS:
-                raise ValueError(f"X is a Dask array of {X.shape[0]} rows: the paper's model (n_landmarks=None) needs "
-                                 f"the {X.shape[0]} x {X.shape[0]} Gram matrix in memory; set n_landmarks (an int or "
-                                 "'auto') for the reduced model, which reads the chunks where they are")
-            if L is None:  # a small array: the paper's model, in memory
-                X = np.ascontiguousarray(X.compute(), dtype=np.float64)
-            elif solver == "lp":
-                raise ValueError("solver='lp' passes the reduced LP to HiGHS as it is, with the n x L kernel rows in "
-                                 "memory; for a Dask array use solver='cutting_plane' (or 'auto')")
-        paper_lp = solver == "lp" and L is None  # LP (23) on the Gram matrix; else the reduced form over Z
-        rng = check_random_state(self.random_state)
-        Z = X if L is None else self._select_landmarks(X, L, rng)
+        params = resolve_parameters(self)  # the checks between parameters, before the data's
+        data = training_data(self, X, y, sample_weight)
+        rng = check_random_state(self.random_state)  # the landmarks, then the cross-validation's subsample
+        plan = plan_fit(self, params, data, rng)
+        if plan.n_landmarks is None:  # the paper's model: a Dask X (of at most AUTO_MAX_ROWS rows) in memory
+            data = data.in_memory()
+        plan, nus_per_problem, self.selection_ = self._select(plan, data, rng, budget)
+        warm = getattr(self, "_warm_engines", {}) if self.warm_start else None
+        final = solve_problems(plan, data, nus_per_problem, budget, warm, self.verbose)
+        self._set_fitted(plan, data, final)
+        budget.finish(self)
+        return self
 
-        def delta_of(kern: Kernel, Xs: np.ndarray, yb: np.ndarray, rho: float | None,
-                     rows: np.ndarray | None) -> np.ndarray | None:
-            if p is None:
-                return None
-            if rho is not None:
-                eta = eta_from_rho(Xs, yb, float(rho), None if w is None else (w if rows is None else w[rows]))
-            elif eta_all is not None:
-                eta = eta_all if rows is None else eta_all[rows]
-            else:
-                eta = np.zeros(Xs.shape[0])
-            with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused just below
-                delta = robust_delta(kern, Xs, eta, p)
-            if not np.all(np.isfinite(delta)):
-                raise ValueError("the robust bounds delta_i overflow float64: eta (or rho times the features' spread) "
-                                 "is too large for these data and this kernel")
-            return delta
+    def _select(self, plan: Plan, data: TrainingData, rng: np.random.RandomState,
+                budget: TimeBudget) -> tuple[Plan, list[np.ndarray], dict[str, Any] | None]:
+        """The hyperparameter selection (:mod:`svmopt.robust.select`: the nu path of every width and rho on common
+        folds): the plan narrowed to the choice, each binary problem's nu values, ``selection_``. With nothing to
+        compare, or under ``selection="training_error"`` (Pseudocode 1's count over the nu path), the plan as it
+        is."""
+        if self.selection == "cv" and (len(plan.kernels) > 1 or plan.nus.size > 1 or len(plan.rhos) > 1):
+            return select_by_cv(plan, data, self.cv, rng, budget, self.verbose)
+        return plan, [plan.nus] * len(plan.problems), None
 
-        # Hyperparameter selection (svmopt.robust.select): the nu path of every width and rho on common folds.
-        nu_per_problem: list[np.ndarray] = [nus] * len(problems)
-        self.selection_ = None
-        if self.selection == "cv" and (len(kernels) > 1 or nus.size > 1 or len(rhos) > 1):
-            explicit = cv_is_index_pairs(self.cv)
-            if explicit:  # (train, test) pairs index the rows given to fit: every row
-                sel_rows = np.arange(y.shape[0])
-            else:
-                sel_rows = stratified_subsample(y, AUTO_MAX_ROWS if L is None else SELECT_MAX_ROWS, rng)
-            Xs = _take_rows(X, sel_rows) if sel_rows.size < X.shape[0] or is_dask_array(X) else X
-            folds = cv_splits(self.cv, y[sel_rows], kept if explicit else None,
-                              n_given=y_given.shape[0] if explicit and not is_dask_array(X) else None)
-            options = {"line_search": self.line_search, "n_grid": self.n_grid, "interval": self.interval,
-                       "solver_options": self.solver_options}
-            # The folds solve the same LPs exactly: LP (23) on the fold's Gram block for the paper's model, the
-            # reduced LP by the solver that "auto" picks at the fold's size (or the one asked for).
-            cv_solver = "lp" if L is None else (self.solver if self.solver != "auto" else _auto_solver(Xs, L))
-            if L is None:
-                options["lp_solver"] = self.lp_solver
-            elif cv_solver in ("cutting_plane", "ipm"):
-                options.update(tol=self.tol, max_iter=self.max_iter, stall_lp_cells=stall_lp_cells)
-            cv_bar = progress(self.verbose, len(kernels) * len(folds), "RobustSVC cross-validation")
-            sel = cross_validate_paths(
-                Xs, y[sel_rows], problems, kernels, rhos, nus, p=p, Z=None if L is None else Z, folds=folds,
-                solver=cv_solver, fit_options=options, weight=None if w is None else w[sel_rows],
-                deadline=None if self.max_time is None else budget.start + SELECT_TIME_SHARE * self.max_time,
-                bar=cv_bar,
-                delta_of=lambda k, Xf, yf, rho, rows: delta_of(k, Xf, yf, rho, sel_rows[rows]))
-            cv_bar.close()
-            if sel.stopped:
-                budget.cut(f"the cross-validation (after {SELECT_TIME_SHARE:g} of max_time; candidates not scored "
-                           "on every fold were not chosen)")
-            if sel.n_not_converged:
-                warn(f"RobustSVC: {sel.n_not_converged} cross-validation solves stopped at max_iter={self.max_iter}; "
-                     "they were scored as they were", ConvergenceWarning)
-            nu_per_problem = [np.array([v]) for v in sel.nu]
-            n_val = sel.n_rows
-            held_out = sel.held_out  # the folds' held-out rows (weights), each as often as it is held out
-            self.selection_ = {
-                "alpha": [k.alpha for k in kernels] if kern.name == "rbf" else None,
-                "rho": None if self.rho is None else np.asarray(rhos),
-                "nu": nus, "errors": sel.errors / held_out, "n_rows": n_val, "n_folds": sel.n_folds,
-                "time_s": sel.seconds}
-            logger.info("RobustSVC: selected %s, rho=%s, nu=%s by %d-fold cross-validation on %d rows (%.2f s)",
-                        kernels[sel.kernel], rhos[sel.rho], sel.nu.tolist(), sel.n_folds, n_val, sel.seconds)
-            if self.verbose:
-                self._print_selection(self.selection_, sel.kernel, sel.rho)
-            kernels, rhos = [kernels[sel.kernel]], [rhos[sel.rho]]
-        kern = kernels[0]
-        rho = rhos[0]
-        self.kernel_ = kern
-        rows: dict[str, Any] = {}
-        if paper_lp:
-            K = _finite(kern.gram(X), "the Gram matrix")
-        else:
-            r = np.sqrt(np.clip(kern.diag(Z), 0.0, None))
-            if not is_dask_array(X) and (solver == "lp" or X.shape[0] * Z.shape[0] * 8 <= get_memory_budget() // 2):
-                rows = {"Phi": _finite(kern.cross(X, Z), "the kernel rows")}  # cached: within half the budget
-            else:  # recomputed block by block at every pass (a Dask array's by the workers that hold the chunks)
-                rows = {"X": X, "Z": Z, "params": kern.core_params}
-                if solver == "ipm" and not is_dask_array(X):  # the leading rows that fit half the budget: kept
-                    rows["cache_rows"] = (get_memory_budget() // 2) // (8 * max(Z.shape[0], 1))
-        fits: list[BinaryFit] = []
-        deltas = []
-        deadline = budget.deadline
-        warm = getattr(self, "_warm_engines", {}) if self.warm_start else {}
-        engines: dict[bytes, Any] = {}
-        bar = progress(self.verbose, len(problems), "RobustSVC fit")
-        for label, nus_p in zip(problems, nu_per_problem, strict=True):
-            yb = np.where(y == label, 1.0, -1.0)
-            delta = delta_of(kern, X, yb, rho, None)
-            if paper_lp:
-                fits.append(fit_binary(K, yb, delta=delta, nus=nus_p, line_search=self.line_search,
-                                       n_grid=self.n_grid, interval=self.interval, solver_options=self.solver_options,
-                                       lp_solver=self.lp_solver, weight=w, deadline=deadline))
-            else:
-                key = _problem_key(X, yb, w, Z, kern, delta, self.solver_options) \
-                    if self.warm_start and solver == "cutting_plane" else b""
-                fits.append(fit_binary_reduced(yb, r, delta=delta, nus=nus_p, solver=solver, tol=self.tol,
-                                               max_iter=self.max_iter, line_search=self.line_search,
-                                               n_grid=self.n_grid, interval=self.interval,
-                                               solver_options=self.solver_options, weight=w, deadline=deadline,
-                                               lp=warm.get(key) if key else None,
-                                               stall_lp_cells=stall_lp_cells, usable=True,
-                                               **rows))
-                if key:
-                    engines[key] = fits[-1].engine
-            if fits[-1].stopped:
-                budget.cut(fits[-1].stopped + ("" if len(problems) == 1 else f" (problem {label!r} vs rest)"))
-            deltas.append(np.zeros(X.shape[0]) if delta is None else delta)
-            bar.update()
-        bar.close()
-        U = np.stack([f.u for f in fits])  # (n_problems, number of expansion points)
-        if paper_lp:  # LP (23)'s u: the coefficients are y_j u_j
-            del K
-            U = np.stack([np.where(y == label, 1.0, -1.0) for label in problems]) * U
+    def _set_fitted(self, plan: Plan, data: TrainingData, final: FinalFit) -> None:
+        """The fitted attributes from the final fit (the support: the expansion points of a nonzero coefficient
+        for some problem)."""
+        fits, U = final.fits, final.coef
         support = np.flatnonzero(np.any(U != 0.0, axis=0))
-        self.model_ = "paper" if L is None else "reduced"
-        self.landmarks_ = None if L is None else Z
+        paper = plan.n_landmarks is None
+        self.classes_ = data.classes
+        self.kernel_ = final.kernel
+        self.model_ = "paper" if paper else "reduced"
+        self.landmarks_ = plan.landmarks
         # the paper's model: indices into the rows given to fit (rows of weight 0 were left out of the LP)
-        self.support_ = kept[support] if L is None and kept is not None else support
-        self.support_vectors_ = Z[support].copy()
+        self.support_ = data.kept[support] if paper and data.kept is not None else support
+        self.support_vectors_ = expansion_points(plan, data)[support].copy()
         self.dual_coef_ = U[:, support]
         self.intercept_ = np.array([f.b for f in fits])
         self.gamma_ = np.array([f.gamma for f in fits])
         self.omega_ = np.array([f.omega for f in fits])
         self.nu_ = np.array([f.nu for f in fits])
-        self.rho_ = rho
-        self.delta_ = np.stack(deltas)
-        total_weight = float(X.shape[0]) if w is None else float(w.sum())
+        self.rho_ = final.rho
+        self.delta_ = np.stack(final.deltas)
+        total_weight = float(data.X.shape[0]) if data.weight is None else float(data.weight.sum())
         self.training_error_ = np.array([f.training_count / total_weight for f in fits])
         self.objective_ = np.array([f.objective for f in fits])
         self.lower_bound_ = np.array([f.lower_bound for f in fits])
         self.n_iter_ = np.array([f.n_iter for f in fits])
         self.fit_path_ = [f.path for f in fits]
-        self._warn_degenerate(fits, problems, deltas)
-        self._warm_engines = engines
-        budget.finish(self)
-        return self
+        self._warn_degenerate(fits, plan.problems, final.deltas)
+        self._warm_engines = final.engines
 
     def __getstate__(self) -> dict:
         """The pickled state: everything but ``warm_start``'s solver state (HiGHS models do not pickle)."""
         state = dict(super().__getstate__())  # a copy: BaseEstimator's may be the instance's own __dict__
         state.pop("_warm_engines", None)
         return state
-
-    def _print_selection(self, sel: dict, ka: int, kr: int) -> None:
-        """``verbose``: the held-out error rate of every candidate (best nu per problem), the choice marked."""
-        alphas = sel["alpha"] if sel["alpha"] is not None else [None]
-        rhos = sel["rho"] if sel["rho"] is not None else [None]
-        print(f"[RobustSVC] {sel['n_folds']}-fold cross-validation on {sel['n_rows']} rows, {sel['time_s']:.2f} s; "
-              f"held-out error (best nu of {len(sel['nu'])}) per candidate:")
-        for a, alpha in enumerate(alphas):
-            for r, rho in enumerate(rhos):
-                err = sel["errors"][a, r]
-                best = ", ".join(f"{e:.4f} at nu={sel['nu'][int(np.argmin(row))]:g}"
-                                 for e, row in zip(err.min(axis=1), err, strict=True))
-                mark = "  <- selected" if (a, r) == (ka, kr) else ""
-                print(f"  alpha={'-' if alpha is None else f'{alpha:.4g}'} rho={'-' if rho is None else rho}: "
-                      f"{best}{mark}")
 
     def _warn_degenerate(self, fits: list[BinaryFit], problems: list[Any], deltas: list[np.ndarray]) -> None:
         """A ``UserWarning`` naming the cause when a binary problem's model gives every training point one class."""
@@ -889,37 +489,6 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                 other = self.classes_[0] if len(problems) == 1 else "rest"
                 warn(f"RobustSVC: the fitted model predicts {str(label if side.all() else other)!r} for every training "
                      f"point{which}: {what}; {cause}", UserWarning)
-
-    def _dask_data(self, X: Any, y: Any,
-                   sample_weight: Any) -> tuple[Any, np.ndarray, np.ndarray | None, np.ndarray, float]:
-        """A Dask X as the reduced model reads it: checked (2-D, known row chunks, finite); y gathered; the weights
-        (sample and class; every one must be > 0, rows cannot be left out of a Dask array here); and the data
-        statistics of the kernel widths, :func:`_weighted_spread`'s, computed by the workers (one pass unweighted,
-        two weighted: :func:`svmopt.fixed_size.dask_engine.column_moments`)."""
-        import dask
-        import dask.array as da
-
-        X = check_dask_array(X).astype(np.float64)
-        y = column_or_1d(np.asarray(y.compute() if is_dask_array(y) else y), warn=True)
-        n = X.shape[0]
-        if y.shape[0] != n:
-            raise ValueError(f"X has {n} rows but y has {y.shape[0]} labels")
-        if n < 2:
-            raise ValueError(f"Found array with {n} sample(s) (shape={X.shape}) while a minimum of 2 is required.")
-        w = check_dask_fit_weights(y, sample_weight, self.class_weight)
-        if w is None:  # one pass
-            col_var, col_mean, finite = dask.compute(X.var(axis=0), X.mean(axis=0), da.isfinite(X).all())
-            if not bool(finite):
-                raise ValueError("Input X contains NaN or infinity.")
-            col_var = np.asarray(col_var, dtype=np.float64)
-            stds = np.sqrt(col_var * n / (n - 1))
-        else:
-            col_mean, s2, W = column_moments(X, w)
-            col_var = s2 / W
-            stds = column_stds(s2, n, w)
-        self.n_features_in_ = int(X.shape[1])
-        self.__dict__.pop("feature_names_in_", None)
-        return X, y, w, stds, (float(col_var.mean() + np.var(col_mean)) if col_var.size else 0.0)
 
     # -- prediction ------------------------------------------------------------------------------
     def _raw(self, X: Any) -> np.ndarray:
@@ -948,8 +517,3 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             return self.classes_[(f[:, 0] > 0).astype(int)]
         return self.classes_[np.argmax(f, axis=1)]
 
-
-def _take_rows(X: Any, idx: np.ndarray) -> np.ndarray:
-    """Rows ``idx`` (sorted) of X as a float64 array (of a Dask array: read from the chunks that hold them)."""
-    rows = X[idx]
-    return np.ascontiguousarray(rows.compute() if is_dask_array(rows) else rows, dtype=np.float64)

@@ -24,13 +24,14 @@ from svmopt.robust.ipm import ReducedIPM
 from svmopt.robust.model import threshold_interval
 from svmopt.robust.reduced import ReducedLP, solve_direct
 
-logger = logging.getLogger("svmopt.robust.estimator")
+logger = logging.getLogger(__name__)
 
 NU_GRID = np.logspace(-3.0, 0.0, 5)
 LINE_SEARCHES = ("exact", "grid", "exact_decision")
 LP_SOLVERS = ("auto", "highs", "dense")
 #: ``lp_solver="auto"`` uses the dense simplex up to this many training points (per binary problem), HiGHS above:
-#: the crossover measured by ``benchmarks/bench_robust.py::DenseLP`` (docs/performance.md).
+#: the crossover measured by ``benchmarks/asv/bench_robust.py::DenseLP``
+#: (docs/performance.md#small-problems-the-dense-simplex).
 DENSE_LP_MAX_M = 100
 #: ``on_solution(nu, coef, b)``: called with every solution of a path (see :func:`fit_binary`).
 OnSolution = Callable[[float, np.ndarray, float], None]
@@ -132,7 +133,7 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
     ``lp_solver`` (see :data:`LP_SOLVERS`): ``"highs"`` builds the LP once, passes it to HiGHS, and for every
     further ``nu`` only changes the ``xi`` costs (``changeColsCost``); ``warm_start=True`` re-solves from the
     previous basis, the default re-solves cold on the same model, which measured faster with the dual simplex on
-    these LPs (``benchmarks/bench_robust.py::NuGrid``; figures in docs/performance.md).
+    these LPs (``benchmarks/asv/bench_robust.py::NuGrid``; figures in docs/performance.md#robustsvc-design-figures).
     ``"dense"`` uses the core's dense primal simplex (``_core.robust.DenseLP``), warm-started across ``nu``; every
     answer carries an optimality certificate checked on the original data (primal and dual feasibility and the
     duality gap to 1e-7), and if it fails or the iteration limit is reached that ``nu`` and the following ones

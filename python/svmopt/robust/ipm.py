@@ -15,7 +15,7 @@ Mehrotra's predictor-corrector primal-dual method (Nocedal & Wright, Numerical O
 
 and A' Theta A = P' G P with G = sum_i Theta_i u_i u_i' over u_i = (Phi_i, 1, y_i delta_i): one weighted dsyrk over
 the n rows, the same n L^2 flops as the fixed-size LS-SVM's Phi'Phi. The system itself is solved in the
-(L + 1)- (or L + 2-) square u-coordinates (:class:`_Newton`). An iteration reads the data three times
+(L + 1)- (or L + 2-) square u-coordinates (:class:`NewtonSystem`). An iteration reads the data three times
 (``_core.robust.reduced_normal_pass``, the kernel rows computed block by block or read from a cache): G with the
 predictor's right-hand side; the predictor's row steps together with the corrector's right-hand side (its
 second-order term is quadratic in each row's own predictor step); the corrector's row steps. Memory beyond the
@@ -54,6 +54,7 @@ from svmopt._shared.cutting_plane import (
     class_balance,
     row_source,
 )
+from svmopt._shared.dask import params_from_recipe, params_recipe, tree_reduce
 from svmopt._shared.runtime import blas_controller
 from svmopt.exceptions import SolverError
 
@@ -83,8 +84,6 @@ PURIFY_TRIES = 2
 
 def _chunk_normal(xb, eb, tb, bb, V, qb, Z, recipe):
     """One chunk's part of a pass (on the worker that holds it): ((G, H, Hq), F)."""
-    from svmopt._shared.dask import params_from_recipe
-
     F = None if V is None else np.empty((xb.shape[0], V.shape[1]))
     out = _core.robust.reduced_normal_pass(X=np.asarray(xb, dtype=np.float64), Z=Z, params=params_from_recipe(recipe),
                                            extra=eb, theta=tb, B=bb, V=V, F_out=F, Q=qb)
@@ -99,9 +98,9 @@ def _add_optional(*parts):
 class ReducedIPM:
     """The reduced robust LP by a primal-dual interior-point method.
 
-    Parameters as :class:`svmopt._shared.cutting_plane.HingeCuttingPlanes`: the kernel rows ``Phi`` (n x L in memory), or
-    ``X``, ``Z`` and ``params`` to compute them block by block (``X`` an array, a float64 ``np.memmap`` or a Dask
-    array); ``r`` (L) the landmarks' sqrt k(z_j, z_j); ``delta`` (n) the robust term's factors (None: the
+    Parameters as :class:`svmopt._shared.cutting_plane.HingeCuttingPlanes`: the kernel rows ``Phi`` (n x L in
+    memory), or ``X``, ``Z`` and ``params`` to compute them block by block (``X`` an array, a float64 ``np.memmap`` or
+    a Dask array); ``r`` (L) the landmarks' sqrt k(z_j, z_j); ``delta`` (n) the robust term's factors (None: the
     deterministic model); ``weight`` (n) > 0 the sample weights. ``cache_rows``: with ``X`` in memory or a memmap,
     the kernel rows of the first this many rows are computed once and kept (cache_rows x L floats), the others
     computed at every pass: a budget too small for all n x L still saves its share of the kernel evaluations.
@@ -189,8 +188,6 @@ class ReducedIPM:
     def _dask_pass(self, theta, B, V, Q):
         import dask
         from dask import delayed
-
-        from svmopt._shared.dask import params_recipe, tree_reduce
 
         X, Z = self._rows["X"], self._rows["Z"]
         recipe = params_recipe(self._rows["params"])
@@ -360,11 +357,11 @@ class ReducedIPM:
                     and not (until_support and not np.any(best[1] != 0.0))):
                 timed_out = True
                 break
-            stalled = _stall(since_best, mu / mu0, mu / mu_best, mu / mu_min)
+            stalled = stall_reason_of(since_best, mu / mu0, mu / mu_best, mu / mu_min)
             if stalled:
                 break
-            # The Newton system M d = h, M = E'G E + diag(z / x, 0), solved in u-coordinates (_Newton).
-            newton = _Newton(G, zp / xp, zq / xq, r, self._extra is not None, limit_threads=not self._one_thread)
+            # The Newton system M d = h, M = E'G E + diag(z / x, 0), solved in u-coordinates (NewtonSystem).
+            newton = NewtonSystem(G, zp / xp, zq / xq, r, self._extra is not None, limit_threads=not self._one_thread)
             # Dual residuals: A_pq' lambda + z = 1, A_gamma' lambda = 0, with A' lambda = E' U'(lambda o y).
             atl = self._ET(H[:, 2] - H[:, 3])
             rd = np.concatenate([1.0 - atl[:L] - zp, 1.0 - atl[L:2 * L] - zq])
@@ -432,7 +429,7 @@ class ReducedIPM:
         return sol
 
 
-def _stall(since_best: int, to_start: float, to_best: float, to_min: float) -> str:
+def stall_reason_of(since_best: int, to_start: float, to_best: float, to_min: float) -> str:
     """Why the solve stops short of its gap (STALL_ITERS), or "": ``since_best`` iterations without a better
     certified gap, and mu over its start's, over its value at the gap's last improvement and over its smallest."""
     if since_best >= STALL_ITERS and to_start < STALL_MU:
@@ -456,7 +453,7 @@ def _max_step(x: np.ndarray, dx: np.ndarray) -> float:
     return 1.0 / t if t > 1.0 else 1.0
 
 
-class _Newton:
+class NewtonSystem:
     """The Newton system M d = b of the iteration, M = E'G E + diag(Dp, Dq, 0) over d = (dp, dq, dg) (2L + 1), solved
     in the p = L + 1 (+ 1) u-coordinates w = E d: eliminating dp and dq leaves
 

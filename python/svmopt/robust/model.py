@@ -2,8 +2,8 @@
 the feature-space bounds delta_i of (12) from the input-space bounds eta_i (Section 5.1, Lemmas 1-3, eqs. (13)-(21)),
 the rho rule for eta (Section 6) and the interval of the threshold's line search (Section 4, (P1)-(P3)).
 
-The LP (23), the line search (27) and the estimator that use them are in :mod:`svmopt.robust.estimator`, which re-exports
-the public names.
+The LP (23) and the line search (27) that use them are in :mod:`svmopt.robust.fit`, the estimator in
+:mod:`svmopt.robust.estimator`.
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ largest nu and the narrowest kernel; so ``RobustSVC(selection="cv")`` compares t
 errors instead:
 
 * stratified k-fold (``cv`` folds, unshuffled: deterministic) on the training rows, or on a stratified subsample
-  of them above the estimator's ``SELECT_MAX_ROWS`` (``AUTO_MAX_ROWS`` for the paper's model; the same folds for
-  every candidate); or the user's splitter or (train, test) pairs (:func:`svmopt._shared.validation.cv_splits`);
+  of them above :data:`svmopt.robust.plan.SELECT_MAX_ROWS` (``AUTO_MAX_ROWS`` for the paper's model; the same folds
+  for every candidate); or the user's splitter or (train, test) pairs (:func:`svmopt._shared.splits.cv_splits`);
 * with sample weights, the folds' LPs and line searches are weighted and a held-out error counts its weight;
 * every candidate kernel width and rho is one LP path over the nu grid per fold and binary problem, solved exactly
   as the final fit solves it (LP (23) on the fold's Gram block, or the reduced model over the fit's landmarks),
@@ -31,11 +31,16 @@ the larger nu (on small data a small nu often ties at the majority rate with u =
 paper's own rule also ends at the top of its grid), and to the width and rho given first (for ``alpha="auto"``: the
 data-scaled width). The landmarks of the reduced model depend on X only (no labels), so
 they are chosen once on all training rows and shared by the folds.
+
+:func:`select_by_cv` runs this for a fit's :class:`~svmopt.robust.plan.Plan` (its subsample, folds and solver) and
+returns the plan narrowed to the choice; :func:`cross_validate_paths` scores the candidates.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import logging
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -45,9 +50,19 @@ from typing import Any
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from svmopt._shared.config import get_memory_budget
+from svmopt._shared.config import get_memory_budget, warn
+from svmopt._shared.dask import is_dask_array
+from svmopt._shared.runtime import TimeBudget, progress
+from svmopt._shared.splits import cv_is_index_pairs, cv_splits, stratified_subsample
 from svmopt.kernels import Kernel
+from svmopt.robust.data import TrainingData, take_rows
 from svmopt.robust.fit import MAX_KERNEL_MAGNITUDE, fit_binary, fit_binary_reduced
+from svmopt.robust.plan import Plan, auto_solver, robust_bounds
+
+logger = logging.getLogger(__name__)
+
+#: Under ``max_time``, the cross-validation starts no fold solve after this share of it (the rest is the final fit's).
+SELECT_TIME_SHARE = 0.75
 
 #: ``delta_of(kernel, X_fold, y_binary_fold, rho, rows)``: a fold's robust bounds (None: the deterministic model).
 DeltaOf = Callable[[Kernel, np.ndarray, np.ndarray, "float | None", np.ndarray], "np.ndarray | None"]
@@ -214,3 +229,74 @@ def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], 
     return Selection(kernel=ka, rho=kr, nu=nu, errors=errors, n_rows=int(y.size), held_out=held_out,
                      n_folds=len(folds), seconds=time.perf_counter() - t0, n_not_converged=not_converged,
                      stopped=stopped)
+
+
+def select_by_cv(plan: Plan, data: TrainingData, cv: Any, rng: np.random.RandomState, budget: TimeBudget,
+                 verbose: bool) -> tuple[Plan, list[np.ndarray], dict[str, Any]]:
+    """``selection="cv"`` over the plan's candidates (its subsample drawn from ``rng``): the plan with the chosen
+    kernel and rho only, each binary problem's chosen nu, and the estimator's ``selection_``."""
+    X, y, w = data.X, data.y, data.weight
+    L = plan.n_landmarks
+    explicit = cv_is_index_pairs(cv)
+    if explicit:  # (train, test) pairs index the rows given to fit: every row
+        sel_rows = np.arange(y.shape[0])
+    else:
+        sel_rows = stratified_subsample(y, plan.select_max_rows, rng)
+    Xs = take_rows(X, sel_rows) if sel_rows.size < X.shape[0] or is_dask_array(X) else X
+    folds = cv_splits(cv, y[sel_rows], data.kept if explicit else None,
+                      n_given=data.y_given.shape[0] if explicit and not is_dask_array(X) else None)
+    options = dict(plan.path_options)
+    # The folds solve the same LPs exactly: LP (23) on the fold's Gram block for the paper's model, the
+    # reduced LP by the solver that "auto" picks at the fold's size (or the one asked for).
+    cv_solver = "lp" if L is None else (plan.asked_solver if plan.asked_solver != "auto" else auto_solver(Xs, L))
+    if L is None:
+        options["lp_solver"] = plan.lp_solver
+    elif cv_solver in ("cutting_plane", "ipm"):
+        options.update(tol=plan.tol, max_iter=plan.max_iter, stall_lp_cells=plan.stall_lp_cells)
+    cv_bar = progress(verbose, len(plan.kernels) * len(folds), "RobustSVC cross-validation")
+    sel = cross_validate_paths(
+        Xs, y[sel_rows], plan.problems, plan.kernels, plan.rhos, plan.nus, p=plan.p, Z=plan.landmarks, folds=folds,
+        solver=cv_solver, fit_options=options, weight=None if w is None else w[sel_rows],
+        deadline=None if budget.max_time is None else budget.start + SELECT_TIME_SHARE * budget.max_time,
+        bar=cv_bar, delta_of=functools.partial(_subsample_bounds, plan, data, sel_rows))
+    cv_bar.close()
+    if sel.stopped:
+        budget.cut(f"the cross-validation (after {SELECT_TIME_SHARE:g} of max_time; candidates not scored "
+                   "on every fold were not chosen)")
+    if sel.n_not_converged:
+        warn(f"RobustSVC: {sel.n_not_converged} cross-validation solves stopped at max_iter={plan.max_iter}; "
+             "they were scored as they were", ConvergenceWarning)
+    selection = {
+        "alpha": [k.alpha for k in plan.kernels] if plan.kernels[0].name == "rbf" else None,
+        "rho": None if plan.rhos[0] is None else np.asarray(plan.rhos),
+        # the errors over the folds' held-out rows (weights), each as often as it is held out
+        "nu": plan.nus, "errors": sel.errors / sel.held_out, "n_rows": sel.n_rows, "n_folds": sel.n_folds,
+        "time_s": sel.seconds}
+    logger.info("RobustSVC: selected %s, rho=%s, nu=%s by %d-fold cross-validation on %d rows (%.2f s)",
+                plan.kernels[sel.kernel], plan.rhos[sel.rho], sel.nu.tolist(), sel.n_folds, sel.n_rows, sel.seconds)
+    if verbose:
+        print_selection(selection, sel.kernel, sel.rho)
+    chosen = dataclasses.replace(plan, kernels=[plan.kernels[sel.kernel]], rhos=[plan.rhos[sel.rho]])
+    return chosen, [np.array([v]) for v in sel.nu], selection
+
+
+def _subsample_bounds(plan: Plan, data: TrainingData, sel_rows: np.ndarray, kern: Kernel, X: np.ndarray,
+                      yb: np.ndarray, rho: float | None, rows: np.ndarray) -> np.ndarray | None:
+    """:data:`DeltaOf` of the subsample ``sel_rows``: a fold's robust bounds (``rows`` index the subsample)."""
+    return robust_bounds(plan, data, kern, X, yb, rho, sel_rows[rows])
+
+
+def print_selection(sel: dict, ka: int, kr: int) -> None:
+    """``verbose``: the held-out error rate of every candidate (best nu per problem), the choice marked."""
+    alphas = sel["alpha"] if sel["alpha"] is not None else [None]
+    rhos = sel["rho"] if sel["rho"] is not None else [None]
+    print(f"[RobustSVC] {sel['n_folds']}-fold cross-validation on {sel['n_rows']} rows, {sel['time_s']:.2f} s; "
+          f"held-out error (best nu of {len(sel['nu'])}) per candidate:")
+    for a, alpha in enumerate(alphas):
+        for r, rho in enumerate(rhos):
+            err = sel["errors"][a, r]
+            best = ", ".join(f"{e:.4f} at nu={sel['nu'][int(np.argmin(row))]:g}"
+                             for e, row in zip(err.min(axis=1), err, strict=True))
+            mark = "  <- selected" if (a, r) == (ka, kr) else ""
+            print(f"  alpha={'-' if alpha is None else f'{alpha:.4g}'} rho={'-' if rho is None else rho}: "
+                  f"{best}{mark}")
