@@ -117,6 +117,11 @@ def _register(
     REGISTRY[name] = CatalogEntry(info, MappingProxyType(readers), missing_hint)
 
 
+def _table(name: str, file: str, labels: tuple, counts: tuple, *, target: int = -1, **info: Any) -> None:
+    """Register a set read from one header-less file (its label in column ``target``), with its class counts."""
+    _register(name, TableReader((file,), target=target, kw=_NOHEAD), counts=_counts(labels, counts), **info)
+
+
 # --- paper 000 (arrhythmia and wdbc also in 001) -----------------------------------------------------------
 _register(
     "arrhythmia",
@@ -218,74 +223,27 @@ _register(
     "(paper 000's Table 3: 830 x 5); 131 rows with '?' dropped; label severity (1 = malignant, first class).",
 )
 # --- paper 003 ---------------------------------------------------------------------------------------------
-_register(
-    "iris",
-    TableReader(("iris.csv",), target=-1, kw=_NOHEAD),
-    shape=(150, 4),
-    counts=_counts(("Iris-setosa", "Iris-versicolor", "Iris-virginica"), (50, 50, 50)),
-    papers=("003",),
-    bundled=True,
-    description="UCI Iris (Fisher 1936), the UCI iris.data values (not sklearn's corrected ones).",
-)
-_register(
-    "wine",
-    TableReader(("wine.data",), target=0, kw=_NOHEAD),
-    shape=(178, 13),
-    counts=_counts((1, 2, 3), (59, 71, 48)),
-    papers=("003",),
-    bundled=True,
-    description="UCI Wine (Forina et al.); the class is the FIRST column of the file.",
-)
-_register(
-    "pima",
-    TableReader(("pima-indians-diabetes.csv",), target=-1, kw=_NOHEAD),
-    shape=(768, 8),
-    counts=_counts((0, 1), (500, 268)),
-    papers=("002", "003"),
-    bundled=True,
-    description="Pima Indians Diabetes (Smith et al. 1988); zeros that stand for missing values are kept "
-    "as they are (neither paper 002 nor paper 003 imputes them; paper 002 keeps n = 768). first_vs_rest takes "
-    "the smallest label, 0.",
-)
-_register(
-    "new_thyroid",
-    TableReader(("new-thyroid.csv",), target=-1, kw=_NOHEAD),
-    shape=(215, 5),
-    counts=_counts((1, 2, 3), (150, 35, 30)),
-    papers=("003",),
-    bundled=True,
-    description="UCI Thyroid, new-thyroid (Coomans et al.); class LAST in this copy (1 normal, 2 hyper, "
-    "3 hypo).",
-)
+_table("iris", "iris.csv", ("Iris-setosa", "Iris-versicolor", "Iris-virginica"), (50, 50, 50), shape=(150, 4),
+       papers=("003",), bundled=True,
+       description="UCI Iris (Fisher 1936), the UCI iris.data values (not sklearn's corrected ones).")
+_table("wine", "wine.data", (1, 2, 3), (59, 71, 48), target=0, shape=(178, 13), papers=("003",), bundled=True,
+       description="UCI Wine (Forina et al.); the class is the FIRST column of the file.")
+_table("pima", "pima-indians-diabetes.csv", (0, 1), (500, 268), shape=(768, 8), papers=("002", "003"), bundled=True,
+       description="Pima Indians Diabetes (Smith et al. 1988); zeros that stand for missing values are kept "
+       "as they are (neither paper 002 nor paper 003 imputes them; paper 002 keeps n = 768). first_vs_rest takes "
+       "the smallest label, 0.")
+_table("new_thyroid", "new-thyroid.csv", (1, 2, 3), (150, 35, 30), shape=(215, 5), papers=("003",), bundled=True,
+       description="UCI Thyroid, new-thyroid (Coomans et al.); class LAST in this copy (1 normal, 2 hyper, "
+       "3 hypo).")
 # --- paper 001 ---------------------------------------------------------------------------------------------
-_register(
-    "sonar",
-    TableReader(("sonar.csv",), target=-1, kw=_NOHEAD),
-    shape=(208, 60),
-    counts=_counts(("M", "R"), (111, 97)),
-    papers=("001",),
-    bundled=True,
-    description="UCI Sonar, mines vs rocks (Gorman & Sejnowski 1988).",
-)
-_register(
-    "ionosphere",
-    TableReader(("ionosphere.csv",), target=-1, kw=_NOHEAD),
-    shape=(351, 34),
-    counts=_counts(("b", "g"), (126, 225)),
-    papers=("001",),
-    bundled=True,
-    description="UCI Ionosphere (Sigillito et al. 1989); attribute 2 is constant 0 (drop_constant=True "
-    "gives paper 001's d = 33). first_vs_rest takes the smallest label, 'b'.",
-)
-_register(
-    "colon",
-    TableReader(("colon.csv.gz",), target=-1, kw=_NOHEAD),
-    shape=(62, 2000),
-    counts=_counts((1, 2), (40, 22)),
-    papers=("001",),
-    description="Alon et al. 1999 colon tissue, sample x gene matrix; label 1 = tumour (40), "
-    "2 = normal (22).",
-)
+_table("sonar", "sonar.csv", ("M", "R"), (111, 97), shape=(208, 60), papers=("001",), bundled=True,
+       description="UCI Sonar, mines vs rocks (Gorman & Sejnowski 1988).")
+_table("ionosphere", "ionosphere.csv", ("b", "g"), (126, 225), shape=(351, 34), papers=("001",), bundled=True,
+       description="UCI Ionosphere (Sigillito et al. 1989); attribute 2 is constant 0 (drop_constant=True "
+       "gives paper 001's d = 33). first_vs_rest takes the smallest label, 'b'.")
+_table("colon", "colon.csv.gz", (1, 2), (40, 22), shape=(62, 2000), papers=("001",),
+       description="Alon et al. 1999 colon tissue, sample x gene matrix; label 1 = tumour (40), "
+       "2 = normal (22).")
 _register(
     "leukemia",
     {"csv": TableReader(("leukemia.csv.gz",), target=-1, kw=_NOHEAD), "golub": GolubReader()},
@@ -296,15 +254,9 @@ _register(
     "Variant 'csv' (default): labels 1 = AML (25), 2 = ALL (47). Variant 'golub': the Broad files, labels "
     "'ALL'/'AML', first class 'AML'.",
 )
-_register(
-    "dlbcl",
-    TableReader(("DLBCL.csv.gz",), target=-1, kw=_NOHEAD),
-    shape=(77, 5469),
-    counts=_counts((0, 1), (58, 19)),
-    papers=("001",),
-    description="Shipp et al. 2002 DLBCL (0, 58) vs follicular lymphoma (1, 19). Only the filtered "
-    "5469-gene version is available (paper 001: 7129).",
-)
+_table("dlbcl", "DLBCL.csv.gz", (0, 1), (58, 19), shape=(77, 5469), papers=("001",),
+       description="Shipp et al. 2002 DLBCL (0, 58) vs follicular lymphoma (1, 19). Only the filtered "
+       "5469-gene version is available (paper 001: 7129).")
 _register(
     "mushroom",
     {
@@ -342,14 +294,8 @@ _register(
     "user-supplied raw files mfeat-{fou,fac,kar,pix,zer,mor} (2000 rows, digit k in rows 200k..200k+199).",
 )
 # --- paper 002 ---------------------------------------------------------------------------------------------
-_register(
-    "magic",
-    TableReader(("magic04.data.gz",), target=-1, kw=_NOHEAD),
-    shape=(19020, 10),
-    counts=_counts(("g", "h"), (12332, 6688)),
-    papers=("002",),
-    description="UCI MAGIC Gamma Telescope (Bock et al. 2004); label g (gamma) / h (hadron).",
-)
+_table("magic", "magic04.data.gz", ("g", "h"), (12332, 6688), shape=(19020, 10), papers=("002",),
+       description="UCI MAGIC Gamma Telescope (Bock et al. 2004); label g (gamma) / h (hadron).")
 _register(
     "spambase",
     TableReader(("spambase.data",), target=-1),
@@ -379,14 +325,9 @@ _LETTER_COUNTS = (
     789, 766, 736, 805, 768, 775, 773, 734, 755, 747, 739, 761, 792,
     783, 753, 803, 783, 758, 748, 796, 813, 764, 752, 787, 786, 734,
 )  # fmt: skip
-_register(
-    "letter",
-    TableReader(("letter-recognition.data",), target=0, kw=_NOHEAD),
-    shape=(20000, 16),
-    counts=_counts(tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ"), _LETTER_COUNTS),
-    papers=("002",),
-    description="UCI Letter Recognition (Frey & Slate 1991); the letter is the FIRST column.",
-)
+_table("letter", "letter-recognition.data", tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ"), _LETTER_COUNTS, target=0,
+       shape=(20000, 16), papers=("002",),
+       description="UCI Letter Recognition (Frey & Slate 1991); the letter is the FIRST column.")
 _register(
     "optdigits",
     TableReader(("optdigits.tra", "optdigits.tes"), target=-1, kw={"header": 0}),
@@ -423,20 +364,13 @@ _register(
     description="UCI Statlog Shuttle (NASA, Catlett): shuttle.trn (43500) and shuttle.tst (14500) stacked; "
     "the test copy's text labels are mapped back to the codes 1..7 (Rad Flow = 1, ..., Bpv Open = 7).",
 )
-_register(
-    "covertype",
-    TableReader(("covtype.data.gz",), target=-1, kw=_NOHEAD),
-    shape=(581012, 54),
-    counts=_counts(tuple(range(1, 8)), (211840, 283301, 35754, 2747, 9493, 17367, 20510)),
-    papers=("002",),
-    positive=2,
-    available=False,
-    missing_hint="covertype is not available: only fragments and stubs of covtype.data were found for the "
-    "shared collection, so it is not bundled either. To use it, supply the raw UCI covtype.data(.gz). ",
-    description="UCI Covertype (Blackard & Dean), NOT AVAILABLE in the shared collection; loads only from a "
-    "user-supplied covtype.data(.gz) (55 columns, label last). first_vs_rest: class 2 vs rest (paper 002, "
-    "Section 8).",
-)
+_table("covertype", "covtype.data.gz", tuple(range(1, 8)), (211840, 283301, 35754, 2747, 9493, 17367, 20510),
+       shape=(581012, 54), papers=("002",), positive=2, available=False,
+       missing_hint="covertype is not available: only fragments and stubs of covtype.data were found for the "
+       "shared collection, so it is not bundled either. To use it, supply the raw UCI covtype.data(.gz). ",
+       description="UCI Covertype (Blackard & Dean), NOT AVAILABLE in the shared collection; loads only from a "
+       "user-supplied covtype.data(.gz) (55 columns, label last). first_vs_rest: class 2 vs rest (paper 002, "
+       "Section 8).")
 _register(
     "boston_housing",
     TableReader(("housing.data",), target=-1, kw={"header": None, "sep": r"\s+"}),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import time
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -119,6 +119,23 @@ def select_threshold(f: np.ndarray, y: np.ndarray, delta: np.ndarray | None, S: 
                      count=int(count) if weight is None else float(count))
 
 
+class NuPath:
+    """The values of a ``nu`` path as floats, in order, until the deadline (the first value always runs); ``cut``
+    then says where the path stopped ("" when every value ran, or when the loop left it itself)."""
+
+    def __init__(self, nus: Sequence[float] | np.ndarray, deadline: float | None):
+        self.nus = nus
+        self.deadline = deadline
+        self.cut = ""
+
+    def __iter__(self) -> Iterator[float]:
+        for k, nu in enumerate(self.nus):
+            if k > 0 and self.deadline is not None and time.perf_counter() >= self.deadline:
+                self.cut = f"the nu path after {k} of {len(self.nus)} values"
+                return
+            yield float(nu)
+
+
 def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
                nus: Sequence[float] | np.ndarray = (1.0,),
                line_search: str = "exact", n_grid: int = 10_000, interval: str = "paper",
@@ -194,11 +211,8 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
     best: BinaryFit | None = None
     path: list[dict] = []
     stopped = ""
-    for k, nu in enumerate(nus):
-        nu = float(nu)
-        if k > 0 and deadline is not None and time.perf_counter() >= deadline:
-            stopped = f"the nu path after {k} of {len(nus)} values"
-            break
+    nu_path = NuPath(nus, deadline)
+    for nu in nu_path:
         rec: dict[str, Any] = {"nu": nu}
         x = None
         if dense is not None:
@@ -245,7 +259,7 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
                              lower_bound=rec.get("lower_bound", rec["objective"]), n_iter=int(rec["iterations"]))
     assert best is not None
     best.path = path
-    best.stopped = stopped
+    best.stopped = nu_path.cut or stopped
     return best
 
 
@@ -310,11 +324,8 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
     best: BinaryFit | None = None
     path: list[dict] = []
     stopped = ""
-    for k, nu in enumerate(nus):
-        nu = float(nu)
-        if k > 0 and deadline is not None and time.perf_counter() >= deadline:
-            stopped = f"the nu path after {k} of {len(nus)} values"
-            break
+    nu_path = NuPath(nus, deadline)
+    for nu in nu_path:
         t0 = time.perf_counter()
         rescued = False  # an interior-point stall solved again by HiGHS
         ipm_passes = 0
@@ -384,6 +395,6 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
                              lower_bound=sol.lower_bound, n_iter=n_iter)
     assert best is not None
     best.path = path
-    best.stopped = stopped
+    best.stopped = nu_path.cut or stopped
     best.engine = engine if solver == "cutting_plane" else None
     return best
