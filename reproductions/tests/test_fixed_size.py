@@ -111,7 +111,7 @@ def test_fs_lssvm_run_tiny(kernel, mc, mc_split):
 
 
 def test_run_table_appends_and_skips_done(tmp_path, monkeypatch, cls_split):
-    monkeypatch.setattr(fx, "_split", lambda name, seed: cls_split)
+    monkeypatch.setattr(fx, "paper_split", lambda name, seed: cls_split)
     monkeypatch.setitem(fx.paper().info, "toy", dict(n_cv=60, n_test=30, m=12, task="binary", short="toy"))
     kw = dict(methods=["RBF FS-LSSVM", "Maj. rule", "RBF C-SVC"], fs_budget=(2, 1), svm_budget=(2, 1, 3),
               log=lambda msg: None)
