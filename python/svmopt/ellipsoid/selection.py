@@ -9,7 +9,6 @@ rows.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from numbers import Integral
@@ -19,6 +18,7 @@ import numpy as np
 from sklearn.model_selection import check_cv
 
 from svmopt._shared.runtime import TimeBudget
+from svmopt._shared.selection import first_lowest, fold_errors, fold_totals
 from svmopt._shared.splits import cv_splits, index_pairs, restrict_splits
 
 
@@ -86,42 +86,43 @@ def select_pair(fit_binary: Callable[..., dict], pair: PairData, plan: Selection
     t = np.r_[np.ones(len(pair.V1), dtype=int), np.zeros(len(pair.V2), dtype=int)]
     V = np.vstack([pair.V1, pair.V2])
     wv = None if pair.w1 is None or pair.w2 is None else np.r_[pair.w1, pair.w2]
-    err = np.zeros((len(shrinks), ratios.size))
-    order = [(i, j) for i in range(len(shrinks)) for j in np.argsort(np.abs(np.log(ratios)), kind="stable")]
+    # Ties go to paper 003's ellipsoids (Sec. 4.3): the first shrinkage (0 under "auto"), then the ratio nearest 1;
+    # candidate c is (shrinkage, ratio) = divmod(c, n_ratios)
+    near_1 = np.argsort(np.abs(np.log(ratios)), kind="stable")
+    order = [i * ratios.size + int(j) for i in range(len(shrinks)) for j in near_1]
     if not pair.folds:  # nothing to hold out: the paper's ellipsoids
-        i, j = order[0]
-        return (shrinks[i], float(ratios[j])), err
-    total = 0.0
-    for tr, va in pair.folds:
-        fold_err = np.zeros_like(err)
-        train = PairData(V[tr][t[tr] == 1], V[tr][t[tr] == 0])
-        if wv is not None:
-            train.w1, train.w2 = wv[tr][t[tr] == 1], wv[tr][t[tr] == 0]
-        held = va.size if wv is None else float(wv[va].sum())
-        for i, sh in enumerate(shrinks):
-            for j, r in enumerate(ratios):
-                if deadline is not None and time.perf_counter() >= deadline:
-                    budget.cut("the ratio/shrinkage selection (only the folds every candidate completed count)")
-                    return _choose(err, total, order, shrinks, ratios)
-                bar.update(1)
-                try:
-                    mdl = fit_binary(train, plan.globs[sh], seed, np.random.RandomState(seed), float(r), sh, deadline)
-                except ValueError:
-                    fold_err[i, j] += held
-                    continue
-                wrong = ((V[va] @ mdl["w_in"] + mdl["b_in"]) >= 0) != (t[va] == 1)
-                fold_err[i, j] += np.count_nonzero(wrong) if wv is None else float(wv[va] @ wrong)
-        err += fold_err
-        total += held
-    return _choose(err, total, order, shrinks, ratios)
+        return _candidate(plan, order[0]), np.zeros((len(shrinks), ratios.size))
+    folds = pair.folds
+    held = [va.size if wv is None else float(wv[va].sum()) for _, va in folds]
+    train: dict[int, PairData] = {}  # the fold being scored's training rows (one fold at a time)
 
+    def score(f: int, c: int) -> float:
+        tr, va = folds[f]
+        if f not in train:
+            train.clear()
+            train[f] = PairData(V[tr][t[tr] == 1], V[tr][t[tr] == 0])
+            if wv is not None:
+                train[f].w1, train[f].w2 = wv[tr][t[tr] == 1], wv[tr][t[tr] == 0]
+        sh, r = _candidate(plan, c)
+        try:
+            mdl = fit_binary(train[f], plan.globs[sh], seed, np.random.RandomState(seed), r, sh, deadline)
+        except ValueError:
+            return held[f]
+        wrong = ((V[va] @ mdl["w_in"] + mdl["b_in"]) >= 0) != (t[va] == 1)
+        return int(np.count_nonzero(wrong)) if wv is None else float(wv[va] @ wrong)
 
-def _choose(err: np.ndarray, total: float, order: list, shrinks: list, ratios: np.ndarray
-            ) -> tuple[tuple[Any, float], np.ndarray]:
-    """The candidate of fewest errors (first in ``order`` among ties) and the error rates (NaN without any fold)."""
+    errors, stopped = fold_errors(len(folds), plan.n_candidates, score, deadline, bar)
+    if stopped:
+        budget.cut("the ratio/shrinkage selection (only the folds every candidate completed count)")
+    err, counted = fold_totals(errors, complete="fold")
+    total = sum(held[f] for f in np.flatnonzero(counted))
     if not total:
-        i, j = order[0]
-        return (shrinks[i], float(ratios[j])), np.full_like(err, np.nan)
-    err = err / total
-    i, j = order[int(np.argmin([err[c] for c in order]))]
-    return (shrinks[i], float(ratios[j])), err
+        return _candidate(plan, order[0]), np.full((len(shrinks), ratios.size), np.nan)
+    rates = err / total
+    return _candidate(plan, first_lowest(rates, order)), rates.reshape(len(shrinks), ratios.size)
+
+
+def _candidate(plan: SelectionPlan, c: int) -> tuple[Any, float]:
+    """The shrinkage and the ratio of the candidate ``c`` (shrinkages outer, ratios inner)."""
+    i, j = divmod(c, plan.ratios.size)
+    return plan.shrinks[i], float(plan.ratios[j])

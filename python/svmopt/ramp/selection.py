@@ -16,11 +16,14 @@ from sklearn.exceptions import ConvergenceWarning
 
 from svmopt._shared.dask import is_dask_array
 from svmopt._shared.runtime import progress
+from svmopt._shared.selection import first_lowest, fold_errors, fold_totals
 from svmopt._shared.splits import cv_is_index_pairs, cv_splits, stratified_subsample
 from svmopt.ramp.estimators import seed_options
 
 #: ``C="auto"`` of RampLossSVC: the paper's grid (Sec. 4.1), compared by held-out errors.
 C_GRID = np.logspace(-2.0, 2.0, 5)
+#: Ties between the Cs of :data:`C_GRID` (paper 001, Sec. 4.1) go to the C nearest 1, the grid's centre.
+C_ORDER = np.argsort(np.abs(np.log(C_GRID)), kind="stable")
 #: ``C="auto"`` cross-validates on a stratified subsample of at most this many training rows.
 SELECT_MAX_ROWS = 2000
 
@@ -51,10 +54,8 @@ def select_C(est: Any, X: Any, ys: np.ndarray, sw: np.ndarray | None, *, kept: n
     if not data.folds:
         return 1.0, {"C": C_GRID.copy(), "errors": err, "n_rows": n_rows, "n_folds": 0, "time_s": 0.0}, False
     held_out = float(sum(data.w[va].sum() for _, va in data.folds))  # each row once for k-fold; more if repeated
-    err, scored, stopped = _fold_errors(est, data, deadline)
-    err[scored < len(data.folds)] = np.inf
-    order = np.argsort(np.abs(np.log(C_GRID)), kind="stable")
-    C = float(C_GRID[order[int(np.argmin(err[order]))]]) if np.isfinite(err).any() else 1.0
+    err, stopped = _fold_errors(est, data, deadline)
+    C = float(C_GRID[first_lowest(err, C_ORDER)]) if np.isfinite(err).any() else 1.0
     return C, {"C": C_GRID.copy(), "errors": err / held_out, "n_rows": n_rows, "n_folds": len(data.folds),
                "time_s": time.perf_counter() - t0}, stopped
 
@@ -78,24 +79,19 @@ def _selection_data(est: Any, X: Any, ys: np.ndarray, sw: np.ndarray | None, kep
     return _SelectionData(Xs, yc, wc, sw is not None, folds)
 
 
-def _fold_errors(est: Any, data: _SelectionData, deadline: float | None) -> tuple[np.ndarray, np.ndarray, bool]:
-    """Held-out errors (weighted) per C of :data:`C_GRID` summed over the folds, the folds scored per C, and whether
-    ``deadline`` stopped the search."""
-    err = np.zeros(C_GRID.size)
-    scored = np.zeros(C_GRID.size, dtype=np.int64)
-    stopped = False
+def _fold_errors(est: Any, data: _SelectionData, deadline: float | None) -> tuple[np.ndarray, bool]:
+    """Held-out errors (weighted) per C of :data:`C_GRID` summed over the folds (inf for a C not scored on every
+    fold), and whether ``deadline`` stopped the search (no fold fit starts after it)."""
+
+    def score(f: int, j: int) -> float:
+        tr, va = data.folds[f]
+        fold = _fold_fit(est, data, tr, float(C_GRID[j]), deadline)
+        return float(data.w[va] @ (fold.predict(data.X[va]) != data.y[va]))
+
     bar = progress(est.verbose, len(data.folds) * C_GRID.size, "RampLossSVC C selection")
-    for tr, va in data.folds:
-        for j, c in enumerate(C_GRID):
-            if deadline is not None and time.perf_counter() >= deadline:
-                stopped = True
-                break
-            bar.update()
-            fold = _fold_fit(est, data, tr, float(c), deadline)
-            err[j] += float(data.w[va] @ (fold.predict(data.X[va]) != data.y[va]))
-            scored[j] += 1
+    errors, stopped = fold_errors(len(data.folds), C_GRID.size, score, deadline, bar)
     bar.close()
-    return err, scored, stopped
+    return fold_totals(errors, complete="candidate")[0], stopped
 
 
 def _fold_fit(est: Any, data: _SelectionData, tr: np.ndarray, C: float, deadline: float | None) -> Any:

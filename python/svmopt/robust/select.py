@@ -53,6 +53,7 @@ from sklearn.exceptions import ConvergenceWarning
 from svmopt._shared.config import get_memory_budget, warn
 from svmopt._shared.dask import is_dask_array
 from svmopt._shared.runtime import TimeBudget, progress
+from svmopt._shared.selection import first_lowest
 from svmopt._shared.splits import cv_is_index_pairs, cv_splits, stratified_subsample
 from svmopt.kernels import Kernel
 from svmopt.robust.data import TrainingData, take_rows
@@ -222,9 +223,8 @@ def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], 
     errors[scored < len(folds)] = np.inf  # not scored on every fold (max_time): never preferred to a scored one
     # The kernel width and rho: the smallest sum over problems of each problem's best count (first on ties).
     total = errors.min(axis=3).sum(axis=2)
-    ka, kr = (int(i) for i in np.unravel_index(int(np.argmin(total)), total.shape))
-    last = nus.size - 1 - np.argmin(errors[ka, kr][:, ::-1], axis=1)  # per problem, the last nu on ties
-    nu = nus[last]
+    ka, kr = divmod(first_lowest(total.ravel(), np.arange(total.size)), len(rhos))
+    nu = nus[[first_lowest(row, np.arange(nus.size)[::-1]) for row in errors[ka, kr]]]  # per problem, the last nu
     held_out = float(sum(va.size if weight is None else weight[va].sum() for _, va in folds))
     return Selection(kernel=ka, rho=kr, nu=nu, errors=errors, n_rows=int(y.size), held_out=held_out,
                      n_folds=len(folds), seconds=time.perf_counter() - t0, n_not_converged=not_converged,

@@ -1,0 +1,59 @@
+"""Choosing among candidates by their held-out errors under a deadline, ties broken by a preference order: the
+``C="auto"`` of the ramp loss (paper 001's C grid) and the ratio/shrinkage selection of the ellipsoids (paper 003,
+Sec. 4.3).
+
+:func:`fold_errors` scores every (fold, candidate), folds outer, and starts no score after the deadline;
+:func:`fold_totals` sums the folds under one of two completeness rules; :func:`first_lowest` picks the first
+candidate of a preference order among the lowest totals. The robust SVC's cross-validation scores a whole nu path
+per fit (its own loop) and breaks its ties by :func:`first_lowest`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+import numpy as np
+
+#: ``fold_totals(complete=...)``: "candidate" sums every fold and gives inf to a candidate not scored on all of them;
+#: "fold" sums only the folds on which every candidate was scored.
+Completeness = Literal["candidate", "fold"]
+
+
+def fold_errors(n_folds: int, n_candidates: int, score: Callable[[int, int], float], deadline: float | None,
+                bar: Any = None) -> tuple[np.ndarray, bool]:
+    """The held-out errors ``score(fold, candidate)`` of every fold and candidate, shape (n_folds, n_candidates),
+    the folds outer and the candidates in their order within each; NaN where not scored. No score starts once
+    ``time.perf_counter()`` reaches ``deadline`` (None: no deadline): the search stops there, and the second value
+    says so. ``bar`` (a progress bar) is updated once before each score."""
+    errors = np.full((n_folds, n_candidates), np.nan)
+    for f in range(n_folds):
+        for c in range(n_candidates):
+            if deadline is not None and time.perf_counter() >= deadline:
+                return errors, True
+            if bar is not None:
+                bar.update()
+            errors[f, c] = score(f, c)
+    return errors, False
+
+
+def fold_totals(errors: np.ndarray, complete: Completeness) -> tuple[np.ndarray, np.ndarray]:
+    """The errors of :func:`fold_errors` summed over the folds in their order, per candidate, and the folds summed
+    (a boolean mask). ``complete="candidate"``: every fold, a candidate not scored on all of them (NaN) gets inf;
+    ``complete="fold"``: only the folds on which every candidate was scored (none: zeros)."""
+    scored = ~np.isnan(errors)
+    counted = np.ones(errors.shape[0], dtype=bool) if complete == "candidate" else scored.all(axis=1)
+    totals = np.zeros(errors.shape[1])
+    for f in np.flatnonzero(counted):
+        totals += np.where(scored[f], errors[f], 0.0)
+    if complete == "candidate":
+        totals[~scored.all(axis=0)] = np.inf
+    return totals, counted
+
+
+def first_lowest(values: np.ndarray, order: Sequence[int] | np.ndarray) -> int:
+    """The candidate of lowest ``values`` (flat, one per candidate), the first in ``order`` (every candidate, most
+    preferred first) among ties; ``order[0]`` when all are inf."""
+    order = np.asarray(order)
+    return int(order[int(np.argmin(np.asarray(values)[order]))])
