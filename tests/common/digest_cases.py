@@ -135,8 +135,21 @@ def digest_of(name: str) -> dict[str, list[float]]:
     return {k: [round(x / ROUND) * ROUND if np.isfinite(x) else x for x in v] for k, v in out.items()}
 
 
+def stack() -> dict[str, str]:
+    """The numerical libraries a digest depends on (an iterative solver in SciPy or HiGHS may round differently in
+    another release)."""
+    from importlib.metadata import version
+
+    import highspy  # noqa: F401
+    import scipy
+    import sklearn
+
+    return {"numpy": np.__version__, "scipy": scipy.__version__, "scikit-learn": sklearn.__version__,
+            "highspy": version("highspy")}
+
+
 def write() -> None:
-    result = {}
+    result: dict[str, Any] = {"_stack": stack()}
     for name in CASES:
         print(name, file=sys.stderr)
         result[name] = digest_of(name)
