@@ -12,6 +12,7 @@ import json
 import sys
 import warnings
 from collections.abc import Callable
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -121,9 +122,10 @@ def digest_of(name: str) -> dict[str, list[float]]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         (fit or (lambda e, X, y: e.fit(X, y)))(est, X, y)
-        out: dict[str, list[float]] = {"predict": np.asarray(est.predict(X), dtype=float).tolist()
-                                       if np.asarray(est.predict(X)).dtype.kind in "biuf"
-                                       else np.unique(est.predict(X), return_inverse=True)[1].astype(float).tolist()}
+        pred = np.asarray(est.predict(X))
+        if pred.dtype.kind not in "biuf":  # string labels: their codes
+            pred = np.unique(pred, return_inverse=True)[1]
+        out: dict[str, list[float]] = {"predict": pred.astype(float).tolist()}
         if hasattr(est, "decision_function"):
             out["decision_function"] = np.asarray(est.decision_function(X), dtype=float).ravel().tolist()
     for attr in sorted(vars(est)):
@@ -138,14 +140,7 @@ def digest_of(name: str) -> dict[str, list[float]]:
 def stack() -> dict[str, str]:
     """The numerical libraries a digest depends on (an iterative solver in SciPy or HiGHS may round differently in
     another release)."""
-    from importlib.metadata import version
-
-    import highspy  # noqa: F401
-    import scipy
-    import sklearn
-
-    return {"numpy": np.__version__, "scipy": scipy.__version__, "scikit-learn": sklearn.__version__,
-            "highspy": version("highspy")}
+    return {name: version(name) for name in ("numpy", "scipy", "scikit-learn", "highspy")}
 
 
 def write() -> None:

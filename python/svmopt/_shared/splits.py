@@ -37,10 +37,14 @@ def cv_indices(part: Any, n: int, name: str) -> np.ndarray:
     return a.astype(np.int64).ravel()
 
 
-def _check_range(splits: list[tuple[np.ndarray, np.ndarray]], n: int, what: str) -> None:
-    for tr, te in splits:
-        if any(idx.size and (idx.min() < 0 or idx.max() >= n) for idx in (tr, te)):
-            raise ValueError(f"{what} has an index outside the {n} rows given to fit")
+def _as_pairs(pairs: Any, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(train, test) pairs over n rows as int64 indices (boolean masks read as such)."""
+    return [(cv_indices(tr, n, "cv"), cv_indices(te, n, "cv")) for tr, te in pairs]
+
+
+def _outside(splits: list[tuple[np.ndarray, np.ndarray]], n: int) -> bool:
+    """Whether any index of the pairs lies outside [0, n)."""
+    return any(idx.size and (idx.min() < 0 or idx.max() >= n) for tr, te in splits for idx in (tr, te))
 
 
 def _remap(splits: list[tuple[np.ndarray, np.ndarray]], kept: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -62,15 +66,15 @@ def index_pairs(cv: Any, n_given: int, *, kept: np.ndarray | None = None, X: Any
     splitter splits ``X``, ``y``: those rows), as int64 indices (boolean masks read as such), every index checked;
     with ``kept`` (``check_fit_weights(..., return_kept=True)``) mapped to the kept rows."""
     if hasattr(cv, "split"):
-        Xs = np.zeros((n_given, 1)) if X is None else X
-        splits = [(cv_indices(tr, n_given, "cv"), cv_indices(te, n_given, "cv")) for tr, te in cv.split(Xs, y)]
+        splits = _as_pairs(cv.split(np.zeros((n_given, 1)) if X is None else X, y), n_given)
         if not splits:
             raise ValueError("cv gives no (train, test) split")
     else:
-        splits = [(cv_indices(tr, n_given, "cv"), cv_indices(te, n_given, "cv")) for tr, te in cv]
+        splits = _as_pairs(cv, n_given)
         if not splits:
             raise ValueError("cv is an empty iterable: give at least one (train, test) pair")
-    _check_range(splits, n_given, "cv")
+    if _outside(splits, n_given):
+        raise ValueError(f"cv has an index outside the {n_given} rows given to fit")
     return splits if kept is None else _remap(splits, kept)
 
 
@@ -94,27 +98,24 @@ def cv_splits(cv: Any, y: np.ndarray, kept: np.ndarray | None = None, n_given: i
             return list(StratifiedKFold(n_splits=k).split(np.zeros(n), y))
         return list(KFold(n_splits=min(int(cv), n)).split(np.zeros(n)))
     if hasattr(cv, "split"):
-        splits = [(cv_indices(tr, n, "cv"), cv_indices(te, n, "cv")) for tr, te in cv.split(np.zeros((n, 1)), y)]
-        for tr, te in splits:
-            if any(idx.size and (idx.min() < 0 or idx.max() >= n) for idx in (tr, te)):
-                raise ValueError(f"cv's split has an index outside the {n} rows it was given to split (the training "
-                                 "rows left after zero-weight rows, or a subsample of them): a splitter of fixed "
-                                 "indices (e.g. PredefinedSplit) indexes the rows given to fit; pass its pairs, "
-                                 "list(cv.split(X, y)), instead")
+        splits = _as_pairs(cv.split(np.zeros((n, 1)), y), n)
+        if _outside(splits, n):
+            raise ValueError(f"cv's split has an index outside the {n} rows it was given to split (the training "
+                             "rows left after zero-weight rows, or a subsample of them): a splitter of fixed "
+                             "indices (e.g. PredefinedSplit) indexes the rows given to fit; pass its pairs, "
+                             "list(cv.split(X, y)), instead")
         return splits
     splits = index_pairs(cv, n if n_given is None else int(n_given), kept=kept)
-    _check_range(splits, n, "cv")
+    if _outside(splits, n):
+        raise ValueError(f"cv has an index outside the {n} training rows")
     return splits
 
 
-def fold_ids(splits: list[tuple[Any, Any]], n: int) -> np.ndarray:
-    """Fold id per row (int32) from (train, test) pairs whose test sets partition the n rows: fold u holds the test
-    rows of split u (the folds of paper 002's fast CV, which needs a partition)."""
+def fold_ids(splits: list[tuple[np.ndarray, np.ndarray]], n: int) -> np.ndarray:
+    """Fold id per row (int32) from the checked pairs of :func:`index_pairs` over n rows whose test sets partition
+    them: fold u holds the test rows of split u (the folds of paper 002's fast CV, which needs a partition)."""
     folds = np.full(n, -1, dtype=np.int32)
-    for u, split in enumerate(splits):
-        test = cv_indices(split[1], n, "cv")
-        if test.size and (test.min() < 0 or test.max() >= n):
-            raise ValueError(f"cv: split {u} has test indices outside [0, {n})")
+    for u, (_, test) in enumerate(splits):
         if np.any(folds[test] >= 0):
             raise ValueError("cv: the test sets of the splits overlap; they must partition the rows")
         folds[test] = u

@@ -24,17 +24,10 @@ import numpy as np
 from sklearn.utils._param_validation import (
     Interval as _SklearnInterval,
 )
-from sklearn.utils._param_validation import (  # the vocabulary of every family's parameter declarations
-    InvalidParameterError,
-    Options,
-    StrOptions,
-    validate_parameter_constraints,
-)
+from sklearn.utils._param_validation import Options as Options  # re-exported: the declarations' vocabulary
+from sklearn.utils._param_validation import StrOptions, validate_parameter_constraints
 
 from svmopt._shared.config import atomic_fit
-
-__all__ = ["CLASS_WEIGHT", "CV", "NONNEGATIVE", "NONNEGATIVE_INT", "POSITIVE", "POSITIVE_INT", "SECONDS", "Integral",
-           "Interval", "InvalidParameterError", "Options", "Real", "StrOptions", "validate_parameter_constraints"]
 
 #: The ``class_weight`` declaration every classifier shares: None, "balanced" or a dict {label: weight >= 0}.
 CLASS_WEIGHT = [StrOptions({"balanced"}), dict, None]
