@@ -59,6 +59,21 @@ SECONDS = POSITIVE
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
+def shown(value: Any) -> str:
+    """``repr(value)`` as a user wrote it: numpy scalars and arrays as the Python numbers and lists they hold
+    (``0.1``, ``'M'``, ``[1, 2]``, not ``np.float64(0.1)``), inside tuples, lists and sets too. For messages."""
+    def plain(v: Any) -> Any:
+        if isinstance(v, np.generic):
+            return v.item()
+        if isinstance(v, np.ndarray):
+            return v.tolist()
+        if isinstance(v, (list, tuple, set, frozenset)):
+            return type(v)(plain(x) for x in v)
+        return v
+
+    return repr(plain(value))
+
+
 def validate_params(estimator: Any) -> None:
     """Check ``estimator``'s parameters against its class's ``_parameter_constraints`` (all of them declared)."""
     constraints = type(estimator)._parameter_constraints

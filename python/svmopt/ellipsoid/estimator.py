@@ -52,6 +52,7 @@ from svmopt._shared.validation import (
     StrOptions,
     check_fit_weights,
     fit_context,
+    shown,
 )
 from svmopt.ellipsoid.geometry import class_ellipsoids, ellipsoid_closest_points, shrink_factor
 from svmopt.ellipsoid.projection import project_2d, whiten
@@ -408,10 +409,10 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
                     (sh, ratio), err = select_pair(self._fit_binary, pair, plan, seed + k, sel_end, budget, bar)
                     errors.append(err)
                     if self.verbose:
-                        table = "; ".join(f"shrinkage {s_!r}: " + " ".join(f"{e:.3f}" for e in row)
+                        table = "; ".join(f"shrinkage {shown(s_)}: " + " ".join(f"{e:.3f}" for e in row)
                                           for s_, row in zip(plan.shrinks, err, strict=True))
                         print(f"[EllipsoidPSOClassifier] pair {k} held-out error per ratio {plan.ratios.tolist()}: "
-                              f"{table}; selected ratio {ratio:g}, shrinkage {sh!r}")
+                              f"{table}; selected ratio {ratio:g}, shrinkage {shown(sh)}")
                 else:
                     sh, ratio = plan.shrinks[0], float(plan.ratios[0])
                 mdl = self._fit_binary(pair, plan.globs[sh], seed + k, rng, ratio, sh, pair_end)
@@ -446,8 +447,8 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
             rows = (yi == a) | (yi == b) if b >= 0 else np.ones(yi.size, dtype=bool)
             side = Z[rows, k] >= 0
             if side.all() or not side.any():
-                which = f"classes {self.classes_[a]!r} and {self.classes_[b]!r}" if b >= 0 else \
-                    f"class {self.classes_[a]!r} against the rest"
+                which = f"classes {shown(self.classes_[a])} and {shown(self.classes_[b])}" if b >= 0 else \
+                    f"class {shown(self.classes_[a])} against the rest"
                 warn(f"EllipsoidPSOClassifier: the hyperplane of {which} puts every training point of the pair on "
                      "one side (the ellipsoids' closest points lie beyond the data: classes of very different "
                      "spread or size); try ratio='auto' or solver='exact'", UserWarning)

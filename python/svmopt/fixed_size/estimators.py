@@ -18,7 +18,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from svmopt._shared.moments import weighted_variance_denominator, weighted_variance_denominator_of_sums
 from svmopt._shared.prototypes import MAX_CANDIDATES
-from svmopt._shared.validation import CLASS_WEIGHT, StrOptions
+from svmopt._shared.validation import CLASS_WEIGHT, StrOptions, shown
 from svmopt.fixed_size.base import FixedSizeLSSVM
 from svmopt.fixed_size.search import Problem
 from svmopt.fixed_size.stream import System
@@ -414,11 +414,11 @@ class FixedSizeLSSVC(ClassifierMixin, FixedSizeLSSVM):
         M = self.classes_.size
         if M < 2 and dropped:
             raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes, but the rows of positive "
-                             f"weight (sample_weight times class_weight) hold only one class: {self.classes_[0]!r} "
-                             "(got 1 class)")
+                             f"weight (sample_weight times class_weight) hold only one class: "
+                             f"{shown(self.classes_[0])} (got 1 class)")
         if M < 2:
             raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes in the data, but the data "
-                             f"contains only one class: {self.classes_[0]!r} (got 1 class)")
+                             f"contains only one class: {shown(self.classes_[0])} (got 1 class)")
         self._set_coding(M)
         if M == 2:
             return [Problem("binary", np.where(codes == 1, 1.0, -1.0))]
@@ -463,7 +463,7 @@ class FixedSizeLSSVC(ClassifierMixin, FixedSizeLSSVM):
                 raise ValueError(f"classes must hold at least 2 labels, got {self.classes_.tolist()}")
             self._set_coding(self.classes_.size)
         elif classes is not None and not np.array_equal(np.unique(np.asarray(classes)), self.classes_):
-            raise ValueError(f"classes={classes!r} differs from the classes of the first partial_fit call "
+            raise ValueError(f"classes={shown(classes)} differs from the classes of the first partial_fit call "
                              f"({self.classes_.tolist()})")
         unknown = np.setdiff1d(y, self.classes_)
         if unknown.size:

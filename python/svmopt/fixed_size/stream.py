@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_random_state
 
 from svmopt import _core
 from svmopt._shared.moments import block_moments, column_stds
-from svmopt._shared.validation import check_fit_weights
+from svmopt._shared.validation import check_fit_weights, shown
 from svmopt.fixed_size.nystrom import Statistics, linear_accumulator, nystrom_projection, rbf_params, resolve_statistics
 from svmopt.fixed_size.selection import PrototypeSet, candidate_rows, given, given_prototypes, select
 
@@ -67,12 +67,12 @@ def check_definition(first: dict[str, Any] | None, definition: dict[str, Any]) -
         old = first.get(name)
         if isinstance(old, np.ndarray) or isinstance(value, np.ndarray):
             same = isinstance(old, np.ndarray) and isinstance(value, np.ndarray) and np.array_equal(old, value)
-            shown = ""
+            note = ""
         else:
             same = old is value or bool(old == value)
-            shown = f" ({old!r} then, {value!r} now)"
+            note = f" ({shown(old)} then, {shown(value)} now)"
         if not same:
-            raise ValueError(f"{name} differs from the first partial_fit call{shown}: the stream's sums hold the "
+            raise ValueError(f"{name} differs from the first partial_fit call{note}: the stream's sums hold the "
                              f"features that call defined. Set {name} back, or call fit, which starts over (the "
                              "first partial_fit call after fit starts a new stream)")
 

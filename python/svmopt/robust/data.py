@@ -14,7 +14,7 @@ from sklearn.utils.validation import column_or_1d, validate_data
 
 from svmopt._shared.dask import check_dask_array, column_moments, is_dask_array
 from svmopt._shared.moments import block_moments, column_stds
-from svmopt._shared.validation import check_dask_fit_weights, check_fit_weights
+from svmopt._shared.validation import check_dask_fit_weights, check_fit_weights, shown
 
 
 @dataclass
@@ -53,7 +53,7 @@ def training_data(estimator: Any, X: Any, y: Any, sample_weight: Any) -> Trainin
     check_classification_targets(y)
     classes = np.unique(y)
     if classes.size < 2:
-        raise ValueError(f"RobustSVC needs samples of at least 2 classes in y; got 1 class ({classes[0]!r})")
+        raise ValueError(f"RobustSVC needs samples of at least 2 classes in y; got 1 class ({shown(classes[0])})")
     return TrainingData(X, y, w, kept, y_given, stds, total_var, classes)
 
 

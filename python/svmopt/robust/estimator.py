@@ -101,6 +101,7 @@ from svmopt._shared.validation import (
     Real,
     StrOptions,
     fit_context,
+    shown,
 )
 from svmopt.kernels import KERNEL_NAMES, Kernel
 from svmopt.robust.data import TrainingData, training_data
@@ -476,9 +477,9 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                 which = "" if len(problems) == 1 else f" (problem {label!r} vs rest)"
                 if not np.any(fit.u != 0.0):
                     if np.any(delta > 0):  # a robust term that is not zero
-                        cause = (f"the uncertainty set swallows the margin: with p={self.p!r} the robust term "
+                        cause = (f"the uncertainty set swallows the margin: with p={shown(self.p)} the robust term "
                                  f"delta_i * sum_j r_j |u_j| outweighs every gain of u != 0; lower rho (now "
-                                 f"{self.rho_!r}) or eta, or raise nu (now {fit.nu:g})")
+                                 f"{shown(self.rho_)}) or eta, or raise nu (now {fit.nu:g})")
                     else:
                         cause = (f"nu={fit.nu:g} makes the slacks cheaper than any coefficient; raise nu (or widen "
                                  "the grid)")
@@ -487,7 +488,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                     what = "the surface has support but the threshold b puts every training point on one side"
                     cause = "the training count was lowest with a constant prediction; check the kernel width alpha"
                 other = self.classes_[0] if len(problems) == 1 else "rest"
-                warn(f"RobustSVC: the fitted model predicts {str(label if side.all() else other)!r} for every training "
+                warn(f"RobustSVC: the fitted model predicts {shown(label if side.all() else other)} for every training "
                      f"point{which}: {what}; {cause}", UserWarning)
 
     # -- prediction ------------------------------------------------------------------------------

@@ -55,6 +55,7 @@ from svmopt._shared.dask import is_dask_array
 from svmopt._shared.runtime import TimeBudget, progress
 from svmopt._shared.selection import first_lowest
 from svmopt._shared.splits import cv_is_index_pairs, cv_splits, stratified_subsample
+from svmopt._shared.validation import shown
 from svmopt.kernels import Kernel
 from svmopt.robust.data import TrainingData, take_rows
 from svmopt.robust.fit import MAX_KERNEL_MAGNITUDE, fit_binary, fit_binary_reduced
@@ -123,11 +124,10 @@ def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], 
     # k-fold holds out; or a user's split) there is no model to score, and every candidate is alike on that fold.
     trainable = np.array([[bool(np.any(y[tr] == label) and np.any(y[tr] != label)) for tr, _ in folds]
                           for label in problems], dtype=bool).reshape(len(problems), len(folds))
-    never = [label.item() if hasattr(label, "item") else label
-             for label, row in zip(problems, trainable, strict=True) if folds and not row.any()]
+    never = [label for label, row in zip(problems, trainable, strict=True) if folds and not row.any()]
     if never:
-        warnings.warn(f"RobustSVC: the cross-validation scored no candidate of the problem(s) {never!r}: the class "
-                      "is missing from the training rows of every fold; their nu is the largest candidate (the "
+        warnings.warn(f"RobustSVC: the cross-validation scored no candidate of the problem(s) {shown(never)}: the "
+                      "class is missing from the training rows of every fold; their nu is the largest candidate (the "
                       "tie rule), their held-out errors are 0", UserWarning, stacklevel=2)
     not_converged = 0
     stopped = False
