@@ -17,14 +17,19 @@ def test_run_default_prints_every_kernel(capsys):
     assert main(["run", "--size", "600", "--repeat", "1"]) == 0
     out = capsys.readouterr().out
     assert "wdbc" in out and "569 samples x 30 features" in out
-    models, gram = out.split("Gram matrix", 1)
+    models, gram = out.split("Gram matrices", 1)
     assert "sklearn SVC" in models and "test accuracy" in models
     assert "failed" not in models and "skipped" not in models
     for _, label, _ in cli.model_zoo(0, n_samples=426, n_features=30):
         assert label in models  # every model of this version, RampLossSVC included once it exists
     for name in ("linear", "poly d=2", "inhom_poly d=3", "rbf", "sigmoid"):
         assert gram.count(name) == 2  # once per Gram table
-    assert "m=600" in gram
+    assert "resampled to 600 rows" in gram
+    assert "speed-up: sklearn's time / svmopt's" in gram and "max rel diff: max |K_svmopt - K_sklearn|" in gram
+    from svmopt import _core
+
+    assert f"{_core.isa} variant" in out  # the instruction-set variant that loaded
+    assert "np.float64" not in out and "Warning" not in models.split("Notes")[0]  # warnings only below the table
 
 
 def test_model_table_scores_every_available_model():
@@ -75,6 +80,11 @@ def test_csv_input(tmp_path, capsys):
         ("a,b,label\n1,,0\n2,3,1\n", [], "missing values"),
         ("a,b,label\n1,2,0\n2,3,1\n", ["--target", "zz"], "--target 'zz' is not a column"),
         ("label\n0\n1\n", [], "at least one feature"),
+        ("a,b,label\n", [], "has a header but no data rows"),
+        ("a,b,label\n1,inf,0\n2,3,1\n3,4,0\n", [], "hold an infinite value (column(s) b)"),
+        ("a,b,label\n1,-inf,0\n2,3,1\n3,4,0\n", [], "infinite value"),
+        ("a,b,label\n1,2,\n2,3,1\n3,4,0\n", [], "have no label in column 'label'"),
+        ("a,b,label\n1,2,0\n2,3,1\n", ["--target", "zz"], "columns: a, b, label"),
     ],
 )
 def test_bad_csv_is_a_clear_error(tmp_path, capsys, content, args, match):
@@ -85,10 +95,78 @@ def test_bad_csv_is_a_clear_error(tmp_path, capsys, content, args, match):
     err = capsys.readouterr().err
     assert err.startswith("svmopt: error:")
     assert match in err
+    assert err.count("\n") == 1 and "Traceback" not in err  # one line, before any fit
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("sep", [";", "\t", "|"])
+def test_csv_delimiter_is_detected(tmp_path, sep):
+    rng = np.random.default_rng(2)
+    data = np.column_stack([rng.normal(size=(12, 2)), np.tile([0, 1], 6)])
+    path = tmp_path / "d.csv"
+    lines = [sep.join(["a", "b", "label"])] + [sep.join(repr(float(v)) for v in row) for row in data]
+    path.write_text("\n".join(lines) + "\n")
+    X, y, _ = load_table(str(path), None)
+    np.testing.assert_array_equal(X, data[:, :2])  # every digit as written (round trip)
+    np.testing.assert_array_equal(y, data[:, 2])
+
+
+def test_csv_reading_raises_no_pandas_warning(tmp_path):
+    import warnings
+
+    path = tmp_path / "d.csv"
+    path.write_text("a,b,label\n0.1,0.2,0\n0.3,0.4,1\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_table(str(path), None)
+
+
+def test_unbundled_set_without_data_folder_is_one_line(monkeypatch, capsys):
+    from svmopt.datasets import ENV_VAR
+
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    assert main(["run", "--data", "adult", "--no-gram"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("svmopt: error: --data adult:") and err.count("\n") == 1
+    assert f"Set the {ENV_VAR} environment variable" in err and "data_home" not in err
+
+
+def test_unknown_name_lists_what_this_install_can_load(monkeypatch, tmp_path):
+    from svmopt.datasets import ENV_VAR, list_datasets
+
+    monkeypatch.setenv(ENV_VAR, str(tmp_path))  # an empty data folder: only the bundled sets load
+    (tmp_path / "sonar").mkdir()  # a folder without the set's file does not count
+    assert list_datasets(loadable=True) == list_datasets(bundled=True)
+    with pytest.raises(CLIError) as exc:
+        load_table("no_such_set", None)
+    text = str(exc.value)
+    assert "neither a data set name nor a CSV file" in text
+    for name in list_datasets(bundled=True):
+        assert name in text
+    assert "magic" not in text and "covertype" not in text and "mfeat" not in text
+    n_more = len(list_datasets(loadable=False))
+    assert f"{n_more} more of the papers' sets load once {ENV_VAR}" in text
+    (tmp_path / "magic").mkdir()
+    (tmp_path / "magic" / "magic04.data").write_text("")
+    assert "magic" in list_datasets(loadable=True) and "magic" not in list_datasets(loadable=False)
+
+
+def test_info_lists_loadable_sets(monkeypatch, capsys):
+    from svmopt.datasets import ENV_VAR, list_datasets
+
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    assert main(["info"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("svmopt ") and "variant" in out and f"{ENV_VAR}: not set" in out
+    loadable, rest = out.split("not found", 1)
+    for name in list_datasets(bundled=True):
+        assert f"  {name} " in loadable
+    for name in ("adult", "covertype", "mfeat"):
+        assert name in rest and f"  {name} " not in loadable
 
 
 def test_unknown_dataset_name():
-    with pytest.raises(CLIError, match="neither a known data set"):
+    with pytest.raises(CLIError, match="neither a data set name"):
         load_table("no_such_set", None)
 
 
@@ -116,7 +194,11 @@ def test_table_printer_alignment():
     print_table([{"k": "a", "v": 1.0}, {"k": "bbb", "v": 22.5}], [("k", "K", "{}"), ("v", "V", "{:.1f}")], buf)
     assert buf.getvalue().splitlines()[-1] == "bbb  22.5"
     lines = buf.getvalue().splitlines()
-    assert len({len(line) for line in lines}) == 1
+    assert len({len(line) for line in lines}) == 1  # right-aligned last column: one width
+    assert all(line == line.rstrip() for line in lines)
+    buf = io.StringIO()
+    print_table([{"k": "a", "v": "x"}, {"k": "bbb", "v": "yyyy"}], [("k", "K", "{}"), ("v", "V", "{}")], buf)
+    assert buf.getvalue().splitlines()[2] == "a    x"  # a left-aligned last column has no trailing blanks
 
 
 # --- svmopt run --model ---------------------------------------------------------------------------------------
@@ -200,12 +282,52 @@ def test_model_table_notes_time_limits_and_passes_other_warnings(monkeypatch):
         ("C", "c", _WarningModel(UserWarning("C: something else"))),
         ("D", "d", _WarningModel(ConvergenceWarning("D: max_time=10 s reached after 10 s; cut short: DAKS"))),
     ])
-    with pytest.warns(UserWarning, match="C: something else"):
-        rows = cli.model_table(X, y, seed=0, progress=False)
+    rows = cli.model_table(X, y, seed=0, progress=False)  # nothing is warned mid-table: each row keeps its notes
     assert [r["size"] for r in rows] == [
         "2 selected features (time limit)", "2 selected features (not converged)", "2 selected features",
         "2 selected features (time limit)",
     ]
+    assert rows[2]["notes"] == ["UserWarning: C: something else"]
+    out = io.StringIO()
+    cli.print_notes(rows, out)
+    assert "  c: UserWarning: C: something else" in out.getvalue()
+    assert "  a: ConvergenceWarning: A: time_limit reached" in out.getvalue()
+
+
+def test_a_failed_fit_keeps_its_whole_message(monkeypatch):
+    class Failing(_WarningModel):
+        def fit(self, X, y):
+            raise ValueError("x" * 200)
+
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = np.repeat([0, 1], 20)
+    monkeypatch.setattr(cli, "model_zoo", lambda *a, **k: [("F", "f", Failing(None))])
+    rows = cli.model_table(X, y, seed=0, progress=False)
+    assert rows[0]["size"] == "failed (see below)"
+    assert rows[0]["notes"] == ["failed: ValueError: " + "x" * 200]
+
+
+def test_help_lists_every_sub_command(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "run" in out and "info" in out
+
+
+def test_robust_row_is_not_a_constant_prediction():
+    """The main job's robust row keeps support vectors on the bundled sets (rho=0.1 gave u = 0 on most)."""
+    import warnings
+
+    from svmopt.datasets import load_dataset
+
+    est = dict((name, e) for name, _, e in cli.model_zoo(0))["RobustSVC-robust"]
+    for name in ("wdbc", "sonar", "ionosphere", "pima"):
+        X, y = load_dataset(name)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UserWarning)  # the degenerate-fit warning
+            est.fit(X, y)
+        assert est[-1].support_.size > 0, name
+        assert len(np.unique(est.predict(X))) == 2, name
 
 
 def test_model_size_units():

@@ -7,8 +7,8 @@ Public API
 ----------
 ``DATASETS``
     Read-only mapping ``name -> DatasetInfo`` (metadata only; nothing is read from disk).
-``list_datasets(*, paper=None, bundled=None, include_unavailable=False)``
-    Sorted list of names.
+``list_datasets(*, paper=None, bundled=None, include_unavailable=False, loadable=None, data_home=None)``
+    Sorted list of names (``loadable=True``: only the sets whose files this installation finds now).
 ``load_dataset(name, *, data_home=None, variant=None, binary=None, drop_missing=True,
 categorical="auto", drop_constant=False, return_X_y=True)``
     ``(X, y)`` with ``X`` a C-contiguous float64 2-D array and ``y`` the labels as they appear in the
@@ -99,19 +99,43 @@ DATASETS: Mapping[str, DatasetInfo] = MappingProxyType({k: e.info for k, e in RE
 # public functions
 # ----------------------------------------------------------------------------------------------------------
 def list_datasets(
-    *, paper: str | None = None, bundled: bool | None = None, include_unavailable: bool = False
+    *,
+    paper: str | None = None,
+    bundled: bool | None = None,
+    include_unavailable: bool = False,
+    loadable: bool | None = None,
+    data_home: str | os.PathLike[str] | None = None,
 ) -> list[str]:
     """Sorted names of the known data sets, optionally only those of one paper or only (non-)bundled ones.
 
-    mfeat and covertype (no copy known) are listed only with ``include_unavailable=True``.
+    mfeat and covertype (no copy known) are listed only with ``include_unavailable=True`` (or when they are
+    found, with ``loadable=True``). ``loadable=True`` keeps only the sets whose files this installation can find
+    now, as :func:`load_dataset` with the same ``data_home`` would read them: the bundled sets from the package and the
+    others from the ``SVMOPT_DATA`` folder (when it is set), or every set from ``data_home`` when it is given, with
+    every file of the set present (for a set with variants, a file of at least one); ``loadable=False`` keeps the
+    others. Nothing is read but the directory entries.
     """
-    return sorted(
+    def found(name: str) -> bool:
+        entry = REGISTRY[name]
+        try:
+            source = _source(entry, data_home)
+        except FileNotFoundError:  # not bundled and no folder to look in
+            return False
+        files = entry.info.files
+        if entry.info.variants:
+            return any(source.has(f) for f in files)
+        return all(source.has(f) for f in files)
+
+    names = sorted(
         name
         for name, info in DATASETS.items()
-        if (include_unavailable or info.available)
+        if (include_unavailable or info.available or loadable is True)
         and (paper is None or paper in info.papers)
         and (bundled is None or info.bundled == bundled)
     )
+    if loadable is None:
+        return names
+    return [name for name in names if found(name) == loadable]
 
 
 def _get_entry(name: str) -> CatalogEntry:

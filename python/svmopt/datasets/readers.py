@@ -29,6 +29,14 @@ class DataSource:
     def __init__(self, name: str, root: Path | None, hint: str):
         self.name, self.root, self.hint = name, root, hint
 
+    def has(self, fname: str) -> bool:
+        """Whether the file ``fname`` of this data set can be found (plain or gzipped); nothing is read."""
+        try:
+            self._locate(fname)
+        except FileNotFoundError:
+            return False
+        return True
+
     def _locate(self, fname: str):
         if self.root is None:
             res = resources.files(_PACKAGE).joinpath("data").joinpath(fname + ".gz")
