@@ -22,15 +22,16 @@ Deadline::Deadline(double seconds) {
   if (std::isnan(seconds)) throw std::invalid_argument("the time limit must not be NaN");
   if (seconds >= 0.0 && std::isfinite(seconds)) {
     set = true;
-    at = std::chrono::steady_clock::now() +
-         std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+    at = deadline_after(seconds);  // saturated: max_time = 1e10 s is a limit beyond reach, not one already past
   }
 }
 
 bool Deadline::allows_next() const {
   if (!set) return true;
   const auto now = std::chrono::steady_clock::now();
-  return count == 0 ? now < at : now + total / count < at;
+  if (count == 0) return now < at;
+  const auto mean = total / count;
+  return now < at && mean < at - now;  // now + mean < at, without overflowing past the clock's end
 }
 
 Vector csa_acceptance(const Vector& energies, double Tac, double* variance) {

@@ -100,13 +100,13 @@ void check_options(const PsoOptions& o) {
   if (!(o.s_init > 0.0 && o.s_init <= 1.0)) throw std::invalid_argument("s_init must be in (0, 1]");
 }
 
-// The wall-clock limit of one run (PsoOptions::time_limit), asked between iterations; off when unlimited (a limit
-// beyond ~30 years counts as none: the clock arithmetic must not overflow).
+// The wall-clock limit of one run (PsoOptions::time_limit), asked between iterations; off when unlimited (+inf), and
+// saturated at the clock's end when beyond it (deadline_after).
 class Deadline {
  public:
   using Clock = std::chrono::steady_clock;
-  explicit Deadline(double seconds) : on_(seconds < 1e9) {
-    if (on_) end_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  explicit Deadline(double seconds) : on_(std::isfinite(seconds)) {
+    if (on_) end_ = deadline_after(seconds);
   }
   bool passed() const { return on_ && Clock::now() >= end_; }
 

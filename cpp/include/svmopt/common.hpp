@@ -4,6 +4,8 @@
 
 #include <Eigen/Dense>
 
+#include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <stdexcept>
 
@@ -53,5 +55,16 @@ int resolve_threads(int n_threads);
 // Whether the core was built with OpenMP, and the maximum thread count it would use.
 bool openmp_enabled();
 int max_threads();
+
+// The steady-clock instant `seconds` from now, saturated: a limit beyond the clock's range (int64 nanoseconds, about
+// 292 years) is the range's end, never a wrapped instant in the past. +inf and NaN are not limits (callers check).
+inline std::chrono::steady_clock::time_point deadline_after(double seconds) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point now = Clock::now();
+  const double room = std::chrono::duration<double>(Clock::time_point::max() - now).count();
+  if (!(seconds < room)) return Clock::time_point::max();
+  if (seconds <= 0.0) return now;
+  return now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
 
 }  // namespace svmopt
