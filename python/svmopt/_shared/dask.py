@@ -53,15 +53,18 @@ def check_dask_array(X: Any, name: str = "X", *, ndim: int = 2) -> Any:
     return X
 
 
-def column_moments(X: Any, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, float]:
-    """``(mean, s2, W)`` of a float64 dask array ``X`` by dask reductions on the workers, once every entry is checked
-    finite (a ``ValueError`` otherwise): the column means sum_i w_i x_i / W, the sums of squared deviations
-    sum_i w_i (x_i - mean)^2 and W = sum_i w_i (w_i = 1 and W = n without ``weights``; rows of weight 0 add exactly
-    0, a value there whose square overflows included). Two passes: the sums with the check, then the deviations.
-    ``weights`` (one per row, >= 0) travel as a dask array chunked like X's rows, so each chunk is weighted where
-    it is. The in-memory counterpart: :func:`svmopt.fixed_size.sources.block_moments`."""
+def column_moments(X: Any,
+                   weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
+    """``(mean, s2, W, unit)`` of a float64 dask array ``X`` by dask reductions on the workers, once every entry is
+    checked finite (a ``ValueError`` otherwise): the column means sum_i w_i x_i / W, the sums of squared deviations
+    in ``unit`` (a power of two per column), sum_i w_i ((x_i - mean) / unit)^2, and W = sum_i w_i (w_i = 1 and W = n
+    without ``weights``; rows of weight 0 add exactly 0). Two passes: the sums, magnitudes and the check, then the
+    deviations. ``weights`` (one per row, >= 0) travel as a dask array chunked like X's rows, so each chunk is
+    weighted where it is. The in-memory counterpart: :func:`svmopt._shared.moments.block_moments`."""
     import dask
     import dask.array as da
+
+    from svmopt._shared.moments import power_of_two_unit
 
     n = X.shape[0]
     Wd = None
@@ -70,15 +73,18 @@ def column_moments(X: Any, weights: np.ndarray | None = None) -> tuple[np.ndarra
         if weights.shape != (n,):
             raise ValueError(f"weights must have shape ({n},), got {weights.shape}")
         Wd = da.from_array(weights, chunks=(X.chunks[0],))[:, None]
-    s1, ok = dask.compute(X.sum(axis=0) if Wd is None else (Wd * X).sum(axis=0), da.isfinite(X).all())
+    absX = abs(X) if Wd is None else da.where(Wd > 0, abs(X), 0.0)
+    s1, ok, absmax = dask.compute(X.sum(axis=0) if Wd is None else (Wd * X).sum(axis=0), da.isfinite(X).all(),
+                                  absX.max(axis=0))
     if not bool(ok):
         raise ValueError("Input X contains NaN or infinity.")
     total = float(n) if weights is None else float(weights.sum())
     mean = np.asarray(s1, dtype=np.float64) / total
-    dev = (X - mean) ** 2
+    unit = power_of_two_unit(np.asarray(absmax))
+    dev = ((X - mean) / unit) ** 2
     if Wd is not None:
         dev = da.where(Wd > 0, Wd * dev, 0.0)  # not 0 * inf for a row of weight 0
-    return mean, np.asarray(dev.sum(axis=0).compute(), dtype=np.float64), total
+    return mean, np.asarray(dev.sum(axis=0).compute(), dtype=np.float64), total, unit
 
 
 def map_row_chunks(estimator: Any, method: str, X: Any, n_outputs: int) -> np.ndarray:

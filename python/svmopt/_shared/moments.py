@@ -9,39 +9,63 @@ from typing import Any
 import numpy as np
 
 
+def power_of_two_unit(absmax: np.ndarray) -> np.ndarray:
+    """Per column, the power of two at or above ``absmax`` (1 where it is 0 or not finite): dividing by it is exact,
+    and it brings the column's deviations to [-2, 2], where their squares neither underflow (|x| <= 1e-162) nor
+    overflow (|x| >= 1e154)."""
+    absmax = np.asarray(absmax, dtype=np.float64)
+    ok = np.isfinite(absmax) & (absmax > 0)
+    _, exponent = np.frexp(np.where(ok, absmax, 1.0))
+    return np.where(ok, np.ldexp(1.0, exponent), 1.0)
+
+
 def block_moments(blocks: Callable[[], Iterable[Any]], d: int,
-                  weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, float]:
-    """``(mean, s2, W)`` of the rows that ``blocks()`` yields (row blocks, d columns, read twice): the column means
-    sum_i w_i x_i / W, the sums of squared deviations sum_i w_i (x_i - mean)^2 and W = sum_i w_i (w_i = 1 and W = n
-    without ``weights``, one per row, >= 0). Rows of weight 0 add exactly 0: they are left out of the deviations,
-    where a value whose square overflows would turn 0 * inf into NaN. The in-memory counterpart of
-    :func:`svmopt.fixed_size.dask_engine.column_moments`."""
-    s1, s2, n = np.zeros(d), np.zeros(d), 0
+                  weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
+    """``(mean, s2, W, unit)`` of the rows that ``blocks()`` yields (row blocks, d columns, read twice): the column
+    means sum_i w_i x_i / W, the sums of squared deviations measured in ``unit`` (a power of two per column,
+    :func:`power_of_two_unit` of the column's largest magnitude), sum_i w_i ((x_i - mean) / unit)^2, and
+    W = sum_i w_i (w_i = 1 and W = n without ``weights``, one per row, >= 0). In that unit the sums neither underflow
+    nor overflow at any finite scale of X, so :func:`column_stds` is scale-invariant (the deviation of a column
+    scaled by 2^k is scaled by 2^k exactly). Rows of weight 0 add exactly 0: they are left out of the deviations. The
+    in-memory counterpart of :func:`svmopt._shared.dask.column_moments`."""
+    s1, s2, n, absmax = np.zeros(d), np.zeros(d), 0, np.zeros(d)
     for xb in blocks():
         xb = np.asarray(xb, dtype=np.float64)
-        s1 += xb.sum(axis=0) if weights is None else weights[n:n + xb.shape[0]] @ xb
-        n += xb.shape[0]
+        nb = xb.shape[0]
+        if weights is None:
+            s1 += xb.sum(axis=0)
+            seen = xb
+        else:
+            wb = weights[n:n + nb]
+            s1 += wb @ xb
+            seen = xb[wb > 0]
+        if seen.shape[0]:
+            absmax = np.maximum(absmax, np.abs(seen).max(axis=0))
+        n += nb
     W = float(n) if weights is None else float(weights.sum())
+    unit = power_of_two_unit(absmax)
     mean, r0 = s1 / W, 0
     for xb in blocks():
         xb = np.asarray(xb, dtype=np.float64)
         nb = xb.shape[0]
         if weights is None:
-            s2 += ((xb - mean) ** 2).sum(axis=0)
+            s2 += (((xb - mean) / unit) ** 2).sum(axis=0)
         else:
             wb = weights[r0:r0 + nb]
             pos = wb > 0
             if not pos.all():
                 xb, wb = xb[pos], wb[pos]
-            s2 += wb @ ((xb - mean) ** 2)
+            s2 += wb @ (((xb - mean) / unit) ** 2)
         r0 += nb
-    return mean, s2, W
+    return mean, s2, W, unit
 
 
-def column_stds(s2: np.ndarray, n: int, weights: np.ndarray | None = None) -> np.ndarray:
-    """Column standard deviations from the sums of squared deviations ``s2`` of ``n`` rows: ddof=1 (over n - 1, at
-    least 1) without weights, over :func:`weighted_variance_denominator` with them."""
-    return np.sqrt(s2 / (max(n - 1, 1) if weights is None else weighted_variance_denominator(weights)))
+def column_stds(s2: np.ndarray, n: int, weights: np.ndarray | None = None,
+                unit: np.ndarray | float = 1.0) -> np.ndarray:
+    """Column standard deviations from the sums of squared deviations ``s2`` (in ``unit``, see
+    :func:`block_moments`) of ``n`` rows: ddof=1 (over n - 1, at least 1) without weights, over
+    :func:`weighted_variance_denominator` with them."""
+    return unit * np.sqrt(s2 / (max(n - 1, 1) if weights is None else weighted_variance_denominator(weights)))
 
 
 def weighted_variance_denominator(w: np.ndarray) -> float:

@@ -155,8 +155,8 @@ def input_scaling(src: Source | DaskSource, d: int, standardize: bool, w_rows: n
     if isinstance(src, DaskSource):  # dask reductions on the workers (and the finiteness check)
         mean, scale = src.moments(standardize, w_rows)
     elif standardize:
-        mean, s2, _ = block_moments(src.raw_inputs, d, w_rows)
-        scale = column_stds(s2, n, w_rows)
+        mean, s2, _, unit = block_moments(src.raw_inputs, d, w_rows)
+        scale = column_stds(s2, n, w_rows, unit)
         scale[scale == 0.0] = 1.0  # a NaN or infinity is left to the overflow check below
         src.mean, src.scale = mean, scale
     else:

@@ -170,8 +170,8 @@ class DaskSource:
             if not bool(da.isfinite(X).all().compute()):
                 raise ValueError("Input X contains NaN or infinity.")
             return np.zeros(self.d), np.ones(self.d)
-        mean, s2, _ = column_moments(X, weights)
-        scale = column_stds(s2, self.n, weights)
+        mean, s2, _, unit = column_moments(X, weights)
+        scale = column_stds(s2, self.n, weights, unit)
         scale[scale == 0.0] = 1.0  # a NaN or infinity is left to the caller's overflow check
         self.mean, self.scale = mean, scale
         return mean, scale

@@ -124,8 +124,8 @@ def start_stream(est: Any, X: np.ndarray, y: np.ndarray, w: np.ndarray | None, m
                          "class_weight): it fixes the input scaling, and the prototypes are selected from it")
     rng = np.random.default_rng(check_random_state(est.random_state).randint(0, 2**31 - 1, size=4))
     if est.standardize:
-        mean, s2, _ = block_moments(lambda: [X], d, w)
-        scale = column_stds(s2, X.shape[0], w)
+        mean, s2, _, unit = block_moments(lambda: [X], d, w)
+        scale = column_stds(s2, X.shape[0], w, unit)
         scale[~(scale > 0)] = 1.0
     else:
         mean, scale = np.zeros(d), np.ones(d)

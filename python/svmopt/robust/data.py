@@ -81,9 +81,9 @@ def _dask_data(estimator: Any, X: Any, y: Any,
         col_var = np.asarray(col_var, dtype=np.float64)
         stds = np.sqrt(col_var * n / (n - 1))
     else:
-        col_mean, s2, W = column_moments(X, w)
-        col_var = s2 / W
-        stds = column_stds(s2, n, w)
+        col_mean, s2, W, unit = column_moments(X, w)
+        col_var = s2 / W * unit**2
+        stds = column_stds(s2, n, w, unit)
     estimator.n_features_in_ = int(X.shape[1])
     estimator.__dict__.pop("feature_names_in_", None)
     return X, y, w, stds, (float(col_var.mean() + np.var(col_mean)) if col_var.size else 0.0)
@@ -98,9 +98,9 @@ def weighted_spread(X: np.ndarray, w: np.ndarray | None) -> tuple[np.ndarray, fl
         col_var = X.var(axis=0)
         stds = np.sqrt(col_var * n / (n - 1))
         return stds, (float(col_var.mean() + X.mean(axis=0).var()) if X.shape[1] else 0.0)
-    mean, s2, W = block_moments(lambda: [X], X.shape[1], w)
-    col_var = s2 / W
-    stds = column_stds(s2, n, w)
+    mean, s2, W, unit = block_moments(lambda: [X], X.shape[1], w)
+    col_var = s2 / W * unit**2
+    stds = column_stds(s2, n, w, unit)
     return stds, (float(col_var.mean() + mean.var()) if X.shape[1] else 0.0)
 
 
