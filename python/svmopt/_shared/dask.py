@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from svmopt import _core
+from svmopt._shared.moments import power_of_two_unit
 
 
 def is_dask_array(obj: Any) -> bool:
@@ -63,8 +64,6 @@ def column_moments(X: Any,
     weighted where it is. The in-memory counterpart: :func:`svmopt._shared.moments.block_moments`."""
     import dask
     import dask.array as da
-
-    from svmopt._shared.moments import power_of_two_unit
 
     n = X.shape[0]
     Wd = None
