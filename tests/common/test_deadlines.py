@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 from svmopt import (
+    L1SVC,
     EllipsoidPSOClassifier,
     FeatureBudgetSVC,
     FixedSizeLSSVC,
     FixedSizeLSSVR,
-    L1SVC,
     RampLossSVC,
     RobustSVC,
 )
