@@ -1,10 +1,14 @@
-"""The generated tables of ``docs/performance.md``, each computed from the committed JSON in ``benchmarks/results``.
+"""The generated tables of ``docs/performance.md`` and ``docs/scale.md``, each computed from the committed JSON in
+``benchmarks/results``.
 
 A table sits between ``<!-- generated: NAME -->`` and ``<!-- end generated -->``; the text between the markers is
-what ``TABLES[NAME]`` returns, so a table can only say what its JSON says. From the repository root::
+what ``TABLES[NAME]`` (performance.md) or ``SCALE_TABLES[NAME]`` (scale.md) returns, so a table can only say what its
+JSON says. From the repository root::
 
-    python -m benchmarks.studies.report_performance           # rewrite the tables of docs/performance.md
+    python -m benchmarks.studies.report_performance           # rewrite the tables of both pages
     python -m benchmarks.studies.report_performance --check   # exit 1 where a table differs from its JSON
+
+The figures the pages quote in their prose are checked by ``benchmarks.studies.doc_figures``.
 
 Nothing here measures: rerun the study that wrote a JSON file (named under each table) to measure again.
 """
@@ -27,6 +31,7 @@ from benchmarks.studies import report_defaults, report_fixed_size_peers
 from benchmarks.studies.util import RESULTS, ROOT
 
 DOC = ROOT / "docs" / "performance.md"
+SCALE_DOC = ROOT / "docs" / "scale.md"
 MARKER = re.compile(r"(<!-- generated: (?P<name>[a-z0-9-]+) -->\n)(?P<body>.*?)(<!-- end generated -->)", re.S)
 
 
@@ -70,6 +75,12 @@ def g3(x: float) -> str:
 
 def commit(d: dict[str, Any]) -> str:
     return str(d.get("commit") or d.get("meta", {}).get("git HEAD") or "?")[:7]
+
+
+def run_commit(meta: dict[str, Any]) -> str:
+    """The commit a study ran at, and whether the library's files then differed from it."""
+    dirty = meta.get("uncommitted changes")
+    return f"commit {meta['git HEAD'][:7]}" + (f" with {len(dirty)} library files modified" if dirty else "")
 
 
 # --------------------------------------------------------------------------------------------- kernels, core
@@ -151,8 +162,16 @@ def defaults_row(results: Path, estimator: str) -> list[str]:
 # --------------------------------------------------------------------------------------------------- robust
 def robust_ipm_vs_highs(results: Path, key: str) -> list[str]:
     data = load("robust_ipm_vs_highs.json", results)
-    out = [source("robust_ipm_vs_highs.json", note=" (one process, back to back, kernel rows cached; ν = 1, and the "
-                                                   "5-value grid logspace(-3, 0, 5))"), "",
+    meta = data.get("meta", {})
+    threads = dict(zip(("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"),
+                       meta.get("OMP_NUM_THREADS / OPENBLAS_NUM_THREADS", ["unset", "unset"]), strict=True))
+    when = (f"{meta['date']}, {run_commit(meta)}, load average {span(meta['load average before / after'])}"
+            f" on the {meta['cpus']} cores, " if meta else "")
+    one = ("one thread (" + ", ".join(f"{k}={v}" for k, v in threads.items()) + "), "
+           if set(threads.values()) == {"1"} else "")
+    out = [source("robust_ipm_vs_highs.json", note=f" ({when}{one}one process, back to back, kernel rows cached; ν = 1,"
+                                                   " and the 5-value grid logspace(-3, 0, 5); "
+                                                   "`python -m benchmarks.studies.robust_ipm_vs_highs`)"), "",
            *header("n, L", "IPM iterations (passes)", "IPM", "cutting planes", "HiGHS", "HiGHS / IPM",
                    "ν grid: IPM / cutting planes / HiGHS")]
     for r in data[key]:
@@ -321,6 +340,43 @@ def fixed_size_statistics(results: Path, gamma: float = 1000.0) -> list[str]:
             "", *report_fixed_size_peers.accuracy_table({"rows": rows})]
 
 
+#: the runs of ``scale_fixed_size.py`` behind docs/scale.md's table (one command each, named in their meta)
+SCALE_FIXED = ("scale_fixed_size.json", "scale_fixed_size_cluster.json", "scale_fixed_size_5e6.json",
+               "scale_fixed_size_5e6_numpy.json", "scale_fixed_size_5e6_cluster.json")
+SOURCE_ORDER = {"memmap": 0, "dask": 1, "numpy": 2}
+
+
+def fixed_size_scale_source(r: dict[str, Any]) -> str:
+    if r["source"] == "memmap":
+        return "`np.memmap`"
+    if r["source"] == "numpy":
+        return "numpy in memory"
+    if r.get("dask_workers"):
+        return f"dask array, `LocalCluster` of {r['dask_workers']} worker processes"
+    return "dask array, threaded scheduler"
+
+
+def fixed_size_scale(results: Path) -> list[str]:
+    """docs/scale.md's single-machine table: every fit of ``scale_fixed_size.py`` in the files of SCALE_FIXED."""
+    files = [load(f, results) for f in SCALE_FIXED]
+    runs = sorted((r for f in files for r in f["runs"]),
+                  key=lambda r: (r["rows"], r.get("dask_workers", 0) > 0, SOURCE_ORDER[r["source"]]))
+    r0, meta = runs[0], files[0]["meta"]
+    loads = [v for f in files for v in f["meta"]["load average (1 min) before / after"]]
+    out = [source(*SCALE_FIXED, note=f" ({meta['date']}, {run_commit(meta)}; d = {r0['d']}, m = {r0['m']}, "
+                                     f"load average {span(loads)} on the {meta['cpus']} cores)"), "",
+           *header("rows", "source", "fit wall (s)", "fit CPU (s)", "peak RSS (MiB)", "RSS before fit (MiB)",
+                   "training accuracy")]
+    for r in runs:
+        workers = r.get("worker_peak_rss_mib")
+        out.append(row([thousands(r["rows"]), fixed_size_scale_source(r), f"{r['fit_s']:.1f}",
+                        f"{r['fit_cpu_s_this_process']:.1f}" + (" (driver)" if workers else ""),
+                        (f"driver {r['peak_rss_mib']:,.0f}, workers " + " + ".join(f"{w:,.0f}" for w in workers))
+                        if workers else f"{r['peak_rss_mib']:,.0f}",
+                        f"{r['rss_before_fit_mib']:,.0f}", f"{r['train_acc_first_20000']:.3f}"]))
+    return out
+
+
 # ----------------------------------------------------------------------------------------------------- ramp
 def ramp_vs_milp(results: Path) -> list[str]:
     d = load("ramp_vs_milp.json", results)
@@ -342,17 +398,47 @@ def ramp_vs_milp(results: Path) -> list[str]:
     return out
 
 
+def daks_improvements(runs: Sequence[dict[str, Any]], rtol: float = 1e-9) -> dict[int, tuple[float, float]]:
+    """By rows: how much DAKS took off its starting point, Algorithm 1's solution (the first entry of its upper-bound
+    history ``ub_history``), absolute and relative, where that exceeds ``rtol`` of it (rounding aside)."""
+    out = {}
+    for r in runs:
+        start, end = r["heuristic"]["ub_history"][0], r["heuristic"]["objective"]
+        if start - end > rtol * abs(start):
+            out[r["rows"]] = (start - end, (start - end) / start)
+    return out
+
+
+def _join(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def daks_sentence(runs: Sequence[dict[str, Any]]) -> str:
+    """What the upper-bound histories of ``scale_ramp_daks.json`` show, in words."""
+    imp = daks_improvements(runs)
+    if not imp:
+        return "DAKS never improved on Algorithm 1's initial solution."
+    kept = [thousands(r["rows"]) for r in runs if r["rows"] not in imp]
+    text = (f"DAKS improved on Algorithm 1's initial solution at {_join([thousands(n) for n in imp])} rows, by "
+            f"{_join([f'{a:.3g}' for a, _ in imp.values()])} "
+            f"({_join([f'{100 * q:.2g} %' for _, q in imp.values()])} of the objective)")
+    return text + (f", and not at all at {_join(kept)} rows." if kept else ".")
+
+
 def ramp_daks(results: Path) -> list[str]:
     runs = load("scale_ramp_daks.json", results)
+    imp = daks_improvements(runs)
     out = [source("scale_ramp_daks.json", note=f" (d = {runs[0]['d']}, B = {runs[0]['budget']}, C = {runs[0]['C']:g}, "
                                                f"DAKS limit {runs[0]['daks_time_limit']:g} s)"), "",
            *header("rows", "CCCP objective", "CCCP wall", "DAKS objective", "DAKS status", "DAKS / CCCP objective",
-                   "DAKS / CCCP time")]
+                   "DAKS / CCCP time", "DAKS's start (Algorithm 1)", "DAKS's improvement on it")]
     for r in runs:
+        a, q = imp.get(r["rows"], (0.0, 0.0))
         out.append(row([thousands(r["rows"]), f"{r['cccp']['objective']:,.1f}", f"{r['cccp']['wall_s']:.2f} s",
                         f"{r['heuristic']['objective']:,.1f}", r["heuristic"]["status"],
-                        f"{r['objective_ratio_daks_over_cccp']:.2f}", f"{r['time_ratio_daks_over_cccp']:.0f}×"]))
-    return out
+                        f"{r['objective_ratio_daks_over_cccp']:.2f}", f"{r['time_ratio_daks_over_cccp']:.0f}×",
+                        f"{r['heuristic']['ub_history'][0]:,.3f}", f"{a:.3g} ({100 * q:.2g} %)" if a else "none"]))
+    return [*out, "", daks_sentence(runs)]
 
 
 def ramp_noise(results: Path) -> list[str]:
@@ -410,12 +496,24 @@ TABLES: dict[str, Callable[[Path], list[str]]] = {
 }
 
 
-def render(text: str, results: Path = RESULTS) -> str:
-    """``text`` with every generated table recomputed from the JSON in ``results``."""
+#: the generated tables of docs/scale.md
+SCALE_TABLES: dict[str, Callable[[Path], list[str]]] = {
+    "fixed-size-scale": fixed_size_scale,
+    "ramp-daks": ramp_daks,
+}
+#: each page with its tables
+PAGES: dict[Path, dict[str, Callable[[Path], list[str]]]] = {DOC: TABLES, SCALE_DOC: SCALE_TABLES}
+
+
+def render(text: str, results: Path = RESULTS, tables: dict[str, Callable[[Path], list[str]]] | None = None) -> str:
+    """``text`` with every generated table recomputed from the JSON in ``results`` (``tables``: those a page may
+    name; by default every table of either page)."""
+    known = {**SCALE_TABLES, **TABLES} if tables is None else tables
+
     def table(m: re.Match[str]) -> str:
-        if m["name"] not in TABLES:
-            raise KeyError(f"docs/performance.md names an unknown table {m['name']!r}")
-        return m.group(1) + "\n".join(TABLES[m["name"]](results)) + "\n" + m.group(4)
+        if m["name"] not in known:
+            raise KeyError(f"the page names an unknown table {m['name']!r}")
+        return m.group(1) + "\n".join(known[m["name"]](results)) + "\n" + m.group(4)
 
     return MARKER.sub(table, text)
 
@@ -427,20 +525,23 @@ def table_names(text: str) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--doc", type=Path, default=DOC)
+    ap.add_argument("--doc", type=Path, action="append", default=None,
+                    help="the page to rewrite or check (repeatable; default: docs/performance.md and docs/scale.md)")
     ap.add_argument("--results", type=Path, default=RESULTS)
     ap.add_argument("--check", action="store_true", help="exit 1 where a table differs from its JSON; write nothing")
     args = ap.parse_args(argv)
-    text = args.doc.read_text(encoding="utf-8")
-    new = render(text, args.results)
-    if args.check:
-        if new != text:
-            print(f"{args.doc}: a generated table differs from its JSON; rerun without --check", file=sys.stderr)
-            return 1
-        return 0
-    args.doc.write_text(new, encoding="utf-8")
-    print(f"wrote {len(table_names(new))} tables into {args.doc}")
-    return 0
+    stale = 0
+    for doc in args.doc or list(PAGES):
+        text = doc.read_text(encoding="utf-8")
+        new = render(text, args.results, PAGES.get(doc.resolve()))
+        if args.check:
+            if new != text:
+                print(f"{doc}: a generated table differs from its JSON; rerun without --check", file=sys.stderr)
+                stale += 1
+            continue
+        doc.write_text(new, encoding="utf-8")
+        print(f"wrote {len(table_names(new))} tables into {doc}")
+    return 1 if stale else 0
 
 
 if __name__ == "__main__":

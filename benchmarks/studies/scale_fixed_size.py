@@ -15,6 +15,9 @@ memory claim is about); the classifier then skips the informational CV score.
 Sources: ``memmap`` (``np.memmap``, read block by block), ``dask`` (a dask array whose chunks read row ranges of
 the same file; the threaded scheduler, or a ``LocalCluster`` with ``--dask-workers`` processes), ``numpy``
 (the whole array loaded first, for comparison).
+
+``--out FILE`` writes every fit's record and the run's provenance (command, commit, date, load average) as one JSON
+file (``benchmarks/results/scale_fixed_size.json`` holds the table of ``docs/scale.md``).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import time
 
 import numpy as np
 
-from benchmarks.studies.util import peak_rss_mib, rss_mib, run_child
+from benchmarks.studies.util import command_line, git_head, peak_rss_mib, rss_mib, run_child, uncommitted
 
 
 def make_data(path: str, n: int, d: int, seed: int = 0, block: int = 250_000) -> None:
@@ -85,6 +88,7 @@ def child(args) -> dict:
                                    host="127.0.0.1", dashboard_address=None)
             client = Client(cluster)
     rss_before = rss_mib()
+    load_before = os.getloadavg()[0]
     est = FixedSizeLSSVC(n_prototypes=args.m, gamma=args.gamma, sigma2=args.sigma2, cv=args.cv,
                          block_size=args.block, random_state=0, feature_memory=1,
                          max_candidates=args.max_candidates)
@@ -101,7 +105,7 @@ def child(args) -> dict:
            "fit_s": round(wall, 2), "fit_cpu_s_this_process": round(cpu, 2),
            "timings": {k: round(v, 2) for k, v in est.timings_.items()},
            "rss_before_fit_mib": round(rss_before, 1), "peak_rss_mib": round(peak_rss_mib(), 1),
-           "train_acc_first_20000": round(acc, 4)}
+           "train_acc_first_20000": round(acc, 4), "load_average_1min_before_fit": round(load_before, 2)}
     if client is not None:
         out["worker_peak_rss_mib"] = sorted(round(v / 1024.0, 1) for v in client.run(
             lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss).values())
@@ -142,6 +146,7 @@ def main(argv=None) -> int:
                    help="where the synthetic data files go (env SVMOPT_SCALE_DIR)")
     p.add_argument("--keep-data", action="store_true", help="keep the data files afterwards")
     p.add_argument("--json", help="append the result lines to this file")
+    p.add_argument("--out", help="write every record and the run's provenance to this JSON file")
     p.add_argument("--child-rows", type=int, help=argparse.SUPPRESS)
     p.add_argument("--source", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -150,6 +155,7 @@ def main(argv=None) -> int:
         return 0
 
     print(f"# {os.cpu_count()} cores, python {sys.version.split()[0]}, numpy {np.__version__}", flush=True)
+    t_start, load_start = time.perf_counter(), os.getloadavg()[0]
     results = []
     for n in args.rows:
         path = os.path.join(args.workdir, f"scale_{n}x{args.d}.f64")
@@ -176,6 +182,15 @@ def main(argv=None) -> int:
             for f in (path, path + ".y"):
                 if os.path.exists(f):
                     os.remove(f)
+    if args.out:
+        meta = {"command": command_line(__spec__.name, argv), "git HEAD": git_head(),
+                "uncommitted changes": uncommitted(), "date": time.strftime("%Y-%m-%d"),
+                "cpus": os.cpu_count(), "python / numpy": f"{sys.version.split()[0]} / {np.__version__}",
+                **{v: os.environ.get(v, "unset") for v in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY")},
+                "load average (1 min) before / after": [round(load_start, 2), round(os.getloadavg()[0], 2)],
+                "total run time": f"{time.perf_counter() - t_start:.1f} s"}
+        with open(args.out, "w") as f:
+            f.write(json.dumps({"meta": meta, "runs": results}, indent=1) + "\n")
     if results:
         print("\n| rows | source | fit wall (s) | fit CPU (s) | peak RSS (MiB) | RSS before fit (MiB) | train acc |")
         print("|---|---|---|---|---|---|---|")

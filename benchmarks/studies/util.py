@@ -30,6 +30,17 @@ def git_head() -> str:
         return "unknown"
 
 
+def uncommitted(paths: Sequence[str] = ("python", "cpp")) -> list[str]:
+    """The files under ``paths`` (of the repository) that differ from HEAD, for a study's provenance: a run on a
+    modified working tree names what it ran on."""
+    try:
+        out = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", *paths],
+                             capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return []
+    return sorted(line[3:] for line in out.splitlines() if line.strip())
+
+
 def command_line(module: str, argv: Sequence[str] | None) -> str:
     """The command that reruns study ``module`` with ``argv`` (the process's own arguments when None)."""
     return " ".join(["python -m", module, *(argv if argv is not None else sys.argv[1:])])

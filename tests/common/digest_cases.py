@@ -139,8 +139,14 @@ def digest_of(name: str) -> dict[str, list[float]]:
 
 def stack() -> dict[str, str]:
     """The numerical libraries a digest depends on (an iterative solver in SciPy or HiGHS may round differently in
-    another release)."""
-    return {name: version(name) for name in ("numpy", "scipy", "scikit-learn", "highspy")}
+    another release), and the BLAS's kernels for this CPU (OpenBLAS picks its kernels by the processor: the same
+    releases on another CPU round a dot product differently, enough to move an SLSQP solve at 1e-8)."""
+    from threadpoolctl import threadpool_info
+
+    blas = sorted({f"{i.get('internal_api')} {i.get('architecture')}" for i in threadpool_info()
+                   if i.get("user_api") == "blas"})
+    return {**{name: version(name) for name in ("numpy", "scipy", "scikit-learn", "highspy")},
+            "blas": ", ".join(blas)}
 
 
 def write() -> None:

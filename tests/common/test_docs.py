@@ -7,6 +7,8 @@ before it is ``<!-- skip -->``. Relative links of those files must point to file
 
 from __future__ import annotations
 
+import ast
+import builtins
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -151,3 +153,67 @@ def test_relative_links_resolve(path):
         if not (path.parent / target).exists():
             broken.append(m["target"])
     assert not broken, f"{path.relative_to(ROOT)} links to missing files: {broken}"
+
+
+# ---------------------------------------------------------------------------- every block of every page
+def all_doc_pages() -> list[Path]:
+    """README.md and every Markdown page under docs/ (the reproduction reports included)."""
+    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+def _names(code: str) -> tuple[set[str], set[str], set[str]]:
+    """The names a block imports, the other names it binds, and the names it reads."""
+    imported: set[str] = set()
+    bound: set[str] = set()
+    read: set[str] = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imported.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.Name):
+            (read if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    return imported, bound, read
+
+
+def _section_of(text: str, blocks: list[Block]) -> list[int]:
+    """For each block, the line of the heading it sits under (0: before any heading)."""
+    inside = {j for b in blocks for j in range(b.line - 1, b.line + b.code.count("\n"))}
+    headings = [i + 1 for i, line in enumerate(text.splitlines()) if i + 1 not in inside
+                and re.match(r"^#{1,6} ", line)]
+    return [max((h for h in headings if h < b.line), default=0) for b in blocks]
+
+
+@pytest.mark.parametrize("path", all_doc_pages(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_python_block_compiles_and_imports_what_it_uses(path):
+    """Every ```python block of every page (``no-run`` ones too) compiles; every name it reads is defined in it, in
+    an earlier block of the page or a builtin; and a module or class imported under another heading is imported
+    again, so that each section's example can be copied on its own (a later block of the same section may go on
+    from an earlier one)."""
+    text = path.read_text(encoding="utf-8")
+    blocks = python_blocks(path)
+    sections = _section_of(text, blocks)
+    defined: set[str] = set(dir(builtins))
+    imported_in: dict[str, int] = {}  # name -> the section that imported it last
+    problems = []
+    for block, section in zip(blocks, sections, strict=True):
+        where = f"{path.relative_to(ROOT)}:{block.line}"
+        try:
+            compile(block.code, where, "exec")
+        except SyntaxError as exc:
+            problems.append(f"{where}: {exc.msg}")
+            continue
+        imported, bound, read = _names(block.code)
+        undefined = read - imported - bound - defined - set(imported_in)
+        carried = {n for n in read - imported - bound if n in imported_in and imported_in[n] != section}
+        if undefined:
+            problems.append(f"{where} reads undefined {sorted(undefined)}")
+        if carried:
+            problems.append(f"{where} uses {sorted(carried)} imported under another heading without importing them")
+        defined |= bound
+        imported_in.update(dict.fromkeys(imported, section))
+    assert not problems, "\n".join(problems)
