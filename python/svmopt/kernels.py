@@ -27,6 +27,7 @@ import numpy as np
 from sklearn.utils import check_array
 
 from svmopt import _core
+from svmopt._shared import sparse
 from svmopt._shared.config import check_dense_allocation
 
 __all__ = ["KERNEL_NAMES", "Kernel", "as_kernel", "auto_scale"]
@@ -297,13 +298,38 @@ class Kernel:
 
         Refuses (``svmopt.MemoryBudgetError``) when n x n float64 exceeds :func:`svmopt.get_memory_budget`.
         """
+        if sparse.is_sparse(X):  # the n x n result is dense whatever X is: from X X^T over the nonzeros
+            Xs = sparse.as_csr(X, "X")
+            check_dense_allocation(Xs.shape[0], Xs.shape[0], "Kernel.gram")
+            sq = sparse.row_sq_norms(Xs)
+            if not (sq.max(initial=0.0) <= _MAX_SQ_NORM):
+                raise ValueError("X has values too large for kernel evaluation (squared row norms overflow "
+                                 "float64); rescale the data, e.g. with sklearn.preprocessing.MaxAbsScaler")
+            return sparse.gram(self, Xs)
         p = self.core_params
         X = self._check(X, "X", p)
         check_dense_allocation(X.shape[0], X.shape[0], "Kernel.gram")
         return _core.kernels.gram(X, p, n_threads=_threads(n_threads))
 
+    def _check_sparse(self, X: Any, Z: Any) -> tuple[Any, np.ndarray]:
+        """A sparse ``X`` (CSR form, :func:`svmopt._shared.sparse.as_csr`) and a dense ``Z`` checked as for dense
+        input: finite, squared row norms within float64, matching features."""
+        X = sparse.as_csr(X, "X")
+        if not (sparse.row_sq_norms(X).max(initial=0.0) <= _MAX_SQ_NORM):
+            raise ValueError("X has values too large for kernel evaluation (squared row norms overflow float64); "
+                             "rescale the data, e.g. with sklearn.preprocessing.MaxAbsScaler")
+        if sparse.is_sparse(Z):
+            raise TypeError("Z must be dense (landmarks, prototypes or support vectors); only X may be sparse")
+        Z = self._check(Z, "Z", self.core_params, n_features=X.shape[1])
+        return X, Z
+
     def cross(self, X: Any, Z: Any, *, n_threads: int | None = None) -> np.ndarray:
-        """Cross Gram matrix ``K[i, j] = k(x_i, z_j)`` (n_x x n_z, C order)."""
+        """Cross Gram matrix ``K[i, j] = k(x_i, z_j)`` (n_x x n_z, C order). ``X`` may be a scipy sparse matrix
+        (``Z`` dense): the inner products are taken over its nonzeros, a block of rows at a time."""
+        if sparse.is_sparse(X):
+            Xs, Zd = self._check_sparse(X, Z)
+            check_dense_allocation(Xs.shape[0], Zd.shape[0], "Kernel.cross")
+            return sparse.kernel_rows(self, Xs, Zd)
         p = self.core_params
         X = self._check(X, "X", p)
         Z = self._check(Z, "Z", p, n_features=X.shape[1])
@@ -312,6 +338,9 @@ class Kernel:
 
     def diag(self, X: Any) -> np.ndarray:
         """Diagonal ``k(x_i, x_i)`` of the Gram matrix, in O(n d)."""
+        if sparse.is_sparse(X):
+            Xs = sparse.as_csr(X, "X")
+            return sparse.kernel_diag(self, Xs)
         p = self.core_params
         X = self._check(X, "X", p)
         return _core.kernels.diag(X, p)
@@ -320,11 +349,15 @@ class Kernel:
         """``K(X, Z) @ v`` without storing ``K(X, Z)``: memory O(threads * block * (block + d)).
 
         ``v`` has shape (n_z,) or (n_z, k); the result has shape (n_x,) or (n_x, k). The result is
-        identical whatever the thread count.
+        identical whatever the thread count. ``X`` may be a scipy sparse matrix (``Z`` dense): memory
+        O(block * n_z) beyond the input.
         """
         p = self.core_params
-        X = self._check(X, "X", p)
-        Z = self._check(Z, "Z", p, n_features=X.shape[1])
+        if sparse.is_sparse(X):
+            X, Z = self._check_sparse(X, Z)
+        else:
+            X = self._check(X, "X", p)
+            Z = self._check(Z, "Z", p, n_features=X.shape[1])
         v_arr = check_array(v, dtype=np.float64, order=None, ensure_2d=False, ensure_all_finite=True,
                             ensure_min_samples=0, input_name="v")
         if v_arr.ndim not in (1, 2):
@@ -332,7 +365,10 @@ class Kernel:
         if v_arr.shape[0] != Z.shape[0]:
             raise ValueError(f"v has {v_arr.shape[0]} rows but Z has {Z.shape[0]}; they must match")
         V = v_arr.reshape(v_arr.shape[0], -1) if v_arr.ndim == 1 else v_arr
-        out = _core.kernels.matvec(X, Z, V, p, n_threads=_threads(n_threads))
+        if sparse.is_sparse(X):
+            out = sparse.kernel_matvec(self, X, Z, V)
+        else:
+            out = _core.kernels.matvec(X, Z, V, p, n_threads=_threads(n_threads))
         return out[:, 0] if v_arr.ndim == 1 else out
 
     def __call__(self, X: Any, Z: Any = None) -> np.ndarray:
