@@ -26,6 +26,7 @@ GUIDE_PAGES = (
     "fixed_size.md",
     "ellipsoid.md",
     "scaling.md",
+    "export.md",
 )
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
