@@ -57,3 +57,34 @@ def first_lowest(values: np.ndarray, order: Sequence[int] | np.ndarray) -> int:
     preferred first) among ties; ``order[0]`` when all are inf."""
     order = np.asarray(order)
     return int(order[int(np.argmin(np.asarray(values)[order]))])
+
+
+def first_within_noise(errors: np.ndarray, counted: np.ndarray, order: Sequence[int] | np.ndarray) -> int:
+    """A one-standard-error rule on paired folds: the first candidate of ``order`` (most preferred first, e.g. a
+    paper's own rule) whose held-out error exceeds the lowest one's by no more than the noise of the folds.
+
+    ``errors`` (n_folds, n_candidates) as :func:`fold_errors` gives them, ``counted`` the folds to use (as
+    :func:`fold_totals` returns them). With ``best`` the :func:`first_lowest` candidate of the counted folds'
+    totals, candidate ``c`` is within the noise when the mean over the counted folds of ``e_c - e_best`` is at most
+    its standard error (``std(ddof=1) / sqrt(k)``, k counted folds): a candidate that lost on every fold by the
+    same margin is not, one that lost on some folds and won on others by amounts that average out is. Fewer than
+    two counted folds leave no estimate of the noise: the rule is then :func:`first_lowest`; so are candidates not
+    scored on every counted fold, which are never preferred over a scored one."""
+    errors = np.asarray(errors, dtype=np.float64)
+    order = np.asarray(order)
+    rows = errors[np.asarray(counted, dtype=bool)]
+    totals = np.where(np.isnan(rows), np.inf, rows).sum(axis=0) if rows.size else np.zeros(errors.shape[1])
+    best = first_lowest(totals, order)
+    k = rows.shape[0]
+    if k < 2 or not np.isfinite(totals[best]):
+        return best
+    for c in order:
+        c = int(c)
+        if c == best:
+            return best
+        diff = rows[:, c] - rows[:, best]
+        if np.any(np.isnan(diff)):
+            continue
+        if diff.mean() <= diff.std(ddof=1) / np.sqrt(k):
+            return c
+    return best
