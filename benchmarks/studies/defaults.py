@@ -1,47 +1,61 @@
-"""Every estimator at its DEFAULTS against a tuned scikit-learn peer, on binary tasks of the data store.
+"""Every classifier at its DEFAULTS against a tuned scikit-learn peer, on every classification set of the data store.
 
 What it measures
 ----------------
-How far each svmopt estimator, constructed with no argument at all (only ``random_state``, where it has one, set to
+How far each svmopt classifier, constructed with no argument at all (only ``random_state``, where it has one, set to
 the split index), stands from what a scikit-learn user gets by a small grid search:
 
 * ``RobustSVC()`` and ``FixedSizeLSSVC()`` (RBF models) against ``GridSearchCV(SVC(kernel="rbf"), C in {0.1, 1, 10,
   100} x gamma in g * {0.1, 0.3, 1, 3}, cv=5)``, ``g = 1 / (n_features * X_train.var())`` on the standardized
   training rows, i.e. a 4 x 4 grid around scikit-learn's ``gamma="scale"``;
-* ``RampLossSVC()`` and ``EllipsoidPSOClassifier()`` (linear models) against ``GridSearchCV(LinearSVC(max_iter=10000),
-  C in logspace(-3, 2, 6), cv=5)`` (``dual="auto"`` where the installed scikit-learn accepts it).
+* ``RampLossSVC()``, ``L1SVC()``, ``FeatureBudgetSVC()`` and ``EllipsoidPSOClassifier()`` (linear models) against
+  ``GridSearchCV(LinearSVC(max_iter=10000), C in logspace(-3, 2, 6), cv=5)`` (``dual="auto"`` where the installed
+  scikit-learn accepts it; one-vs-rest on more than two classes).
 
 Every model, ours and the peers, is the last step of ``make_pipeline(StandardScaler(), model)``; the grid searches run
 with ``n_jobs=1``. The script never sets any other parameter of our estimators: it benchmarks whatever their defaults
 are at the commit it runs on (the defaults are recorded in the JSON, ``meta["estimator_defaults"]``).
 
-The rule for the data sets
---------------------------
-Each estimator skips the data sets that the tables of its own paper use (``PAPER_DATASETS``): those are the sets its
-defaults may have been chosen on, so only the others tell how well the defaults carry over. The pool (``POOL``) holds
-one binary task per data set: ``binary="first_vs_rest"`` of ``svmopt.datasets.load_dataset`` (labels +1 for the
-catalog's positive class, -1 for the others; the positive class of each set is recorded), for the sets that are binary
-already as for the multi-class ones. adult and mushroom's categorical columns are one-hot encoded.
+The data sets and the tasks
+---------------------------
+The pool (``POOL``) is every set of the catalog ``svmopt.datasets.DATASETS`` whose task is "binary" or "multiclass"
+(a set added to the catalog joins it); a set whose files are missing (``SVMOPT_DATA`` unset and the set not bundled)
+is skipped with the loader's reason. A binary set is one task, ``"binary"``: ``binary="first_vs_rest"`` of
+``load_dataset`` (+1 for the catalog's positive class, -1 for the other). A multi-class set is two tasks: the
+estimators that take several classes (``MULTICLASS``: RobustSVC, FixedSizeLSSVC, EllipsoidPSOClassifier) and their
+peers get ``"multiclass"``, all its classes with their original labels; the binary-only ones (RampLossSVC, L1SVC,
+FeatureBudgetSVC) and their peer get ``"first_vs_rest"``, the catalog's positive class against the others. adult and
+mushroom's categorical columns are one-hot encoded.
+
+Every estimator runs on every set, its own paper's included: the records of the sets that its paper's tables use
+(``PAPER_DATASETS``, from the catalog's ``papers`` of each set) carry ``paper_set: true``. Those are the sets its
+defaults may have been chosen on, so the report gives the other sets' figures (how well the defaults carry over)
+apart from them.
 
 Protocol
 --------
-Per data set: a stratified subsample of at most ``--max-rows`` rows (seed 0; the original number of rows is recorded),
-then ``--splits`` stratified 70/30 splits (``StratifiedShuffleSplit(n_splits, test_size=0.3, random_state=0)``). Per
-(data set, split), each peer that an applicable estimator needs is fit once (a peer is shared by the estimators that
-use it), then each applicable estimator. Every fit runs in this process, one after the other; per fit the record holds
-the test accuracy, the fit's wall seconds (``time.perf_counter``) and CPU seconds (``time.process_time`` of the
-process), the warnings it raised (their number, categories and first message), the peer's best parameters or the
-values our estimator selected (whichever of ``SELECTED_ATTRS`` it exposes), and the majority-class rate of the test
-rows. A fit that raises is recorded with its error (a failure) and the run goes on. A data set whose files are missing
-(``SVMOPT_DATA`` unset and the set not bundled) is skipped with a message.
+Per (data set, task): the rows of the classes with a single row are dropped (no stratified split can hold them), then
+a stratified subsample of at most ``--max-rows`` rows (seed 0; the original number of rows is recorded), then the
+classes with fewer than ``MIN_CLASS_ROWS`` rows in it are dropped too (fewer than 5 training rows would leave folds of
+a 5-fold search without them; the dropped classes and their counts are recorded, and a task left with fewer than two
+classes is skipped with the reason), then ``--splits`` stratified 70/30 splits (``StratifiedShuffleSplit(n_splits,
+test_size=0.3, random_state=0)``). Per
+(data set, task, split), each peer that an estimator of that task needs is fit once (a peer is shared by the
+estimators that use it), then each estimator. Every fit runs in this process, one after the other; per fit the record
+holds the task, whether the set is the estimator's paper's, the test accuracy, the fit's wall seconds
+(``time.perf_counter``) and CPU seconds (``time.process_time`` of the process), the warnings it raised (their number,
+categories and first message), the peer's best parameters or the values our estimator selected (whichever of
+``SELECTED_ATTRS`` it exposes), and the majority-class rate of the test rows. A fit that raises is recorded with its
+error (a failure) and the run goes on.
 
-``--append`` merges the records into an existing JSON of the same protocol (so that a run can be split by estimator);
-the peers already recorded there for a (data set, split) are reused rather than refit. ``report_defaults.py`` writes
-the Markdown report from the JSON::
+``--append`` merges the records into an existing JSON of the same protocol (``protocol_version`` included, so a JSON
+of an earlier protocol is never merged; a run can be split by estimator or data set); the peers already recorded there
+for a (data set, task, split) are reused rather than refit. ``report_defaults.py`` writes the Markdown report from the
+JSON::
 
     SVMOPT_DATA=/path/to/datasets python -m benchmarks.studies.defaults --estimators RobustSVC FixedSizeLSSVC
     SVMOPT_DATA=/path/to/datasets python -m benchmarks.studies.defaults --estimators RampLossSVC --append
-    python -m benchmarks.studies.report_defaults
+    python -m benchmarks.studies.report_defaults --check
 """
 
 from __future__ import annotations
@@ -68,44 +82,67 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC, LinearSVC
 
 import svmopt
-from benchmarks.studies.util import RESULTS, command_line, git_head
-from svmopt import EllipsoidPSOClassifier, FixedSizeLSSVC, RampLossSVC, RobustSVC
+from benchmarks.studies.util import RESULTS, command_line, git_head, uncommitted
+from svmopt import L1SVC, EllipsoidPSOClassifier, FeatureBudgetSVC, FixedSizeLSSVC, RampLossSVC, RobustSVC
+from svmopt.datasets import DATASETS, load_dataset
 
 DEFAULT_JSON = RESULTS / "defaults.json"
+#: Raised whenever what the records mean changes; a JSON of another version is never merged by --append.
+#: 1 (implicit): binary tasks only, each estimator skipping its paper's sets. 2: the catalog's classification sets,
+#: multi-class tasks, the paper sets flagged, L1SVC and FeatureBudgetSVC.
+PROTOCOL_VERSION = 2
 TEST_SIZE = 0.3
 SUBSAMPLE_SEED = 0
 SPLIT_SEED = 0
+#: A class with fewer rows in the subsample is dropped from the task: with 8, a 70/30 split leaves it at least 5
+#: training rows, one per fold of the peers' 5-fold search.
+MIN_CLASS_ROWS = 8
+#: The catalog's tasks that the pool takes.
+CLASSIFICATION = ("binary", "multiclass")
 
-#: The data sets of the pool, one binary task each (binary="first_vs_rest").
-POOL = ("ionosphere", "sonar", "parkinsons", "heart_cleveland", "wdbc", "breast_cancer_wisconsin",
-        "blood_transfusion", "mammographic", "climate_crashes", "pima", "spambase", "mushroom", "magic", "adult",
-        "landsat", "optdigits", "pendigits", "letter", "shuttle", "wine", "iris", "new_thyroid", "dermatology")
+
+def classification_sets() -> tuple[str, ...]:
+    """Every set of the catalog whose task is binary or multi-class, in the catalog's order."""
+    return tuple(name for name, info in DATASETS.items() if info.task in CLASSIFICATION)
+
+
+#: The data sets of the pool.
+POOL = classification_sets()
 
 #: Extra keyword arguments of load_dataset per data set (the categorical columns one-hot encoded).
 LOAD_KWARGS: dict[str, dict[str, Any]] = {"adult": {"categorical": "onehot"}, "mushroom": {"categorical": "onehot"}}
 
-#: estimator -> the data sets of its own paper's tables, which it skips here (its defaults may come from them).
-PAPER_DATASETS: dict[str, tuple[str, ...]] = {
-    # paper 000 (robust nonlinear SVM)
-    "RobustSVC": ("arrhythmia", "blood_transfusion", "breast_cancer_wisconsin", "climate_crashes", "dermatology",
-                  "heart_cleveland", "mammographic", "parkinsons", "wdbc"),
-    # paper 001 (ramp-loss SVM with a feature budget)
-    "RampLossSVC": ("arrhythmia", "colon", "dlbcl", "ionosphere", "leukemia", "mushroom", "sonar", "wdbc"),
-    # paper 002 (fixed-size LS-SVM)
-    "FixedSizeLSSVC": ("adult", "boston_housing", "concrete", "letter", "magic", "pima", "shuttle", "spambase"),
-    # paper 003 (QCQP / PSO hyperplane)
-    "EllipsoidPSOClassifier": ("iris", "new_thyroid", "pima", "wine"),
+#: estimator -> its paper (the catalog's ``papers`` of a set name the papers whose tables use it).
+PAPER: dict[str, str] = {
+    "RobustSVC": "000",  # robust nonlinear SVM
+    "RampLossSVC": "001",  # ramp-loss SVM with a feature budget
+    "L1SVC": "001",  # its (SVM-l1)
+    "FeatureBudgetSVC": "001",  # its comparison model (FS-SVM)
+    "FixedSizeLSSVC": "002",  # fixed-size LS-SVM
+    "EllipsoidPSOClassifier": "003",  # QCQP / PSO hyperplane
 }
+
+
+def paper_datasets() -> dict[str, tuple[str, ...]]:
+    """estimator -> the catalog's sets that its paper's tables use (its defaults may have been chosen on them)."""
+    return {est: tuple(sorted(n for n, info in DATASETS.items() if paper in info.papers))
+            for est, paper in PAPER.items()}
+
+
+PAPER_DATASETS: dict[str, tuple[str, ...]] = paper_datasets()
 
 #: Fitted attributes (and parameters) recorded as "the values our estimator selected", where they exist.
 SELECTED_ATTRS = ("nu_", "kernel_", "alpha_", "rho_", "C_", "c_", "budget_", "gamma_", "sigma2_",
                   "gamma", "sigma2", "n_prototypes_", "n_landmarks_", "method_", "model_", "ratios_", "shrinkages_",
-                  "n_selected_features_", "best_params_", "best_score_", "cv_score_", "cv_results_")
+                  "n_selected_features_", "solver_", "status_", "best_params_", "best_score_", "cv_score_",
+                  "cv_results_")
 #: The values each estimator selects (RobustSVC's ``gamma_`` is its LP offset, not a kernel parameter).
 SELECTED_BY_ESTIMATOR = {
     "RobustSVC": ("kernel_", "nu_", "rho_", "model_"),
     "FixedSizeLSSVC": ("gamma_", "sigma2_", "n_prototypes_"),
-    "RampLossSVC": ("C_", "method_"),
+    "RampLossSVC": ("C_", "budget_", "method_", "n_selected_features_"),
+    "L1SVC": ("C_", "solver_", "status_", "n_selected_features_"),
+    "FeatureBudgetSVC": ("C_", "budget_", "solver_", "status_", "n_selected_features_"),
     "EllipsoidPSOClassifier": ("ratios_", "shrinkages_"),
 }
 #: Attributes recorded by their text when they are not plain JSON values.
@@ -158,13 +195,26 @@ ESTIMATORS: dict[str, tuple[type, str]] = {
     "RobustSVC": (RobustSVC, "SVC-rbf-grid"),
     "FixedSizeLSSVC": (FixedSizeLSSVC, "SVC-rbf-grid"),
     "RampLossSVC": (RampLossSVC, "LinearSVC-grid"),
+    "L1SVC": (L1SVC, "LinearSVC-grid"),
+    "FeatureBudgetSVC": (FeatureBudgetSVC, "LinearSVC-grid"),
     "EllipsoidPSOClassifier": (EllipsoidPSOClassifier, "LinearSVC-grid"),
 }
+#: The estimators that take more than two classes (the others are fit on first_vs_rest of a multi-class set).
+MULTICLASS = frozenset({"RobustSVC", "FixedSizeLSSVC", "EllipsoidPSOClassifier"})
+#: The tasks: a binary set's, and a multi-class set's for the multi-class and for the binary-only estimators.
+TASKS = ("binary", "multiclass", "first_vs_rest")
 
 
-def applicable(estimator: str, dataset: str) -> bool:
-    """Whether ``estimator`` runs on ``dataset``: not one of its paper's data sets."""
-    return dataset not in PAPER_DATASETS[estimator]
+def task_of(estimator: str, catalog_task: str) -> str:
+    """The task ``estimator`` gets on a set of the catalog's task ``catalog_task`` ("binary" or "multiclass")."""
+    if catalog_task == "binary":
+        return "binary"
+    return "multiclass" if estimator in MULTICLASS else "first_vs_rest"
+
+
+def is_paper_set(estimator: str, dataset: str) -> bool:
+    """Whether ``dataset`` is one of the sets of ``estimator``'s paper's tables."""
+    return dataset in PAPER_DATASETS[estimator]
 
 
 def make_ours(name: str, split: int) -> Any:
@@ -176,30 +226,49 @@ def make_ours(name: str, split: int) -> Any:
 
 
 # -------------------------------------------------------------------------------------------------------- data
-def load_task(name: str) -> tuple[np.ndarray, np.ndarray, dict[str, Any]] | str:
-    """``(X, y, info)`` of one binary task (y in {-1, +1}), or the reason it cannot be read (files missing)."""
-    from svmopt.datasets import DATASETS, load_dataset
-
-    kwargs = {"binary": "first_vs_rest", **LOAD_KWARGS.get(name, {})}
+def load_task(name: str, task: str) -> tuple[np.ndarray, np.ndarray, dict[str, Any]] | str:
+    """``(X, y, info)`` of one task of data set ``name`` (y in {-1, +1} but for "multiclass": the original labels),
+    or the reason it cannot be read (files missing)."""
+    kwargs = {"binary": None if task == "multiclass" else "first_vs_rest", **LOAD_KWARGS.get(name, {})}
     try:
         ds = load_dataset(name, return_X_y=False, **kwargs)
     except FileNotFoundError as exc:
         return str(exc)
     X = np.ascontiguousarray(ds.X, dtype=np.float64)
-    y = np.where(np.asarray(ds.y) == 1, 1, -1)
-    info = {"positive": _jsonable(ds.positive), "task": DATASETS[name].task, "n_original": int(X.shape[0]),
-            "d": int(X.shape[1]), "positive_rate": float(np.mean(y == 1)),
-            "load_kwargs": {k: v for k, v in kwargs.items()}}
+    y = np.asarray(ds.y) if task == "multiclass" else np.where(np.asarray(ds.y) == 1, 1, -1)
+    info = {"positive": None if task == "multiclass" else _jsonable(ds.positive), "n_original": int(X.shape[0]),
+            "d": int(X.shape[1]), "load_kwargs": dict(kwargs)}
     return X, y, info
 
 
-def subsample(y: np.ndarray, max_rows: int) -> np.ndarray:
-    """Row indices of a stratified subsample of at most ``max_rows`` rows (seed 0), sorted; all rows if fewer."""
-    idx = np.arange(y.shape[0])
-    if y.shape[0] <= max_rows:
-        return idx
-    keep, _ = train_test_split(idx, train_size=max_rows, stratify=y, random_state=SUBSAMPLE_SEED)
-    return np.sort(keep)
+def _counts(y: np.ndarray) -> dict[Any, int]:
+    labels, counts = np.unique(y, return_counts=True)
+    return {_jsonable(k): int(c) for k, c in zip(labels, counts, strict=True)}
+
+
+def prepare(y: np.ndarray, max_rows: int) -> tuple[np.ndarray, dict[str, Any]] | str:
+    """The rows of a task that the study uses (sorted indices) and what was dropped, or why no task is left.
+
+    The classes with one row are dropped, then a stratified subsample of at most ``max_rows`` rows is drawn (seed 0),
+    then the classes with fewer than ``MIN_CLASS_ROWS`` rows in it are dropped."""
+    labels, counts = np.unique(y, return_counts=True)
+    dropped = {_jsonable(k): int(c) for k, c in zip(labels, counts, strict=True) if c < 2}
+    idx = np.flatnonzero(np.isin(y, labels[counts >= 2]))
+    if idx.size > max_rows and np.unique(y[idx]).size > 1:
+        idx, _ = train_test_split(idx, train_size=max_rows, stratify=y[idx], random_state=SUBSAMPLE_SEED)
+        idx = np.sort(idx)
+    sub_labels, sub_counts = np.unique(y[idx], return_counts=True)
+    small = sub_labels[sub_counts < MIN_CLASS_ROWS]
+    for k, c in zip(sub_labels, sub_counts, strict=True):
+        if c < MIN_CLASS_ROWS:
+            dropped[_jsonable(k)] = int(c)
+    idx = idx[~np.isin(y[idx], small)]
+    kept = _counts(y[idx])
+    if len(kept) < 2:
+        return (f"fewer than two classes with at least {MIN_CLASS_ROWS} rows in the subsample of {max_rows} "
+                f"(class counts {_counts(y)})")
+    return idx, {"n_used": int(idx.size), "n_classes": len(kept), "class_counts": kept,
+                 "dropped_classes": dropped}
 
 
 def splits(y: np.ndarray, n_splits: int) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -207,11 +276,18 @@ def splits(y: np.ndarray, n_splits: int) -> list[tuple[np.ndarray, np.ndarray]]:
     return list(sss.split(np.zeros((y.shape[0], 1)), y))
 
 
+def majority_rate(y: np.ndarray) -> float:
+    """The share of the largest class of ``y``."""
+    return float(np.unique(y, return_counts=True)[1].max() / y.shape[0])
+
+
 # ------------------------------------------------------------------------------------------------- recording
 def _jsonable(v: Any) -> Any:
     """``v`` as plain JSON values; raises TypeError / ValueError where it has none (or is too long)."""
-    if v is None or isinstance(v, (bool, str)):
+    if v is None or isinstance(v, bool):
         return v
+    if isinstance(v, str):  # np.str_ too
+        return str(v)
     if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
         return int(v)
     if isinstance(v, (float, np.floating)):
@@ -300,77 +376,105 @@ def timed_fit(model: Any, X_train: np.ndarray, y_train: np.ndarray, X_test: np.n
 
 
 # --------------------------------------------------------------------------------------------------------- run
-Key = tuple[str, int, str]
+Key = tuple[str, str, int, str]
 
 
-def _key(r: Mapping[str, Any]) -> Key:
-    return r["dataset"], int(r["split"]), r["model"]
+def record_key(r: Mapping[str, Any]) -> Key:
+    """(data set, task, split, model): what a record is of; a merge replaces, and a peer is reused, by it."""
+    return r["dataset"], r["task"], int(r["split"]), r["model"]
+
+
+def tasks_of(dataset: str, estimators: Sequence[str]) -> dict[str, list[str]]:
+    """task -> the estimators of ``estimators`` that get it on ``dataset`` (in their order)."""
+    out: dict[str, list[str]] = {}
+    for est in estimators:
+        out.setdefault(task_of(est, DATASETS[dataset].task), []).append(est)
+    return out
 
 
 def run(datasets: Sequence[str], estimators: Sequence[str], n_splits: int, max_rows: int,
         reuse: Mapping[Key, dict[str, Any]] | None = None,
         log: Callable[[str], None] = print) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, str]]:
-    """The records of every fit, the data sets' descriptions and the skipped data sets (name -> reason).
+    """The records of every fit, the data sets' descriptions (per task under ``"tasks"``) and the skipped data sets
+    (name, or "name/task", -> reason).
 
-    ``reuse``: peer records of an earlier run of the same protocol, by (data set, split, peer): not refit."""
+    ``reuse``: peer records of an earlier run of the same protocol, by (data set, task, split, peer): not refit."""
     reuse = reuse or {}
     records: list[dict[str, Any]] = []
     infos: dict[str, Any] = {}
     skipped: dict[str, str] = {}
     for name in datasets:
-        ours = [e for e in estimators if applicable(e, name)]
-        if not ours:
-            log(f"{name}: skipped, no selected estimator applies (paper data set of {', '.join(estimators)})")
-            continue
-        task = load_task(name)
-        if isinstance(task, str):
-            skipped[name] = task
-            log(f"{name}: skipped, files missing: {task}")
-            continue
-        X, y, info = task
-        keep = subsample(y, max_rows)
-        X, y = X[keep], y[keep]
-        info["n_used"] = int(y.shape[0])
-        infos[name] = info
-        peers = [p for p in PEERS if any(ESTIMATORS[e][1] == p for e in ours)]
-        base = {"dataset": name, "n_original": info["n_original"], "n_used": info["n_used"], "d": info["d"],
-                "positive": info["positive"]}
-        for s, (tr, te) in enumerate(splits(y, n_splits)):
-            split_info = {"split": s, "n_train": int(tr.size), "n_test": int(te.size),
-                          "majority_rate": float(max(np.mean(y[te] == 1), np.mean(y[te] == -1)))}
-            for model in (*peers, *ours):
-                is_peer = model in PEERS
-                old = reuse.get((name, s, model)) if is_peer else None
-                if old is not None:
-                    log(f"{name:<24} split {s} {model:<22} reused from the existing JSON")
-                    records.append(old)
-                    continue
-                pipe = make_pipeline(StandardScaler(), PEERS[model].make(X[tr])) if is_peer else make_ours(model, s)
-                rec = {**base, **split_info, "model": model, "role": "peer" if is_peer else "ours",
-                       "peer": None if is_peer else ESTIMATORS[model][1],
-                       **timed_fit(pipe, X[tr], y[tr], X[te], y[te])}
-                final = pipe[-1]
-                if rec["error"] is None:
-                    if is_peer:
-                        rec["best_params"] = _jsonable(final.best_params_)
-                        rec["best_cv_score"] = _jsonable(final.best_score_)
-                    else:
-                        rec["selected"] = selected_values(final, SELECTED_BY_ESTIMATOR.get(model, SELECTED_ATTRS))
-                records.append(rec)
-                acc = "FAILED " + rec["error"].splitlines()[0][:120] if rec["error"] else f"acc {rec['accuracy']:.4f}"
-                log(f"{name:<24} split {s} {model:<22} {acc} (majority {rec['majority_rate']:.3f}) "
-                    f"wall {rec['wall_s']:.2f} s cpu {rec['cpu_s']:.2f} s warnings {rec['n_warnings']}")
+        catalog = DATASETS[name]
+        for task, ours in tasks_of(name, estimators).items():
+            loaded = load_task(name, task)
+            if isinstance(loaded, str):
+                skipped[name] = loaded
+                log(f"{name}: skipped, files missing: {loaded}")
+                break
+            X, y, info = loaded
+            prepared = prepare(y, max_rows)
+            if isinstance(prepared, str):
+                skipped[f"{name}/{task}"] = prepared
+                log(f"{name} ({task}): skipped, {prepared}")
+                continue
+            keep, task_info = prepared
+            X, y = X[keep], y[keep]
+            entry = infos.setdefault(name, {"catalog_task": catalog.task, "papers": list(catalog.papers),
+                                            "n_original": info["n_original"], "d": info["d"], "tasks": {}})
+            entry["tasks"][task] = {"positive": info["positive"], "load_kwargs": info["load_kwargs"], **task_info}
+            peers = [p for p in PEERS if any(ESTIMATORS[e][1] == p for e in ours)]
+            base = {"dataset": name, "task": task, "n_original": info["n_original"], "n_used": task_info["n_used"],
+                    "d": info["d"], "n_classes": task_info["n_classes"], "positive": info["positive"]}
+            for s, (tr, te) in enumerate(splits(y, n_splits)):
+                split_info = {"split": s, "n_train": int(tr.size), "n_test": int(te.size),
+                              "majority_rate": majority_rate(y[te])}
+                for model in (*peers, *ours):
+                    is_peer = model in PEERS
+                    old = reuse.get((name, task, s, model)) if is_peer else None
+                    if old is not None:
+                        log(f"{name:<24} {task:<13} split {s} {model:<22} reused from the existing JSON")
+                        records.append(old)
+                        continue
+                    pipe = (make_pipeline(StandardScaler(), PEERS[model].make(X[tr])) if is_peer
+                            else make_ours(model, s))
+                    # a peer's set is a paper set when it is one for any estimator it is fit for here
+                    users = [e for e in ours if ESTIMATORS[e][1] == model] if is_peer else [model]
+                    paper = any(is_paper_set(e, name) for e in users)
+                    rec = {**base, **split_info, "model": model, "role": "peer" if is_peer else "ours",
+                           "peer": None if is_peer else ESTIMATORS[model][1], "paper_set": paper,
+                           **timed_fit(pipe, X[tr], y[tr], X[te], y[te])}
+                    final = pipe[-1]
+                    if rec["error"] is None:
+                        if is_peer:
+                            rec["best_params"] = _jsonable(final.best_params_)
+                            rec["best_cv_score"] = _jsonable(final.best_score_)
+                        else:
+                            rec["selected"] = selected_values(final, SELECTED_BY_ESTIMATOR.get(model, SELECTED_ATTRS))
+                    records.append(rec)
+                    acc = ("FAILED " + rec["error"].splitlines()[0][:120] if rec["error"]
+                           else f"acc {rec['accuracy']:.4f}")
+                    log(f"{name:<24} {task:<13} split {s} {model:<22} {acc} (majority {rec['majority_rate']:.3f}) "
+                        f"wall {rec['wall_s']:.2f} s cpu {rec['cpu_s']:.2f} s warnings {rec['n_warnings']}")
     return records, infos, skipped
 
 
 def protocol(n_splits: int, max_rows: int) -> dict[str, Any]:
     """The settings two runs must share to be merged."""
-    return {"max_rows": max_rows, "splits": n_splits, "test_size": TEST_SIZE, "subsample_seed": SUBSAMPLE_SEED,
-            "split_seed": SPLIT_SEED, "scaler": "StandardScaler (first step of every pipeline)",
-            "binary": "first_vs_rest", "load_kwargs": LOAD_KWARGS,
+    return {"protocol_version": PROTOCOL_VERSION, "max_rows": max_rows, "splits": n_splits, "test_size": TEST_SIZE,
+            "subsample_seed": SUBSAMPLE_SEED, "split_seed": SPLIT_SEED, "min_class_rows": MIN_CLASS_ROWS,
+            "scaler": "StandardScaler (first step of every pipeline)",
+            "pool": f"the sets of svmopt.datasets.DATASETS whose task is {' or '.join(CLASSIFICATION)}",
+            "tasks": {"binary": "a binary set: binary='first_vs_rest' (+1: the catalog's positive class)",
+                      "multiclass": "a multi-class set, all its classes (original labels), for the estimators of "
+                                    "multiclass_estimators and their peers",
+                      "first_vs_rest": "a multi-class set, binary='first_vs_rest', for the other estimators and "
+                                       "their peers"},
+            "multiclass_estimators": sorted(MULTICLASS),
+            "load_kwargs": LOAD_KWARGS,
             "peers": {k: p.description for k, p in PEERS.items()},
             "linear_svc_extra": _linear_svc_dual(),
             "estimator_peer": {k: v[1] for k, v in ESTIMATORS.items()},
+            "estimator_paper": dict(PAPER),
             "paper_datasets": {k: list(v) for k, v in PAPER_DATASETS.items()}}
 
 
@@ -396,11 +500,29 @@ def _try_jsonable(v: Any) -> Any:
         return repr(v)[:200]
 
 
+def merge(old: Mapping[str, Any], records: list[dict[str, Any]], meta: dict[str, Any]) -> list[dict[str, Any]]:
+    """The records of ``old`` not redone here followed by ``records``; ``meta`` updated with ``old``'s in place."""
+    new_keys = {record_key(r) for r in records}
+    merged = [r for r in old["records"] if record_key(r) not in new_keys] + records
+    om = old["meta"]
+    meta["runs"] = [*om.get("runs", []), *meta["runs"]]
+    datasets = {k: {**v, "tasks": dict(v.get("tasks", {}))} for k, v in om.get("datasets", {}).items()}
+    for name, info in meta["datasets"].items():
+        tasks = {**datasets.get(name, {}).get("tasks", {}), **info["tasks"]}
+        datasets[name] = {**info, "tasks": tasks}
+    meta["datasets"] = datasets
+    done = {f"{n}/{t}" for n, v in datasets.items() for t in v["tasks"]}
+    meta["skipped_datasets"] = {k: v for k, v in {**om.get("skipped_datasets", {}), **meta["skipped_datasets"]}.items()
+                                if k not in datasets and k not in done}
+    meta["estimator_defaults"] = {**om.get("estimator_defaults", {}), **meta["estimator_defaults"]}
+    return merged
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--datasets", nargs="+", default=list(POOL), choices=POOL, metavar="NAME",
-                    help="a subset of the pool (default: all of it)")
+                    help="a subset of the pool (default: all of it, the catalog's classification sets)")
     ap.add_argument("--estimators", nargs="+", default=list(ESTIMATORS), choices=list(ESTIMATORS))
     ap.add_argument("--splits", type=int, default=5)
     ap.add_argument("--max-rows", type=int, default=2000)
@@ -417,10 +539,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.append and args.json.is_file():
         old = json.loads(args.json.read_text())
         if old["meta"]["protocol"] != json.loads(json.dumps(proto)):
-            print(f"{args.json} was written under another protocol; not merged (run without --append or with "
-                  "another --json)", file=sys.stderr)
+            version = old["meta"]["protocol"].get("protocol_version", 1)
+            print(f"{args.json} was written under another protocol (version {version}; this one: "
+                  f"{PROTOCOL_VERSION}); not merged (run without --append or with another --json)", file=sys.stderr)
             return 2
-    reuse = {_key(r): r for r in (old or {}).get("records", []) if r["role"] == "peer" and r["error"] is None}
+    reuse = {record_key(r): r for r in (old or {}).get("records", []) if r["role"] == "peer" and r["error"] is None}
 
     t0 = time.perf_counter()
 
@@ -431,23 +554,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.strftime("%Y-%m-%d %H:%M:%S")
     records, infos, skipped = run(args.datasets, args.estimators, args.splits, args.max_rows, reuse, log)
     total = time.perf_counter() - t0
-    command = command_line(__spec__.name, argv)
-    this_run = {"command": command, "git_commit": git_head(), "started": started, "total_s": total,
-                "datasets": list(args.datasets), "estimators": list(args.estimators)}
+    command = command_line(__spec__.name if __spec__ else "benchmarks.studies.defaults", argv)
+    this_run = {"command": command, "git_commit": git_head(), "uncommitted": uncommitted(), "started": started,
+                "total_s": total, "datasets": list(args.datasets), "estimators": list(args.estimators)}
     meta: dict[str, Any] = {
         "protocol": proto, "machine": machine(), "svmopt_version": svmopt.__version__, "git_commit": git_head(),
         "command": command, "runs": [this_run], "datasets": infos, "skipped_datasets": skipped,
         "estimator_defaults": estimator_defaults(args.estimators),
     }
     if old is not None:
-        new_keys = {_key(r) for r in records}
-        records = [r for r in old["records"] if _key(r) not in new_keys] + records
-        om = old["meta"]
-        meta["runs"] = [*om.get("runs", []), this_run]
-        meta["datasets"] = {**om.get("datasets", {}), **infos}
-        meta["skipped_datasets"] = {k: v for k, v in {**om.get("skipped_datasets", {}), **skipped}.items()
-                                    if k not in meta["datasets"]}
-        meta["estimator_defaults"] = {**om.get("estimator_defaults", {}), **meta["estimator_defaults"]}
+        records = merge(old, records, meta)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps({"meta": meta, "records": records}, indent=1) + "\n")
     n_fail = sum(r["error"] is not None for r in records)

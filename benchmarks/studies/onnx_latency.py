@@ -306,7 +306,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "CPUs": os.cpu_count(), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "unset"),
         "load average at start (1, 5, 15 min)": [round(v, 2) for v in os.getloadavg()],
         "svmopt": svmopt.__version__, "skl2onnx / onnxruntime": f"{skl2onnx.__version__} / {onnxruntime.__version__}",
-        "git HEAD": git_head(), "uncommitted python/cpp files": len(uncommitted()),
+        "git HEAD": git_head(), "files differing from HEAD under python and cpp": len(uncommitted()),
         "python / numpy": f"{platform.python_version()} / {np.__version__}", "machine": platform.machine(),
         "data": f"{N_TRAIN} training rows of Gaussian blobs (centres N(0, {SPREAD}^2), unit spread), d = {D}; the "
                 "batch drawn from the same blobs",
