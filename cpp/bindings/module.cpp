@@ -3,14 +3,37 @@
 // python/svmopt/_core/<submodule>.pyi.
 #include "bindings.hpp"
 
+#include <pythread.h>
+
 #ifndef SVMOPT_MODULE_NAME
 #define SVMOPT_MODULE_NAME _core_baseline
 #endif
+
+namespace {
+
+// Python's main thread, the one its signal handlers run on (threading.main_thread(), read at import).
+unsigned long g_main_thread = 0;
+
+bool on_main_thread() { return PyThread_get_thread_ident() == g_main_thread; }
+
+// The core's interrupt hook (svmopt/common.hpp): with the GIL, run the pending signal handlers; one that raises
+// (KeyboardInterrupt) is thrown as py::error_already_set, which reaches Python as that exception.
+void handle_signals() {
+  pybind11::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() != 0) throw pybind11::error_already_set();
+}
+
+}  // namespace
 
 PYBIND11_MODULE(SVMOPT_MODULE_NAME, m) {
   namespace bind = svmopt::bind;
   m.doc() = "svmopt's C++ core (Eigen + OpenMP), one submodule per concept. Entry points expect validated arrays of "
             "the exact dtype; use the Python API (svmopt.Kernel, the estimators) unless you need the raw routines.";
+  g_main_thread = pybind11::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
+  svmopt::InterruptHook hook;
+  hook.receives_signals = &on_main_thread;
+  hook.handle_signals = &handle_signals;
+  svmopt::set_interrupt_hook(hook);
   bind::register_build(m);
   auto blas = m.def_submodule("blas", "The BLAS / LAPACK the fixed-size core's dense kernels run on.");
   bind::register_blas(blas);

@@ -11,6 +11,17 @@
 #include "svmopt/entropy.hpp"
 
 namespace svmopt::bind {
+namespace {
+
+// The rows idx of Z, all of them for None.
+std::vector<Index> rows_or_all(const OptionalInt64& idx, const MatrixView& Z) {
+  if (idx) return index_vector(idx, "idx");
+  std::vector<Index> all(static_cast<std::size_t>(Z.rows));
+  for (Index i = 0; i < Z.rows; ++i) all[static_cast<std::size_t>(i)] = i;
+  return all;
+}
+
+}  // namespace
 
 void register_prototypes(py::module_& m) {
   // ---------------------------------------------------------------- the entropy (12) and Algorithm 1
@@ -18,7 +29,7 @@ void register_prototypes(py::module_& m) {
       "entropy_log_offdiag",
       [](const DoubleArray& Z, const OptionalInt64& idx, int n_threads) {
         const MatrixView zv = view2d(Z, "Z");
-        const auto id = index_vector(idx, "idx");
+        const auto id = rows_or_all(idx, zv);
         py::gil_scoped_release release;
         return entropy_log_offdiag(zv, id, n_threads);
       },
@@ -27,7 +38,8 @@ void register_prototypes(py::module_& m) {
   m.def(
       "entropy_log_rowsum",
       [](const DoubleArray& Z, const OptionalInt64& idx, Index point, Index skip) {
-        return entropy_log_rowsum(view2d(Z, "Z"), index_vector(idx, "idx"), point, skip);
+        const MatrixView zv = view2d(Z, "Z");
+        return entropy_log_rowsum(zv, rows_or_all(idx, zv), point, skip);
       },
       py::arg("Z").noconvert(), py::arg("idx").noconvert(), py::arg("point"), py::arg("skip"),
       "LSE_{l != skip}(-||Z_point - Z_{idx_l}||^2).");

@@ -59,4 +59,33 @@ bool openmp_enabled() {
 
 int max_threads() { return resolve_threads(0); }
 
+namespace {
+InterruptHook g_interrupt_hook;  // set once, at the binding module's import (before any routine runs)
+}  // namespace
+
+void set_interrupt_hook(const InterruptHook& hook) { g_interrupt_hook = hook; }
+
+Interruption::Interruption() : owner_(std::this_thread::get_id()) {
+#ifdef _OPENMP
+  const bool nested = omp_in_parallel() != 0;
+#else
+  const bool nested = false;
+#endif
+  polls_ = !nested && g_interrupt_hook.handle_signals != nullptr && g_interrupt_hook.receives_signals != nullptr &&
+           g_interrupt_hook.receives_signals();
+  period_ = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(kInterruptPeriodSeconds));
+  next_ = std::chrono::steady_clock::now() + period_;
+}
+
+bool Interruption::poll() noexcept {
+  try {
+    g_interrupt_hook.handle_signals();
+  } catch (...) {
+    error_ = std::current_exception();
+    stop_.store(true, std::memory_order_relaxed);
+  }
+  return stop_.load(std::memory_order_relaxed);
+}
+
 }  // namespace svmopt

@@ -80,7 +80,9 @@ CSAResult csa_minimize(const std::function<double(const Vector&)>& cost, const R
   std::vector<Vector> hist_x;
   std::vector<double> hist_e;
   res.f_best = std::numeric_limits<double>::infinity();
+  Interruption intr;  // between evaluations (a cost in the core runs no Python code of its own)
   auto eval = [&](const Vector& x) {
+    intr.check();
     if (!opt.deadline.allows_next()) throw TimeUp{};
     const auto t0 = std::chrono::steady_clock::now();
     const double e = clean(cost(x));

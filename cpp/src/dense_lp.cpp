@@ -21,7 +21,9 @@ GsvmDenseLP::GsvmDenseLP(const MatrixView& K, const double* y, const double* del
   const Index m = K.rows;
   if (K.cols != m) throw std::invalid_argument("GsvmDenseLP: K must be square");
   if (m < 1) throw std::invalid_argument("GsvmDenseLP: K must have at least one row");
+  Interruption intr;  // between rows and columns of K
   for (Index i = 0; i < m; ++i) {
+    intr.check();
     if (y[i] != 1.0 && y[i] != -1.0) throw std::invalid_argument("GsvmDenseLP: y must hold labels +1 or -1");
     if (delta && !(delta[i] >= 0.0 && std::isfinite(delta[i]))) {
       throw std::invalid_argument("GsvmDenseLP: delta must be finite and >= 0");
@@ -38,6 +40,7 @@ GsvmDenseLP::GsvmDenseLP(const MatrixView& K, const double* y, const double* del
   // Original u-blocks, column-major: column j of u+ then column j of u- (the same entries as robust_lp_matrix).
   A_.resize(static_cast<std::size_t>(2 * m * m));
   for (Index j = 0; j < m; ++j) {
+    intr.check();
     for (Index i = 0; i < m; ++i) {
       const double dk = y[i] * y[j] * K(j, i);
       const double rob = delta ? delta[i] * r[static_cast<std::size_t>(j)] : 0.0;
@@ -48,6 +51,7 @@ GsvmDenseLP::GsvmDenseLP(const MatrixView& K, const double* y, const double* del
   // Tableau at the xi basis (B = I): T = [A_u+, A_u-, -y, I, -I], b = e.
   T_.assign(static_cast<std::size_t>(m * n_), 0.0);
   for (Index i = 0; i < m; ++i) {
+    intr.check();
     double* row = T_.data() + i * n_;
     for (Index j = 0; j < 2 * m; ++j) row[j] = A_[static_cast<std::size_t>(j * m + i)];
     row[2 * m] = -y[i];
@@ -117,7 +121,10 @@ DenseLPResult GsvmDenseLP::solve(double nu, Index max_iter, double tol) {
   price(nu);
   Index it = 0, degenerate = 0;
   bool bland = false;
+  // Between pivots: an interrupted solve leaves a primal feasible basis, from which the next solve continues.
+  Interruption intr;
   while (true) {
+    intr.check();
     // Pricing: Dantzig (most negative reduced cost); Bland (smallest index) during a degenerate run.
     Index q = -1;
     double best = -kDualTol;

@@ -45,8 +45,13 @@ double lse_neg_sqdist(const RowMatrix& P, const Eigen::Ref<const Eigen::RowVecto
 Eigen::VectorXd log_rowsums_packed(const RowMatrix& P, int n_threads) {
   const Index m = P.rows();
   Eigen::VectorXd row(m);
+  Interruption intr;  // asked every 16 rows
 #pragma omp parallel for schedule(static) num_threads(resolve_threads(n_threads)) if (m * m * P.cols() > (1 << 18))
-  for (Index k = 0; k < m; ++k) row(k) = lse_neg_sqdist(P, P.row(k), k);
+  for (Index k = 0; k < m; ++k) {
+    if (intr.stopped() || ((k & 15) == 0 && intr.requested())) continue;
+    row(k) = lse_neg_sqdist(P, P.row(k), k);
+  }
+  intr.check();
   return row;
 }
 
@@ -76,7 +81,9 @@ std::int64_t update_log_rowsums(const RowMatrix& P, Index i, const Eigen::RowVec
   std::int64_t evals = 2 * (m - 1);
   constexpr double kHalf = -0.69314718055994530942;  // log(1/2)
   constexpr double kDrift = 6.9314718055994530942;   // log(2^10)
+  Interruption intr;  // asked every 16 rows
   for (Index j = 0; j < m; ++j) {
+    if ((j & 15) == 0) intr.check();
     if (j == i) continue;
     const double l = lo(j);
     if (std::isfinite(l) && e_old(j) - l < kHalf) {
@@ -229,8 +236,10 @@ EntropySelectResult entropy_select(const MatrixView& Z, Index m, const std::vect
   double L_check = L;
   Eigen::RowVectorXd zc(Z.cols);
   Index since_recompute = 0;
+  Interruption intr;  // asked every 16 proposals
 
   for (Index t = 1; t <= T; ++t) {
+    if ((t & 15) == 0) intr.check();
     ++res.n_proposals;
     const Index i = uniform_index(rng, m);
     const Index p_star = idx[i];
@@ -323,8 +332,10 @@ double kde_psi(const double* x, Index n, double g, int r, double* dpsi, int n_th
     return (u2 * u2 * u2 - 15.0 * u2 * u2 + 45.0 * u2 - 15.0) * ph;
   };
   Eigen::VectorXd row(n), drow(n);
+  Interruption intr;  // asked every 256 points
 #pragma omp parallel for schedule(dynamic, 256) num_threads(resolve_threads(n_threads)) if (n > 2000)
   for (Index i = 0; i < n; ++i) {
+    if (intr.stopped() || ((i & 255) == 0 && intr.requested())) continue;
     double s = 0.0, ds = 0.0, d = 0.0;
     for (Index j = i + 1; j < n; ++j) {
       const double u = (x[j] - x[i]) / g;
@@ -335,6 +346,7 @@ double kde_psi(const double* x, Index n, double g, int r, double* dpsi, int n_th
     row(i) = s;
     drow(i) = ds;
   }
+  intr.check();
   double d0 = 0.0;
   const double t0 = term(0.0, d0);
   const double nn = static_cast<double>(n) * static_cast<double>(n);

@@ -69,11 +69,13 @@ std::vector<Eigen::MatrixXd> fold_ridge_solves(const std::vector<Eigen::MatrixXd
   // parallel. One workspace per thread (a fresh p x p matrix per fold had cost page
   // faults; docs/performance.md#fixed-size-design-figures).
   const bool parallel_folds = v > 1 && !on_lapack(p);
+  Interruption intr;
 #pragma omp parallel num_threads(resolve_threads(n_threads)) if (parallel_folds)
   {
     Eigen::MatrixXd W(p, p);
 #pragma omp for schedule(dynamic, 1)
     for (Index u = 0; u < v; ++u) {
+      if (intr.requested()) continue;
       try {
         W.triangularView<Eigen::Lower>() = S - G[u];
         ridge_factor_inplace(W, gamma, regularize_bias);
@@ -85,6 +87,7 @@ std::vector<Eigen::MatrixXd> fold_ridge_solves(const std::vector<Eigen::MatrixXd
       }
     }
   }
+  intr.check();
   if (!err.empty()) throw std::runtime_error(err);
   return theta;
 }
@@ -123,16 +126,20 @@ void fold_predict(const MatrixView& Phi, const std::int32_t* folds, const std::v
     if (th.rows() != p || th.cols() != k) throw std::invalid_argument("theta must be p x k per fold");
   for (Index i = 0; i < n; ++i)
     if (folds[i] < 0 || folds[i] >= v) throw std::invalid_argument("fold ids must lie in [0, n_folds)");
+  Interruption intr;  // asked every 1024 rows
   if (Phi.rows_contiguous()) {  // vectorized dot products over each row
 #pragma omp parallel for schedule(static) num_threads(resolve_threads(n_threads)) if (n * p > (1 << 16))
     for (Index i = 0; i < n; ++i) {
+      if (intr.stopped() || ((i & 1023) == 0 && intr.requested())) continue;
       const Eigen::Map<const Eigen::RowVectorXd> row(Phi.data + i * Phi.row_stride, p);
       out.row(i).noalias() = row * theta[folds[i]];
     }
+    intr.check();
     return;
   }
 #pragma omp parallel for schedule(static) num_threads(resolve_threads(n_threads)) if (n * p > (1 << 16))
   for (Index i = 0; i < n; ++i) {
+    if (intr.stopped() || ((i & 1023) == 0 && intr.requested())) continue;
     const Eigen::MatrixXd& th = theta[folds[i]];
     for (Index j = 0; j < k; ++j) {
       double s = 0.0;
@@ -140,6 +147,7 @@ void fold_predict(const MatrixView& Phi, const std::int32_t* folds, const std::v
       out(i, j) = s;
     }
   }
+  intr.check();
 }
 
 void fast_cv_holdout(const MatrixView& Phi, const MatrixView& Y, const std::int32_t* folds, Index n_folds,
@@ -179,8 +187,10 @@ void fast_cv_holdout(const MatrixView& Phi, const MatrixView& Y, const std::int3
   const int nt = resolve_threads(n_threads);
   constexpr Index kSlab = 256;
   const Index n_slabs = (n + kSlab - 1) / kSlab;
+  Interruption intr;
 #pragma omp parallel for schedule(static) num_threads(nt) if (n_slabs > 1 && n * p * p > (1 << 20))
   for (Index s = 0; s < n_slabs; ++s) {
+    if (intr.requested()) continue;
     const Index c0 = s * kSlab, w = std::min(kSlab, n - c0);
     for (Index c = c0; c < c0 + w; ++c) {
       const Index i = order[c];
@@ -192,9 +202,11 @@ void fast_cv_holdout(const MatrixView& Phi, const MatrixView& Y, const std::int3
     auto Zs = Z.middleCols(c0, w);
     Lv.solveInPlace(Zs);
   }
+  intr.check();
   std::string err;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (v > 1 && n * p > (1 << 16))
   for (Index u = 0; u < v; ++u) {
+    if (intr.requested()) continue;
     const Index a = start[u], nu = start[u + 1] - start[u];
     if (nu == 0) continue;
     Eigen::MatrixXd M = Eigen::MatrixXd::Identity(nu, nu);
@@ -211,6 +223,7 @@ void fast_cv_holdout(const MatrixView& Phi, const MatrixView& Y, const std::int3
     for (Index c = 0; c < nu; ++c)
       for (Index j = 0; j < k; ++j) out(order[a + c], j) = Y(order[a + c], j) - Eu(c, j);
   }
+  intr.check();
   if (!err.empty()) throw std::runtime_error(err);
 }
 

@@ -123,9 +123,10 @@ void kernel_tile(Dst&& dst, const XBlock& XI, const double* xnorms, const Packed
 }
 
 // Parallel loop over row blocks of X (static schedule): visit(i0, ri, XI, xnorms, scratch) gets the
-// block packed row-major in thread-local storage, so any input layout is read once per block.
+// block packed row-major in thread-local storage, so any input layout is read once per block. The blocks left
+// once `intr` is requested are skipped (the caller checks it after the loop; visit may stop early too).
 template <typename Visit>
-void for_each_row_block(const MatrixView& X, Index block, int n_threads, Visit&& visit) {
+void for_each_row_block(const MatrixView& X, Index block, int n_threads, Interruption& intr, Visit&& visit) {
   const Index n = X.rows, d = X.cols;
   const Index nb = (n + block - 1) / block;
   // Never more threads than row blocks: an idle thread of a team spins (and bills CPU time) until the region ends.
@@ -136,6 +137,7 @@ void for_each_row_block(const MatrixView& X, Index block, int n_threads, Visit&&
     Vector xnorms(block);
 #pragma omp for schedule(static)
     for (Index b = 0; b < nb; ++b) {
+      if (intr.requested()) continue;
       const Index i0 = b * block, ri = std::min(block, n - i0);
       X.pack_rows(i0, ri, PX.data());
       auto XI = PX.topRows(ri);
@@ -183,12 +185,14 @@ void gram(const MatrixView& X, const KernelParams& params, RowMatrixMap out, int
   int nt = static_cast<int>(std::min<Index>(resolve_threads(n_threads), ntiles));
   if (n * n * std::max<Index>(X.cols, 1) < (Index(1) << 20)) nt = 1;
   const bool is_rbf = params.kind == KernelKind::RBF;
+  Interruption intr;
 
 #pragma omp parallel num_threads(nt) if (nt > 1)
   {
     RowMatrix scratch;
 #pragma omp for schedule(static, 1)
     for (Index t = 0; t < ntiles; ++t) {
+      if (intr.requested()) continue;
       const Index i0 = tiles[t].first * block, j0 = tiles[t].second * block;
       const Index ri = std::min(block, n - i0), rj = std::min(block, n - j0);
       auto tile = out.block(i0, j0, ri, rj);
@@ -205,6 +209,7 @@ void gram(const MatrixView& X, const KernelParams& params, RowMatrixMap out, int
       }
     }
   }
+  intr.check();
 }
 
 void cross(const MatrixView& X, const MatrixView& Z, const KernelParams& params, RowMatrixMap out, int n_threads,
@@ -225,11 +230,14 @@ void cross_into(const MatrixView& X, const MatrixView& Z, const KernelParams& pa
   block = clamp_block(block);
   const PackedRhs PZ(Z);
   TileMap o(out, nx, ld, Eigen::OuterStride<>(ld));
-  for_each_row_block(X, block, n_threads, [&](Index i0, Index ri, const auto& XI, const double* xn, RowMatrix& sc) {
-    for (Index j0 = 0; j0 < nz; j0 += block) {
+  Interruption intr;
+  for_each_row_block(X, block, n_threads, intr, [&](Index i0, Index ri, const auto& XI, const double* xn,
+                                                    RowMatrix& sc) {
+    for (Index j0 = 0; j0 < nz && !intr.requested(); j0 += block) {
       kernel_tile(o.block(i0, j0, ri, std::min(block, nz - j0)), XI, xn, PZ, j0, params, sc);
     }
   });
+  intr.check();
 }
 
 void kernel_map_inplace(const KernelParams& params, double* tile, Index rows, Index cols, Index ld, const double* X,
@@ -273,17 +281,20 @@ void matvec(const MatrixView& X, const MatrixView& Z, const MatrixView& V, const
   const PackedRhs PZ(Z);
   const RowMatrix PV = pack_all(V);
   const Index tile_cols = std::min(block, nz);
-  for_each_row_block(X, block, n_threads, [&](Index i0, Index ri, const auto& XI, const double* xn, RowMatrix& sc) {
+  Interruption intr;
+  for_each_row_block(X, block, n_threads, intr, [&](Index i0, Index ri, const auto& XI, const double* xn,
+                                                    RowMatrix& sc) {
     thread_local RowMatrix T;
     T.resize(block, tile_cols);
     auto acc = out.middleRows(i0, ri);
-    for (Index j0 = 0; j0 < nz; j0 += block) {
+    for (Index j0 = 0; j0 < nz && !intr.requested(); j0 += block) {
       const Index rj = std::min(block, nz - j0);
       auto tile = T.topLeftCorner(ri, rj);
       kernel_tile(tile, XI, xn, PZ, j0, params, sc);
       acc.noalias() += tile * PV.middleRows(j0, rj);
     }
   });
+  intr.check();
 }
 
 }  // namespace svmopt

@@ -101,10 +101,13 @@ LineSearchResult line_search_grid_naive(const double* s, const double* y, Index 
   const double step = (hi - lo) / static_cast<double>(n_grid - 1);
   const int threads = resolve_threads(n_threads);
   (void)threads;
+  Interruption intr;  // between grid points (m comparisons each)
 #pragma omp parallel for schedule(static) num_threads(threads) if (n_grid * m >= (1 << 20))
   for (Index k = 0; k < n_grid; ++k) {
+    if (intr.requested()) continue;
     counts[static_cast<std::size_t>(k)] = count_errors(s, y, m, grid_point(k, n_grid, lo, hi, step), objective, w);
   }
+  intr.check();
   return first_improvement(counts, lo, hi, step, b_init, s, y, m, objective, w, total_weight(w, m));
 }
 

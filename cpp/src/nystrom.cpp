@@ -83,7 +83,9 @@ void nystrom_features(const MatrixView& X, const MatrixView& PV, const KernelPar
   if (chunk <= 0) chunk = default_chunk(m, pm.cols());
   RowMatrix K;
   const int nt = resolve_threads(n_threads);
+  Interruption intr;
   for (Index r0 = 0; r0 < X.rows; r0 += chunk) {
+    intr.check();
     const Index nr = std::min(chunk, X.rows - r0);
     K.resize(nr, m);
     RowMatrixMap km(K.data(), nr, m);
@@ -271,17 +273,27 @@ std::pair<std::vector<Eigen::MatrixXd>, std::vector<Eigen::MatrixXd>> project_st
   return {std::move(G), std::move(t)};
 }
 
+void FoldAccumulator::require_complete() const {
+  if (incomplete_) {
+    throw std::logic_error("this FoldAccumulator's statistics are incomplete: an add stopped half-way (interrupted); "
+                           "start a new accumulator");
+  }
+}
+
 RowMatrix FoldAccumulator::kernel_gram(Index u) const {
+  require_complete();
   if (!kernel_) throw std::invalid_argument("this accumulator holds feature statistics (kernel_statistics is False)");
   return symmetric_from_lower(G_[u].topLeftCorner(m_ + 1, m_ + 1));
 }
 
 Eigen::MatrixXd FoldAccumulator::kernel_cross(Index u) const {
+  require_complete();
   if (!kernel_) throw std::invalid_argument("this accumulator holds feature statistics (kernel_statistics is False)");
   return G_[u].block(m_ + 1, 0, k_, m_ + 1).transpose();
 }
 
 std::pair<Eigen::MatrixXd, Eigen::MatrixXd> FoldAccumulator::totals() const {
+  require_complete();
   Eigen::MatrixXd G, t;
   if (kernel_) {
     const Index q = m_ + 1;
@@ -323,7 +335,10 @@ const std::vector<Eigen::MatrixXd>& FoldAccumulator::phi_t() const {
   return tp_;
 }
 
-const Eigen::MatrixXd& FoldAccumulator::cross(Index u) const { return phi_t()[u]; }
+const Eigen::MatrixXd& FoldAccumulator::cross(Index u) const {
+  require_complete();
+  return phi_t()[u];
+}
 
 void FoldAccumulator::compute_features(const MatrixView& X, Index r0, Index nr, Eigen::MatrixXd& F) {
   F.resize(nr, p_);
@@ -359,7 +374,9 @@ void FoldAccumulator::compute_features(const MatrixView& X, Index r0, Index nr, 
 void FoldAccumulator::features(const MatrixView& X, double* out) {
   if (d_lin_ == 0) check_finite_rows(X, "X");
   Eigen::MatrixXd F;
+  Interruption intr;
   for (Index r0 = 0; r0 < X.rows; r0 += chunk_) {
+    intr.check();
     const Index nr = std::min(chunk_, X.rows - r0);
     compute_features(X, r0, nr, F);
     RowMatrixMap(out + r0 * p_, nr, p_) = F;
@@ -368,6 +385,8 @@ void FoldAccumulator::features(const MatrixView& X, double* out) {
 
 void FoldAccumulator::add(const MatrixView& X, const MatrixView& Y, const std::int32_t* folds, double* features_out,
                           const double* weights) {
+  require_complete();
+  if (X.cols != (d_lin_ > 0 ? d_lin_ : pv_.cols())) throw std::invalid_argument("X has the wrong number of columns");
   if (Y.rows != X.rows || Y.cols != k_) throw std::invalid_argument("Y must be rows x n_targets");
   if (d_lin_ == 0) check_finite_rows(X, "X");
   if (folds) {
@@ -397,13 +416,24 @@ void FoldAccumulator::add(const MatrixView& X, const MatrixView& Y, const std::i
     }
   } release{this};
   invalidate_totals();
+  // From here on the statistics change chunk by chunk: an add that stops half-way (a Ctrl-C, a failing BLAS call)
+  // leaves them incomplete, and the accumulator refuses any further use (require_complete).
+  struct MarkIncomplete {
+    FoldAccumulator* acc;
+    int exceptions = std::uncaught_exceptions();
+    ~MarkIncomplete() {
+      if (std::uncaught_exceptions() > exceptions) acc->incomplete_ = true;
+    }
+  } mark{this};
+  Interruption intr;
   if (folds && v_ > 1) {
-    add_by_fold(X, Y, folds, features_out, sqrt_w);
+    add_by_fold(X, Y, folds, features_out, sqrt_w, intr);
     n_rows_ += X.rows;
     return;
   }
   if (kernel_) {
     for (Index r0 = 0; r0 < X.rows; r0 += chunk_) {
+      intr.check();
       add_kernel_block(X, r0, std::min(chunk_, X.rows - r0), Y, nullptr, 0, features_out, nullptr, sqrt_w);
     }
     n_rows_ += X.rows;
@@ -411,6 +441,7 @@ void FoldAccumulator::add(const MatrixView& X, const MatrixView& Y, const std::i
   }
   Eigen::MatrixXd F, Yc;
   for (Index r0 = 0; r0 < X.rows; r0 += chunk_) {
+    intr.check();
     const Index nr = std::min(chunk_, X.rows - r0);
     Yc.resize(nr, k_);
     if (d_lin_ >= blas::kMinDim && !features_out && !keep_ && !sqrt_w && X.col_stride == 1 && blas::available()) {
@@ -494,7 +525,7 @@ void FoldAccumulator::add_feature_piece(Eigen::MatrixXd& F, Eigen::MatrixXd& Yc,
 }
 
 void FoldAccumulator::add_by_fold(const MatrixView& X, const MatrixView& Y, const std::int32_t* folds,
-                                  double* features_out, const double* sqrt_w) {
+                                  double* features_out, const double* sqrt_w, Interruption& intr) {
   // Stable counting sort of the block's rows by fold, then each fold's rows in pieces of up to chunk rows: the
   // input rows (d columns) are gathered before the features are computed, so a fold is a contiguous row range of
   // F (gathering F itself, p columns with p >> d, had cost more than the products on the magic set). Sorting the
@@ -513,6 +544,7 @@ void FoldAccumulator::add_by_fold(const MatrixView& X, const MatrixView& Y, cons
   RowMatrix Xg;
   for (Index u = 0; u < v_; ++u) {
     for (Index a = start[u]; a < start[u + 1]; a += chunk_) {
+      intr.check();
       const Index nr = std::min(chunk_, start[u + 1] - a);
       const Index* rows = order.data() + a;
       Xg.resize(nr, X.cols);
@@ -540,9 +572,12 @@ void FoldAccumulator::add_by_fold(const MatrixView& X, const MatrixView& Y, cons
 }
 
 void FoldAccumulator::kept_features(RowMatrixMap out) const {
+  require_complete();
   if (!keep_) throw std::invalid_argument("this accumulator does not keep its features (keep_features=False)");
   if (out.rows() != n_rows_ || out.cols() != p_) throw std::invalid_argument("out must be n_rows x dim");
+  Interruption intr;
   for (const KeptChunk& ch : kept_) {
+    intr.check();
     const Eigen::MatrixXd F = kernel_ ? Eigen::MatrixXd(ch.W.leftCols(m_ + 1) * Pt_) : ch.F;
     if (ch.rows.empty()) {
       out.middleRows(ch.start, F.rows()) = F;
@@ -553,6 +588,7 @@ void FoldAccumulator::kept_features(RowMatrixMap out) const {
 }
 
 void FoldAccumulator::predict_kept(const std::vector<Eigen::MatrixXd>& theta, RowMatrixMap out) const {
+  require_complete();
   if (!keep_) throw std::invalid_argument("this accumulator does not keep its features (keep_features=False)");
   if (static_cast<Index>(theta.size()) != v_) throw std::invalid_argument("theta must hold one model per fold");
   // Any number of columns: the k targets, or several models per fold (a gamma path, k columns each).
@@ -565,8 +601,10 @@ void FoldAccumulator::predict_kept(const std::vector<Eigen::MatrixXd>& theta, Ro
   if (kernel_) {
     for (const auto& th : theta) theta_k.push_back(Pt_ * th);
   }
+  Interruption intr;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(resolve_threads(threads_)) if (nc > 1 && n_rows_ * p_ > (1 << 18))
   for (Index c = 0; c < nc; ++c) {
+    if (intr.requested()) continue;
     const KeptChunk& ch = kept_[c];
     const Eigen::MatrixXd f =
         kernel_ ? Eigen::MatrixXd(ch.W.leftCols(m_ + 1) * theta_k[ch.fold]) : Eigen::MatrixXd(ch.F * theta[ch.fold]);
@@ -576,6 +614,7 @@ void FoldAccumulator::predict_kept(const std::vector<Eigen::MatrixXd>& theta, Ro
       for (Index i = 0; i < f.rows(); ++i) out.row(ch.rows[i]) = f.row(i);
     }
   }
+  intr.check();
 }
 
 void FoldAccumulator::invalidate_totals() {
@@ -598,12 +637,14 @@ void FoldAccumulator::update_totals() {
 }
 
 std::vector<Eigen::MatrixXd> FoldAccumulator::fold_solve(double gamma, bool regularize_bias) {
+  require_complete();
   if (!(gamma > 0.0)) throw std::invalid_argument("gamma must be > 0");
   update_totals();
   return fold_ridge_solves(phi_G(), phi_t(), S_, c_, gamma, regularize_bias, threads_);
 }
 
 RowMatrix FoldAccumulator::gram(Index u) const {
+  require_complete();
   return symmetric_from_lower(phi_G()[u]);
 }
 

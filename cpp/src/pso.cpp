@@ -149,7 +149,7 @@ struct Swarm {
   Eigen::MatrixXd Qe;  // eigenvectors of P (column-major), for boundary mode Project
   Vector pe;           // eigenvalues of P
 
-  Swarm(const Vector& mu_, const Eigen::MatrixXd& P_, std::uint64_t id_, const PsoOptions& o)
+  Swarm(const Vector& mu_, const Eigen::MatrixXd& P_, std::uint64_t id_, const PsoOptions& o, Interruption& intr)
       : k(o.n_particles), n(mu_.size()), id(id_), mu(mu_), P(P_), X(k, n), V(k, n), PB(k, n), FP(k), GB(n) {
     keys.resize(static_cast<std::size_t>(k));
     for (Index i = 0; i < k; ++i) keys[static_cast<std::size_t>(i)] = particle_key(o.seed, id, static_cast<std::uint64_t>(i));
@@ -162,6 +162,7 @@ struct Swarm {
     const Eigen::MatrixXd L = llt.matrixL();
     Vector u(n);
     for (Index i = 0; i < k; ++i) {
+      if ((i & 63) == 0) intr.check();
       const std::uint64_t key = keys[static_cast<std::size_t>(i)];
       key_normals(key, 0, n, u.data());
       const double radius = std::pow(key_uniform(key, 0, 3), 1.0 / static_cast<double>(n));
@@ -212,7 +213,8 @@ struct Swarm {
     FG = FP[best];
   }
 
-  void move(const Vector& a, Index iteration, const PsoOptions& o) {
+  // The particles left once `intr` is requested keep their state (the caller checks it after the move).
+  void move(const Vector& a, Index iteration, const PsoOptions& o, Interruption& intr) {
     const std::uint64_t it = static_cast<std::uint64_t>(iteration);
     double shared[4] = {0, 0, 0, 0};
     if (o.rand_scope == PsoRandScope::Iteration) {
@@ -224,6 +226,7 @@ struct Swarm {
     (void)threads;
 #pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : reverted) if (k >= 2048 && threads > 1)
     for (Index i = 0; i < k; ++i) {
+      if (intr.stopped() || ((i & 63) == 63 && intr.requested())) continue;
       const std::uint64_t key = keys[static_cast<std::size_t>(i)];
       double r[4];
       if (o.rand_scope == PsoRandScope::Iteration) {
@@ -369,8 +372,9 @@ TwoSwarmResult pso_two_swarm(const Vector& mu1, const Eigen::MatrixXd& P1, const
   if (mu1.size() != mu2.size()) throw std::invalid_argument("the two ellipsoids must have the same dimension");
   check_options(opt);
   const Deadline deadline(opt.time_limit);
+  Interruption intr;  // every 16 iterations, and every 64 particles of a move
   const Index T = opt.max_iter, n = mu1.size(), k = opt.n_particles;
-  Swarm s1(mu1, P1, 0, opt), s2(mu2, P2, 1, opt);
+  Swarm s1(mu1, P1, 0, opt, intr), s2(mu2, P2, 1, opt, intr);
   TwoSwarmResult res;
   init_trace(res.swarm1, T, k, n, opt.record);
   init_trace(res.swarm2, T, k, n, opt.record);
@@ -393,6 +397,7 @@ TwoSwarmResult pso_two_swarm(const Vector& mu1, const Eigen::MatrixXd& P1, const
   }
   Index done = T;  // iterations run: T, or fewer when the deadline passes (checked between iterations)
   for (Index j = 1; j <= T; ++j) {
+    if ((j & 15) == 0 || intr.stopped()) intr.check();
     if (deadline.passed()) {
       done = j - 1;
       break;
@@ -414,8 +419,9 @@ TwoSwarmResult pso_two_swarm(const Vector& mu1, const Eigen::MatrixXd& P1, const
       }
     }
     const Vector a1 = s2.GB, a2 = s1.GB;  // fresh bests for the velocity step
-    s1.move(a1, j, opt);
-    s2.move(a2, j, opt);
+    s1.move(a1, j, opt, intr);
+    s2.move(a2, j, opt, intr);
+    if (intr.stopped()) intr.check();
     if (opt.record) {
       res.swarm1.positions.row(j) = Eigen::Map<const Eigen::RowVectorXd>(s1.X.data(), k * n);
       res.swarm2.positions.row(j) = Eigen::Map<const Eigen::RowVectorXd>(s2.X.data(), k * n);
@@ -461,8 +467,9 @@ SwarmTrace pso_single_swarm(const Vector& mu, const Eigen::MatrixXd& P, const Ve
   if (!a.allFinite()) throw std::invalid_argument("the target a must be finite");
   check_options(opt);
   const Deadline deadline(opt.time_limit);
+  Interruption intr;  // every 16 iterations, and every 64 particles of a move
   const Index T = opt.max_iter, n = mu.size(), k = opt.n_particles;
-  Swarm s(mu, P, 0, opt);
+  Swarm s(mu, P, 0, opt, intr);
   SwarmTrace t;
   init_trace(t, T, k, n, opt.record);
   s.evaluate(a, fitness);
@@ -471,6 +478,7 @@ SwarmTrace pso_single_swarm(const Vector& mu, const Eigen::MatrixXd& P, const Ve
   if (opt.record) record_state(s, t, 0);
   Index done = T;
   for (Index j = 1; j <= T; ++j) {
+    if ((j & 15) == 0 || intr.stopped()) intr.check();
     if (deadline.passed()) {
       done = j - 1;
       break;
@@ -483,7 +491,8 @@ SwarmTrace pso_single_swarm(const Vector& mu, const Eigen::MatrixXd& P, const Ve
       t.gbest_history.row(j - 1) = s.GB.transpose();
       if (opt.record) t.pbests.row(j - 1) = Eigen::Map<const Eigen::RowVectorXd>(s.PB.data(), k * n);
     }
-    s.move(a, j, opt);
+    s.move(a, j, opt, intr);
+    if (intr.stopped()) intr.check();
     if (opt.record) {
       t.positions.row(j) = Eigen::Map<const Eigen::RowVectorXd>(s.X.data(), k * n);
       t.velocities.row(j) = Eigen::Map<const Eigen::RowVectorXd>(s.V.data(), k * n);

@@ -141,11 +141,13 @@ CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const Matri
   std::vector<RowMatrix> work(sums.size());
   bool failed = false;
   std::string error;
+  Interruption intr;  // between blocks
   for (Index k0 = 0; k0 < n_blocks; k0 += batch) {
     const Index kn = std::min(batch, n_blocks - k0);
     if (cached && kn > 1 && threads > 1) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
       for (Index k = 0; k < kn; ++k) {
+        if (intr.requested()) continue;
         try {
           block_sums(k0 + k, work[static_cast<std::size_t>(k)], sums[static_cast<std::size_t>(k)], 1);
         } catch (const std::exception& ex) {
@@ -156,9 +158,11 @@ CutSums reduced_cut_pass(const MatrixView& Phi, const MatrixView& X, const Matri
           }
         }
       }
+      intr.check();
       if (failed) throw std::invalid_argument(error);
     } else {
       for (Index k = 0; k < kn; ++k) {
+        intr.check();
         block_sums(k0 + k, work[static_cast<std::size_t>(k)], sums[static_cast<std::size_t>(k)], n_threads);
       }
     }
@@ -240,11 +244,13 @@ NormalSums reduced_normal_pass(const MatrixView& Phi, const MatrixView& X, const
   // read as Phi's row and the two scalars, with no copy of the rows into a block (at 2,000 x 100 the copy was half
   // of such a pass).
   const bool in_place = !theta && cached && Phi.rows_contiguous();
+  Interruption intr;  // between blocks
   if (in_place) {
     using RowsMap = Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>>;
     const Eigen::Map<const Vector> ex(extra ? extra : nullptr, extra ? n : 0);
     RowMatrix Bb(with_B ? nb_max : 0, k);
     for (Index r0 = 0; r0 < n; r0 += nb_max) {
+      intr.check();
       const Index nb = std::min(nb_max, n - r0);
       const RowsMap Pb(Phi.data + r0 * Phi.row_stride, nb, L, Eigen::OuterStride<>(Phi.row_stride));
       if (with_V) {
@@ -277,6 +283,7 @@ NormalSums reduced_normal_pass(const MatrixView& Phi, const MatrixView& X, const
   }
   RowMatrix W(in_place ? 0 : nb_max, q), Bb(with_B && !fold && !in_place ? nb_max : 0, k);
   for (Index r0 = 0; !in_place && r0 < n; r0 += nb_max) {
+    intr.check();
     const Index nb = std::min(nb_max, n - r0);
     // W = [kernel rows | 1 | extra (| B / sqrt(theta))] for rows r0 .. r0 + nb - 1.
     block_rows(Phi, X, Z, params, r0, nb, W.data(), q, kernel_threads);

@@ -27,7 +27,9 @@ void robust_lp_matrix(const MatrixView& K, const double* y, const double* delta,
     throw std::invalid_argument("robust_lp_matrix: m = " + std::to_string(m) +
                                 " gives more than 2^31 - 1 matrix entries, beyond HiGHS's 32-bit indices");
   }
+  Interruption intr;  // between rows (columns) of K: m^2 values each pass
   for (Index i = 0; i < m; ++i) {
+    intr.check();
     if (y[i] != 1.0 && y[i] != -1.0) throw std::invalid_argument("robust_lp_matrix: y must hold labels +1 or -1");
     if (delta && !(delta[i] >= 0.0 && std::isfinite(delta[i]))) {
       throw std::invalid_argument("robust_lp_matrix: delta must be finite and >= 0");
@@ -46,6 +48,7 @@ void robust_lp_matrix(const MatrixView& K, const double* y, const double* delta,
   // Small problems run serially: waking a thread team costs more than the whole pass below m ~ 500.
 #pragma omp parallel for schedule(static) num_threads(threads) if (m >= 512)
   for (Index j = 0; j < m; ++j) {
+    if (intr.requested()) continue;
     const double yj = y[j];
     const double rj = r[static_cast<std::size_t>(j)];
     double* vp = value + j * m;       // u+_j
@@ -75,6 +78,7 @@ void robust_lp_matrix(const MatrixView& K, const double* y, const double* delta,
     start[j] = static_cast<std::int32_t>(j * m);
     start[m + j] = static_cast<std::int32_t>(mm + j * m);
   }
+  intr.check();
   // gamma column: -y; xi columns: identity.
   const Index g0 = 2 * mm;
   start[2 * m] = static_cast<std::int32_t>(g0);

@@ -99,7 +99,9 @@ SearchResult nelder_mead(const CostFunction& cost, const Vector& x0, const Vecto
   SearchResult r;
   std::vector<double> hist;
   Index evals = 0;
+  Interruption intr;  // between evaluations (a cost in the core runs no Python code of its own)
   auto func = [&](const Vector& x) {
+    intr.check();
     if (evals >= max_evals) throw BudgetSpent{};
     if (!deadline.allows_next()) {
       r.timed_out = true;
@@ -346,7 +348,9 @@ CVCost::Stats& CVCost::stats(double sigma2) {
   const bool all = data_.rows.empty();
   const bool standardize = data_.mean.size() > 0;
   Index t0 = 0;  // problem rows consumed
+  Interruption intr;
   for (Index r0 = 0; r0 < data_.X.rows && t0 < n; r0 += data_.block) {
+    intr.check();
     const Index r1 = std::min(r0 + data_.block, data_.X.rows);
     Index t1 = t0;
     if (all) {

@@ -69,7 +69,9 @@ def test_message_names_parameter_range_and_value():
 def test_an_undeclared_parameter_is_a_programming_error():
     class Half(svmopt.L1SVC):
         _parameter_constraints: ClassVar[dict] = {"C": [_validation.POSITIVE], "solver": [str], "tol": [float],
-                                                  "max_iter": [int], "class_weight": [None], "max_time": [None]}
+                                                  "max_iter": [int], "class_weight": [None], "max_time": [None],
+                                                  "probability": ["boolean"], "random_state": [None],
+                                                  "verbose": [None]}
 
         @fit_context
         def fit(self, X, y):

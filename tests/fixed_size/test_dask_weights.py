@@ -234,9 +234,9 @@ def test_memmap_zero_weights_mask_rows_without_copying(Est, tmp_path, monkeypatc
     seen = []
     solve = search.SearchRun.solve
 
-    def spy(self, problem):
+    def spy(self, problem, *args):
         seen.append((self.src.array, problem.mask))
-        return solve(self, problem)
+        return solve(self, problem, *args)
 
     monkeypatch.setattr(search.SearchRun, "solve", spy)
     kw = {"n_prototypes": 20, "gamma": 5.0, "sigma2": 2.0, "cv": 3, "random_state": 0, "block_size": 64}

@@ -127,10 +127,12 @@ def test_blocked_cv_path_equals_in_memory():
 
 @pytest.mark.parametrize(("Est", "kernel"), [(FixedSizeLSSVC, "rbf"), (FixedSizeLSSVC, "linear"),
                                              (FixedSizeLSSVR, "rbf")])
-def test_default_tuning_runs_in_the_core_and_equals_the_python_path(monkeypatch, Est, kernel):
-    """In memory, the tuning runs in the core (CoreCVEngine.tune: no Python call per evaluation) and gives the model
-    the Python path gives (a block stream: CVEngine, CSA and simplex calling a Python cost), standardized and with a
-    one-vs-one mask; costs equal to rounding, so the same hyperparameters."""
+def test_paper_tuning_runs_in_the_core_and_equals_the_python_path(monkeypatch, Est, kernel):
+    """In memory, the paper's search (``n_iter_no_change=None``: the whole budget) runs in the core
+    (CoreCVEngine.tune: no Python call per evaluation) and gives the model the Python path gives (a block stream:
+    CVEngine, CSA and simplex calling a Python cost), standardized and with a one-vs-one mask; costs equal to
+    rounding, so the same hyperparameters. With the stop rule (the default) the search calls the cost from Python
+    on either source, to the same model."""
     import svmopt.fixed_size.cv_engine as cv_engine
     import svmopt.fixed_size.search as search
 
@@ -139,7 +141,8 @@ def test_default_tuning_runs_in_the_core_and_equals_the_python_path(monkeypatch,
     else:
         X, _ = make_blobs(500, n_features=4, random_state=0)
         y = np.sin(X[:, 0]) + 0.1 * X[:, 1]
-    kw = dict(n_prototypes=30, kernel=kernel, random_state=0, block_size=128, n_csa=20, n_simplex=15)
+    kw = dict(n_prototypes=30, kernel=kernel, random_state=0, block_size=128, n_csa=20, n_simplex=15,
+              n_iter_no_change=None)
     calls = {"python": 0, "core": 0}
     python_search, core_tune = search.csa_simplex, cv_engine.CoreCVEngine.tune
 
@@ -164,6 +167,13 @@ def test_default_tuning_runs_in_the_core_and_equals_the_python_path(monkeypatch,
         assert a["cv_score"] == pytest.approx(b["cv_score"], rel=1e-9)
     out = "decision_function" if Est is FixedSizeLSSVC else "predict"
     np.testing.assert_allclose(getattr(core, out)(X), getattr(stream, out)(X), rtol=1e-6, atol=1e-8)
+    kw["n_iter_no_change"] = 3
+    early = Est(**kw).fit(X, y)
+    assert calls == {"python": 2 * n_problems, "core": n_problems}
+    early_stream = Est(**kw).fit(lambda: ((X[s:s + 128], y[s:s + 128]) for s in range(0, 500, 128)))
+    for a, b in zip(early.problems_, early_stream.problems_, strict=True):
+        assert a["n_evals"] == b["n_evals"] < 35 and a["stopped_early"]
+        assert a["gamma"] == pytest.approx(b["gamma"], rel=1e-6)
 
 
 @pytest.mark.parametrize("multiclass", ["ovo", "moc"])

@@ -263,10 +263,11 @@ def test_path_respects_max_time(data):
 @pytest.mark.parametrize("Est", [FixedSizeLSSVC, FixedSizeLSSVR])
 def test_auto_search_is_the_paper_search_below_the_crossover(data, Est):
     """gamma_search="auto" below PATH_MIN_ROWS rows is the paper's joint search with its 90 + 70 evaluations: the
-    same model as gamma_search="csa", n_csa=90, n_simplex=70 spelled out."""
+    same model as gamma_search="csa", n_csa=90, n_simplex=70 spelled out (the whole budget with
+    n_iter_no_change=None)."""
     X, yc, yr, _ = data
     y = yc if Est is FixedSizeLSSVC else yr
-    kw = {"n_prototypes": 15, "cv": 3, "random_state": 6}
+    kw = {"n_prototypes": 15, "cv": 3, "random_state": 6, "n_iter_no_change": None}
     auto = Est(**kw).fit(X[:150], y[:150])
     csa = Est(gamma_search="csa", n_csa=90, n_simplex=70, **kw).fit(X[:150], y[:150])
     assert auto.gamma_search_ == "csa" and csa.gamma_search_ == "csa"
@@ -287,10 +288,10 @@ def test_auto_search_takes_the_path_from_the_crossover(data, Est, monkeypatch, c
     X, yc, yr, _ = data
     y = yc if Est is FixedSizeLSSVC else yr
     monkeypatch.setattr(search, "PATH_MIN_ROWS", X.shape[0])
-    kw = {"n_prototypes": 20, "cv": 3, "random_state": 2}
+    kw = {"n_prototypes": 20, "cv": 3, "random_state": 2, "n_iter_no_change": None}
     with caplog.at_level(logging.INFO, logger="svmopt.fixed_size"):
         auto = Est(**kw).fit(X, y)
-    assert "gamma_search='auto' chose 'path'" in caplog.text and f"{X.shape[0]} training rows" in caplog.text
+    assert "gamma_search='auto' chose 'path'" in caplog.text and f"{X.shape[0]} tuning rows" in caplog.text
     path = Est(gamma_search="path", n_csa=20, n_simplex=10, **kw).fit(X, y)
     assert auto.gamma_search_ == "path" and auto.gamma_ in GAMMA_PATH
     assert auto.problems_[0]["n_evals"] == path.problems_[0]["n_evals"] == 30
@@ -299,6 +300,8 @@ def test_auto_search_takes_the_path_from_the_crossover(data, Est, monkeypatch, c
     assert Est(**kw).fit(X[1:], y[1:]).gamma_search_ == "csa"
     given = Est(n_csa=4, n_simplex=2, **kw).fit(X, y)
     assert given.gamma_search_ == "path" and given.problems_[0]["n_evals"] == 6
+    # the rows that decide are those tuned on: a sample of tune_rows below the crossover keeps the paper's search
+    assert Est(tune_rows=X.shape[0] - 1, **kw).fit(X, y).gamma_search_ == "csa"
 
 
 def test_auto_search_with_one_hyperparameter_fixed(data, monkeypatch):
@@ -308,7 +311,7 @@ def test_auto_search_with_one_hyperparameter_fixed(data, monkeypatch):
     import svmopt.fixed_size.search as search
 
     X, yc, _, _ = data
-    kw = {"n_prototypes": 15, "cv": 3, "random_state": 0}
+    kw = {"n_prototypes": 15, "cv": 3, "random_state": 0, "n_iter_no_change": None}
     small = FixedSizeLSSVC(sigma2=2.0, **kw).fit(X, yc)
     assert small.gamma_search_ == "csa" and small.problems_[0]["n_evals"] > 70  # CSA + simplex over gamma
     assert FixedSizeLSSVC(gamma=1.0, **kw).fit(X, yc).problems_[0]["n_evals"] <= 30

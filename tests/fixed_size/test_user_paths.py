@@ -213,7 +213,7 @@ def test_choose_n_prototypes_raises_without_cv_scores(clf_data, reg_data):
 # ------------------------------------------------------------------ what the docstrings state
 def test_partial_fit_docstrings_state_where_it_equals_fit(reg_data):
     """With given prototypes (and standardize=False) two calls equal one fit on the concatenation; with selected
-    ones the prototypes come from the first chunk alone, as the docstrings now say."""
+    ones the prototypes come from the first rows alone (the first chunk here), as the docstrings now say."""
     X, y = reg_data
     PV = np.random.default_rng(0).standard_normal((20, 4)) * 40
     kw = dict(gamma=10.0, sigma2=2000.0, standardize=False, random_state=0)
@@ -228,7 +228,8 @@ def test_partial_fit_docstrings_state_where_it_equals_fit(reg_data):
     assert s.prototype_indices_.max() < 200  # rows of the first chunk
     for doc in (_doc(FixedSizeLSSVR.partial_fit), _doc(FixedSizeLSSVC.partial_fit)):
         assert "With ``prototypes`` given, many calls equal one ``fit``" in doc
-        assert "selected from the first chunk alone" in doc
+        assert "selected from the first rows alone" in doc
+        assert "kept until ``n_prototypes`` rows of positive weight have arrived" in doc
         assert "``gamma`` and ``regularize_bias`` may" in doc
 
 

@@ -519,4 +519,7 @@ def test_quiet_unless_verbose(capsys):
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err == ""
     RampLossSVC(C=1.0, budget=2, method="cccp", random_state=0, verbose=True).fit(X, y)
-    assert "[CCCP]" in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert out == "" and "RampLossSVC CCCP" in err  # verbose=True: the bar only
+    RampLossSVC(C=1.0, budget=2, method="cccp", random_state=0, verbose=2).fit(X, y)
+    assert "[CCCP]" in capsys.readouterr().out  # 2: the log of every step as well

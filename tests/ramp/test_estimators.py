@@ -130,7 +130,7 @@ def test_example_b(B, opt):
         np.testing.assert_allclose(est.coef_[0], [44 / 35, -4 / 7], atol=1e-6)
         assert est.intercept_[0] == pytest.approx(-1 / 35, abs=1e-6)
         assert est.outliers_.size == 0
-    heur = RampLossSVC(C=1.0, budget=B).fit(X_B, Y_B)
+    heur = RampLossSVC(C=1.0, budget=B, method="heuristic").fit(X_B, Y_B)
     assert heur.objective_ == pytest.approx(opt, abs=1e-7)
 
 
@@ -345,7 +345,7 @@ def test_time_controls_rule():
 
 
 def test_verbose_prints_progress(capsys):
-    RampLossSVC(C=1.0, budget=1, verbose=True).fit(X_B, Y_B)
+    RampLossSVC(C=1.0, budget=1, method="heuristic", verbose=2).fit(X_B, Y_B)
     out = capsys.readouterr().out
     assert "[Algorithm 1]" in out and "[DAKS] phase 2 pass 1" in out and "[DAKS] stop (" in out
 
@@ -429,8 +429,8 @@ def test_validation_types_and_multiclass():
 
 def test_deterministic_and_seeded():
     X, y = _instance(10, n=16, d=4, flips=3)
-    a = RampLossSVC(C=1.0, budget=2, big_m="variant2", random_state=3).fit(X, y)
-    b = RampLossSVC(C=1.0, budget=2, big_m="variant2", random_state=3).fit(X, y)
+    a = RampLossSVC(C=1.0, budget=2, big_m="variant2", method="heuristic", random_state=3).fit(X, y)
+    b = RampLossSVC(C=1.0, budget=2, big_m="variant2", method="heuristic", random_state=3).fit(X, y)
     np.testing.assert_array_equal(a.coef_, b.coef_)
     assert a.intercept_[0] == b.intercept_[0] and a.objective_ == b.objective_
     assert a.status_ == "heuristic" and np.isnan(a.mip_gap_)

@@ -624,7 +624,8 @@ def test_clone_and_pickle_roundtrip():
     assert c.get_params()["degree"] == 2 and c.get_params()["eta"] == {1.0: 0.1, -1.0: 0.2}
 
 
-@parametrize_with_checks([RobustSVC(), RobustSVC(kernel="inhom_poly", degree=2, nu="grid", p="inf", rho=1e-3)])
+@parametrize_with_checks([RobustSVC(), RobustSVC(kernel="inhom_poly", degree=2, nu="grid", p="inf", rho=1e-3),
+                          RobustSVC(probability=True)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 

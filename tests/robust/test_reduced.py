@@ -630,11 +630,11 @@ def test_a_master_without_a_status_is_solved_again_cold_then_rebuilt(monkeypatch
     real, real_clear, real_rebuild = HighsModel.solve, HighsModel.clear_solver, HighsModel.rebuild
     calls = {"n": 0, "cleared": 0, "rebuilt": 0}
 
-    def flaky(self):
+    def flaky(self, **kw):  # HighsModel.solve's keywords (iterate_at_limit) passed on
         calls["n"] += 1
         if calls["n"] % 7 in (3, 4):  # two failures in a row every 7 solves: warm and cold fail, the rebuild solves
             raise SolverError("HiGHS could not solve the LP: Unknown", "Unknown")
-        return real(self)
+        return real(self, **kw)
 
     def clear(self):
         calls["cleared"] += 1
@@ -653,7 +653,7 @@ def test_a_master_without_a_status_is_solved_again_cold_then_rebuilt(monkeypatch
     assert calls["cleared"] > 0 and calls["rebuilt"] > 0
     assert lp.master.options["simplex_strategy"] == 1 and lp.master.n_rows > 0  # the same model, options kept
 
-    monkeypatch.setattr(HighsModel, "solve", lambda self: (_ for _ in ()).throw(SolverError("no", "Unknown")))
+    monkeypatch.setattr(HighsModel, "solve", lambda self, **kw: (_ for _ in ()).throw(SolverError("no", "Unknown")))
     with pytest.raises(SolverError):
         ReducedLP(y, r, Phi=Phi).solve(1.0)
 

@@ -75,7 +75,8 @@ class FoldAccumulator {
   bool keeps_features() const { return keep_; }
   bool kernel_statistics() const { return kernel_; }
 
-  // Add the rows of a block. Y: rows x n_targets. folds: one fold id in [0, v) per row, or empty
+  // Add the rows of a block (interruptible between chunks: an add stopped half-way leaves the accumulator
+  // unusable, every later call a std::logic_error). Y: rows x n_targets. folds: one fold id in [0, v) per row, or empty
   // (all rows in fold 0). features_out (optional, rows x dim, row-major): receives Phi_e of the block.
   // weights (optional, one per row, finite and > 0; std::invalid_argument otherwise): weighted least squares, row i
   // entering every sum with weight w_i -- G_u += Phi_u^T W_u Phi_u, t_u += Phi_u^T W_u Y_u, yy_u += sum w y^2 (the
@@ -118,7 +119,9 @@ class FoldAccumulator {
   void compute_features(const MatrixView& X, Index r0, Index nr, Eigen::MatrixXd& F);
   // sqrt_w (optional): sqrt(w_i) per row of the block (weighted statistics, see add).
   void add_by_fold(const MatrixView& X, const MatrixView& Y, const std::int32_t* folds, double* features_out,
-                   const double* sqrt_w);
+                   const double* sqrt_w, Interruption& intr);
+  // std::logic_error once an add stopped half-way (its statistics are then incomplete).
+  void require_complete() const;
   // The statistics of one piece of rows' features F (nr x dim) and targets Yc (nr x k) into fold u; sqrt_w
   // (optional, indexed by rows[i] or r0 + i as Y): the weighted sums. F is kept (keep_features) unscaled.
   void add_feature_piece(Eigen::MatrixXd& F, Eigen::MatrixXd& Yc, Index u, const double* sqrt_w, const Index* rows,
@@ -170,6 +173,7 @@ class FoldAccumulator {
   std::vector<KeptChunk> kept_;
   Eigen::MatrixXd S_, c_;  // sums over the folds (S_: lower triangle), valid while totals_valid_
   bool totals_valid_ = false;
+  bool incomplete_ = false;  // an add stopped half-way (an exception, e.g. a Ctrl-C, after the first chunk)
   mutable std::mutex totals_mutex_;  // fold_solve may run from several Python threads at once (the GIL is released)
 };
 

@@ -62,16 +62,34 @@ def set_memory_budget(budget: str | int | float | None) -> None:
     _budget_override = None if budget is None else parse_bytes(budget, "budget")
 
 
-def check_dense_allocation(rows: int, cols: int, what: str) -> None:
-    """Raise :class:`svmopt.MemoryBudgetError` if a float64 rows x cols matrix exceeds the budget."""
+_BYTE_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
+
+#: What a dense kernel matrix over the budget can be replaced by (the remedy of :func:`check_dense_allocation`).
+KERNEL_REMEDY = ("use Kernel.matvec (never stores the matrix), or a fixed-size model (svmopt.FixedSizeLSSVC) for "
+                 "data this large")
+
+
+def format_bytes(n: float) -> str:
+    """A byte count in the largest binary unit that keeps it at or above 1 (``"512 B"``, ``"3.00 KiB"``,
+    ``"74.51 GiB"``): small budgets are not shown as ``0.00 GiB``. For messages."""
+    n = float(n)
+    k = 0
+    while abs(n) >= 1024 and k < len(_BYTE_UNITS) - 1:
+        n /= 1024
+        k += 1
+    return f"{int(n)} B" if k == 0 else f"{n:.2f} {_BYTE_UNITS[k]}"
+
+
+def check_dense_allocation(rows: int, cols: int, what: str, remedy: str = KERNEL_REMEDY) -> None:
+    """Raise :class:`svmopt.MemoryBudgetError` if a float64 rows x cols matrix exceeds the budget; the message
+    names ``what`` needs it and ends with ``remedy`` (what else the user can do)."""
     need = 8 * int(rows) * int(cols)
     budget = get_memory_budget()
     if need > budget:
         raise MemoryBudgetError(
-            f"{what} would need a dense {rows} x {cols} float64 matrix ({need / 1024**3:.2f} GiB), over the "
-            f"memory budget of {budget / 1024**3:.2f} GiB. Raise it with svmopt.set_memory_budget(...) or the "
-            f"{_ENV_VAR} environment variable, use Kernel.matvec (never stores the matrix), or a fixed-size "
-            "model (svmopt.FixedSizeLSSVC) for data this large."
+            f"{what} would need a dense {rows} x {cols} float64 matrix ({format_bytes(need)}), over the "
+            f"memory budget of {format_bytes(budget)}. Raise it with svmopt.set_memory_budget(...) or the "
+            f"{_ENV_VAR} environment variable, or {remedy}."
         )
 
 

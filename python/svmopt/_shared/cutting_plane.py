@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,7 +49,12 @@ from svmopt.exceptions import SolverError
 #: (3.2 s cached, 3.6 s streamed).
 DEFAULT_GROUPS = 16
 
+#: ``on_iteration(iterations, upper, lower)``: a solver's progress after each iteration (its certified bounds).
+OnIteration = Callable[[int, float, float], None]
+
 _MASTER_MIP_OPTIONS = {"mip_rel_gap": 1e-9, "mip_abs_gap": 0.0, "presolve": "on", "threads": 1}
+
+_LARGE_MATRIX_VALUE = 1e15  # HiGHS's default large_matrix_value: every master coefficient stays below it
 
 
 @dataclass
@@ -73,6 +78,7 @@ class CutSolution:
     n_swaps: int = 0  # with a budget: the support swaps made
     stalled: bool = False  # the interior-point method stopped short of tol without progress (stall_reason: why)
     stall_reason: str = ""
+    limits: list[str] = field(default_factory=list)  # HiGHS statuses of masters a solver options' limit stopped
 
     @property
     def gap(self) -> float:
@@ -85,10 +91,9 @@ def row_source(Phi: Any, X: Any, Z: Any, params: Any) -> tuple[dict[str, Any], b
     """The rows of a solver's passes, checked: ``{"Phi": Phi}`` (the kernel rows, n x L) or ``{"X": X, "Z": Z,
     "params": params}`` (computed block by block), with a float64 ``np.memmap`` read in place and a Dask array
     checked; returns them, whether they are a Dask array, the number n of rows and the number L of landmarks."""
-    if Phi is not None and (X is not None or Z is not None or params is not None):
+    given = [a is not None for a in (X, Z, params)]
+    if not (all(given) if Phi is None else not any(given)):
         raise ValueError("give Phi, or X, Z and params, not both")
-    if Phi is None and (X is None or Z is None or params is None):
-        raise ValueError("give Phi, or X, Z and params")
     rows = Phi if Phi is not None else X
     dask = is_dask_array(rows)
     if isinstance(rows, np.memmap) and rows.dtype != np.float64:
@@ -114,28 +119,23 @@ def check_labels(y: np.ndarray, n: int, name: str = "y") -> np.ndarray:
     return y
 
 
-def check_nonnegative(a: np.ndarray | None, n: int, name: str) -> np.ndarray | None:
+def check_nonnegative(a: np.ndarray | None, n: int, name: str, sign: str = ">=") -> np.ndarray | None:
+    """None, or ``a`` as n finite float64 values ``sign`` 0 (">=", ">", or "" for any sign)."""
     if a is None:
         return None
     a = np.ascontiguousarray(a, dtype=np.float64)
-    if a.shape != (n,) or not np.all(np.isfinite(a)) or np.any(a < 0):
-        raise ValueError(f"{name} must hold {n} finite values >= 0")
+    if a.shape != (n,) or not np.all(np.isfinite(a)) or np.any(a <= 0 if sign == ">" else a < 0 if sign else False):
+        raise ValueError(f"{name} must hold {n} finite values" + (f" {sign} 0" if sign else ""))
     return a
 
 
 def check_weight(w: np.ndarray | None, n: int) -> np.ndarray | None:
     """Sample weights of the hinge terms: None (all 1) or n finite values > 0."""
-    if w is None:
-        return None
-    w = np.ascontiguousarray(w, dtype=np.float64)
-    if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w <= 0):
-        raise ValueError(f"weight must hold {n} finite values > 0")
-    return w
+    return check_nonnegative(w, n, "weight", ">")
 
 
 def check_nu(nu: float) -> float:
-    nu = float(nu)
-    if not nu > 0 or not np.isfinite(nu):
+    if not (nu := float(nu)) > 0 or not np.isfinite(nu):
         raise ValueError(f"nu must be finite and > 0, got {nu!r}")
     return nu
 
@@ -185,7 +185,7 @@ class HingeCuttingPlanes:
         self.n = n
         self.y = check_labels(y, n)
         self.delta = check_nonnegative(delta, n, "delta")
-        self.offset = None if offset is None else self._check_offset(offset)
+        self.offset = check_nonnegative(offset, self.n, "offset", "")  # finite, of any sign
         self.weight = check_weight(weight, n)
         self.n_threads, self.block = int(n_threads), int(block)
         self.G = min(DEFAULT_GROUPS, max(n, 1)) if n_groups is None else int(n_groups)
@@ -196,6 +196,7 @@ class HingeCuttingPlanes:
         self._s0 = 2 * L + 1 + G  # first column of the feature indicators s (when there is a budget)
         self._n_fixed = 0  # rows before the cuts: v+_j + v-_j - U s_j <= 0 (L) and sum s <= B (1), with a budget
         self.options = dict(solver_options or {})
+        self._limits: list[str] = []  # the HiGHS statuses of this solve's masters that a limit stopped
         self.master = self._new_master(with_budget=budget is not None and budget < L)
         self.U = np.inf
         self.n_cuts = 0
@@ -214,17 +215,11 @@ class HingeCuttingPlanes:
             self.set_budget(budget)
 
     # -- the data's side ------------------------------------------------------------------------------------------
-    def _check_offset(self, offset: np.ndarray) -> np.ndarray:
-        offset = np.ascontiguousarray(offset, dtype=np.float64)
-        if offset.shape != (self.n,) or not np.all(np.isfinite(offset)):
-            raise ValueError(f"offset must hold {self.n} finite values")
-        return offset
-
     def set_rows(self, y: np.ndarray, offset: np.ndarray | None) -> None:
         """New labels and margin offsets (a CCCP step's): the cuts kept so far are no longer valid and are deleted;
         the start point (the last solution) is kept."""
         self.y = check_labels(y, self.n)
-        self.offset = None if offset is None else self._check_offset(offset)
+        self.offset = check_nonnegative(offset, self.n, "offset", "")  # finite, of any sign
         if self.master.n_rows > self._n_fixed:
             self.master.delete_rows(np.arange(self._n_fixed, self.master.n_rows))
         self._age = np.zeros(0, dtype=np.int64)
@@ -309,9 +304,17 @@ class HingeCuttingPlanes:
         change only when U drops by more than 0.1%)."""
         if self._n_fixed == 0 or not U < self.U * (1.0 - 1e-3):
             return
+        self._check_coefficient(U, "the objective bound U of the budget rows (|v_j| <= U s_j)")
         self.U = float(U)
         for j in range(self.L):
             self.master.change_coeff(j, self._s0 + j, -self.U)
+
+    def _check_coefficient(self, top: float, what: str) -> None:
+        large = float(self.options.get("large_matrix_value", _LARGE_MATRIX_VALUE))
+        if not top < large:  # HiGHS would refuse it (addRows: "Load error", changeCoeff: "Model error")
+            raise ValueError(f"{what} reach {top:.3g}, at or above HiGHS's large_matrix_value ({large:g}): the rows, "
+                             "the sample weights or C are too large in magnitude; rescale the data (e.g. "
+                             "StandardScaler) or divide the weights by a common factor")
 
     def _feasible(self, v: np.ndarray) -> bool:
         return self.budget is None or int(np.count_nonzero(v)) <= self.budget
@@ -326,6 +329,7 @@ class HingeCuttingPlanes:
         a, er = cut.a_groups[groups], cut.e_groups[groups, None] * self.r[None, :]
         width = 2 * L + 2  # v+, v-, gamma, xi_g
         values = np.concatenate([-a + er, a + er, cut.b_groups[groups, None], -np.ones((groups.size, 1))], axis=1)
+        self._check_coefficient(float(np.max(np.abs(values))), "a cut's coefficients (weighted sums of rows)")
         index = np.concatenate([np.broadcast_to(np.arange(2 * L + 1), (groups.size, 2 * L + 1)),
                                 (2 * L + 1 + groups)[:, None]], axis=1)
         self.master.add_rows(np.full(groups.size, -np.inf), -cut.n_c_groups[groups],
@@ -355,17 +359,18 @@ class HingeCuttingPlanes:
         """The master, warm-started. When HiGHS ends a solve without a status (numerical trouble on the long, dense,
         nearly parallel cuts: seen at n = 10^4 with L = 100 and 500), it is solved again from the slack basis, then
         passed anew to a fresh HiGHS instance (the same problem, which then solves: the trouble is in the state left
-        by many row additions and deletions)."""
+        by many row additions and deletions). At a limit of the solver options: HiGHS's point, not optimal."""
         try:
-            return self.master.solve()
-        except SolverError:
-            pass
+            return self.master.solve(iterate_at_limit=True)
+        except SolverError as exc:
+            if "limit" in (exc.status or "").lower():
+                raise
         self.master.clear_solver()
         try:
-            return self.master.solve()
+            return self.master.solve(iterate_at_limit=True)
         except SolverError:
             self.master.rebuild()
-            return self.master.solve()
+            return self.master.solve(iterate_at_limit=True)
 
     def _violation(self, cut: _core.cutting_plane.CutSums | GroupSums, v: np.ndarray, gamma: float,
                    xi: np.ndarray) -> float:
@@ -378,10 +383,11 @@ class HingeCuttingPlanes:
     def solve(self, nu: float, *, tol: float = 1e-6, max_iter: int = 1000,
               start: tuple[np.ndarray, float] | None = None, deadline: float | None = None,
               max_swaps: int | None = None, certify_time: float | None = None,
-              until_support: bool = False) -> CutSolution:
+              until_support: bool = False, on_iteration: OnIteration | None = None) -> CutSolution:
         """Cutting planes at C = ``nu`` from the kept cuts, until the certified relative gap is <= ``tol`` (or
-        ``max_iter`` passes, or the ``time.perf_counter()`` ``deadline``; the gap is then reported as it stands;
-        ``until_support``: not before the best point has a nonzero coefficient).
+        ``max_iter`` passes, the ``time.perf_counter()`` ``deadline``, or a limit of the solver options stopping a
+        master, its HiGHS status in ``limits``; the gap is then reported as it stands; ``until_support``: not before
+        the best point has a nonzero coefficient).
 
         The first pass is at ``start`` (default: the last solution), which must satisfy the budget: the returned
         point is the best feasible point separated at, so its objective is never above the start's.
@@ -395,7 +401,8 @@ class HingeCuttingPlanes:
         (None: no limit; 0: skipped): its dual bound is the certified lower bound, and a support it prefers is
         searched in turn. Without it the lower bound is -inf: the search is a local method. (Solving the
         MILP at every pass cost 0.15-0.3 s a pass at d = 10, B = 3, and a single MILP over d = 50, B = 10 did not
-        finish in 5 minutes: HiGHS's branch and bound on the big-M relaxation, which the budget hardly tightens.)"""
+        finish in 5 minutes: HiGHS's branch and bound on the big-M relaxation, which the budget hardly tightens.)
+        ``on_iteration(passes, upper, lower)`` is called after every master solve (a progress bar's)."""
         nu = check_nu(nu)
         if not tol >= 0 or int(max_iter) < 1:
             raise ValueError(f"tol must be >= 0 and max_iter >= 1, got tol={tol!r}, max_iter={max_iter!r}")
@@ -407,8 +414,8 @@ class HingeCuttingPlanes:
         if not self._feasible(v):
             raise ValueError(f"the start has {np.count_nonzero(v)} nonzero coefficients, more than the budget "
                              f"{self.budget}")
-        self.U = np.inf  # U bounds ||v*||_1 at this nu: set again from this solve's points
-        st = _SolveState(self, nu, tol, int(max_iter), deadline, (v, gamma), until_support)
+        self.U, self._limits = np.inf, []  # U bounds ||v*||_1 at this nu: set again from this solve's points
+        st = _SolveState(self, nu, tol, int(max_iter), deadline, (v, gamma), until_support, on_iteration)
         if self.budget is None:
             self._restrict(None)
             st.lower_bound = st.run(None)
@@ -420,7 +427,8 @@ class HingeCuttingPlanes:
         self._start = (v, gamma)
         return CutSolution(v=v, gamma=gamma, nu=nu, objective=st.best_ub, lower_bound=st.lower_bound,
                            n_iter=self.n_passes - st.passes0, scores=st.scores, history=st.history,
-                           timed_out=st.timed_out, restricted_gap=st.restricted_gap, n_swaps=st.n_swaps)
+                           timed_out=st.timed_out, restricted_gap=st.restricted_gap, n_swaps=st.n_swaps,
+                           limits=list(dict.fromkeys(self._limits)))
 
     def _budget_search(self, st: _SolveState, support: np.ndarray, max_swaps: int,
                        certify_time: float | None) -> None:
@@ -484,18 +492,27 @@ class HingeCuttingPlanes:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)  # a time limit leaves a valid dual bound
-                return self._solve_master()
+                res = self._solve_master()
+            status = None if res.optimal else res.status
+        except SolverError as exc:  # a limit before any point (the MIP start refused): no certificate
+            if "limit" not in (exc.status or "").lower():
+                raise
+            res, status = None, str(exc.status)
         finally:
             self.master.set_option("time_limit", float(self.options.get("time_limit", np.inf)))
+        if status is not None and ("time" not in status.lower() or self.options.get("time_limit", np.inf) < limit):
+            self._limits.append(status)  # a limit of the solver options, not the certificate's time
+        return res
 
 
 class _SolveState:
     """The state of one :meth:`HingeCuttingPlanes.solve`: the best point and its scores, the bounds, the passes."""
 
     def __init__(self, eng: HingeCuttingPlanes, nu: float, tol: float, max_iter: int, deadline: float | None,
-                 start: tuple[np.ndarray, float], until_support: bool = False):
+                 start: tuple[np.ndarray, float], until_support: bool = False,
+                 on_iteration: OnIteration | None = None):
         self.eng, self.nu, self.tol, self.max_iter, self.deadline = eng, nu, tol, max_iter, deadline
-        self.start = start
+        self.on_iteration, self.start = on_iteration, start
         self.until_support = bool(until_support)  # the deadline waits for a best point with a nonzero coefficient
         self.best_ub, self.best = np.inf, start
         self.best_grad: np.ndarray | None = None  # sum_i c_i y_i Phi_i at the best point (the hinge subgradient: -a)
@@ -503,13 +520,11 @@ class _SolveState:
         self.restricted_gap = np.nan
         self.history: list[tuple[float, float]] = []
         self.scores, self.work = np.full(eng.n, np.nan), np.empty(eng.n)  # the best point's scores, and a pass's
-        self.passes0 = eng.n_passes
-        self.timed_out = False
-        self.n_swaps = 0
+        self.passes0, self.timed_out, self.n_swaps, self.limited = eng.n_passes, False, 0, False
 
     @property
     def stopped(self) -> bool:
-        return self.timed_out or self.eng.n_passes - self.passes0 >= self.max_iter
+        return self.timed_out or self.limited or self.eng.n_passes - self.passes0 >= self.max_iter
 
     def closed(self, bound: float) -> bool:
         return self.best_ub - bound <= self.tol * max(1.0, abs(self.best_ub))
@@ -566,11 +581,16 @@ class _SolveState:
                 eng._add_cut(cut)
             res = eng._solve_master()
             eng._age_cuts(res)
-            if res.optimal:  # a master stopped at a HiGHS limit gives a point to separate at, but no bound
+            if res.optimal:
                 bound = max(bound, res.objective)
+            else:  # a limit of the solver options stopped the master: the solve stops with its best point
+                eng._limits.append(res.status)
+                self.limited = True
             if support is None:
                 self.lower_bound = max(self.lower_bound, bound)
             self.history.append((self.best_ub, self.lower_bound))
+            if self.on_iteration is not None:
+                self.on_iteration(eng.n_passes - self.passes0, self.best_ub, self.lower_bound)
             if self.closed(bound):
                 break
             vm = res.x[:L] - res.x[L:2 * L]

@@ -16,6 +16,9 @@ Re-solves after an objective change (:meth:`HighsModel.change_costs`) start from
 (HiGHS keeps it) or, with ``warm_start=False``, cold on the same model (no second ``passModel``).
 For MILPs (paper 001) pass ``integrality`` and optionally a MIP start (:meth:`HighsModel.set_start`).
 
+Ctrl-C: a solve on the main thread raises ``KeyboardInterrupt`` within a fraction of a second, never a status or an
+incumbent (:class:`svmopt._shared.interrupts.HighsRunner`).
+
 Defaults (chosen for the small dense LPs of paper 000 and overridable through ``options``):
 ``presolve="off"``, ``solver="simplex"`` with the dual simplex (``simplex_strategy=1``), primal and dual
 feasibility tolerances 1e-9 (tight, so that the returned ``xi`` match the hinge that
@@ -24,6 +27,8 @@ paper 000's omega (9) is computed from; its code ran CVX at high precision), ``r
 
 from __future__ import annotations
 
+import difflib
+import functools
 import numbers
 import os
 import sys
@@ -37,6 +42,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from svmopt._shared.config import warn
+from svmopt._shared.interrupts import HighsRunner
 from svmopt.exceptions import SolverError
 
 _INF = highspy.kHighsInf
@@ -85,23 +91,6 @@ def _new_highs() -> highspy.Highs:
     return h
 
 
-def _reset_scheduler() -> bool:
-    """Drop HiGHS's task scheduler so that the next run builds one for its own ``threads`` option.
-
-    HiGHS sizes its task scheduler by the first run's ``threads`` option and refuses (``run`` returns kError before
-    any work, model status kNotset) a later model whose ``threads`` differs, e.g. a MILP with ``threads=1`` after
-    an LP at the default. The scheduler only holds worker threads, so resetting it and running again is what
-    HiGHS's message recommends: highspy >= 1.16 keeps one scheduler per calling thread
-    (``resetThreadScheduler``), older versions one per process (``resetGlobalScheduler``; svmopt runs HiGHS from
-    one thread at a time). False when this highspy has neither."""
-    reset = getattr(highspy.Highs, "resetThreadScheduler", None) or getattr(highspy.Highs, "resetGlobalScheduler",
-                                                                            None)
-    if reset is None:
-        return False
-    reset(True)
-    return True
-
-
 # Limits after which HiGHS may still hold a usable (primal feasible) incumbent.
 _LIMIT_STATUSES = {
     _MS.kTimeLimit,
@@ -115,6 +104,7 @@ if hasattr(_MS, "kHighsInterrupt"):
     _LIMIT_STATUSES.add(_MS.kHighsInterrupt)
 
 _PRIMAL_FEASIBLE = 2  # HighsSolutionStatus kSolutionStatusFeasible
+
 
 
 @dataclass
@@ -179,17 +169,85 @@ def _as_f64(a: Any, n: int, name: str, fill: float | None = None) -> np.ndarray:
 
 
 def merge_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
-    """``DEFAULT_OPTIONS`` updated with ``options`` (validated to be a mapping of str keys)."""
+    """``DEFAULT_OPTIONS`` updated with ``options``, checked by :func:`check_options`."""
     merged = dict(DEFAULT_OPTIONS)
     if options is None:
         return merged
-    if not isinstance(options, Mapping):
-        raise TypeError(f"solver_options must be a dict of HiGHS options or None, got {type(options).__name__}")
-    for key in options:
-        if not isinstance(key, str):
-            raise TypeError(f"solver_options keys must be HiGHS option names (str), got {key!r}")
+    check_options(options)
     merged.update(options)
     return merged
+
+
+#: HiGHS's option types: what a value must be, and the type's name in HiGHS's option list.
+_OPTION_TYPES = {
+    highspy.HighsOptionType.kBool: ("True or False", "bool"),
+    highspy.HighsOptionType.kInt: ("an integer", "int"),
+    highspy.HighsOptionType.kDouble: ("a number", "double"),
+    highspy.HighsOptionType.kString: ("a string", "string"),
+}
+
+
+def check_options(options: Any) -> None:
+    """``solver_options`` checked as HiGHS would take them, before any model is built: a mapping of HiGHS option
+    names to values of the option's type, each accepted by HiGHS (its range, its string choices). A ``TypeError``
+    for a non-mapping or a non-str key, else a ``ValueError`` naming the option -- an unknown name (with the
+    nearest names), a value of the wrong type (with the type expected), or a value HiGHS refuses (a negative
+    ``time_limit``, ``presolve="maybe"``)."""
+    if options is None:
+        return
+    if not isinstance(options, Mapping):
+        raise TypeError(f"solver_options must be a dict of HiGHS options or None, got {type(options).__name__}")
+    for key, value in options.items():
+        if not isinstance(key, str):
+            raise TypeError(f"solver_options keys must be HiGHS option names (str), got {key!r}")
+        problem = _option_problem(key, _plain(value))
+        if problem:
+            raise ValueError(f"solver_options[{key!r}]: {problem}")
+
+
+def _plain(value: Any) -> Any:
+    """numpy's scalars as the Python bool, int or float HiGHS takes."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    return value
+
+
+def _option_problem(key: str, value: Any) -> str | None:
+    """Why HiGHS would not take ``key = value`` (None: it would)."""
+    option = _option_type(key)
+    if isinstance(option, str):
+        return option
+    expected, name = option
+    kind = type(value).__name__
+    if not {"bool": kind == "bool", "int": kind == "int", "double": kind in ("int", "float"),
+            "string": kind == "str"}.get(name, True):
+        return f"expected {expected} (a HiGHS {name} option), got {value!r} ({kind})"
+    if not _option_value_taken(key, float(value) if name == "double" else value):
+        return f"HiGHS refuses the value {value!r} (outside the range or the choices of this {name} option)"
+    return None
+
+
+# Asked of a scratch HiGHS instance, and cached: the models of one fit pass the same options many times.
+@functools.lru_cache(maxsize=256)
+def _option_type(key: str) -> tuple[str, str] | str:
+    """``(what a value must be, HiGHS's type name)`` of the option ``key``, or why there is none."""
+    h = _new_highs()
+    status, option_type = h.getOptionType(key)
+    if status != highspy.HighsStatus.kOk:
+        names = [n for n in dir(h.getOptions()) if not n.startswith("_")]
+        near = difflib.get_close_matches(key, names, n=3)
+        return "not a HiGHS option" + (f" (did you mean {', '.join(map(repr, near))}?)" if near else "")
+    return _OPTION_TYPES.get(option_type, ("a value", "?"))
+
+
+@functools.lru_cache(maxsize=1024)
+def _option_value_taken(key: str, value: Any) -> bool:
+    """Whether HiGHS sets the option ``key`` (of ``value``'s type) to ``value``."""
+    return _new_highs().setOptionValue(key, value) == highspy.HighsStatus.kOk
 
 
 class HighsModel:
@@ -254,6 +312,7 @@ class HighsModel:
             self.is_mip = bool(integ.any())
         self._integer = integ.copy()
 
+        self._runner = HighsRunner()  # holds no reference to the model: no cycle through HiGHS's callbacks
         self._h = _new_highs()
         opts = merge_options(options)
         # A time_limit of the options bounds every solve of this model: the time_limit argument and later
@@ -287,12 +346,7 @@ class HighsModel:
             raise SolverError("HiGHS rejected the model in passModel", "Load error")
 
     def _set_option(self, key: str, val: Any) -> None:
-        if isinstance(val, (bool, np.bool_)):
-            val = bool(val)
-        elif isinstance(val, numbers.Integral):
-            val = int(val)
-        elif isinstance(val, numbers.Real):
-            val = float(val)
+        val = _plain(val)
         try:
             status = self._h.setOptionValue(key, val)
         except Exception as exc:  # highspy raises on a type mismatch in some versions
@@ -418,16 +472,23 @@ class HighsModel:
         if self._h.changeCoeff(int(row), int(col), float(value)) == highspy.HighsStatus.kError:
             raise SolverError("HiGHS rejected changeCoeff", "Model error")
 
-    def on_mip_events(self, *, improving: Any = None, interrupt: Any = None) -> None:
+    def on_mip_events(self, *, improving: Any = None, interrupt: Any = None, bounds: Any = None) -> None:
         """Subscribe MIP callbacks for the next solves: ``improving(running_time, primal_bound)`` at each new
         incumbent, and ``interrupt(running_time, primal_bound) -> bool`` polled by branch and bound (True stops
-        it; the solve then ends with status "Interrupted by user")."""
+        it; the solve then ends with status "Interrupted by user", and returns its incumbent); ``bounds(running_time,
+        primal_bound, dual_bound)`` polled with it (a progress bar's: hundreds of calls a second, +-inf while a bound
+        is unknown). A Ctrl-C is not such an interrupt: it raises ``KeyboardInterrupt`` from :meth:`solve`."""
+        self._runner.subscribe(self._h)  # the interrupt poll first
+        stopping = self._runner.deferral  # once a Ctrl-C asked the solve to stop, none of these is called
+        if bounds is not None:
+            self._h.cbMipInterrupt.subscribe(lambda e: stopping.stop or bounds(
+                e.data_out.running_time, e.data_out.mip_primal_bound, e.data_out.mip_dual_bound))
         if improving is not None:
             self._h.cbMipImprovingSolution.subscribe(
-                lambda e: improving(e.data_out.running_time, e.data_out.mip_primal_bound))
+                lambda e: stopping.stop or improving(e.data_out.running_time, e.data_out.mip_primal_bound))
         if interrupt is not None:
             def poll(e):
-                if interrupt(e.data_out.running_time, e.data_out.mip_primal_bound):
+                if not stopping.stop and interrupt(e.data_out.running_time, e.data_out.mip_primal_bound):
                     e.interrupt()
 
             self._h.cbMipInterrupt.subscribe(poll)
@@ -450,6 +511,21 @@ class HighsModel:
         if status == highspy.HighsStatus.kError:
             raise ValueError("HiGHS rejected the starting solution")
 
+    @property
+    def _h(self) -> highspy.Highs:
+        """The HiGHS instance, once an interrupted run still stopping on its helper thread has stopped."""
+        self._runner.wait()
+        return self._highs
+
+    @_h.setter
+    def _h(self, h: highspy.Highs) -> None:
+        self._highs = h
+
+    def _run(self) -> highspy.HighsStatus:
+        """``Highs.run``, interruptible (module doc): here, or aside where HiGHS does not poll every stage."""
+        aside = self.is_mip or self.options.get("presolve") != "off" or self.options.get("solver") == "pdlp"
+        return self._runner.run(self._h, aside=aside)
+
     def solve(self, *, iterate_at_limit: bool = False) -> HighsResult:
         """Solve (warm-started when a basis from a previous solve exists) and map the status (module doc).
 
@@ -459,9 +535,7 @@ class HighsModel:
         and warns with its own certified bound. A model with no values yet still raises."""
         h = self._h
         t0 = h.getRunTime()
-        run_status = h.run()
-        if run_status == highspy.HighsStatus.kError and h.getModelStatus() == _MS.kNotset and _reset_scheduler():
-            run_status = h.run()  # the refusal below is HiGHS's, before any work: once more on a fresh scheduler
+        run_status = self._run()
         runtime = h.getRunTime() - t0
         ms = h.getModelStatus()
         status = h.modelStatusToString(ms)

@@ -6,8 +6,13 @@ with its best point so far when none is; it then records what it cut short (:met
 :meth:`TimeBudget.finish` stores ``max_time_reached_`` on the estimator (True: the model is usable but the named
 stages stopped early) and issues one ``ConvergenceWarning`` naming them.
 
-``verbose`` shows a tqdm bar for the stages that count their steps (tuning evaluations, cutting-plane passes,
-swarm iterations, MILP incumbents), on stderr and only when asked: :func:`progress` is a no-op otherwise.
+``verbose`` shows a tqdm bar for the stages that count their steps (tuning evaluations, interior-point iterations and
+cutting-plane passes, CCCP steps, the kernel search's buckets, swarm iterations, the share of a MILP's gap closed),
+on stderr and only when asked: :func:`progress` is a no-op otherwise. One convention for every estimator: the
+bar's total is the stage's cap where one is known (``max_iter``, the steps of a path, a time limit), none otherwise;
+a stage that starts again (the next ``nu``, CCCP start or DAKS pass) resets the bar (``reset``); its postfix holds
+the iterate's bounds (a certified relative gap as ``gap=3.1e-03``, an incumbent). An estimator whose docstring says
+so prints its step-by-step log on stdout from ``verbose >= 2`` (:func:`detailed`).
 """
 
 from __future__ import annotations
@@ -75,6 +80,9 @@ class _NoBar:
     def set_postfix_str(self, s: str = "", refresh: bool = True) -> None:
         pass
 
+    def reset(self, total: float | None = None) -> None:
+        pass
+
     def close(self) -> None:
         pass
 
@@ -92,6 +100,11 @@ def progress(verbose: Any, total: int | None, desc: str) -> Any:
     from tqdm.auto import tqdm
 
     return tqdm(total=total, desc=desc, leave=False, dynamic_ncols=True)
+
+
+def detailed(verbose: Any) -> bool:
+    """Whether ``verbose`` asks for the step-by-step log as well as the bars (``verbose >= 2``; True is 1)."""
+    return bool(verbose) and int(verbose) >= 2
 
 
 @functools.lru_cache(maxsize=1)

@@ -4,8 +4,10 @@ Sec. 4.3).
 
 :func:`fold_errors` scores every (fold, candidate), folds outer, and starts no score after the deadline;
 :func:`fold_totals` sums the folds under one of two completeness rules; :func:`first_lowest` picks the first
-candidate of a preference order among the lowest totals. The robust SVC's cross-validation scores a whole nu path
-per fit (its own loop) and breaks its ties by :func:`first_lowest`.
+candidate of a preference order among the lowest totals, :func:`first_within_noise` the first one of that order within
+the noise of the folds. :func:`candidate_fold_errors` scores the other way round, the candidates outer, when one
+fit scores several values at once (the robust SVC's nu path: every nu of a path from one fit) and a candidate's setup
+(its kernel rows) serves all its folds.
 """
 
 from __future__ import annotations
@@ -30,6 +32,27 @@ def fold_errors(n_folds: int, n_candidates: int, score: Callable[[int, int], flo
     errors = np.full((n_folds, n_candidates), np.nan)
     for f in range(n_folds):
         for c in range(n_candidates):
+            if deadline is not None and time.perf_counter() >= deadline:
+                return errors, True
+            if bar is not None:
+                bar.update()
+            errors[f, c] = score(f, c)
+    return errors, False
+
+
+def candidate_fold_errors(n_folds: int, n_candidates: int, score: Callable[[int, int], np.ndarray],
+                          deadline: float | None, bar: Any = None,
+                          shape: tuple[int, ...] = ()) -> tuple[np.ndarray, bool]:
+    """The held-out errors of every fold and candidate when one score gives an array of them (``shape``: e.g. one
+    per value of a regularization path fitted at once), shape (n_folds, n_candidates, *shape), the candidates
+    outer and the folds in their order within each (so that a candidate's setup is made once for its folds); NaN
+    where not scored, and where ``score(fold, candidate)`` left NaN (a path it cut short). No score starts once
+    ``time.perf_counter()`` reaches ``deadline`` (None: no deadline): the search stops there, and the second value
+    says so. ``bar`` (a progress bar) is updated once before each score. The folds summed as :func:`fold_totals`
+    sums them, after ``errors.reshape(n_folds, -1)``."""
+    errors = np.full((n_folds, n_candidates, *shape), np.nan)
+    for c in range(n_candidates):
+        for f in range(n_folds):
             if deadline is not None and time.perf_counter() >= deadline:
                 return errors, True
             if bar is not None:

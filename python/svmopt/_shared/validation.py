@@ -85,12 +85,18 @@ def validate_params(estimator: Any) -> None:
 
 
 def fit_context(fit: _F) -> _F:
-    """Decorator for every estimator's ``fit``: parameters validated first, then the fit runs atomically."""
+    """Decorator for every estimator's ``fit``: parameters validated first, ``X`` and ``y`` checked for what
+    scikit-learn's conversion would not name (:func:`check_input`), then the fit runs atomically."""
     atomic = atomic_fit(fit)
 
     @functools.wraps(fit)
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
         validate_params(self)
+        for name, value in zip(("X", "y"), args, strict=False):
+            check_input(value, name)
+        for name in ("X", "y"):
+            if name in kwargs:
+                check_input(kwargs[name], name)
         return atomic(self, *args, **kwargs)
 
     return cast(_F, wrapper)  # the same signature as fit
@@ -99,6 +105,92 @@ def fit_context(fit: _F) -> _F:
 def is_finite_real(value: Any) -> TypeGuard[Real]:
     """A real number (not a bool) that is finite."""
     return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)
+
+
+#: The largest ratio of two positive sample weights: 2^52, the reciprocal of float64's relative resolution. A row
+#: lighter than 2^-52 times the heaviest row adds less than the rounding error of that row's own term to every sum
+#: over rows a fit forms (a hinge or squared-error sum, a weighted count, mean or covariance): it counts for
+#: nothing, as if its weight were 0. Weights over a wider range are refused rather than silently flattened.
+MAX_WEIGHT_RATIO = 2.0**52
+
+
+def real_array(value: Any, name: str) -> np.ndarray:
+    """``value`` as a float64 array, refusing by ``name`` what a float conversion would accept silently: complex
+    values (numpy drops the imaginary part), text (numpy parses ``"2"``), dates and durations."""
+    arr = value if isinstance(value, np.ndarray) else np.asarray(value)
+    kind = arr.dtype.kind
+    if kind == "O" and arr.size:
+        flat = arr.ravel()
+        if any(isinstance(v, (complex, np.complexfloating)) for v in flat):
+            kind = "c"
+        elif any(isinstance(v, (str, bytes)) for v in flat):
+            kind = "U"
+    if kind == "c":
+        raise ValueError(f"{name} must be real numbers, got complex values (dtype {arr.dtype}), whose imaginary "
+                         "part a conversion to float would drop")
+    if kind in "USMmV":
+        raise ValueError(f"{name} must be an array of numbers, got dtype {arr.dtype}")
+    try:
+        return np.asarray(arr, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be an array of numbers, got {type(value).__name__}") from exc
+
+
+def check_weight_range(w: np.ndarray, name: str = "sample_weight") -> None:
+    """The rule every model applies to its weights (finite, >= 0, checked before): the positive ones span at most
+    :data:`MAX_WEIGHT_RATIO` (largest over smallest), and their sum is finite. A ValueError naming ``name``
+    otherwise. The weights are used as given: no model rescales them (for the C-parametrized models, RobustSVC's
+    ``nu``, the ramp models' ``C`` and the fixed-size models' ``gamma``, a common factor of the weights is the same
+    factor on that parameter; EllipsoidPSOClassifier's frequency weights enter counts as well as ratios)."""
+    pos = w[w > 0]
+    if not pos.size:
+        return
+    lo, hi = float(pos.min()), float(pos.max())
+    with np.errstate(over="ignore"):
+        ratio = hi / lo
+        total = float(pos.sum())
+    if not ratio <= MAX_WEIGHT_RATIO:
+        raise ValueError(
+            f"{name} spans a ratio of {ratio:.3g} between its largest ({hi:.6g}) and smallest positive ({lo:.6g}) "
+            f"weight; at most 2^52 = {MAX_WEIGHT_RATIO:.3g} is taken, beyond which the lighter rows count for "
+            "nothing in float64 (next to the heavier ones). Give the rows that should not count the weight 0 (they "
+            "are left out), or compress the weights' range")
+    if not np.isfinite(total):
+        raise ValueError(f"{name} sums to more than float64 holds (1.8e308; largest weight {hi:.6g}): divide the "
+                         "weights by a common factor")
+
+
+def check_input(value: Any, name: str) -> None:
+    """``X`` or ``y`` of a fit, before scikit-learn converts it: a ValueError naming it for complex values
+    (scikit-learn's message prints the whole array without saying which), and for a DataFrame the first column whose
+    dtype is not numeric (a date, a duration, text), named with its dtype (numpy's DTypePromotionError names
+    neither)."""
+    dtype = getattr(value, "dtype", None)
+    if isinstance(dtype, np.dtype) and dtype.kind == "c":
+        # scikit-learn's own words first (its estimator checks match them), then which argument it is
+        raise ValueError(f"Complex data not supported: {name} is complex (dtype {dtype}); pass real numbers")
+    columns, dtypes = getattr(value, "columns", None), getattr(value, "dtypes", None)
+    if columns is None or dtypes is None or not hasattr(value, "__getitem__"):
+        return
+    try:
+        pairs = list(zip(columns, dtypes, strict=True))
+    except TypeError:
+        return
+    for col, dt in pairs:
+        kind = getattr(dt, "kind", None)
+        if kind is None or kind in "biuf":  # numbers, booleans; a dtype without a numpy kind is left to sklearn
+            continue
+        why = {"M": "dates and times are not numbers", "m": "durations are not numbers",
+               "c": "complex data is not supported", "U": "text is not a number", "S": "text is not a number",
+               "V": "raw bytes are not numbers"}.get(kind)
+        if why is None:  # object or an extension dtype (categorical, string, period, interval): numbers or not
+            try:
+                np.asarray(value[col], dtype=np.float64)
+                continue
+            except (TypeError, ValueError):
+                why = "its values are not numbers"
+        raise ValueError(f"{name} column {col!r} has dtype {dt}: {why}. Convert it to numbers (e.g. a date to "
+                         "its timestamp or to calendar features) or drop it before fitting")
 
 
 @overload
@@ -119,8 +211,11 @@ def check_fit_weights(X: np.ndarray, y: np.ndarray, sample_weight: Any = None, c
                           np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
     """The one validation of ``fit(..., sample_weight)`` and ``class_weight``: ``(X, y, w)`` ready to fit.
 
-    * ``sample_weight``: None or a 1-d array-like of ``n_samples`` finite, non-negative numbers, not all zero;
-      anything else is a ``ValueError`` naming ``sample_weight`` before any work starts.
+    * ``sample_weight``: None or a 1-d array-like of ``n_samples`` finite, non-negative real numbers, not all
+      zero, whose positive values (times ``class_weight``) span at most :data:`MAX_WEIGHT_RATIO` = 2^52 and sum
+      to a finite number (:func:`check_weight_range`); anything else -- complex values, text, a wider range -- is
+      a ``ValueError`` naming ``sample_weight`` before any work starts. The weights are used as given, never
+      rescaled.
     * ``class_weight`` (classifiers): a dict ``{label: weight}`` multiplies the weights of that class's rows;
       ``"balanced"`` gives class ``c`` the factor ``W / (k * W_c)``, with ``W_c`` the *weighted* count of class
       ``c`` (so integer sample weights still equal repeated rows) and ``k`` the number of classes.
@@ -136,11 +231,7 @@ def check_fit_weights(X: np.ndarray, y: np.ndarray, sample_weight: Any = None, c
     n = X.shape[0]
     w: np.ndarray | None = None
     if sample_weight is not None:
-        try:
-            w = np.asarray(sample_weight, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"sample_weight must be an array of numbers, got {type(sample_weight).__name__}") \
-                from exc
+        w = real_array(sample_weight, "sample_weight")
         if w.ndim == 0:
             w = np.full(n, float(w))
         if w.shape != (n,):
@@ -154,7 +245,11 @@ def check_fit_weights(X: np.ndarray, y: np.ndarray, sample_weight: Any = None, c
         labels, inverse = np.unique(y, return_inverse=True)
         base = np.ones(n) if w is None else w
         if isinstance(class_weight, str):  # "balanced", on the weighted class counts
-            counts = np.bincount(inverse, weights=base, minlength=labels.size)
+            # W / (k W_c) is the same for the weights over any common factor: counted on base / 2^e, 2^e the
+            # power of two at or above the largest weight (an exact division), whose sums cannot overflow
+            _, e = np.frexp(base.max() if base.size else 1.0)
+            unit = np.ldexp(1.0, int(e)) if base.size and base.max() > 1.0 else 1.0
+            counts = np.bincount(inverse, weights=base / unit, minlength=labels.size)
             with np.errstate(divide="ignore"):
                 factor = np.where(counts > 0, counts.sum() / (labels.size * np.where(counts > 0, counts, 1.0)), 0.0)
         else:
@@ -168,7 +263,13 @@ def check_fit_weights(X: np.ndarray, y: np.ndarray, sample_weight: Any = None, c
                 if not is_finite_real(value) or value < 0:
                     raise ValueError(f"class_weight[{key!r}] must be a finite number >= 0, got {value!r}")
                 factor[known[k]] = float(value)
-        w = base * factor[inverse]
+        with np.errstate(over="ignore"):
+            w = base * factor[inverse]
+        if not np.all(np.isfinite(w)):
+            raise ValueError("sample_weight times class_weight overflows float64 (|w| > 1.8e308) for "
+                             f"{np.count_nonzero(~np.isfinite(w))} rows: divide the weights by a common factor")
+    if w is not None:
+        check_weight_range(w, "sample_weight" if class_weight is None else "sample_weight (times class_weight)")
     kept: np.ndarray | None = None
     if w is not None:
         if not (w.sum() > 0 or allow_all_zero):

@@ -15,7 +15,10 @@ Per binary problem:
    the whitening of step 1 may shrink the covariance towards ``mean(eig) I`` by the Ledoit-Wolf amount (a
    covariance estimated from few rows per feature); both by held-out errors on ``cv`` folds (an int: stratified
    folds of each binary problem's rows; a splitter or a list of splits: their rows of the problem)
-   (:data:`RATIO_GRID` x {0, Ledoit-Wolf}; ties to the paper's choices). A class covariance
+   (:data:`RATIO_GRID` x {0, Ledoit-Wolf}), each candidate scored with the exact closest points of step 4, and
+   chosen by a one-standard-error rule on the paired folds that keeps the paper's construction (ratio 1, no
+   shrinkage) unless another candidate is better beyond the noise of the folds
+   (:func:`svmopt.ellipsoid.selection.select_pair`). A class covariance
    singular in the working space (one-hot features, fewer rows than features) gets a ridge of ``1e-6 lambda_max``
    (:data:`svmopt.ellipsoid.geometry.SINGULAR_RIDGE`) instead of no ellipsoid.
 3. Shrink fallback (not in the paper): if the ellipsoids intersect, both are shrunk by ``s = gamma * s*`` with
@@ -42,7 +45,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from svmopt._shared.config import warn
+from svmopt._shared.calibration import N_FOLDS, ProbabilityMixin
+from svmopt._shared.config import check_dense_allocation, warn
 from svmopt._shared.runtime import TimeBudget, progress
 from svmopt._shared.validation import (
     CLASS_WEIGHT,
@@ -51,17 +55,25 @@ from svmopt._shared.validation import (
     Real,
     StrOptions,
     check_fit_weights,
+    check_input,
     fit_context,
     shown,
 )
-from svmopt.ellipsoid.geometry import class_ellipsoids, ellipsoid_closest_points, shrink_factor
-from svmopt.ellipsoid.projection import project_2d, whiten
-from svmopt.ellipsoid.selection import PairData, SelectionPlan, pair_folds, select_pair, user_splits
+from svmopt.ellipsoid.binary import ClosestSolver, Construction, PairData, hyperplane, working_space
+from svmopt.ellipsoid.decision import decision_values, predicted_classes
+from svmopt.ellipsoid.geometry import ellipsoid_closest_points
+from svmopt.ellipsoid.projection import input_unit, map_back, whiten
+from svmopt.ellipsoid.selection import (
+    RATIO_GRID,
+    SelectionPlan,
+    pair_folds,
+    per_model_choices,
+    select_pair,
+    user_splits,
+)
 from svmopt.ellipsoid.swarms import SWARM_CONSTRAINTS, pso_closest_points, seed_from
 
 # ----------------------------------------------------------------------------------------------- estimator
-#: ``ratio="auto"``: the radius ratios of the two class ellipsoids compared by cross-validation (1 = the paper's).
-RATIO_GRID = 2.0 ** np.arange(-3.0, 4.0)
 
 _CHOICES = {
     "solver": ("pso", "exact"),
@@ -77,7 +89,7 @@ _CHOICES = {
 }
 
 
-class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
+class EllipsoidPSOClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
     """Linear classifier from the closest points of two class ellipsoids, found by coupled particle swarms.
 
     Kumar & Ramakrishnan (paper 003) [1]_; the choices where the paper is silent are described in the module
@@ -124,18 +136,25 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         the second swarm sees the first's new best.
     boundary_mode : {"revert", "project"}, default "revert"
         The paper's revert rule for infeasible moves, or their projection onto the ellipsoid (extension).
-    ratio : float > 0 or "auto", default "auto"
+    ratio : float > 0, "auto" or array-like of floats > 0, default "auto"
         The class-1 ellipsoid's radius is multiplied by ``sqrt(ratio)``, the class-2 one's divided by it (1 = the
-        paper's ellipsoids). ``"auto"``: chosen per binary problem among :data:`RATIO_GRID` by held-out errors.
-    shrinkage : float in [0, 1], "ledoit_wolf" or "auto", default "auto"
+        paper's ellipsoids). ``"auto"``: chosen per binary problem among :data:`RATIO_GRID` by held-out errors (see
+        ``cv``). An array: one ratio per binary model (in the order of ``pairs_``), e.g. a fitted model's
+        ``ratios_``; then ``shrinkage`` must be given per model too, and nothing is selected.
+    shrinkage : float in [0, 1], "ledoit_wolf", "auto" or array-like of those, default "auto"
         Shrinkage of the covariance the whitening uses towards ``mean(eig) I`` (0 = the paper's). ``"auto"``: 0 or
-        the Ledoit-Wolf amount, chosen per binary problem with ``ratio`` by held-out errors.
-    cv : int >= 2, CV splitter, iterable of (train, test) index arrays or None, default 3
-        Folds of the selection. An int (None: 3): stratified (unshuffled) folds of each binary problem's rows
-        (fewer when a class has fewer rows). A splitter (``KFold(5, shuffle=True)``, ...) or an iterable of
-        (train, test) pairs, as :func:`sklearn.model_selection.check_cv` accepts: split over all the rows given
-        to ``fit``; each binary problem uses its own rows of each split (a split without held-out rows of the
-        problem is skipped).
+        the Ledoit-Wolf amount, chosen per binary problem with ``ratio`` by held-out errors. An array: one value
+        (an amount or "ledoit_wolf") per binary model, e.g. a fitted model's ``shrinkages_``, with ``ratio`` per
+        model.
+    cv : int >= 2, CV splitter, iterable of (train, test) index arrays or None, default 5
+        Folds of the selection. Each candidate is scored on them with the exact closest points (step 4 of the
+        module docstring; the swarms approximate them) and the choice is the paper's construction unless another
+        candidate has fewer held-out errors beyond one standard error of the paired fold differences (then the
+        candidate nearest to the paper's within that error of the best). An int (None: 5): stratified
+        (unshuffled) folds of each binary problem's rows (fewer when a class has fewer rows). A splitter
+        (``KFold(5, shuffle=True)``, ...) or an iterable of (train, test) pairs, as
+        :func:`sklearn.model_selection.check_cv` accepts: split over all the rows given to ``fit``; each binary
+        problem uses its own rows of each split (a split without held-out rows of the problem is skipped).
     class_weight : dict, "balanced" or None, default None
         Multiplies the weights of each class's rows (``"balanced"``: ``W / (n_classes W_c)`` with ``W_c`` the
         weighted count of class c); see Notes.
@@ -147,6 +166,12 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
     verbose : bool, default False
         Print each binary problem's held-out errors and its choice, and show a progress bar over the swarm runs
         (selection candidates and final fits) on stderr. Nothing is printed otherwise.
+    probability : bool, default False
+        Also fit ``predict_proba`` / ``predict_log_proba`` (absent otherwise): a map of held-out decision values
+        (5 stratified shuffled folds seeded by ``random_state``, each fitting the selected ratios and shrinkages)
+        to probabilities whose argmax is ``predict`` on every row; a sigmoid through 1/2 at the decision threshold
+        for two classes, a softmax with one temperature over ``decision_function`` otherwise
+        (:mod:`svmopt._shared.calibration`). Each class then needs enough rows for its ellipsoid in every fold.
 
     Attributes
     ----------
@@ -168,8 +193,10 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
     shrinkages_ : ndarray (n_models,) of object
         The whitening shrinkage per model (0.0 or "ledoit_wolf").
     selection_ : dict or None
-        The candidates (``shrinkage``, ``ratio``) and the held-out error rates per model, shape
-        (n_models, n_shrinkages, n_ratios); None when nothing was selected.
+        The candidates (``shrinkage``, ``ratio``), the held-out error rates per model (``errors``, shape
+        (n_models, n_shrinkages, n_ratios)) and per model its held-out errors per fold (``fold_errors``, a list of
+        arrays (n_folds, n_shrinkages, n_ratios): counts, or weights of the misclassified rows; NaN where not
+        scored), which the one-standard-error rule compares; None when nothing was selected.
     shrink_factors_ : ndarray (n_models,)
         ``s`` per model (1 = no shrink).
     n_shrunk_ : int
@@ -183,6 +210,8 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         ``||x* - y*||`` per model.
     certificate_gaps_ : ndarray (n_models,)
         Its certified gap ``||x* - y*|| - phi(u)`` (an upper bound on ``||x* - y*|| - D*``).
+    calibration_ : object
+        With ``probability=True``: the map from decision values to probabilities.
 
     Notes
     -----
@@ -209,6 +238,12 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
     radius ratio); with ``projection="none"`` it acts through the selection only. The swarms (eq. (7)) see only
     the ellipsoids: the same ellipsoids and ``random_state`` give the same swarm, whatever the rows' order or
     count.
+
+    **Scale.** With a projection the model does not depend on the scale of X (the whitening of Section 4.3.5
+    removes it): ``X * c`` (``c > 0``, ``X * c`` finite and not subnormal) gives X's predictions, ``coef_ / c`` and
+    X's ``intercept_`` (to rounding; exactly for powers of two), and the selection and the multiclass margins are
+    scale-free. With ``projection="none"``, ``solver="exact"`` is invariant too (the ellipsoids scale with X); the
+    swarms are not (their craziness radius is in [0, 1) at any scale), and refuse X beyond ``SAFE_MAGNITUDE``.
 
     See Also
     --------
@@ -239,12 +274,13 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         **{name: [StrOptions(set(allowed))] for name, allowed in _CHOICES.items()},
         "random_state": ["random_state"],
         "gamma": [Interval(Real, 0, 1, closed="neither")],
-        "ratio": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
-        "shrinkage": [StrOptions({"auto", "ledoit_wolf"}), Interval(Real, 0, 1, closed="both")],
+        "ratio": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither"), "array-like"],
+        "shrinkage": [StrOptions({"auto", "ledoit_wolf"}), Interval(Real, 0, 1, closed="both"), "array-like"],
         "cv": ["cv_object"],
         "class_weight": CLASS_WEIGHT,
         "max_time": [SECONDS, None],
         "verbose": ["verbose"],
+        "probability": ["boolean"],
     }
 
     def __init__(
@@ -272,10 +308,11 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         boundary_mode="revert",
         ratio="auto",
         shrinkage="auto",
-        cv=3,
+        cv=5,
         class_weight=None,
         max_time=None,
         verbose=False,
+        probability=False,
     ):
         self.n_particles = n_particles
         self.max_iter = max_iter
@@ -303,6 +340,7 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         self.class_weight = class_weight
         self.max_time = max_time
         self.verbose = verbose
+        self.probability = probability
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -318,24 +356,56 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
 
         ``sample_weight`` (n_samples,), non-negative: frequency weights of the rows (see the class docstring for
         the quantities they enter); rows of weight 0 are left out. Atomic: on an error or an interrupt the
-        estimator is left as it was before the call."""
+        estimator is left as it was before the call.
+
+        Any finite scale of X: X of entries beyond :data:`svmopt.ellipsoid.projection.SAFE_MAGNITUDE` is fitted
+        over a power of two and mapped back exactly (:func:`svmopt.ellipsoid.projection.map_back`), but with
+        ``projection="none"`` and ``solver="pso"``, where it is refused (see Notes, "Scale"). ``n_features`` is
+        bounded by the memory budget (:func:`svmopt.get_memory_budget`): a binary problem forms d x d
+        covariances."""
         budget = TimeBudget(self.max_time)
+        X_given, y_given = X, y
         X, yi, w, splits = self._validate_rows(X, y, sample_weight)
-        seed = seed_from(self.random_state)
-        plan = self._selection_plan(X, w)
         pairs = self._pairs()
+        fixed = per_model_choices(self.ratio, self.shrinkage, len(pairs))
+        unit = input_unit(X, self.projection, self.solver)
+        Xu = X if unit == 1.0 else X / unit
+        seed = seed_from(self.random_state)
+        plan = self._selection_plan(Xu, w, fixed)
         jobs = self._jobs(pairs, yi, splits, plan)
-        models, errors = self._fit_pairs(X, w, jobs, plan, seed, budget)
-        self._set_models(pairs, models, errors, plan)
+        models, errors = self._fit_pairs(Xu, w, jobs, plan, seed, budget, fixed)
+        self._set_models(pairs, [map_back(mdl, unit) for mdl in models], errors, plan)
+        if not (np.all(np.isfinite(self.coef_)) and np.all(np.isfinite(self.intercept_))):
+            raise ValueError(f"X: its entries (largest magnitude {float(np.max(np.abs(X))):.3g}) are too small for "
+                             "the hyperplane's coefficients (about 1 / |x|) to be held in float64; rescale X")
         self._warn_one_sided(X, yi)
         budget.finish(self)
+        self._fold_time = None if budget.max_time is None else max(1e-3, budget.remaining()) / N_FOLDS
+        try:  # the rows as given (the calibration leaves the rows of weight 0 out itself)
+            self._fit_probability(X_given, y_given, sample_weight, zero_is_positive=False)
+        finally:
+            del self._fold_time
         return self
+
+    def _fold_params(self) -> dict:
+        """The choices of this fit for the calibration's clones (:mod:`svmopt._shared.calibration`): the ratio and
+        shrinkage of every binary model (so that no fold selects again), no progress output, and the time left per
+        fold under ``max_time``."""
+        params = {"ratio": self.ratios_.tolist(), "shrinkage": self.shrinkages_.tolist(), "verbose": False}
+        if getattr(self, "_fold_time", None) is not None:  # set during fit only
+            params["max_time"] = self._fold_time
+        return params
 
     def _validate_rows(self, X, y, sample_weight) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, list | None]:
         """``(X, class index per row, weights, the user's cv splits)`` of the rows fitted (those of weight > 0);
         sets ``classes_``. Every class must be large enough for its ellipsoid."""
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
+        d = X.shape[1]
+        check_dense_allocation(d, d, f"EllipsoidPSOClassifier with n_features={d} (the covariance of the "
+                               "whitening, Section 4.3.5, and of the class ellipsoids, d x d)",
+                               remedy="reduce the features first (e.g. sklearn.decomposition.PCA or a feature "
+                               "selection in a Pipeline)")
         n_rows = X.shape[0]
         # The validation runs on row indices, so that the kept rows are known (a user's cv splits index all rows).
         kept, y_kept, w = check_fit_weights(np.arange(n_rows), y, sample_weight, self.class_weight)
@@ -361,14 +431,25 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"EllipsoidPSOClassifier: class {label!r} has {int(count[c])} training "
                              f"row(s){'' if w is None else f' (total weight {size[c]:g})'}; its ellipsoid in {dims} "
                              f"dimension(s) needs at least {dims + 1}")
+        if self.probability:  # the calibration's k folds (k = min(N_FOLDS, smallest class)) fit on k - 1 of them
+            k = int(min(N_FOLDS, count.min()))
+            train = count - np.ceil(count / max(k, 1))
+            for c in np.flatnonzero(train < dims + 1):
+                raise ValueError(f"probability=True: class {shown(self.classes_[c])} has {int(count[c])} rows; the "
+                                 f"training part of each of the calibration's {k} folds holds {int(train[c])}, "
+                                 f"fewer than its ellipsoid in {dims} dimension(s) needs ({dims + 1})")
 
-    def _selection_plan(self, X: np.ndarray, w: np.ndarray | None) -> SelectionPlan:
-        """The shrinkage and ratio candidates (one each unless "auto"), with the data set's whitening per shrinkage
-        for ``projection="dataset"``."""
-        shrinks: list[float | str] = [0.0, "ledoit_wolf"] if self.shrinkage == "auto" else [self.shrinkage]
+    def _selection_plan(self, X: np.ndarray, w: np.ndarray | None, fixed: list | None) -> SelectionPlan:
+        """The shrinkage and ratio candidates (one each unless "auto"; ``fixed``: the per-model choices, nothing
+        selected), with the data set's whitening per shrinkage for ``projection="dataset"``."""
+        if fixed is not None:
+            shrinks: list[float | str] = list(dict.fromkeys(sh for sh, _ in fixed))
+            ratios = np.array([fixed[0][1]])
+        else:
+            shrinks = [0.0, "ledoit_wolf"] if _is_auto(self.shrinkage) else [self.shrinkage]
+            ratios = RATIO_GRID if _is_auto(self.ratio) else np.array([float(self.ratio)])
         globs = {sh: whiten(X, sh, w) if self.projection == "dataset" else None for sh in shrinks}
-        ratios = RATIO_GRID if self.ratio == "auto" else np.array([float(self.ratio)])
-        return SelectionPlan(shrinks, ratios, globs)
+        return SelectionPlan(shrinks, ratios, globs) if fixed is None else SelectionPlan(shrinks[:1], ratios, globs)
 
     def _pairs(self) -> list[tuple[int, int]]:
         """The binary problems as class indices: every pair (OvO, and always for two classes), or each class
@@ -390,13 +471,15 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
         return jobs
 
     def _fit_pairs(self, X: np.ndarray, w: np.ndarray | None, jobs: list, plan: SelectionPlan, seed: int,
-                   budget: TimeBudget) -> tuple[list[dict], list[np.ndarray]]:
+                   budget: TimeBudget, fixed: list | None) -> tuple[list[dict], list[tuple]]:
         """Each binary problem's selection (when there is a choice) and model; the models and the selections'
         error rates. ``max_time``: each binary problem gets an equal share of what is left, its selection half
-        of it."""
+        of it. The selection scores its candidates with the exact closest points where the working space has at
+        most 2 dimensions (there they are exact and certified), with the estimator's solver otherwise."""
+        cons = self._construction()
         rng = np.random.RandomState(seed)
         models: list[dict] = []
-        errors: list[np.ndarray] = []
+        errors: list[tuple[np.ndarray, np.ndarray]] = []
         with progress(self.verbose, sum(len(f) * plan.n_candidates + 1 for *_, f in jobs),
                       "EllipsoidPSOClassifier") as bar:
             for k, (i1, i2, folds) in enumerate(jobs):
@@ -406,15 +489,16 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
                 pair_end = None if budget.max_time is None else now + share
                 if plan.select:
                     sel_end = None if pair_end is None else now + 0.5 * share
-                    (sh, ratio), err = select_pair(self._fit_binary, pair, plan, seed + k, sel_end, budget, bar)
-                    errors.append(err)
+                    closest = self._closest(seed + k, sel_end, exact=self.projection != "none" or X.shape[1] <= 2)
+                    (sh, ratio), err, per_fold = select_pair(pair, plan, cons, closest, seed + k, sel_end, budget, bar)
+                    errors.append((err, per_fold))
                     if self.verbose:
                         table = "; ".join(f"shrinkage {shown(s_)}: " + " ".join(f"{e:.3f}" for e in row)
                                           for s_, row in zip(plan.shrinks, err, strict=True))
                         print(f"[EllipsoidPSOClassifier] pair {k} held-out error per ratio {plan.ratios.tolist()}: "
                               f"{table}; selected ratio {ratio:g}, shrinkage {shown(sh)}")
                 else:
-                    sh, ratio = plan.shrinks[0], float(plan.ratios[0])
+                    sh, ratio = fixed[k] if fixed is not None else (plan.shrinks[0], float(plan.ratios[0]))
                 mdl = self._fit_binary(pair, plan.globs[sh], seed + k, rng, ratio, sh, pair_end)
                 if mdl["timed_out"]:
                     budget.cut(f"swarm iterations of binary problem {k} ({mdl['n_iter']} of {self.max_iter})")
@@ -422,15 +506,15 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
                 bar.update(1)
         return models, errors
 
-    def _set_models(self, pairs: list[tuple[int, int]], models: list[dict], errors: list[np.ndarray],
+    def _set_models(self, pairs: list[tuple[int, int]], models: list[dict], errors: list[tuple],
                     plan: SelectionPlan) -> None:
         """The fitted attributes from the binary models and the selections' error rates."""
         self.pairs_ = pairs
         self.ratios_ = np.array([mdl["ratio"] for mdl in models])
         self.shrinkages_ = np.array([mdl["shrinkage"] for mdl in models], dtype=object)
         self.selection_ = None if not errors else {
-            "shrinkage": plan.shrinks, "ratio": RATIO_GRID.copy() if self.ratio == "auto" else np.array([self.ratio]),
-            "errors": np.array(errors)}
+            "shrinkage": plan.shrinks, "ratio": plan.ratios.copy(),
+            "errors": np.array([e for e, _ in errors]), "fold_errors": [f for _, f in errors]}
         self.models_ = models
         self.coef_ = np.array([mdl["w_in"] for mdl in models])
         self.intercept_ = np.array([mdl["b_in"] for mdl in models])
@@ -453,124 +537,52 @@ class EllipsoidPSOClassifier(ClassifierMixin, BaseEstimator):
                      "one side (the ellipsoids' closest points lie beyond the data: classes of very different "
                      "spread or size); try ratio='auto' or solver='exact'", UserWarning)
 
+    def _construction(self) -> Construction:
+        return Construction(self.projection, self.p2_mode, self.metric, self.reading, self.fallback, self.gamma)
+
+    def _closest(self, seed: int, deadline: float | None, exact: bool = False) -> ClosestSolver:
+        """The closest points of step 4: the exact support-function dual (``solver="exact"`` or ``exact``), else the
+        coupled swarms seeded by ``seed``, stopping at ``deadline``."""
+        if exact or self.solver == "exact":
+            return lambda mu1, P1, mu2, P2: (ellipsoid_closest_points(mu1, P1, mu2, P2), 1, False)
+
+        def swarms(mu1, P1, mu2, P2):
+            cp = pso_closest_points(
+                mu1, P1, mu2, P2, n_particles=self.n_particles, max_iter=self.max_iter, w=self.w, c1=self.c1,
+                c2=self.c2, c3=self.c3, c4=self.c4, s_init=self.s_init, random_state=seed, rand_scope=self.rand_scope,
+                sync=self.sync, boundary_mode=self.boundary_mode,
+                max_time=None if deadline is None else max(0.0, deadline - time.perf_counter()))
+            return cp, cp.info["n_iter"], cp.info["timed_out"]
+
+        return swarms
+
     def _fit_binary(self, pair: PairData, glob, seed, rng, ratio: float = 1.0, shrinkage: float | str = 0.0,
                     deadline: float | None = None) -> dict:
-        """The model of one binary problem (steps 1-5 of the module docstring) on ``pair``'s rows: whitening
-        (``glob``: the data set's, else the pair's) and projection, the class ellipsoids with their radius ratio,
-        the shrink fallback, the closest points and the bisecting hyperplane."""
-        V1, V2, w1, w2 = pair.V1, pair.V2, pair.w1, pair.w2
-        if not (len(V1) and len(V2)):  # a fold of a user's cv may hold no training row of a class
-            raise ValueError("a class of the binary problem has no training rows")
-        d = V1.shape[1]
-        if self.projection == "none":
-            m, W, Pi = np.zeros(d), np.eye(d), np.eye(d)
-        else:
-            m, W = glob if glob is not None else whiten(np.vstack([V1, V2]), shrinkage,
-                                                        None if w1 is None else np.r_[w1, w2])
-            Pi = project_2d((V1 - m) @ W, (V2 - m) @ W, self.p2_mode, rng, w1, w2)
-        T = W @ Pi  # input -> working: q = T^T (v - m)
-        Q1, Q2 = (V1 - m) @ T, (V2 - m) @ T
-        E = class_ellipsoids(Q1, Q2, metric=self.metric, reading=self.reading, w1=w1, w2=w2)
-        # Radii scaled by sqrt(ratio) (class 1) and 1/sqrt(ratio) (class 2): ratio = 1 is the paper's pair.
-        mu1, P1, mu2, P2 = E["mu1"], E["P1"] / ratio, E["mu2"], E["P2"] * ratio
-        s = 1.0
-        if self.fallback == "shrink":
-            s_star = shrink_factor(mu1, P1, mu2, P2)
-            if s_star <= 1.0:
-                if s_star <= 0.0:
-                    raise ValueError("the class means coincide in the working space; the shrink fallback is undefined")
-                s = self.gamma * s_star
-                P1, P2 = P1 / s**2, P2 / s**2
-        if self.solver == "exact":
-            cp = ellipsoid_closest_points(mu1, P1, mu2, P2)
-            n_iter, timed_out = 1, False
-        else:
-            cp = pso_closest_points(
-                mu1,
-                P1,
-                mu2,
-                P2,
-                n_particles=self.n_particles,
-                max_iter=self.max_iter,
-                w=self.w,
-                c1=self.c1,
-                c2=self.c2,
-                c3=self.c3,
-                c4=self.c4,
-                s_init=self.s_init,
-                random_state=seed,
-                rand_scope=self.rand_scope,
-                sync=self.sync,
-                boundary_mode=self.boundary_mode,
-                max_time=None if deadline is None else max(0.0, deadline - time.perf_counter()),
-            )
-            n_iter, timed_out = cp.info["n_iter"], cp.info["timed_out"]
-        x, yv = cp.x, cp.y
-        wv = x - yv
-        w0 = 0.5 * (yv @ yv - x @ x)
-        if not np.any(wv):  # intersecting ellipsoids without fallback: fall back to the mean bisector direction
-            wv = mu1 - mu2
-            w0 = -wv @ (0.5 * (mu1 + mu2))
-        w_in = T @ wv
-        b_in = w0 - w_in @ m
-        return {
-            "m": m,
-            "W": W,
-            "Pi": Pi,
-            "mu1": mu1,
-            "P1": P1,
-            "mu2": mu2,
-            "P2": P2,
-            "s": s,
-            "x": x,
-            "y": yv,
-            "w": wv,
-            "w0": float(w0),
-            "w_in": w_in,
-            "b_in": float(b_in),
-            "distance": cp.distance,
-            "gap": cp.gap,
-            "ellipsoids": E,
-            "ratio": ratio,
-            "shrinkage": shrinkage,
-            "n_iter": n_iter,
-            "timed_out": timed_out,
-        }
+        """The model of one binary problem (steps 1-5 of the module docstring, :mod:`svmopt.ellipsoid.binary`) on
+        ``pair``'s rows: whitening (``glob``: the data set's, else the pair's) and projection, the class ellipsoids
+        with their radius ratio, the shrink fallback, the closest points and the bisecting hyperplane."""
+        cons = self._construction()
+        return hyperplane(working_space(pair, glob, shrinkage, rng, cons), ratio, cons, self._closest(seed, deadline))
 
     # ---------------------------------------------------------------- prediction
     def _pair_scores(self, X) -> np.ndarray:
         check_is_fitted(self)
+        check_input(X, "X")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return X @ self.coef_.T + self.intercept_
 
     def decision_function(self, X):
         """Binary: ``-z`` (positive means ``classes_[1]``). Multiclass, one-vs-one: (n_samples, n_classes) votes
         plus normalized margins scaled into (-1/3, 1/3), so that the argmax is the prediction (ties by the margin
-        sum); one-vs-rest: the (n_samples, n_classes) margins normalized by ||w_k||, whose argmax is the
-        prediction."""
-        Z = self._pair_scores(X)
-        K = self.classes_.size
-        if K == 2:
-            return -Z[:, 0]
-        norms = np.linalg.norm(self.coef_, axis=1)
-        norms[norms == 0] = 1.0
-        Zn = Z / norms
-        n = Z.shape[0]
-        if self.multiclass == "ovr":
-            return Zn
-        votes = np.zeros((n, K))
-        margin = np.zeros((n, K))
-        for k, (a, b) in enumerate(self.pairs_):
-            pos = Z[:, k] >= 0
-            votes[:, a] += pos
-            votes[:, b] += ~pos
-            margin[:, a] += Zn[:, k]
-            margin[:, b] -= Zn[:, k]
-        return votes + margin / (3.0 * (np.abs(margin) + 1.0))
+        sum); one-vs-rest: the (n_samples, n_classes) normalized margins, whose argmax is the prediction. Model k's
+        normalized margin is ``z_k max_j ||w_j|| / ||w_k||``, a distance in units of ``1 / max_j ||w_j||``: it does
+        not depend on the scale of X (:func:`svmopt.ellipsoid.projection.relative_norms`)."""
+        return decision_values(self._pair_scores(X), self.coef_, self.pairs_, self.classes_.size, self.multiclass)
 
     def predict(self, X):
         """Class labels: ``z >= 0`` gives the pair's first class; multiclass by OvO vote."""
-        D = self.decision_function(X)
-        if self.classes_.size == 2:
-            return self.classes_[(D > 0).astype(int)]
-        return self.classes_[np.argmax(D, axis=1)]
+        return predicted_classes(self.decision_function(X), self.classes_)
+
+
+def _is_auto(value) -> bool:
+    return isinstance(value, str) and value == "auto"

@@ -7,14 +7,17 @@ the class ellipsoids and uses both is :class:`svmopt.EllipsoidPSOClassifier`.
 
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import optimize
 
-from svmopt._shared.moments import weighted_variance_denominator
+from svmopt._shared.moments import power_of_two_unit
 
 _GRID = 7200  # angles of the 2-D grid of the support-function dual (ellipsoid_closest_points)
+_COARSE = 360  # angles of the first, coarse 2-D grid (see _maximize_on_sphere)
 
 
 def as_ellipsoid(mu, P, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -28,9 +31,31 @@ def as_ellipsoid(mu, P, name: str) -> tuple[np.ndarray, np.ndarray]:
     if not (np.all(np.isfinite(mu)) and np.all(np.isfinite(P))):
         raise ValueError(f"{name}: centre and P must be finite")
     P = 0.5 * (P + P.T)
-    if np.linalg.eigvalsh(P)[0] <= 0:
+    if not _positive_definite(P):
         raise ValueError(f"{name}: P must be symmetric positive definite")
     return np.ascontiguousarray(mu), np.ascontiguousarray(P)
+
+
+def _positive_definite(P: np.ndarray) -> bool:
+    """Whether the symmetric P is positive definite (closed form for n <= 2: a fit checks many 2 x 2 matrices)."""
+    if P.shape[0] == 1:
+        return bool(P[0, 0] > 0)
+    if P.shape[0] == 2:
+        return bool(P[0, 0] > 0 and P[0, 0] * P[1, 1] - P[0, 1] * P[1, 0] > 0)
+    return bool(np.linalg.eigvalsh(P)[0] > 0)
+
+
+def _inverse(P: np.ndarray) -> np.ndarray:
+    """P^{-1} (the adjugate over the determinant for 2 x 2)."""
+    if P.shape == (2, 2):
+        (a, b), (c, d) = P.tolist()
+        return np.array([[d, -b], [-c, a]]) / (a * d - b * c)
+    return np.linalg.inv(P)
+
+
+def _quadratic(U: np.ndarray, S: np.ndarray) -> np.ndarray:
+    """``u^T S u`` for each row u of U."""
+    return np.sum((U @ S) * U, axis=1)
 
 
 def support_dual(u, mu1, P1, mu2, P2) -> np.ndarray:
@@ -39,12 +64,48 @@ def support_dual(u, mu1, P1, mu2, P2) -> np.ndarray:
 
     For every unit ``u``, ``phi(u) <= D*``; ``max phi = D*`` when the ellipsoids are disjoint, ``<= 0`` otherwise.
     """
-    u = np.atleast_2d(np.asarray(u, dtype=np.float64))
-    S1, S2 = np.linalg.inv(P1), np.linalg.inv(P2)
-    dmu = np.asarray(mu1) - np.asarray(mu2)
-    q1 = np.einsum("ij,jk,ik->i", u, S1, u)
-    q2 = np.einsum("ij,jk,ik->i", u, S2, u)
-    return u @ dmu - np.sqrt(np.maximum(q1, 0.0)) - np.sqrt(np.maximum(q2, 0.0))
+    return _dual(np.asarray(mu1) - np.asarray(mu2), _inverse(np.asarray(P1)), _inverse(np.asarray(P2)))(u)
+
+
+def _dual(dmu: np.ndarray, S1: np.ndarray, S2: np.ndarray):
+    """:func:`support_dual` with the inverses ``S_c = P_c^{-1}`` formed once (a search evaluates it many times)."""
+
+    def phi(u) -> np.ndarray:
+        u = np.atleast_2d(np.asarray(u, dtype=np.float64))
+        q1, q2 = _quadratic(u, S1), _quadratic(u, S2)
+        return u @ dmu - np.sqrt(np.maximum(q1, 0.0)) - np.sqrt(np.maximum(q2, 0.0))
+
+    return phi
+
+
+def _slopes_2d(dmu: np.ndarray, S1: np.ndarray, S2: np.ndarray):
+    """The angle derivatives at ``u = (cos t, sin t)``, ``v = (-sin t, cos t)`` (2-D, in floats: a root search
+    evaluates them often): of the dual, ``phi'(t) = v^T dmu - m_1 / g_1 - m_2 / g_2`` (``v^T (x(u) - y(u))`` for the
+    support points of :func:`_support_points`, zero where ``x - y`` is parallel to ``u``), and the sign of the
+    shrink ratio's, ``(u^T dmu)' (g_1 + g_2) - u^T dmu (g_1 + g_2)'``; ``g_c = sqrt(u^T S_c u)``,
+    ``m_c = v^T S_c u = g_c g_c'``."""
+    dx, dy = float(dmu[0]), float(dmu[1])
+    (a1, b1), (_, c1) = S1.tolist()
+    (a2, b2), (_, c2) = S2.tolist()
+
+    def parts(t: float) -> tuple[float, float, float, float, float, float]:
+        c, s_ = math.cos(t), math.sin(t)
+        cc, ss, cs = c * c, s_ * s_, c * s_
+        g1 = math.sqrt(max(a1 * cc + 2.0 * b1 * cs + c1 * ss, 0.0))
+        g2 = math.sqrt(max(a2 * cc + 2.0 * b2 * cs + c2 * ss, 0.0))
+        m1 = (c1 - a1) * cs + b1 * (cc - ss)
+        m2 = (c2 - a2) * cs + b2 * (cc - ss)
+        return c * dx + s_ * dy, c * dy - s_ * dx, g1, g2, m1, m2
+
+    def dual(t: float) -> float:
+        _, da, g1, g2, m1, m2 = parts(t)
+        return da - m1 / g1 - m2 / g2
+
+    def ratio(t: float) -> float:
+        a, da, g1, g2, m1, m2 = parts(t)
+        return da * (g1 + g2) - a * (m1 / g1 + m2 / g2)
+
+    return dual, ratio
 
 
 def _support_points(u, mu1, S1, mu2, S2):
@@ -106,31 +167,62 @@ def certificate(x, y, mu1, P1, mu2, P2, extra_lb: float = -np.inf) -> tuple[floa
     return D, lb
 
 
-def _maximize_on_sphere(fun, n: int, u0: np.ndarray) -> np.ndarray:
-    """argmax of a degree-0 homogeneous ``fun`` over the unit sphere: grid + Brent for n = 2, BFGS otherwise."""
+def _maximize_on_sphere(fun, n: int, u0: np.ndarray, slope=None) -> np.ndarray:
+    """argmax of a degree-0 homogeneous ``fun`` over the unit sphere: a grid and a 1-D search for n = 2, BFGS
+    otherwise.
+
+    n = 2: ``fun`` is the support-function dual ``phi`` or the shrink ratio of :func:`shrink_factor`; for both and
+    every t >= 0 the directions with ``fun >= t`` form a convex cone (``phi(u) - t ||u||`` and
+    ``u^T dmu - t (g_1(u) + g_2(u))`` are concave and positively homogeneous), so on the circle ``fun`` is unimodal
+    over the arc where it is positive. A positive best angle of a coarse grid (:data:`_COARSE` angles) therefore
+    brackets the maximum between its two neighbours; without one (the arc, if any, narrower than the coarse step)
+    the fine grid of :data:`_GRID` angles is searched. In the bracket the maximum is the root of ``slope`` (its
+    derivative in the angle, or a function of that sign), found by Brent's root search to the rounding of the
+    angle; where the slope does not change sign there (a bracket reaching beyond the arc), Brent's minimization
+    of ``-fun``, whose flat top limits it to about the square root of the rounding."""
     if n == 1:
         cand = np.array([[1.0], [-1.0]])
         return cand[int(np.argmax([fun(c) for c in cand]))]
     if n == 2:
-        th = np.linspace(-np.pi, np.pi, _GRID, endpoint=False)
-        U = np.column_stack([np.cos(th), np.sin(th)])
-        vals = fun(U)
-        k = int(np.argmax(vals))
-        step = th[1] - th[0]
-        res = optimize.minimize_scalar(
-            lambda t: -float(fun(np.array([[np.cos(t), np.sin(t)]]))[0]),
-            bounds=(th[k] - step, th[k] + step),
-            method="bounded",
-            options={"xatol": 1e-13},
-        )
-        t = res.x if -res.fun >= vals[k] else th[k]
+        for size in (_COARSE, _GRID):
+            U = _circle(size)
+            vals = fun(U)
+            k = int(np.argmax(vals))
+            if vals[k] > 0:
+                break
+        step = 2.0 * np.pi / size
+        t0 = -np.pi + step * k
+        lo, hi = (slope(t0 - step), slope(t0 + step)) if slope is not None else (0.0, 0.0)
+        if lo > 0.0 > hi:
+            t = float(optimize.brentq(slope, t0 - step, t0 + step, xtol=1e-16, rtol=4 * np.finfo(float).eps))
+        else:  # on the offset from the best angle: Brent's tolerance has a term relative to the argument
+            res = optimize.minimize_scalar(
+                lambda s: -float(fun(np.array([[np.cos(t0 + s), np.sin(t0 + s)]]))[0]),
+                bounds=(-step, step),
+                method="bounded",
+                options={"xatol": 1e-13},
+            )
+            t = t0 + res.x if -res.fun >= vals[k] else t0
         return np.array([np.cos(t), np.sin(t)])
     v0 = u0 / np.linalg.norm(u0)
+    # fun in the power of two of its magnitude at +-v0: BFGS's gradient tolerance is absolute, and fun (a distance)
+    # scales with the data, so without it the stopping point (and the model) moved with the scale of X
+    size = float(np.max(np.abs(fun(np.vstack([v0, -v0])))))
+    unit = float(power_of_two_unit(np.asarray(size)))
     res = optimize.minimize(
-        lambda v: -float(fun((v / np.linalg.norm(v))[None, :])[0]), v0, method="BFGS", options={"gtol": 1e-12}
+        lambda v: -float(fun((v / np.linalg.norm(v))[None, :])[0]) / unit, v0, method="BFGS", options={"gtol": 1e-12}
     )
     v = res.x
     return v / np.linalg.norm(v)
+
+
+@functools.lru_cache(maxsize=2)
+def _circle(size: int) -> np.ndarray:
+    """``size`` unit vectors at the angles ``-pi + 2 pi k / size`` (read-only)."""
+    th = np.linspace(-np.pi, np.pi, size, endpoint=False)
+    U = np.column_stack([np.cos(th), np.sin(th)])
+    U.flags.writeable = False
+    return U
 
 
 def ellipsoids_intersect(mu1, P1, mu2, P2) -> bool:
@@ -140,8 +232,9 @@ def ellipsoids_intersect(mu1, P1, mu2, P2) -> bool:
     dmu = mu1 - mu2
     if not np.any(dmu):
         return True
-    u = _maximize_on_sphere(lambda U: support_dual(U, mu1, P1, mu2, P2), mu1.size, dmu)
-    return bool(support_dual(u, mu1, P1, mu2, P2)[0] <= 0.0)
+    dual = _dual(dmu, _inverse(P1), _inverse(P2))
+    u = _maximize_on_sphere(dual, mu1.size, dmu)
+    return bool(dual(u)[0] <= 0.0)
 
 
 def ellipsoid_closest_points(mu1, P1, mu2, P2) -> ClosestPoints:
@@ -155,12 +248,13 @@ def ellipsoid_closest_points(mu1, P1, mu2, P2) -> ClosestPoints:
     mu2, P2 = as_ellipsoid(mu2, P2, "ellipsoid 2")
     if mu1.size != mu2.size:
         raise ValueError("the two ellipsoids must have the same dimension")
-    S1, S2 = np.linalg.inv(P1), np.linalg.inv(P2)
+    S1, S2 = _inverse(P1), _inverse(P2)
     dmu = mu1 - mu2
     n = mu1.size
     if np.any(dmu):
-        u = _maximize_on_sphere(lambda U: support_dual(U, mu1, P1, mu2, P2), n, dmu)
-        phi = float(support_dual(u, mu1, P1, mu2, P2)[0])
+        dual = _dual(dmu, S1, S2)
+        u = _maximize_on_sphere(dual, n, dmu, _slopes_2d(dmu, S1, S2)[0] if n == 2 else None)
+        phi = float(dual(u)[0])
         if phi > 0:
             x, y = _support_points(u, mu1, S1, mu2, S2)
             D, lb = certificate(x, y, mu1, P1, mu2, P2, extra_lb=phi)
@@ -214,17 +308,17 @@ def shrink_factor(mu1, P1, mu2, P2) -> float:
     """
     mu1, P1 = as_ellipsoid(mu1, P1, "ellipsoid 1")
     mu2, P2 = as_ellipsoid(mu2, P2, "ellipsoid 2")
-    S1, S2 = np.linalg.inv(P1), np.linalg.inv(P2)
+    S1, S2 = _inverse(P1), _inverse(P2)
     dmu = mu1 - mu2
     if not np.any(dmu):
         return 0.0
 
     def ratio(U):
         U = np.atleast_2d(U)
-        g = np.sqrt(np.einsum("ij,jk,ik->i", U, S1, U)) + np.sqrt(np.einsum("ij,jk,ik->i", U, S2, U))
+        g = np.sqrt(_quadratic(U, S1)) + np.sqrt(_quadratic(U, S2))
         return (U @ dmu) / g
 
-    u = _maximize_on_sphere(ratio, mu1.size, dmu)
+    u = _maximize_on_sphere(ratio, mu1.size, dmu, _slopes_2d(dmu, S1, S2)[1] if mu1.size == 2 else None)
     return float(max(ratio(u)[0], ratio(dmu / np.linalg.norm(dmu))[0]))
 
 
@@ -237,16 +331,28 @@ def weighted_mean_cov(Q: np.ndarray, w: np.ndarray | None = None) -> tuple[np.nd
 
     Unweighted: ``Q.mean(axis=0)`` and ``np.cov(Q, rowvar=False, ddof=1)``, exactly. Weighted:
     ``m = sum_i w_i q_i / W`` and ``C = sum_i w_i (q_i - m)(q_i - m)^T / (W - min(1, sum_i w_i^2 / W))``,
-    ``W = sum_i w_i``. The denominator is ``W - 1`` whenever every weight is >= 1 (then ``sum w^2 / W >= 1``), so
+    ``W = sum_i w_i``, computed on the weights over a power of two (:func:`unit_weights`), so at any finite
+    magnitude of the weights. The denominator is ``W - 1`` whenever every weight is >= 1 (then ``sum w^2 / W >= 1``), so
     integer weights give the covariance of the repeated rows; it stays positive for weights below 1 (where
     ``W - 1`` may not be), and equal weights ``c <= 1`` give the unweighted covariance.
     """
     if w is None:
         return Q.mean(axis=0), np.atleast_2d(np.cov(Q, rowvar=False, ddof=1))
-    W = float(w.sum())
-    m = (w @ Q) / W
+    u, unit = unit_weights(w)
+    U = float(u.sum())
+    m = (u @ Q) / U
     D = Q - m
-    return m, np.atleast_2d((D * w[:, None]).T @ D / weighted_variance_denominator(w))
+    # the denominator W - min(1, sum w^2 / W) (svmopt._shared.moments.weighted_variance_denominator) over unit
+    denom = U - min(1.0 / unit, float(u @ u) / U)
+    return m, np.atleast_2d((D * u[:, None]).T @ D / (denom if denom > 0.0 else 1.0 / unit))
+
+
+def unit_weights(w: np.ndarray) -> tuple[np.ndarray, float]:
+    """``(w / unit, unit)``, ``unit`` the power of two at or above the largest weight: the division is exact, so
+    every weighted mean and covariance computed from ``w / unit`` has the bits of the one from ``w``, without the
+    overflow of ``w @ Q`` or ``w @ w`` for weights near 1e300 (or the underflow for weights near 1e-300)."""
+    unit = float(power_of_two_unit(np.max(w)))
+    return w / unit, unit
 
 
 def class_ellipsoids(Q1, Q2, *, metric: str = "inverse", reading: str = "B", w1=None, w2=None) -> dict:

@@ -5,7 +5,8 @@ Modules: ``estimators`` (the estimator pair), ``base`` (their shared parameters,
 ``selection`` (the prototype vectors), ``search`` (each problem's tuning and final fit), ``stream`` (the sums of
 ``partial_fit``), ``cv_engine`` (the fast v-fold CV and its caches), ``tuning`` (CSA, simplex, the gamma path),
 ``nystrom`` (the feature maps and the fold models' predictions), ``dask_engine`` (the sums over Dask chunks),
-``sources`` (arrays, memmaps and block streams as row sources).
+``sources`` (arrays, memmaps and block streams as row sources), ``calibrated`` (what ``probability=True`` needs of a
+fit, and its folds' parameters).
 """
 
 from svmopt.fixed_size.estimators import FixedSizeLSSVC, FixedSizeLSSVR

@@ -13,11 +13,17 @@ Pipeline (paper Algorithm 5, Sections 3-6 and 8.4):
 4. per binary/regression problem, (gamma, sigma^2) by coupled simulated annealing (90 evaluations) then
    Nelder–Mead (70) in log space, on the fast v-fold CV cost (19)–(21) (:mod:`svmopt.fixed_size.search`,
    :class:`svmopt.fixed_size.cv_engine.CVEngine`): one streaming pass over the data per sigma^2 accumulates the
-   per-fold Phi_u^T Phi_u, Phi_u^T Y_u in C++ (``gamma_search="path"``, the default from PATH_MIN_ROWS training
-   rows on: the search over log sigma^2 alone, gamma the best of a 31-value path on each pass's statistics);
+   per-fold Phi_u^T Phi_u, Phi_u^T Y_u in C++ (``gamma_search="path"``, the default from PATH_MIN_ROWS tuning
+   rows on: the search over log sigma^2 alone, gamma the best of a 31-value path on each pass's statistics). By
+   default (``tune_rows``) a problem of more rows is tuned on a stratified sample of them held in memory, and
+   each stage of the search stops once it stops improving (``n_iter_no_change``); ``tune_rows=None,
+   n_iter_no_change=None`` is the paper's protocol;
 5. the primal ridge solve (7) with the Nyström features (5) (eigenpairs with
-   lambda <= m eps lambda_max dropped), bias penalized as printed (``regularize_bias=True``) or not;
-6. the compact predictor f(x) = sum_k beta_k K(x, PV_k) + b, beta = U' Lambda'^{-1/2} w (Section 3.2).
+   lambda <= m eps lambda_max dropped), bias penalized as printed (``regularize_bias=True``) or not, on all the
+   problem's rows (one more pass when the tuning ran on a sample);
+6. the compact predictor f(x) = sum_k beta_k K(x, PV_k) + b, beta = U' Lambda'^{-1/2} w (Section 3.2);
+7. with ``probability=True`` (the classifier), a calibration of held-out decision values
+   (:mod:`svmopt._shared.calibration`) by clones at the tuned values (:mod:`svmopt.fixed_size.calibrated`).
 
 ``X`` may be a numpy array, an ``np.memmap`` (read block by block, never copied whole), a callable returning
 a fresh iterator of ``(X_block, y_block)`` pairs (one call per pass: the data are never held in memory; every call
@@ -45,11 +51,13 @@ as given through the Nyström map (gamma tuned alone).
 
 from __future__ import annotations
 
+import functools
 import numbers
 import time
+import types
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -72,12 +80,15 @@ from svmopt._shared.validation import (
     Options,
     StrOptions,
     check_fit_weights,
+    check_input,
     fit_context,
+    real_array,
+    shown,
     validate_params,
 )
 from svmopt.fixed_size.dask_engine import DaskSource
 from svmopt.fixed_size.nystrom import rbf_params
-from svmopt.fixed_size.search import Problem, SearchRun, search_plan
+from svmopt.fixed_size.search import N_ITER_NO_CHANGE, TUNE_ROWS, Problem, SearchRun, search_plan
 from svmopt.fixed_size.selection import (
     PrototypeSet,
     candidate_rows,
@@ -89,12 +100,14 @@ from svmopt.fixed_size.selection import (
 )
 from svmopt.fixed_size.sources import DEFAULT_BLOCK, Source, check_block, load_source
 from svmopt.fixed_size.stream import (
+    RowBuffer,
     System,
     add_chunk,
     check_definition,
     chunk_accumulator,
     chunk_weights,
     require_fixed_hyperparameters,
+    rows_needed,
     solve_stream,
     start_stream,
     stream_params,
@@ -167,6 +180,33 @@ def input_scaling(src: Source | DaskSource, d: int, standardize: bool, w_rows: n
     return mean, scale
 
 
+class FixedHyperparametersError(ValueError, AttributeError):
+    """``partial_fit`` of a model whose ``gamma`` (or RBF ``sigma2``) is None (tuned by ``fit``; a stream is not
+    tuned): a ValueError naming them, and an AttributeError so that ``hasattr(est, "partial_fit")`` is False, as
+    scikit-learn's ``NotFittedError`` is both."""
+
+
+class ProbabilityStreamError(ValueError, AttributeError):
+    """``partial_fit`` of a classifier with ``probability=True``: refused by name (a ValueError), and absent
+    (an AttributeError: ``hasattr(est, "partial_fit")`` is False), as for tuned hyperparameters."""
+
+
+class only_with_fixed_hyperparameters:
+    """The ``partial_fit`` descriptor: the method when :meth:`FixedSizeLSSVM._fixed_hyperparameters` holds, else
+    its :class:`FixedHyperparametersError` (or :class:`ProbabilityStreamError`) on access (scikit-learn's ``available_if`` would replace that message by
+    "has no attribute 'partial_fit'")."""
+
+    def __init__(self, fn: Any):
+        self.fn = fn
+        functools.update_wrapper(cast(Any, self), fn)
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            return self.fn
+        obj._fixed_hyperparameters()
+        return types.MethodType(self.fn, obj)
+
+
 class FixedSizeLSSVM(BaseEstimator):
     """The parameters, ``fit``, ``partial_fit`` and prediction shared by FixedSizeLSSVC and FixedSizeLSSVR; the
     subclasses define the problems (:meth:`_problems`) and the systems of a stream (:meth:`_stream_solve`)."""
@@ -181,8 +221,8 @@ class FixedSizeLSSVM(BaseEstimator):
     _parameter_constraints: ClassVar[dict] = {
         "n_prototypes": [POSITIVE_INT, StrOptions({"auto"})],
         "kernel": [StrOptions({"rbf", "linear"}), Kernel],
-        "gamma": [POSITIVE, None],  # None: tuned by CSA + simplex
-        "sigma2": [POSITIVE, None],
+        "gamma": [POSITIVE, "array-like", None],  # None: tuned by CSA + simplex; an array: one per problem
+        "sigma2": [POSITIVE, "array-like", None],
         "cv": [Interval(Integral, 2, None, closed="left"), "cv_object"],  # folds, a splitter or (train, test) pairs
         "prototypes": ["array-like", None],  # fixed prototype vectors (standardized scale); None: selected
         "block_size": [POSITIVE_INT, None],
@@ -199,6 +239,8 @@ class FixedSizeLSSVM(BaseEstimator):
         "prototype_selection": [StrOptions({"entropy", "random"})],
         "statistics": [StrOptions({"auto", "features", "kernel"})],
         "max_time": [SECONDS, None],
+        "tune_rows": [Interval(Integral, 2, None, closed="left"), None],  # None: tuned on every row (the paper)
+        "n_iter_no_change": [POSITIVE_INT, None],  # None: the whole budget (the paper)
     }
 
     def __init__(self, *, n_prototypes: int | str = "auto", kernel: str | Kernel = "rbf", gamma: float | None = None,
@@ -207,7 +249,8 @@ class FixedSizeLSSVM(BaseEstimator):
                  n_csa: int | None = None, n_simplex: int | None = None, max_candidates: int = MAX_CANDIDATES,
                  feature_memory: str | int = "1G", n_jobs: int | None = None,
                  prototype_selection: str = "entropy", statistics: str = "auto", prototypes=None,
-                 max_time: float | None = None, gamma_search: str = "auto"):
+                 max_time: float | None = None, gamma_search: str = "auto", tune_rows: int | None = TUNE_ROWS,
+                 n_iter_no_change: int | None = N_ITER_NO_CHANGE):
         self.n_prototypes = n_prototypes
         self.kernel = kernel
         self.gamma = gamma
@@ -228,6 +271,8 @@ class FixedSizeLSSVM(BaseEstimator):
         self.prototypes = prototypes
         self.max_time = max_time
         self.gamma_search = gamma_search
+        self.tune_rows = tune_rows
+        self.n_iter_no_change = n_iter_no_change
 
     # -- parameters (validated by fit_context against _parameter_constraints) ------------------------
     def _resolved(self):
@@ -244,6 +289,20 @@ class FixedSizeLSSVM(BaseEstimator):
             sigma2 = 2.0 * float(kern.alpha) ** 2
         mode = "rbf" if name == "rbf" else ("linear" if name == "linear" else "kernel")
         return mode, kern, sigma2
+
+    def _per_problem(self, name: str, value: Any, n_problems: int) -> float | np.ndarray | None:
+        """A given ``gamma`` or ``sigma2``: None (tuned), one number for every problem, or one per problem (an
+        array-like of ``n_problems`` finite values > 0: the binary problems of the coding, as ``gamma_`` and
+        ``sigma2_`` of a multi-class fit list them)."""
+        if value is None or np.ndim(value) == 0:
+            return None if value is None else float(value)
+        arr = real_array(value, name)
+        if arr.ndim != 1 or arr.size not in (1, n_problems):
+            raise ValueError(f"{name} must be a number or hold one value per binary problem ({n_problems} here), "
+                             f"got shape {arr.shape}")
+        if not (np.all(np.isfinite(arr)) and np.all(arr > 0)):
+            raise ValueError(f"{name} must hold finite values > 0, got {shown(value)}")
+        return float(arr[0]) if arr.size == 1 else arr
 
     # -- what the subclasses define -------------------------------------------------------------------
     def _check_y(self, y):
@@ -288,13 +347,16 @@ class FixedSizeLSSVM(BaseEstimator):
         # validate
         mode, kern, sigma2_fixed = self._resolved()
         check_prototypes_mode(mode, self.prototypes)
+        self._check_probability(X)
         rng = np.random.default_rng(check_random_state(self.random_state).randint(0, 2**31 - 1, size=4))
         src, y, d = load_source(self, X, y, int(self.block_size or DEFAULT_BLOCK))
         rows = self._training_rows(src, y, sample_weight)
+        self._check_probability(None, rows.y)
         PV_given = given_prototypes(self.prototypes, d) if self.prototypes is not None else None
-        # resolve: the search, and the problems on the rows of positive weight (masks, targets, weights, folds)
-        plan = search_plan(self, rows.n, mode, kern, sigma2_fixed, d)
+        # resolve: the problems on the rows of positive weight (masks, targets, weights, folds), and the search
         problems = [rows.assign(p) for p in self._problems(rows.y, rows.w, rows.kept is not None)]
+        plan = search_plan(self, rows.n, mode, kern, self._per_problem("gamma", self.gamma, len(problems)),
+                           self._per_problem("sigma2", sigma2_fixed, len(problems)) if mode == "rbf" else None, d)
         # 1. standardize
         mean, scale = input_scaling(src, d, self.standardize, rows.row_weights(), rows.n)
         timings = {"standardize": time.perf_counter() - t0}
@@ -304,11 +366,11 @@ class FixedSizeLSSVM(BaseEstimator):
         # 4-5. solve: tuning and final fit per problem
         t3 = time.perf_counter()
         run = SearchRun(src, prototypes.PV, plan, rng, tbudget)
-        fitted = [run.solve(problem) for problem in problems]
+        fitted = [run.solve(problem, j) for j, problem in enumerate(problems)]
         timings["tuning_and_fit"] = time.perf_counter() - t3
         timings["total"] = time.perf_counter() - t0
         # set the attributes
-        self._stream = None  # a fit keeps no statistics for partial_fit
+        self._stream = self._buffer = None  # a fit keeps no statistics (nor rows) for partial_fit
         self.gamma_search_ = plan.search
         self.x_mean_, self.x_scale_ = mean, scale
         prototypes.set_attributes(self, mode)
@@ -316,7 +378,15 @@ class FixedSizeLSSVM(BaseEstimator):
         self.timings_ = timings
         self._set_hyperparameters()
         tbudget.finish(self)
+        self._after_fit(src, y, sample_weight, tbudget)
         return self
+
+    def _check_probability(self, X: Any, y_kept: np.ndarray | None = None) -> None:
+        """What ``probability=True`` needs, checked before the work that needs it (the classifier's; nothing
+        here): ``X`` as given (before any pass), then the labels of the rows of positive weight."""
+
+    def _after_fit(self, src: Source | DaskSource, y: np.ndarray, sample_weight: Any, tbudget: TimeBudget) -> None:
+        """After the model's fit, on its validated input (the classifier's calibration; nothing here)."""
 
     def _training_rows(self, src: Source | DaskSource, y: np.ndarray, sample_weight) -> TrainingRows:
         """The rows of positive weight: their labels, their weights, the fold ids from a ``cv`` of splits (the
@@ -352,6 +422,7 @@ class FixedSizeLSSVM(BaseEstimator):
         return prototypes
 
     def _set_hyperparameters(self) -> None:
+        self.kernel_ = self._fitted_kernel()
         if len(self.problems_) == 1:
             self.gamma_ = self.problems_[0]["gamma"]
             self.sigma2_ = self.problems_[0]["sigma2"]
@@ -361,15 +432,34 @@ class FixedSizeLSSVM(BaseEstimator):
             self.sigma2_ = np.array([p["sigma2"] for p in self.problems_])
             self.cv_score_ = np.array([p["cv_score"] for p in self.problems_])
 
+    def _fitted_kernel(self) -> Kernel | list[Kernel]:
+        """``kernel_``: the kernel of the fitted model as a :class:`svmopt.Kernel` -- the RBF of sigma^2,
+        ``Kernel("rbf", alpha=sqrt(sigma2 / 2))`` (K = exp(-||x - z||^2 / sigma2)), a list of one per problem when
+        the problems' sigma^2 differ; ``Kernel("linear")``; or the kernel given."""
+        if self.kernel_mode_ == "linear":
+            return Kernel("linear")
+        if self.kernel_mode_ == "kernel":
+            return cast(Kernel, self.kernel)
+        kernels = [Kernel("rbf", alpha=float(np.sqrt(p["sigma2"] / 2.0))) for p in self.problems_]
+        return kernels[0] if all(k == kernels[0] for k in kernels) else kernels
+
     # -- streaming fit (partial_fit) -----------------------------------------------------------------
     def _fixed_hyperparameters(self) -> bool:
         """partial_fit exists only with fixed hyperparameters (as scikit-learn's MLPClassifier.partial_fit exists only
-        for its stochastic solvers): an AttributeError naming the missing ones otherwise."""
+        for its stochastic solvers): a :class:`FixedHyperparametersError` naming the missing ones otherwise; nor with
+        ``probability=True`` (:class:`ProbabilityStreamError`)."""
+        if getattr(self, "probability", False):
+            raise ProbabilityStreamError("probability=True is not available with partial_fit: its calibration needs "
+                                         "held-out decision values from folds of all the rows, which a stream does "
+                                         "not keep; leave probability=False, or fit on the rows in memory")
         try:
             mode, _, sigma2 = self._resolved()
         except ValueError:  # an unresolved kernel: partial_fit raises it
             return True
-        require_fixed_hyperparameters(mode, self.gamma, sigma2)
+        try:
+            require_fixed_hyperparameters(mode, self.gamma, sigma2)
+        except AttributeError as exc:
+            raise FixedHyperparametersError(str(exc)) from None
         return True
 
     def _stream_targets(self, y: np.ndarray) -> np.ndarray:
@@ -400,23 +490,45 @@ class FixedSizeLSSVM(BaseEstimator):
 
     def _partial_fit_impl(self, X, y, classes, sample_weight):
         t0 = time.perf_counter()
-        first = getattr(self, "_stream", None) is None
+        buffer: RowBuffer | None = getattr(self, "_buffer", None)
+        first = getattr(self, "_stream", None) is None and buffer is None
         # validate: the parameters (first call), the chunk, its classes, the stream's definition, the weights
         if first:
             validate_params(self)
+        if first:
+            self.__dict__.pop("calibration_", None)  # a stream's model is not an earlier fit's calibrated one
         mode, kern, sigma2 = self._resolved()
         if first:
             check_prototypes_mode(mode, self.prototypes)
+        for name, value in (("gamma", self.gamma), ("sigma2", sigma2 if mode == "rbf" else None)):
+            if value is not None and np.ndim(value) != 0:
+                raise ValueError(f"partial_fit takes one number for {name} (every class's sums share one feature "
+                                 f"map and one solve), got {shown(value)}; fit takes one value per binary problem")
+        check_input(X, "X")
+        check_input(y, "y")
         X, y = validate_data(self, X, y, dtype=np.float64, reset=first, y_numeric=self._task == "regression")
         y = self._check_y(y)
         self._stream_classes(y, classes, first)
         definition = self._stream_definition(mode, kern, sigma2)
         if not first:
-            check_definition((self._stream or {}).get("definition"), definition)
+            check_definition(buffer.definition if buffer is not None else (self._stream or {}).get("definition"),
+                             definition)
+        n_given = X.shape[0]
         X, y, w, kept = chunk_weights(X, y, sample_weight, self._class_weight(), getattr(self, "classes_", None),
                                       first)
-        # the first call: input scaling, prototypes, the feature map, empty sums
-        if first:
+        if first and X.shape[0] == 0:
+            raise ValueError("the first partial_fit chunk has no rows of positive weight (sample_weight times "
+                             "class_weight): the input scaling and the prototypes are chosen from the first rows")
+        # until rows_needed rows have arrived, they wait (the prototypes are chosen among them); then they are the
+        # first chunk: the input scaling, prototypes, the feature map, empty sums
+        if buffer is not None or first:
+            buffer = buffer if buffer is not None else RowBuffer(rows_needed(self, mode), definition)
+            buffer.add(X, y, w, kept, n_given)
+            if buffer.n < buffer.needed:
+                self.__dict__.pop("problems_", None)  # a model of an earlier fit is not this stream's
+                self._buffer, self._stream = buffer, None
+                return self
+            X, y, w, kept = buffer.rows()
             start = start_stream(self, X, y, w, mode, kern, sigma2, kept)
             self.x_mean_, self.x_scale_ = start.mean, start.scale
             start.prototypes.set_attributes(self, mode)
@@ -431,7 +543,7 @@ class FixedSizeLSSVM(BaseEstimator):
             target = np.ones(y.shape[0]) if self._task == "classification" else np.asarray(y, dtype=np.float64)
             add_chunk(state, acc, np.ascontiguousarray((X - self.x_mean_) / self.x_scale_), target,
                       self._stream_targets(y), w, self._task == "regression")
-        self._stream = state
+        self._stream, self._buffer = state, None
         # solve: the model of all rows seen so far (7), after every call, so predictions are always current
         gamma = float(self.gamma or 0.0)  # set: partial_fit exists only with fixed hyperparameters
         systems = self._stream_solve(state["G"], state["t"], state["yy"], state["ww"])
@@ -446,6 +558,9 @@ class FixedSizeLSSVM(BaseEstimator):
     # -- prediction --------------------------------------------------------------------------------
     def _raw_decision(self, X) -> np.ndarray:
         """Real outputs of every binary/regression problem (n x L), streaming in blocks."""
+        buffer = getattr(self, "_buffer", None)
+        if buffer is not None and not hasattr(self, "problems_"):  # a stream still waiting for its first rows
+            raise buffer.not_fitted(self)
         check_is_fitted(self, "problems_")
         if is_dask_array(X):  # block by block on the workers, gathered here (n x L outputs)
             return map_row_chunks(self, "_raw_decision", X, len(self.problems_))
@@ -458,6 +573,7 @@ class FixedSizeLSSVM(BaseEstimator):
                 raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
                                  f"{self.n_features_in_} features as input")
         else:
+            check_input(X, "X")
             X = validate_data(self, X, dtype=np.float64, reset=False)
         block = int(self.block_size or DEFAULT_BLOCK)
         out = np.empty((X.shape[0], len(self.problems_)))

@@ -13,14 +13,15 @@ from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 
+from svmopt._shared.calibration import ProbabilityMixin
 from svmopt._shared.moments import weighted_variance_denominator, weighted_variance_denominator_of_sums
 from svmopt._shared.prototypes import MAX_CANDIDATES
 from svmopt._shared.validation import CLASS_WEIGHT, StrOptions, shown
-from svmopt.fixed_size.base import FixedSizeLSSVM
-from svmopt.fixed_size.search import Problem
+from svmopt.fixed_size.base import FixedSizeLSSVM, only_with_fixed_hyperparameters
+from svmopt.fixed_size.calibrated import check_probability, fold_params, fold_time
+from svmopt.fixed_size.search import N_ITER_NO_CHANGE, TUNE_ROWS, Problem
 from svmopt.fixed_size.stream import System
 from svmopt.kernels import Kernel
 
@@ -34,10 +35,12 @@ class FixedSizeLSSVR(RegressorMixin, FixedSizeLSSVM):
         m, the number of prototype vectors (clamped to the number of candidate rows with a warning); ``"auto"``:
         :data:`svmopt.fixed_size.selection.AUTO_PROTOTYPES`, or every candidate row when there are fewer (no warning).
     kernel : {"rbf", "linear"} or svmopt.Kernel, default="rbf"
-    gamma : float or None
-        Regularization constant of (7); None: tuned.
-    sigma2 : float or None
-        RBF bandwidth in K = exp(-||x - z||^2 / sigma2) on the standardized inputs; None: tuned.
+    gamma : float, array-like of shape (n_problems,) or None
+        Regularization constant of (7); None: tuned. One value per binary problem (as a multi-class fit's
+        ``gamma_`` lists them) fixes each problem's; ``partial_fit`` takes one number.
+    sigma2 : float, array-like of shape (n_problems,) or None
+        RBF bandwidth in K = exp(-||x - z||^2 / sigma2) on the standardized inputs; None: tuned. One value per
+        binary problem as for ``gamma``.
     cv : int, CV splitter, iterable of (train, test) pairs or None, default=None
         Folds of the fast CV: a number (random folds per problem), or splits whose test sets partition the rows
         (they are the folds; X must then be an array, np.memmap or dask array: ``split(X, y)`` sees X as given).
@@ -53,7 +56,11 @@ class FixedSizeLSSVR(RegressorMixin, FixedSizeLSSVM):
     regularize_bias : bool, default=True
         True: (7) as printed (I_{m+1}/gamma); False: the bias is not penalized.
     standardize : bool, default=True
-        Standardize inputs (and the target) with the training statistics, as the paper does.
+        Standardize inputs (and the target) with the training statistics, as the paper does. The column deviations
+        are measured in a power-of-two unit, so the model does not depend on the scale of X: ``X * c`` (any
+        ``c > 0`` with ``X * c`` finite) gives the prototypes, the tuning and the predictions of X (to rounding;
+        exactly for ``c`` a power of two), for ``fit`` and ``partial_fit``. With ``standardize=False`` ``sigma2``
+        and ``prototypes`` are in X's units.
     n_csa, n_simplex : int or None, default=None
         The tuning budget: CSA then simplex cost evaluations. None: the paper's 90 + 70 for a search over gamma
         (with sigma^2, or alone); 20 + 10 for a search over sigma^2 alone (``gamma_search="path"``, or gamma
@@ -111,6 +118,20 @@ class FixedSizeLSSVR(RegressorMixin, FixedSizeLSSVM):
         final fit (7) of every binary/regression problem (a pass over the data each), so a fit may run past
         max_time by their time.
         ``max_time_reached_`` is True and a ``ConvergenceWarning`` names what was cut short.
+    tune_rows : int or None, default=2000
+        The tuning of a problem of more rows runs on a sample of ``tune_rows`` of them (stratified by class for a
+        classifier, drawn with ``random_state``; their weights kept): CSA + simplex on the fast v-fold CV of the
+        sample, exact on it, then one pass over all the problem's rows fits (7) at the values chosen, so the fit's
+        time stops growing with n past the sample but for that pass (and the standardization, the gathering of the
+        candidates and of the sample). None: every row, the paper's protocol (Section 6). Not with ``cv`` given
+        as splits (their folds are X's rows: the tuning then uses every row). ``cv_score_`` is then the sample's
+        CV cost and ``problems_[i]["tune_rows"]`` the rows tuned on. The default and its accuracy against the
+        paper's search are measured in docs/guide/fixed_size.md#tuning-on-a-sample.
+    n_iter_no_change : int or None, default=20
+        Each stage of the search (CSA, then the simplex) stops once this many evaluations in a row have not
+        lowered the best CV cost by more than :data:`svmopt.fixed_size.tuning.STALL_RTOL` of it (the stage's
+        budget, ``n_csa`` or ``n_simplex``, bounds it still); ``problems_[i]["stopped_early"]`` says whether it did.
+        None: the whole budget, as the paper.
 
     Sample weights
     --------------
@@ -138,8 +159,9 @@ class FixedSizeLSSVR(RegressorMixin, FixedSizeLSSVM):
     prototypes_ : ndarray (n_prototypes_, n_features) or None
         The prototype vectors on the standardized scale (None for the linear kernel).
     prototype_indices_ : ndarray of int or None
-        Their rows in the training data: indices into the X passed to ``fit`` (into the first chunk for
-        ``partial_fit``), counting the rows of weight 0 too (the prototypes are chosen among the rows of positive
+        Their rows in the training data: indices into the X passed to ``fit`` (for ``partial_fit``: into the first
+        rows, the chunks passed until ``n_prototypes`` rows of positive weight had arrived, concatenated), counting
+        the rows of weight 0 too (the prototypes are chosen among the rows of positive
         weight only); None when ``prototypes`` is given or the kernel is linear.
     entropy_bandwidths_ : ndarray (n_features,) or None
         Per-dimension plug-in bandwidths of the entropy criterion (None for random selection).
@@ -151,6 +173,10 @@ class FixedSizeLSSVR(RegressorMixin, FixedSizeLSSVM):
         Dimensions whose plug-in bandwidth fell back to the normal reference rule (0 without an entropy search).
     kernel_mode_ : str
         ``"rbf"``, ``"linear"`` (explicit features) or ``"kernel"`` (a given :class:`svmopt.Kernel`).
+    kernel_ : svmopt.Kernel or list of svmopt.Kernel
+        The fitted model's kernel: ``Kernel("rbf", alpha=sqrt(sigma2_ / 2))`` (the paper's exp(-||x - z||^2 /
+        sigma2) on the standardized inputs), a list of one per problem where the problems' sigma2 differ;
+        ``Kernel("linear")``; or the kernel given, as given.
     gamma_ : float or ndarray (n_problems,)
         Tuned (or given) regularization constant; one entry per binary problem for multi-class models.
     sigma2_ : float or ndarray (n_problems,)
@@ -231,15 +257,20 @@ class FixedSizeLSSVR(RegressorMixin, FixedSizeLSSVM):
         """Predictions sum_k beta_k K(x, PV_k) + b (mapped back to the target's scale)."""
         return self._raw_decision(X)[:, 0] * self.y_scale_ + self.y_mean_
 
-    @available_if(FixedSizeLSSVM._fixed_hyperparameters)
+    @only_with_fixed_hyperparameters
     def partial_fit(self, X, y, sample_weight=None):
-        """Add a chunk of rows to the fit with fixed ``gamma`` and ``sigma2`` (required): the first call takes
-        ``prototypes`` or selects them from its chunk (and, with ``standardize``, fixes the input scaling from that
-        chunk's statistics); every call adds the chunk's Phi^T W Phi, Phi^T W y, sum w y^2 and sum w^2, and the
-        ridge solve (7) is redone, so the model after any call is the fit on all rows seen (the target standardized
-        with the exact statistics of all rows). With ``prototypes`` given, many calls equal one ``fit`` on their
-        concatenation (with ``standardize=False`` or the same scaling) to rounding; otherwise the prototypes are
-        selected from the first chunk alone, not from all rows as ``fit`` selects them. The parameters that define
+        """Add a chunk of rows to the fit with fixed ``gamma`` and ``sigma2`` (required). The first rows fix the
+        input scaling (with ``standardize``, from their statistics) and the prototypes (``prototypes``, or selected
+        among them): the calls' rows are kept until ``n_prototypes`` rows of positive weight have arrived
+        (``"auto"``: 500; with ``prototypes`` given or the linear kernel, 2 with ``standardize``, else 1), then
+        taken as one first chunk, so that a stream of one-row chunks gets the ``n_prototypes`` it asks for and the
+        model of a stream whose first chunk held those rows; until then the estimator is not fitted (a prediction
+        raises ``NotFittedError`` saying how many rows have arrived). Every chunk adds its Phi^T W Phi, Phi^T W y,
+        sum w y^2 and sum w^2, and the ridge solve (7) is redone, so the model after any call is the fit on all rows
+        seen (the target standardized with the exact statistics of all rows). With ``prototypes`` given, many calls
+        equal one ``fit`` on their concatenation (with ``standardize=False`` or the same scaling) to rounding;
+        otherwise the prototypes are selected from the first rows alone (the first chunk, or the first calls' up
+        to ``n_prototypes`` rows), not from all rows as ``fit`` selects them. The parameters that define
         the features (``kernel``, ``sigma2``, the prototypes and their selection, ``statistics``, ``standardize``)
         must not change between calls (a ValueError names the one that did); ``gamma`` and ``regularize_bias`` may:
         the solve uses their current values."""
@@ -256,19 +287,24 @@ class FixedSizeLSSVR(RegressorMixin, FixedSizeLSSVM):
         W = float(G0[-1, -1])
         if self.standardize and W > 0:
             self.y_mean_ = float(t0[-1]) / W
-            var = max(float(yy[0]) - W * self.y_mean_**2, 0.0) / weighted_variance_denominator_of_sums(W, float(ww[0]))
-            sd = math.sqrt(var)
+            with np.errstate(over="ignore", invalid="ignore"):  # sum w y^2 of |y| above 1e154 is inf: refused below
+                var = np.float64(yy[0]) - W * np.float64(self.y_mean_) ** 2
+            var = float(var) / weighted_variance_denominator_of_sums(W, float(ww[0]))
+            if not (math.isfinite(self.y_mean_) and math.isfinite(var)):
+                raise ValueError("y: the target's mean/standard deviation overflow float64; rescale y before fitting")
+            sd = math.sqrt(max(var, 0.0))
             self.y_scale_ = sd if sd > 0 else 1.0
         else:
             self.y_mean_, self.y_scale_ = 0.0, 1.0
         return [(G0, (t0 - self.y_mean_ * G0[:, -1]) / self.y_scale_, [0])]
 
 
-class FixedSizeLSSVC(ClassifierMixin, FixedSizeLSSVM):
+class FixedSizeLSSVC(ProbabilityMixin, ClassifierMixin, FixedSizeLSSVM):
     """Fixed-size LS-SVM classification (paper 002): least squares on ±1 codes, sign decision.
 
     All binary problems share one stratified prototype set and are tuned separately (decision:
-    the paper's Section 8.4 does not say whether the prototypes are shared).
+    the paper's Section 8.4 does not say whether the prototypes are shared). With ``standardize`` (the default) the
+    model does not depend on the scale of X (see :class:`FixedSizeLSSVR`'s ``standardize``).
 
     Parameters
     ----------
@@ -279,8 +315,16 @@ class FixedSizeLSSVC(ClassifierMixin, FixedSizeLSSVM):
     n_prototypes, kernel, gamma, sigma2, cv, block_size, random_state, verbose
         As for :class:`FixedSizeLSSVR`.
     regularize_bias, standardize, n_csa, n_simplex, max_candidates, feature_memory, n_jobs, prototype_selection
-    statistics, prototypes, max_time, gamma_search
+    statistics, prototypes, max_time, gamma_search, tune_rows, n_iter_no_change
         As for :class:`FixedSizeLSSVR` (its "Sample weights" section says where the weights enter).
+    probability : bool, default=False
+        Fit a calibration of held-out decision values after the model (:mod:`svmopt._shared.calibration`): 5
+        stratified folds (seeded by ``random_state``) of clones at the fit's ``gamma_``, ``sigma2_`` and prototype
+        count (no second tuning; the time left under ``max_time`` shared among them), then ``predict_proba`` and
+        ``predict_log_proba``, whose argmax is ``predict`` on every row; about 5 more fits at fixed values, each
+        a prototype selection and one pass. X must be an array or ``np.memmap`` (a dask array or a block stream
+        is refused before any work), every class needs 2 rows of positive weight, and ``partial_fit`` refuses
+        it.
     class_weight : dict, "balanced" or None, default=None
         Multiplies the sample weight of each row by its class's factor (``{label: weight}``, or "balanced":
         W / (k W_c) with W_c the class's weighted count); the fit is then the weighted one of
@@ -301,8 +345,9 @@ class FixedSizeLSSVC(ClassifierMixin, FixedSizeLSSVM):
     prototypes_ : ndarray (n_prototypes_, n_features) or None
         The prototype vectors on the standardized scale (None for the linear kernel).
     prototype_indices_ : ndarray of int or None
-        Their rows in the training data: indices into the X passed to ``fit`` (into the first chunk for
-        ``partial_fit``), counting the rows of weight 0 too (the prototypes are chosen among the rows of positive
+        Their rows in the training data: indices into the X passed to ``fit`` (for ``partial_fit``: into the first
+        rows, the chunks passed until ``n_prototypes`` rows of positive weight had arrived, concatenated), counting
+        the rows of weight 0 too (the prototypes are chosen among the rows of positive
         weight only); None when ``prototypes`` is given or the kernel is linear.
     entropy_bandwidths_ : ndarray (n_features,) or None
         Per-dimension plug-in bandwidths of the entropy criterion (None for random selection).
@@ -314,6 +359,10 @@ class FixedSizeLSSVC(ClassifierMixin, FixedSizeLSSVM):
         Dimensions whose plug-in bandwidth fell back to the normal reference rule (0 without an entropy search).
     kernel_mode_ : str
         ``"rbf"``, ``"linear"`` (explicit features) or ``"kernel"`` (a given :class:`svmopt.Kernel`).
+    kernel_ : svmopt.Kernel or list of svmopt.Kernel
+        The fitted model's kernel, as for :class:`FixedSizeLSSVR` (a list where the binary problems' sigma2 differ).
+    calibration_ : BinaryCalibration or MulticlassCalibration
+        With ``probability=True``: the map from decision values to probabilities.
     gamma_ : float or ndarray (n_problems,)
         Tuned (or given) regularization constant; one entry per binary problem for multi-class models.
     sigma2_ : float or ndarray (n_problems,)
@@ -367,6 +416,7 @@ class FixedSizeLSSVC(ClassifierMixin, FixedSizeLSSVM):
         **FixedSizeLSSVM._parameter_constraints,
         "multiclass": [StrOptions({"ovo", "moc"})],
         "class_weight": CLASS_WEIGHT,
+        "probability": ["boolean"],
     }
 
     def __init__(self, *, n_prototypes: int | str = "auto", kernel: str | Kernel = "rbf", gamma: float | None = None,
@@ -375,18 +425,38 @@ class FixedSizeLSSVC(ClassifierMixin, FixedSizeLSSVM):
                  n_csa: int | None = None, n_simplex: int | None = None, max_candidates: int = MAX_CANDIDATES,
                  feature_memory: str | int = "1G", n_jobs: int | None = None, prototype_selection: str = "entropy",
                  statistics: str = "auto", prototypes=None, max_time: float | None = None, class_weight=None,
-                 gamma_search: str = "auto"):
+                 gamma_search: str = "auto", tune_rows: int | None = TUNE_ROWS,
+                 n_iter_no_change: int | None = N_ITER_NO_CHANGE, probability: bool = False):
         super().__init__(n_prototypes=n_prototypes, kernel=kernel, gamma=gamma, sigma2=sigma2, cv=cv,
                          block_size=block_size, random_state=random_state, verbose=verbose,
                          regularize_bias=regularize_bias, standardize=standardize, n_csa=n_csa, n_simplex=n_simplex,
                          max_candidates=max_candidates, feature_memory=feature_memory, n_jobs=n_jobs,
                          prototype_selection=prototype_selection, statistics=statistics, prototypes=prototypes,
-                         max_time=max_time, gamma_search=gamma_search)
+                         max_time=max_time, gamma_search=gamma_search, tune_rows=tune_rows,
+                         n_iter_no_change=n_iter_no_change)
         self.multiclass = multiclass
         self.class_weight = class_weight
+        self.probability = probability
 
     def _class_weight(self):
         return self.class_weight
+
+    # -- probabilities (svmopt._shared.calibration; svmopt.fixed_size.calibrated) ------------------------------
+    def _check_probability(self, X: Any, y_kept: np.ndarray | None = None) -> None:
+        check_probability(self, X, y_kept)
+
+    def _after_fit(self, src, y, sample_weight, tbudget) -> None:
+        """The calibration of ``probability=True`` on the validated rows (``predict`` is classes_[1] where the
+        binary decision value is >= 0, the argmax of ``decision_function`` for more classes), each of its folds
+        sharing the time left under ``max_time``."""
+        self._fold_time = fold_time(tbudget)
+        try:
+            self._fit_probability(getattr(src, "array", None), y, sample_weight, zero_is_positive=True)
+        finally:
+            del self._fold_time
+
+    def _fold_params(self) -> dict[str, Any]:
+        return fold_params(self, getattr(self, "_fold_time", None))
 
     def _check_y(self, y):
         y = np.asarray(y)
@@ -431,17 +501,20 @@ class FixedSizeLSSVC(ClassifierMixin, FixedSizeLSSVM):
             return probs
         return [Problem(f"MOC bit {j}", self.codebook_[codes, j]) for j in range(self.codebook_.shape[1])]
 
-    @available_if(FixedSizeLSSVM._fixed_hyperparameters)
+    @only_with_fixed_hyperparameters
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a chunk of rows to the fit with fixed ``gamma`` and ``sigma2`` (required). ``classes`` (every label
         of the whole stream) is required on the first call, as for scikit-learn's ``SGDClassifier``; it fixes the
-        coding. The first call takes ``prototypes`` or selects them from its chunk (and, with ``standardize``,
-        fixes the input scaling from that chunk's statistics); every call adds, per class c, Phi_c^T W_c Phi_c and
+        coding. The first rows fix the input scaling (with ``standardize``) and the prototypes (``prototypes``, or
+        selected among them): the calls' rows are kept until ``n_prototypes`` rows of positive weight have arrived
+        (``"auto"``: 500; with ``prototypes`` given or the linear kernel, 2 with ``standardize``, else 1), then
+        taken as one first chunk, as in :meth:`FixedSizeLSSVR.partial_fit` (until then a prediction raises
+        ``NotFittedError`` saying how many rows have arrived). Every chunk adds, per class c, Phi_c^T W_c Phi_c and
         Phi_c^T w_c (the sums every binary problem's (7) is built from: a pair (a, b) has G_a + G_b and targets
         s_a - s_b), and the systems are solved again, so the model after any call is the fit on all rows seen.
         ``class_weight`` may be a dict ("balanced" needs the class counts of the whole stream: not supported).
         With ``prototypes`` given, many calls equal one ``fit`` on their concatenation (with ``standardize=False``
-        or the same scaling) to rounding; otherwise the prototypes are selected from the first chunk alone, not from
+        or the same scaling) to rounding; otherwise the prototypes are selected from the first rows alone, not from
         all rows as ``fit`` selects them. The parameters that define the features (``kernel``, ``sigma2``, the
         prototypes and their selection, ``statistics``, ``standardize``, ``multiclass``) must not change between
         calls (a ValueError names the one that did); ``gamma`` and ``regularize_bias`` may. ``fit`` keeps no sums:

@@ -5,12 +5,15 @@ A fit resolves one :class:`SearchPlan` (:func:`search_plan`: the search, its bud
 :class:`SearchRun` solves its :class:`Problem`\\ s in order: (gamma, sigma^2) by coupled simulated annealing then
 Nelder–Mead in log space on the fast v-fold CV cost (19)-(21), or gamma the best of :data:`GAMMA_PATH` at every
 sigma^2 (``gamma_search="path"``), or the given values with an informational CV score; then the ridge solve (7) on
-all the problem's rows. The CV engine is the core's (:class:`CoreCVEngine`: rows in memory, features within the
+all the problem's rows. A problem of more than ``tune_rows`` rows is tuned on a stratified sample of them
+(:meth:`SearchRun._sample`, held in memory), then solved on all of them in one pass; ``n_iter_no_change`` stops each
+stage of the search (:class:`svmopt.fixed_size.tuning.StallStop`). The CV engine is the core's (:class:`CoreCVEngine`: rows in memory, features within the
 budget), the streamed one (:class:`CVEngine`) or the Dask one (:class:`DaskCVEngine`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import numbers
@@ -22,14 +25,15 @@ import numpy as np
 
 from svmopt import _core
 from svmopt._shared.config import parse_bytes
-from svmopt._shared.runtime import TimeBudget
+from svmopt._shared.runtime import TimeBudget, blas_controller
 from svmopt._shared.runtime import progress as progress_bar
 from svmopt._shared.splits import random_folds
 from svmopt.fixed_size.cv_engine import CoreCVEngine, CVEngine
 from svmopt.fixed_size.dask_engine import DaskCVEngine, DaskSource
 from svmopt.fixed_size.nystrom import Block, ParamsFactory, Statistics, rbf_params, resolve_statistics
+from svmopt.fixed_size.selection import gather_rows
 from svmopt.fixed_size.sources import DEFAULT_BLOCK, Source
-from svmopt.fixed_size.tuning import GAMMA_PATH, csa_simplex, path_choice
+from svmopt.fixed_size.tuning import GAMMA_PATH, StallStop, csa_simplex, path_choice
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +55,20 @@ JOINT_BUDGET, SIGMA2_BUDGET = (90, 70), (20, 10)
 #: ten fold solves took 4.1 s of a 17.7 s pass; at m = 1000, 10⁶ rows, 0.8 s of 17 s
 #: (docs/performance_log.md#reruns-against-scikit-learn).
 FIXED_CV_FLOPS = 1e10
+#: The defaults of ``tune_rows`` and ``n_iter_no_change``: the tuning of a problem of more rows runs on a stratified
+#: sample of TUNE_ROWS of them, and each stage of CSA + simplex stops after N_ITER_NO_CHANGE evaluations that did not
+#: improve the best CV cost (docs/guide/fixed_size.md#tuning-on-a-sample has the measurements behind both).
+TUNE_ROWS = 2000
+N_ITER_NO_CHANGE = 20
+#: A search over n rows of p features (p = m + 1) with n p^2 at most this runs on one thread, its core loops and its
+#: BLAS (unless ``n_jobs`` is a positive number): its factorizations and products of order m are too small to gain
+#: from threads and lose much to their synchronization on a busy machine. A new sigma^2 of 2,000 rows at m = 500
+#: took 90 ms of CPU on one thread against 1,120 ms on two (m = 200: 14 against 300 ms), the wall time falling
+#: likewise (docs/guide/fixed_size.md#tuning-on-a-sample).
+SMALL_SEARCH = 2e9
+#: ``tune_rows``: the gamma tuned on a sample of k of a problem's n rows is used on all n rows as gamma * (n / k) **
+#: GAMMA_TRANSFER (0: as tuned; 1: the same penalty per row in (7), whose loss sums over the rows).
+GAMMA_TRANSFER = 0.0
 
 
 @dataclass
@@ -83,8 +101,8 @@ class SearchPlan:
     mode: str  # "rbf", "linear" (explicit features) or "kernel" (a given Kernel)
     make_params: ParamsFactory  # sigma^2 -> the core's kernel parameters
     n_features: int
-    gamma: float | None  # given (None: tuned)
-    sigma2: float | None  # fixed (None: tuned, with the RBF kernel)
+    gamma: float | np.ndarray | None  # given, one value or one per problem (None: tuned)
+    sigma2: float | np.ndarray | None  # fixed, likewise (None: tuned, with the RBF kernel)
     search: str  # "csa" or "path"
     n_csa: int
     n_simplex: int
@@ -96,11 +114,24 @@ class SearchPlan:
     n_threads: int
     verbose: bool
     block_size: int
+    tune_rows: int | None = None  # the tuning of a problem of more rows runs on a sample of this many (None: all)
+    n_iter_no_change: int | None = None  # each search stage stops after this many evaluations without improvement
 
     @property
     def tunes_sigma2(self) -> bool:
         """Whether sigma^2 is searched: an RBF kernel whose bandwidth is neither given nor fixed by the kernel."""
         return _tunes_sigma2(self.mode, self.sigma2)
+
+    def values(self, index: int) -> tuple[float | None, float | None]:
+        """(gamma, sigma^2) given for problem ``index`` (None: tuned)."""
+        return value_at(self.gamma, index), value_at(self.sigma2, index)
+
+
+def value_at(value: float | np.ndarray | None, index: int) -> float | None:
+    """A hyperparameter given as one value or one per problem, for problem ``index`` (None: tuned)."""
+    if value is None:
+        return None
+    return float(value[index]) if isinstance(value, np.ndarray) else float(value)
 
 
 @dataclass
@@ -111,39 +142,46 @@ class Tuned:
     sigma2: float
     cv_score: float = math.nan
     n_evals: int = 0
+    stopped_early: bool = False  # a stage of the search stopped by n_iter_no_change
 
 
 def _tunes_sigma2(mode: str, sigma2_fixed: float | None) -> bool:
     return mode == "rbf" and sigma2_fixed is None
 
 
-def search_plan(est: Any, n: int, mode: str, kern: Any, sigma2_fixed: float | None, d: int) -> SearchPlan:
+def search_plan(est: Any, n: int, mode: str, kern: Any, gamma_fixed: float | np.ndarray | None,
+                sigma2_fixed: float | np.ndarray | None, d: int) -> SearchPlan:
     """The plan of ``est``'s fit on n training rows: ``gamma_search`` with "auto" resolved (the path from
-    PATH_MIN_ROWS rows on; logged) and the budgets None stands for: SIGMA2_BUDGET where the search runs over sigma^2
-    alone (the path, or gamma fixed), JOINT_BUDGET otherwise."""
+    PATH_MIN_ROWS tuning rows on -- the rows, or ``tune_rows`` when fewer and no cv of splits is given; logged)
+    and the budgets None stands for: SIGMA2_BUDGET where the search runs over sigma^2 alone (the path, or gamma
+    fixed), JOINT_BUDGET otherwise."""
     search = est.gamma_search
+    cv = est.cv
+    splits = cv is not None and not isinstance(cv, numbers.Integral)
+    tune_rows = None if est.tune_rows is None or splits else int(est.tune_rows)
+    n_tune = n if tune_rows is None else min(n, tune_rows)
     if search == "auto":
-        search = "path" if n >= PATH_MIN_ROWS and est.gamma is None else "csa"
+        search = "path" if n_tune >= PATH_MIN_ROWS and gamma_fixed is None else "csa"
     tunes_sigma = _tunes_sigma2(mode, sigma2_fixed)
-    n_csa, n_simplex = SIGMA2_BUDGET if tunes_sigma and (search == "path" or est.gamma is not None) \
+    n_csa, n_simplex = SIGMA2_BUDGET if tunes_sigma and (search == "path" or gamma_fixed is not None) \
         else JOINT_BUDGET
     n_csa = n_csa if est.n_csa is None else int(est.n_csa)
     n_simplex = n_simplex if est.n_simplex is None else int(est.n_simplex)
-    if est.gamma_search == "auto" and est.gamma is None:
-        logger.info("%s: gamma_search='auto' chose %r for %d training rows (%s %d; %s)", type(est).__name__,
-                    search, n, ">=" if n >= PATH_MIN_ROWS else "<", PATH_MIN_ROWS,
+    if est.gamma_search == "auto" and gamma_fixed is None:
+        logger.info("%s: gamma_search='auto' chose %r for %d tuning rows (%s %d; %s)", type(est).__name__,
+                    search, n_tune, ">=" if n_tune >= PATH_MIN_ROWS else "<", PATH_MIN_ROWS,
                     f"n_csa={n_csa}, n_simplex={n_simplex}" if tunes_sigma or search == "csa"
                     else "a grid over gamma at the fixed kernel")
-    cv = est.cv
     return SearchPlan(
         task=est._task, mode=mode, make_params=FixedKernel(kern.core_params) if mode == "kernel" else rbf_params,
-        n_features=d, gamma=None if est.gamma is None else float(est.gamma), sigma2=sigma2_fixed, search=search,
+        n_features=d, gamma=gamma_fixed, sigma2=sigma2_fixed, search=search,
         n_csa=n_csa, n_simplex=n_simplex,
         n_folds=10 if cv is None else (int(cv) if isinstance(cv, numbers.Integral) else None),
         cv_given=cv is not None, regularize_bias=est.regularize_bias, statistics=est.statistics,
         feature_budget=parse_bytes(est.feature_memory, "feature_memory"),
         n_threads=0 if est.n_jobs in (None, -1) else int(est.n_jobs), verbose=bool(est.verbose),
-        block_size=int(est.block_size or DEFAULT_BLOCK))
+        block_size=int(est.block_size or DEFAULT_BLOCK), tune_rows=tune_rows,
+        n_iter_no_change=None if est.n_iter_no_change is None else int(est.n_iter_no_change))
 
 
 def fixed_cv_flops(PV: np.ndarray | None, v: int, statistics: str) -> float:
@@ -260,33 +298,95 @@ class SearchRun:
         self.src, self.PV, self.plan, self.rng, self.tbudget = src, PV, plan, rng, tbudget
         self.last_tuned: list[tuple[float, float]] = []
 
-    def solve(self, problem: Problem) -> dict:
-        """The problem's record in ``problems_``: the tuned (gamma, sigma^2), CV score and the fitted coefficients."""
+    def solve(self, problem: Problem, index: int = 0) -> dict:
+        """The record in ``problems_`` of problem ``index``: the tuned (gamma, sigma^2), CV score and the fitted
+        coefficients. A tuned problem of more than ``tune_rows`` rows (and random folds) is tuned on a sample of
+        them (:meth:`_sample`), then fitted (7) on all of them in one pass with the values chosen."""
         plan = self.plan
         T = problem.targets.reshape(-1, 1).astype(np.float64)
         n_p = T.shape[0]
-        folds, v = self._folds(problem, n_p)
+        gamma, sigma2 = plan.values(index)
+        search_sigma2 = _tunes_sigma2(plan.mode, sigma2)
+        tunes = gamma is None or search_sigma2
         progress = row_block_progress if plan.verbose and n_p > plan.block_size else None  # a bar if it has blocks
-        engine = self._engine(problem, T, folds, max(v, 1), progress)
-        tuned = Tuned(float(plan.gamma) if plan.gamma is not None else 1.0,
-                      float(plan.sigma2) if plan.sigma2 is not None else float(plan.n_features))
-        path = plan.gamma is None and plan.search == "path" and v >= 2
-        if path and not plan.tunes_sigma2:
-            tuned = self._gamma_grid(engine, tuned)
-        elif (plan.gamma is None or plan.tunes_sigma2) and v >= 2:
-            tuned = self._search(engine, tuned, problem.name, path)
-        else:
-            v = self._fixed_score(engine, tuned, v)
+        sample = self._sample(problem, n_p) if tunes else None
+        p = (plan.n_features if plan.mode == "linear" else cast(np.ndarray, self.PV).shape[0]) + 1
+        small = tunes and plan.n_threads == 0 and (n_p if sample is None else sample.size) * p * p <= SMALL_SEARCH
+        with blas_controller().limit(limits=1, user_api="blas") if small else contextlib.nullcontext():
+            if sample is None:
+                folds, v = self._folds(problem, n_p)
+                engine = self._engine(problem, T, folds, max(v, 1), progress, 1 if small else None)
+            else:
+                v = int(min(cast(int, plan.n_folds), sample.size))
+                engine = self._sample_engine(problem, T, sample, v, 1 if small else None)
+            tuned = Tuned(gamma if gamma is not None else 1.0,
+                          sigma2 if sigma2 is not None else float(plan.n_features))
+            path = gamma is None and plan.search == "path" and v >= 2
+            if path and not search_sigma2:
+                tuned = self._gamma_grid(engine, tuned)
+            elif tunes and v >= 2:
+                tuned = self._search(engine, tuned, problem.name, path, gamma is None, search_sigma2)
+            else:
+                v = self._fixed_score(engine, tuned, v)
         if n_p == 0:
             raise ValueError("a binary problem has no rows")
-        if v < 2:  # a single row, or no CV: ridge on all rows
+        n_passes = 0
+        if sample is not None:  # the values chosen on the sample, one pass over all the problem's rows
+            tuned.gamma *= (n_p / sample.size) ** GAMMA_TRANSFER
+            n_passes = 1  # gathering the sample
+            engine = self._engine(problem, T, np.zeros(n_p, np.int32), 1, progress)
+        elif v < 2:  # a single row, or no CV: ridge on all rows
             engine = self._engine(problem, T, np.zeros(n_p, np.int32), 1, progress)
         P, theta = engine.fit(tuned.gamma, tuned.sigma2)
         w, b = theta[:-1, 0], float(theta[-1, 0])
         return {"gamma": tuned.gamma, "sigma2": tuned.sigma2 if plan.mode == "rbf" else math.nan,
                 "cv_score": tuned.cv_score, "coef": w if P is None else P @ w, "intercept": b,
-                "n_evals": tuned.n_evals, "n_passes": engine.n_passes, "n_rows": n_p,
+                "n_evals": tuned.n_evals, "n_passes": n_passes + engine.n_passes, "n_rows": n_p,
+                "tune_rows": n_p if sample is None else int(sample.size), "stopped_early": tuned.stopped_early,
                 "statistics": resolve_statistics(P, 1, plan.statistics)}
+
+    def _sample(self, problem: Problem, n_p: int) -> np.ndarray | None:
+        """The problem's rows the tuning runs on (sorted indices), when it has more than ``tune_rows`` and random
+        folds: ``tune_rows`` of them drawn without replacement, stratified by the sign of the target for
+        classification (proportional allocation, at least one row of each sign present), uniformly for regression;
+        None: all rows."""
+        k = self.plan.tune_rows
+        if k is None or n_p <= k or problem.folds is not None:
+            return None
+        if self.plan.task != "classification":
+            return np.sort(self.rng.choice(n_p, k, replace=False))
+        pos = np.flatnonzero(problem.targets > 0)
+        neg = np.flatnonzero(problem.targets <= 0)
+        k_pos = min(pos.size, max(int(pos.size > 0), round(k * pos.size / n_p)))
+        k_pos = max(k_pos, k - neg.size)
+        k_neg = k - k_pos
+        if k_neg == 0 and neg.size:
+            k_pos, k_neg = k_pos - 1, 1
+        return np.sort(np.concatenate([self.rng.choice(pos, k_pos, replace=False),
+                                       self.rng.choice(neg, k_neg, replace=False)]))
+
+    def _sample_engine(self, problem: Problem, T: np.ndarray, sample: np.ndarray, v: int,
+                       n_threads: int | None = None) -> CVEngine | CoreCVEngine:
+        """The CV engine of the tuning sample: its rows gathered from the source (one pass; standardized) and held
+        in memory, their targets and weights, v random folds; in the core when its features fit the budget."""
+        plan = self.plan
+        rows = sample if problem.mask is None else np.flatnonzero(problem.mask)[sample]
+        Xs = gather_rows(self.src, rows, plan.n_features)
+        Ts = np.ascontiguousarray(T[sample])
+        folds = random_folds(sample.size, v, self.rng)
+        kw: dict[str, Any] = {"regularize_bias": plan.regularize_bias, "feature_budget": plan.feature_budget,
+                              "n_threads": plan.n_threads if n_threads is None else n_threads,
+                              "n_features": plan.n_features, "statistics": cast(Statistics, plan.statistics)}
+        if problem.weights is not None:
+            kw["weights"] = problem.weights[sample]
+        PVx = None if plan.mode == "linear" else self.PV
+        p_max = plan.n_features + 1 if PVx is None else PVx.shape[0] + 2
+        if CoreCVEngine.fits(sample.size, p_max, plan.feature_budget):
+            return CoreCVEngine(Xs, None, None, None, plan.block_size, Ts, folds, v, PVx, plan.make_params,
+                                plan.task, tune_rbf=plan.mode == "rbf", **kw)
+        b = plan.block_size
+        return CVEngine(lambda: ((Xs[r:r + b], Ts[r:r + b]) for r in range(0, Xs.shape[0], b)), folds, v, PVx,
+                        plan.make_params, plan.task, **kw)
 
     def _folds(self, problem: Problem, n_p: int) -> tuple[np.ndarray, int]:
         """(fold id per row, v): the test sets of a ``cv`` of splits, or v = min(cv, rows) random folds."""
@@ -296,15 +396,15 @@ class SearchRun:
         v = int(min(cast(int, self.plan.n_folds), n_p))
         return random_folds(n_p, max(v, 1), self.rng), v
 
-    def _engine(self, problem: Problem, T: np.ndarray, folds: np.ndarray, v: int,
-                progress=None) -> CVEngine | CoreCVEngine:
+    def _engine(self, problem: Problem, T: np.ndarray, folds: np.ndarray, v: int, progress=None,
+                n_threads: int | None = None) -> CVEngine | CoreCVEngine:
         """The problem's CV engine: on dask chunks, in the core (rows in memory, features within the budget), or
         streamed. Weighted least squares (Phi^T W Phi, Phi^T W y summed in the core, a weighted CV cost): every
         engine takes the weights of the problem's rows (those of its mask: rows of weight 0 masked out)."""
         plan, src, mask = self.plan, self.src, problem.mask
         kw: dict[str, Any] = {"regularize_bias": plan.regularize_bias, "feature_budget": plan.feature_budget,
-                              "n_threads": plan.n_threads, "n_features": plan.n_features,
-                              "statistics": cast(Statistics, plan.statistics)}
+                              "n_threads": plan.n_threads if n_threads is None else n_threads,
+                              "n_features": plan.n_features, "statistics": cast(Statistics, plan.statistics)}
         PVx = None if plan.mode == "linear" else self.PV
         if problem.weights is not None:
             kw["weights"] = problem.weights
@@ -334,12 +434,14 @@ class SearchRun:
         self.last_tuned.append((tuned.gamma, tuned.sigma2))
         return tuned
 
-    def _search(self, engine: Any, start: Tuned, name: str, path: bool) -> Tuned:
+    def _search(self, engine: Any, start: Tuned, name: str, path: bool, search_gamma: bool,
+                search_sigma2: bool) -> Tuned:
         """CSA + simplex over the searched hyperparameters (Section 6.3), in the core where the engine is the
-        core's (and no progress is shown, and no gamma path); max_time stops the search (checked in the core
-        between evaluations) with its best point so far."""
+        core's (and no progress is shown, no gamma path and no ``n_iter_no_change``); max_time stops the search
+        (checked in the core between evaluations) with its best point so far, ``n_iter_no_change`` each of its
+        stages (:class:`svmopt.fixed_size.tuning.StallStop`)."""
         plan, rng = self.plan, self.rng
-        space = SearchSpace(start.gamma, start.sigma2, plan.gamma is None and not path, plan.tunes_sigma2,
+        space = SearchSpace(start.gamma, start.sigma2, search_gamma and not path, search_sigma2,
                             GammaPath(engine) if path else None, plan.n_features)
         lo, hi, ilo, ihi = space.bounds()
         bar = progress_bar(plan.verbose, plan.n_csa + plan.n_simplex, f"tuning ({name})")
@@ -347,15 +449,18 @@ class SearchRun:
         x0 = rng.uniform(ilo, ihi, size=(q, len(lo)))
         seed = int(rng.integers(2**62))
         limit = self.tbudget.remaining_or_none()
-        if isinstance(engine, CoreCVEngine) and not plan.verbose and not path:
-            res = engine.tune(x0, lo, hi, tune_gamma=plan.gamma is None, tune_sigma2=plan.tunes_sigma2,
+        stall = None
+        if (isinstance(engine, CoreCVEngine) and not plan.verbose and not path
+                and plan.n_iter_no_change is None):
+            res = engine.tune(x0, lo, hi, tune_gamma=search_gamma, tune_sigma2=search_sigma2,
                               gamma=start.gamma, sigma2=start.sigma2, n_csa=plan.n_csa, n_simplex=plan.n_simplex,
                               seed=seed, time_limit=limit)
         else:
-            res = csa_simplex(SearchCost(space, engine, bar), x0, lo, hi, n_csa=plan.n_csa,
-                              n_simplex=plan.n_simplex, seed=seed, time_limit=limit)
+            stall = StallStop(SearchCost(space, engine, bar), plan.n_csa, plan.n_iter_no_change)
+            res = csa_simplex(stall, x0, lo, hi, n_csa=plan.n_csa, n_simplex=plan.n_simplex, seed=seed,
+                              time_limit=limit)
         bar.close()
-        n_evals = res.history.shape[0]
+        n_evals = res.history.shape[0] if stall is None else stall.n_evals
         if res.timed_out:
             self.tbudget.cut("tuning (CSA + simplex)")
         if n_evals == 0 and self.last_tuned:  # no time for a single evaluation: the previous problem's values
@@ -363,7 +468,8 @@ class SearchRun:
             tuned = Tuned(gamma, sigma2, math.nan, n_evals)
         else:
             gamma, sigma2 = space.point(res.x)
-            tuned = Tuned(gamma, sigma2, res.fun if n_evals else math.nan, n_evals)
+            tuned = Tuned(gamma, sigma2, res.fun if n_evals else math.nan, n_evals,
+                          stall is not None and stall.stopped)
         self.last_tuned.append((tuned.gamma, tuned.sigma2))
         return tuned
 

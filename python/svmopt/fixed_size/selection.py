@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_array
 from svmopt._shared.bandwidth import entropy_bandwidths
 from svmopt._shared.config import warn
 from svmopt._shared.prototypes import random_prototypes, select_prototypes
+from svmopt._shared.validation import real_array
 from svmopt.fixed_size.dask_engine import DaskSource
 from svmopt.fixed_size.sources import Source
 
@@ -58,7 +59,11 @@ def check_prototypes_mode(mode: str, prototypes) -> None:
 
 def given_prototypes(prototypes, d: int) -> np.ndarray:
     """The ``prototypes`` parameter as a float64 (m, d) array, checked."""
-    PV = check_array(prototypes, dtype=np.float64, input_name="prototypes")
+    PV = check_array(real_array(prototypes, "prototypes"), dtype=np.float64, input_name="prototypes",
+                     ensure_min_samples=0)
+    if PV.shape[0] == 0:
+        raise ValueError(f"prototypes is empty (shape {PV.shape}): give at least one prototype vector (a row of "
+                         "d values), or prototypes=None to have them selected")
     if PV.shape[1] != d:
         raise ValueError(f"prototypes has {PV.shape[1]} columns but X has {d} features")
     return np.ascontiguousarray(PV)

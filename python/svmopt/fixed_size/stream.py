@@ -4,26 +4,35 @@ hyperparameters, and the systems solved again after every chunk.
 A stream is a dict (the estimator's ``_stream``): the projection ``P``, the per-class sums ``G`` (L, p, p) =
 Phi_c^T W_c Phi_c, ``t`` (L, p) = Phi_c^T W_c y_c (y = 1 for a class's indicator, the target for regression),
 ``yy`` = sum w y^2, ``ww`` = sum w^2 and the row ``counts``, the RBF's ``sigma2`` and the ``definition`` of the
-features the first call fixed. :func:`start_stream` makes the first call's (input scaling, prototypes, feature map),
-:func:`add_chunk` adds a chunk's sums, :func:`solve_stream` solves each problem's system, :func:`check_definition`
-refuses a later call whose features would differ.
+features the first chunk fixed. Until :func:`rows_needed` rows have arrived they wait in a :class:`RowBuffer` (the
+estimator's ``_buffer``), then are taken as one first chunk. :func:`start_stream` makes the first chunk's (input
+scaling, prototypes, feature map), :func:`add_chunk` adds a chunk's sums, :func:`solve_stream` solves each problem's
+system, :func:`check_definition` refuses a later call whose features would differ.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import numpy as np
+from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_random_state
 
 from svmopt import _core
 from svmopt._shared.moments import block_moments, column_stds
 from svmopt._shared.validation import check_fit_weights, shown
 from svmopt.fixed_size.nystrom import Statistics, linear_accumulator, nystrom_projection, rbf_params, resolve_statistics
-from svmopt.fixed_size.selection import PrototypeSet, candidate_rows, given, given_prototypes, select
+from svmopt.fixed_size.selection import (
+    AUTO_PROTOTYPES,
+    PrototypeSet,
+    candidate_rows,
+    given,
+    given_prototypes,
+    select,
+)
 
 #: One binary/regression system for partial_fit: (Phi^T W Phi, Phi^T W y, the classes whose rows it holds).
 System = tuple[np.ndarray, np.ndarray, list]
@@ -104,6 +113,63 @@ def chunk_weights(X, y, sample_weight, class_weight, classes: np.ndarray | None,
     return X[keep], y[keep], w[keep], kept
 
 
+def rows_needed(est: Any, mode: str) -> int:
+    """The rows of positive weight a stream waits for before its first chunk is taken (:class:`RowBuffer`): the
+    ``n_prototypes`` its selection chooses among them (``"auto"``: :data:`AUTO_PROTOTYPES`, fit's m from that many
+    rows on), or, without a selection (given prototypes, the linear kernel), the 2 rows of a standard deviation
+    with ``standardize``, else 1."""
+    needed = 2 if est.standardize else 1
+    if mode != "linear" and est.prototypes is None:
+        needed = max(needed, AUTO_PROTOTYPES if est.n_prototypes == "auto" else int(est.n_prototypes))
+    return needed
+
+
+@dataclass
+class RowBuffer:
+    """The rows of the first ``partial_fit`` calls while fewer than :func:`rows_needed` have arrived: a stream
+    whose first chunk had one row fixed one prototype (and a zero standard deviation) for good. Once enough have
+    arrived they are taken as one first chunk -- the same input scaling, prototypes and sums as a stream whose
+    first chunk held them all."""
+
+    needed: int
+    definition: dict[str, Any]
+    X: list[np.ndarray] = field(default_factory=list)
+    y: list[np.ndarray] = field(default_factory=list)
+    w: list[np.ndarray | None] = field(default_factory=list)
+    kept: list[np.ndarray] = field(default_factory=list)  # the rows' indices among the rows passed (weight 0 too)
+    n_given: int = 0  # the rows passed so far, those of weight 0 included
+
+    @property
+    def n(self) -> int:
+        return sum(x.shape[0] for x in self.X)
+
+    def add(self, X: np.ndarray, y: np.ndarray, w: np.ndarray | None, kept: np.ndarray | None,
+            n_given: int) -> None:
+        """A chunk's rows of positive weight (copies: the caller's arrays may change before the stream starts);
+        ``kept``: their indices in the chunk as passed (None: all), of ``n_given`` rows."""
+        self.X.append(np.array(X, dtype=np.float64, order="C"))
+        self.y.append(np.array(y))
+        self.w.append(None if w is None else np.array(w, dtype=np.float64))
+        self.kept.append(self.n_given + (np.arange(X.shape[0]) if kept is None else np.asarray(kept)))
+        self.n_given += n_given
+
+    def rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """(X, y, w, kept) of every row buffered, as one chunk (``kept`` None when no row of weight 0 was passed)."""
+        X, y = np.concatenate(self.X), np.concatenate(self.y)
+        w = None if all(wb is None for wb in self.w) else \
+            np.concatenate([np.ones(xb.shape[0]) if wb is None else wb for xb, wb in zip(self.X, self.w, strict=True)])
+        kept = np.concatenate(self.kept)
+        return X, y, w, None if kept.size == self.n_given else kept
+
+    def not_fitted(self, est: Any) -> NotFittedError:
+        """The error of a prediction before the stream has started, naming why."""
+        what = (f"the {self.needed} rows its prototypes are selected among (n_prototypes={shown(est.n_prototypes)})"
+                if self.needed > 2 else f"the {self.needed} rows its input scaling is computed from")
+        return NotFittedError(f"This {type(est).__name__} instance is not fitted yet: partial_fit has received "
+                              f"{self.n} rows of positive weight, fewer than {what}; the rows are kept, and the "
+                              "model exists from the call that brings the rest")
+
+
 @dataclass
 class StreamStart:
     """What the first partial_fit call fixes: the empty sums, the input scaling and the prototypes."""
@@ -121,7 +187,7 @@ def start_stream(est: Any, X: np.ndarray, y: np.ndarray, w: np.ndarray | None, m
     d = X.shape[1]
     if X.shape[0] == 0:
         raise ValueError("the first partial_fit chunk has no rows of positive weight (sample_weight times "
-                         "class_weight): it fixes the input scaling, and the prototypes are selected from it")
+                         "class_weight): the input scaling and the prototypes are chosen from the first rows")
     rng = np.random.default_rng(check_random_state(est.random_state).randint(0, 2**31 - 1, size=4))
     if est.standardize:
         mean, s2, _, unit = block_moments(lambda: [X], d, w)

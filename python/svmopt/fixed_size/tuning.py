@@ -88,6 +88,45 @@ def csa_simplex(cost: Callable[[np.ndarray], float], x0: np.ndarray, lower, uppe
 
 
 
+# -------------------------------------------------------------------------------------------- early stop
+#: ``n_iter_no_change``: an evaluation improves on the best cost so far when it is lower by more than this share of
+#: it (a misclassification rate's smallest step, one row of a few thousand, is far above it; an MSE's rounding is not).
+STALL_RTOL = 1e-3
+
+
+class StallStop:
+    """A search cost that stops each stage of CSA + simplex (the first ``n_csa`` calls are CSA's, then the simplex's,
+    as :func:`csa_simplex` makes them) once ``patience`` evaluations in a row have not improved the best cost so far
+    by more than :data:`STALL_RTOL` of it: the stage's remaining calls return +inf at once, without evaluating, so
+    the stage ends with its best point (CSA's is where the simplex starts) and the search returns the best point
+    evaluated. ``patience`` None: every call is evaluated (the full budget). ``n_evals`` counts the evaluations
+    made; ``stopped`` whether a stage was cut short."""
+
+    def __init__(self, cost: Callable[[np.ndarray], float], n_csa: int, patience: int | None):
+        self.cost, self.n_csa, self.patience = cost, int(n_csa), patience
+        self.calls = self.n_evals = self.since = 0
+        self.best = math.inf
+        self.stage, self.skipping, self.stopped = 0, False, False
+
+    def __call__(self, x: np.ndarray) -> float:
+        stage = 0 if self.calls < self.n_csa else 1
+        self.calls += 1
+        if stage != self.stage:  # the simplex begins: its own count, from the best cost so far
+            self.stage, self.skipping, self.since = stage, False, 0
+        if self.skipping:
+            return math.inf
+        f = float(self.cost(x))
+        self.n_evals += 1
+        if f < self.best - STALL_RTOL * abs(self.best) or (math.isinf(self.best) and f < self.best):
+            self.since = 0
+        else:
+            self.since += 1
+        self.best = min(self.best, f) if not math.isnan(f) else self.best
+        if self.patience is not None and self.since >= self.patience:
+            self.skipping = self.stopped = True
+        return f
+
+
 # ------------------------------------------------------------------------------------------- gamma path
 #: The gamma path of ``gamma_search="path"``: log gamma over the joint search's bounds [-10, 20] in steps of 1 (a
 #: factor e between neighbours), every value scored on one sigma^2's fold statistics.

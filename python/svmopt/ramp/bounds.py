@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -22,6 +23,9 @@ from svmopt.ramp.model import (
     class_diameters,
     initial_solution,
 )
+
+#: The stage a limit that stops one of Algorithm 1's bounding LPs is noted under (:mod:`svmopt.ramp.limits`).
+BOUNDS_STAGE = "Algorithm 1's bounding LPs (the big-Ms found before are valid, only looser)"
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -69,7 +73,7 @@ class BoundingLP:
     ``z_i`` coefficients of (13) change, and HiGHS re-solves from the previous basis.
     """
 
-    def __init__(self, X, y, C, budget, M, U, ub, use_cut15, options, deadline):
+    def __init__(self, X, y, C, budget, M, U, ub, use_cut15, options, deadline, limits: Any = None):
         self.built = build_rlfs(X, y, C, M=M, U=U, budget=budget, cutoff=ub + 1e-9 * max(1.0, abs(ub)),
                                 scaled_v=True, int_z=False, int_v=False, use_cut15=use_cut15)
         self.L = self.built.layout
@@ -77,6 +81,7 @@ class BoundingLP:
         self.cost = np.zeros(self.L.n_cols)
         self.model = self.built.model(merge_options({**LP_OPTIONS, **(options or {})}), cost=self.cost)
         self.deadline = deadline
+        self.limits = limits  # a svmopt.ramp.limits.SolveLimits noting the LPs a limit stops, or None
         self.M = np.array(M, dtype=np.float64)
         self.n_solves = 0
         self.warm_start = False  # see algorithm1(warm_start=...)
@@ -91,6 +96,8 @@ class BoundingLP:
         self.cost = full
         remaining = self.deadline - time.perf_counter()
         if remaining <= 0:
+            if self.limits is not None and self.limits.expired():
+                self.limits.cut(BOUNDS_STAGE)
             return None
         self.model.set_option("time_limit", float(remaining))
         try:
@@ -98,13 +105,20 @@ class BoundingLP:
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 res = self.model.solve()
         except SolverError as exc:
-            if exc.status is not None and "time" in exc.status.lower():
-                return None  # time budget spent inside this LP: the bounds so far stay valid
+            st = (exc.status or "").lower()
+            if "limit" in st or "interrupt" in st:  # stopped without a point: the bounds so far stay valid
+                self._note(str(exc.status), remaining)
+                return None
             raise
         self.n_solves += 1
         if not res.optimal:
+            self._note(res.status, remaining)
             return None
         return -res.objective if maximize else res.objective
+
+    def _note(self, status: str, time_limit: float) -> None:
+        if self.limits is not None:
+            self.limits.note(BOUNDS_STAGE, status, time_limit)
 
     def set_u(self, U: float) -> None:
         L = self.L
@@ -153,7 +167,8 @@ def algorithm1(X: np.ndarray, y: np.ndarray, C: float, budget: int, *, variant: 
                max_iter: int = 30, tol: float = 1e-4, time_limit: float | None = None,
                rebound_b_in_loop: bool = False, use_cut15: bool = True, fix_dominated: bool = True,
                warm_start: bool = False, options: dict | None = None,
-               verbose: bool = False) -> tuple[BigM, RLSolution]:
+               verbose: bool = False, limits: Any = None,
+               initial_time_limit: float | None = INF) -> tuple[BigM, RLSolution]:
     """Algorithm 1 (Sec. 2.1-2.2): initial solution and UB, initial Ms, (UB-w), (LB-b)/(UB-b), then the
     loop of (UB-w) and the M LPs -- one LP per point (``"variant1"``, (UB_Mi)) or per class (``"variant2"``,
     (UB_M+)/(UB_M-)) -- until no bound drops by more than ``tol * max(1, old)`` or ``max_iter`` loops (decision: the
@@ -163,7 +178,12 @@ def algorithm1(X: np.ndarray, y: np.ndarray, C: float, budget: int, *, variant: 
     every LP (the paper's list skips it, yet it says (RL-FS-M) includes it), ``min(old, new)`` updates ("repeat steps 6
     and 7" would overwrite tightened Ms), M floored at 0 and updated sequentially; ``fix_dominated`` (default True) sets
     every tightened ``M_i < 2`` to 0, which fixes ``z_i = 0`` (see :func:`tighten_bound`; valid because C > 0) and skips
-    that point's later (UB_Mi) LPs. A time limit stops the tightening early; the bounds found so far stay valid.
+    that point's later (UB_Mi) LPs. ``time_limit`` covers every LP, the initial solution's included unless
+    ``initial_time_limit`` (seconds, None: no limit) gives those their own (DAKS: the search's time, the tightening
+    only a share of it); a time limit (or a limit of ``options``) stops the tightening early: the bounds found so
+    far stay valid, and the initial solution is the best usable point its LPs reached
+    (:func:`svmopt.ramp.model.initial_solution`). ``limits`` (a :class:`svmopt.ramp.limits.SolveLimits`) notes the
+    stages a limit stopped.
 
     All bounding LPs share one HiGHS model (built once); between solves only costs, bounds and single z
     coefficients change. ``warm_start=False`` (default) clears the solver state before each re-solve (no second
@@ -174,7 +194,8 @@ def algorithm1(X: np.ndarray, y: np.ndarray, C: float, budget: int, *, variant: 
     """
     t0 = time.perf_counter()
     deadline = t0 + (INF if time_limit is None else time_limit)
-    sol, ub = initial_solution(X, y, C, budget, options=options)
+    sol, ub = initial_solution(X, y, C, budget, options=options, limits=limits,
+                               time_limit=time_limit if initial_time_limit == INF else initial_time_limit)
     delta = class_diameters(X, y)
     M = delta * ub
     bm = BigM(M=M, u=ub, ub_w=INF, lb_b=-INF, ub_b=INF, ub=ub, variant=variant)
@@ -183,7 +204,11 @@ def algorithm1(X: np.ndarray, y: np.ndarray, C: float, budget: int, *, variant: 
               f"outliers {int(sol.z.sum())}")
     if variant == "initial" or ub <= 0:
         return bm, sol
-    lp = BoundingLP(X, y, C, budget, M, ub, ub, use_cut15, options, deadline)
+    if time.perf_counter() >= deadline:  # the initial solution's LPs used the time
+        if limits is not None and limits.expired():
+            limits.cut(BOUNDS_STAGE)
+        return bm, sol
+    lp = BoundingLP(X, y, C, budget, M, ub, ub, use_cut15, options, deadline, limits)
     lp.warm_start = warm_start
     L = lp.L
     wcols = np.arange(2 * L.m)

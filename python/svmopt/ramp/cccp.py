@@ -33,6 +33,8 @@ from sklearn.utils import check_random_state
 
 from svmopt._shared.cutting_plane import CutSolution, HingeCuttingPlanes
 from svmopt._shared.dask import is_dask_array
+from svmopt._shared.runtime import detailed, progress
+from svmopt.ramp.model import top_b
 
 #: Rows per block of a pass over linear rows: 1,024 x 50 float64 rows (400 KiB) stay in cache between the two
 #: products of a block; measured at 10^6 x 50 on 2 threads, 0.050 s a pass (4,096: 0.15 s).
@@ -60,16 +62,6 @@ class LinearCuttingPlanes(HingeCuttingPlanes):
         return sol.v.copy(), -float(sol.gamma)
 
 
-def top_b(v: np.ndarray, budget: int | None) -> np.ndarray:
-    """``v`` with all but its ``budget`` largest-magnitude entries set to 0 (ties to the lower index)."""
-    if budget is None or np.count_nonzero(v) <= budget:
-        return v.copy()
-    keep = np.argsort(-np.abs(v), kind="stable")[:budget]
-    out = np.zeros_like(v)
-    out[keep] = v[keep]
-    return out
-
-
 def solve_fs(engine: LinearCuttingPlanes, C: float, budget: int | None, *, tol: float, max_iter: int,
              deadline: float | None = None, certify_time: float | None = 0.0) -> CutSolution:
     """(SVM-l1) (``budget`` None) or (FS-SVM) on the engine's rows (labels as set, offsets 1).
@@ -87,6 +79,7 @@ def solve_fs(engine: LinearCuttingPlanes, C: float, budget: int | None, *, tol: 
     sol = engine.solve(C, tol=tol, max_iter=max(1, max_iter - relaxed.n_iter), deadline=deadline,
                        start=(top_b(relaxed.v, budget), relaxed.gamma), certify_time=certify_time)
     sol.n_iter += relaxed.n_iter
+    sol.limits = list(dict.fromkeys(relaxed.limits + sol.limits))
     return sol
 
 
@@ -112,6 +105,7 @@ class CCCPRun:
     step_gaps: list[float]  # each convex step's certified relative gap (with a budget: on the support found)
     converged: bool  # the outlier set repeated
     timed_out: bool
+    limits: list[str] = field(default_factory=list)  # as CCCPResult.limits, for this run's steps
 
 
 @dataclass
@@ -124,6 +118,8 @@ class CCCPResult:
     fs_gap: float
     runs: list[CCCPRun] = field(default_factory=list)
     fs_passes: int = 0  # passes of the (FS-SVM) start
+    limits: list[str] = field(default_factory=list)  # HiGHS statuses at which a limit of the solver options
+    #                                                   stopped master solves (the start's or a step's) short
 
     @property
     def n_passes(self) -> int:
@@ -131,12 +127,18 @@ class CCCPResult:
 
 
 def _run(engine: LinearCuttingPlanes, y: np.ndarray, C: float, w: np.ndarray, b: float, scores: np.ndarray, *,
-         tol: float, max_iter: int, max_steps: int, deadline: float | None, log) -> CCCPRun:
-    """CCCP from ``(w, b)`` whose scores ``X w`` are ``scores``."""
+         tol: float, max_iter: int, max_steps: int, deadline: float | None, log, bar: Any = None,
+         name: str = "") -> CCCPRun:
+    """CCCP from ``(w, b)`` whose scores ``X w`` are ``scores``; ``bar`` (a progress bar of ``max_steps``) is reset
+    and counts the steps, ``name`` (the start's) and the objective in its postfix."""
     t = y * (scores + b)
     objective = engine.ramp_objective(w, t, C)
     objectives, gaps = [objective], []
+    if bar is not None:
+        bar.reset(total=max_steps)
+        bar.set_postfix_str(f"{name}objective={objective:.6g}")
     seen: set[bytes] = set()
+    limits: list[str] = []
     passes0 = engine.n_passes
     converged = timed_out = False
     steps = 0
@@ -152,6 +154,7 @@ def _run(engine: LinearCuttingPlanes, y: np.ndarray, C: float, w: np.ndarray, b:
             break
         engine.set_rows(np.where(out, -y, y), np.where(out, -1.0, 1.0))
         sol = engine.solve(C, tol=tol, max_iter=max_iter, start=(w, -b), deadline=deadline, certify_time=0.0)
+        limits += [s for s in sol.limits if s not in limits]
         steps += 1
         gaps.append(sol.gap if engine.budget is None else sol.restricted_gap)
         w_new, b_new = engine.wb(sol)
@@ -161,6 +164,9 @@ def _run(engine: LinearCuttingPlanes, y: np.ndarray, C: float, w: np.ndarray, b:
         # a rise beyond rounding would be a defect: the run then ends at the point before it.
         if new > objective + 1e-9 * max(1.0, abs(objective)):
             break
+        if bar is not None:
+            bar.set_postfix_str(f"{name}objective={new:.6g} improvement={objective - new:.2g}", refresh=False)
+            bar.update()
         w, b, scores, t, objective = w_new, b_new, sol.scores, t_new, new
         objectives.append(objective)
         log(f"[CCCP] step {steps}: objective {objective:.8g}, outliers {int(out.sum())} -> {int((t < -1).sum())}, "
@@ -169,28 +175,33 @@ def _run(engine: LinearCuttingPlanes, y: np.ndarray, C: float, w: np.ndarray, b:
             timed_out = True
             break
     return CCCPRun(w=w, b=b, objective=objective, scores=scores, n_steps=steps, n_passes=engine.n_passes - passes0,
-                   objectives=objectives, step_gaps=gaps, converged=converged, timed_out=timed_out)
+                   objectives=objectives, step_gaps=gaps, converged=converged, timed_out=timed_out, limits=limits)
 
 
 def cccp(X: Any, y: np.ndarray, C: float, budget: int | None, *, n_init: int = 3, random_state: Any = None,
          tol: float = 1e-6, max_iter: int = 1000, max_steps: int = 50, time_limit: float | None = None,
-         n_threads: int = 0, solver_options: Any = None, verbose: bool = False,
+         n_threads: int = 0, solver_options: Any = None, verbose: bool | int = False,
          weight: np.ndarray | None = None, warm: tuple[np.ndarray, float] | None = None) -> CCCPResult:
     """(RL-FS) by CCCP (module docstring) on ``X`` (numpy, float64 memmap or Dask) and ``y`` in {-1, +1}.
 
     ``tol`` and ``max_iter`` bound each convex step's cutting planes (certified relative gap, passes over the data),
     ``max_steps`` the steps of a run, ``time_limit`` the whole call (seconds); ``weight`` the sample weights of
     the rows (each row's loss counts ``C w_i``); ``warm`` a ``(w, b)`` (an earlier fit's) from which one more run
-    starts before the others (its ``w`` cut to the budget)."""
+    starts before the others (its ``w`` cut to the budget). ``verbose``: a progress bar of each run's steps (of
+    ``max_steps``, the ramp objective and its last decrease in the postfix); ``verbose >= 2`` also prints every
+    step and start."""
     t0 = time.perf_counter()
     deadline = None if time_limit is None else t0 + float(time_limit)
     d = X.shape[1]
     B = None if budget is None or budget >= d else int(budget)
 
     def log(msg: str) -> None:
-        if verbose:
+        if detailed(verbose):
             print(msg)
 
+    n_runs = int(n_init) + (warm is not None)
+    bar = progress(verbose, max_steps, "RampLossSVC CCCP")
+    bar.set_postfix_str("the (FS-SVM) start")
     engine = LinearCuttingPlanes(X, y, budget=B, n_threads=n_threads, solver_options=solver_options, weight=weight)
     fs = solve_fs(engine, C, B, tol=tol, max_iter=max_iter, deadline=deadline)
     fs_passes = engine.n_passes
@@ -210,7 +221,7 @@ def cccp(X: Any, y: np.ndarray, C: float, budget: int | None, *, n_init: int = 3
         scores = np.empty(engine.n)
         engine._pass(ww, -bw, scores)
         run = _run(engine, y, C, ww, bw, scores, tol=tol, max_iter=max_iter, max_steps=max_steps, deadline=deadline,
-                   log=log)
+                   log=log, bar=bar, name=f"start 1/{n_runs} (warm) ")
         log(f"[CCCP] warm start: objective {run.objectives[0]:.8g} -> {run.objective:.8g} in {run.n_steps} steps")
         runs.append(run)
         engine.set_rows(y, None)
@@ -233,16 +244,23 @@ def cccp(X: Any, y: np.ndarray, C: float, budget: int | None, *, n_init: int = 3
                 w = np.zeros(d)
                 pick = rng.choice(d, k, replace=False)
                 w[pick] = rng.standard_normal(k) / (np.sqrt(k) * np.where(std[pick] > 0, std[pick], 1.0))
+                # Scores of order 1 need |w| of order 1/std, which for X of tiny magnitude is a huge l1 norm: no
+                # start beyond the (FS-SVM) objective, which every point with a larger ||w||_1 exceeds.
+                norm = float(np.abs(w).sum())
+                if norm > fs.objective > 0:
+                    w *= fs.objective / norm
                 b = b0
             engine.set_rows(y, None)
             scores = np.empty(engine.n)
             engine._pass(w, -b, scores)
         run = _run(engine, y, C, w, b, scores, tol=tol, max_iter=max_iter, max_steps=max_steps, deadline=deadline,
-                   log=log)
+                   log=log, bar=bar, name=f"start {len(runs) + 1}/{n_runs} ")
         if k == 0:
             initial = run.objectives[0]
         log(f"[CCCP] start {k}: objective {run.objectives[0]:.8g} -> {run.objective:.8g} in {run.n_steps} steps")
         runs.append(run)
+    bar.close()
     best = min(runs, key=lambda r: r.objective)
+    limits = list(dict.fromkeys(fs.limits + [s for run in runs for s in run.limits]))
     return CCCPResult(best=best, initial_objective=initial, fs_objective=fs.objective, fs_gap=fs.gap, runs=runs,
-                      fs_passes=fs_passes)
+                      fs_passes=fs_passes, limits=limits)

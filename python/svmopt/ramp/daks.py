@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from svmopt._shared.highs import merge_options
+from svmopt._shared.runtime import detailed, progress
 from svmopt.ramp.bounds import (
     BigM,
     algorithm1,
@@ -25,9 +26,15 @@ from svmopt.ramp.model import (
 )
 from svmopt.ramp.solve import (
     decode_solution,
+    note_outcome,
     polish,
     run_mip,
 )
+
+#: The stages a limit of ``solver_options`` that stops a DAKS solve is noted under (:mod:`svmopt.ramp.limits`).
+SUB_STAGE = "DAKS's sub-problems (RL-FS-M)(K)_zh (phase 2's kernel K0, phase 3's buckets)"
+LB_STAGE = "DAKS's relaxation (Rel_v-RL-FS-M)(D)_zh for LB_zh (phase 2)"
+ORDER_STAGE = "DAKS's reduced-cost LP (phase 2)"
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -46,7 +53,8 @@ class DAKSParams:
     tau : threshold of the ``zh`` rules on ``xi`` (1; one strict ``xi > tau + 1e-7`` everywhere, since Sec. 3.1.1,
         Sec. 3.1.2, Algorithm 2 and Table 1 disagree on strict vs non-strict).
     max_phase2 : cap on phase-2 passes (20); a ``(zh, UB)`` pair repeated at phase-2 entry also stops the search.
-    a1_max_iter, a1_time_fraction : Algorithm 1 budget in phase 1 (5 loops, 10% of ``time_limit``).
+    a1_max_iter, a1_time_fraction : Algorithm 1's tightening in phase 1 (5 loops, 10% of ``time_limit``; its
+        initial solution may use all of ``time_limit``).
     subproblem_bounds : add (21)/(22) to the sub-problems, which the paper's (RL-FS-M)(K)_zh omits (True).
     reorder_every : optional criterion (iii): back to phase 2 after this many phase-3 iterations (None).
     fix_dominated : Algorithm 1 fixes ``z_i = 0`` where a tightened ``M_i < 2`` (True; see :func:`algorithm1`).
@@ -157,15 +165,17 @@ class DAKSResult:
     initial: RLSolution
     bigm: BigM
     status: str  # "heuristic" or "time_limit"
-    stop_reason: str  # "rule_i", "cycle", "max_phase2", "time_limit"
+    stop_reason: str  # "rule_i", "cycle", "max_phase2", "time_limit", "limit" (phase 2 stopped without a point)
     n_phase2: int
     n_subproblems: int
     ub_history: list
 
 
 class _DAKS:
-    def __init__(self, X, y, C, budget, params: DAKSParams, options, seed_options, verbose, variant: str):
+    def __init__(self, X, y, C, budget, params: DAKSParams, options, seed_options, verbose, variant: str,
+                 limits: Any = None):
         self.X, self.y, self.C, self.B = X, y, C, budget
+        self.limits = limits
         self.variant = variant
         self.n, self.d = X.shape
         self.P = params
@@ -174,8 +184,9 @@ class _DAKS:
         self.verbose = verbose
         self.n_sub = 0
 
-    def log(self, msg):
-        if self.verbose:
+    def log(self, msg, *, result: bool = False):
+        """A line of the log: from ``verbose >= 2``, or from ``verbose`` for the ``result``."""
+        if detailed(self.verbose) or (result and self.verbose):
             print(f"[DAKS] {msg}")
 
     def remaining(self) -> float:
@@ -195,11 +206,13 @@ class _DAKS:
         tl = min(self.P.t_limit, max(self.remaining(), 1e-3))
         out = run_mip(built, options=self.mip_options, time_limit=tl, start=start, t_fea=self.P.t_fea,
                       t_inc=self.P.t_inc)
+        note_outcome(self.limits, SUB_STAGE, out, tl)
         self.n_sub += 1
         if out.x is None:
             return None, out
         w, b, z = decode_solution(out.x, built.layout, feats, self.d)
-        sol = polish(self.X, self.y, self.C, w, b, z, options=self.lp_options)
+        sol = polish(self.X, self.y, self.C, w, b, z, options=self.lp_options, time_limit=max(self.remaining(), 0.0),
+                     limits=self.limits)
         return sol, out
 
     def margins(self, sol):
@@ -211,6 +224,7 @@ class _DAKS:
         built = self.build(allf, zh, relax_v=True)
         tl = max(min(self.P.t_limit, self.remaining()), 1e-3)
         out = run_mip(built, options=self.mip_options, time_limit=tl, start=built.start_vector(self.best, allf))
+        note_outcome(self.limits, LB_STAGE, out, tl)
         if out.x is None:
             return None
         lb = out.objective if out.status == "optimal" else out.dual_bound
@@ -220,7 +234,9 @@ class _DAKS:
         zfix[zh == 1] = 1
         lpb = self.build(allf, zfix, relax_v=True)
         lpb.integrality[:] = 0
+        tl = max(min(self.P.t_limit, self.remaining()), 1e-3)
         lp = run_mip(lpb, options=merge_options(self.lp_options), time_limit=tl)
+        note_outcome(self.limits, ORDER_STAGE, lp, tl)
         if lp.x is None or lp.col_dual is None:
             return None
         m = L.m
@@ -233,11 +249,15 @@ class _DAKS:
     def run(self, t_start: float) -> DAKSResult:
         X, y, P = self.X, self.y, self.P
         self.deadline = t_start + P.time_limit
+        # The bar: in each phase-2 pass, the features of its ordered list handed out in buckets (a known total).
+        bar = progress(self.verbose, None, "RampLossSVC DAKS")
+        bar.set_postfix_str("phase 1 (Algorithm 1)")
         # ---- phase 1 ----
         variant = self.variant
         self.bm, init = algorithm1(X, y, self.C, self.B, variant=variant, max_iter=P.a1_max_iter,
                                    time_limit=P.a1_time_fraction * P.time_limit, options=self.lp_options,
-                                   verbose=self.verbose, fix_dominated=P.fix_dominated)
+                                   verbose=detailed(self.verbose), fix_dominated=P.fix_dominated,
+                                   limits=self.limits, initial_time_limit=max(self.remaining(), 0.0))
         self.best = init
         ub = init.objective
         cur = init
@@ -261,9 +281,10 @@ class _DAKS:
             seen.add(key)
             n_p2 += 1
             # ---- phase 2 ----
+            bar.set_postfix_str(f"pass {n_p2}: LB_zh and the order (phase 2), UB={ub:.6g}")
             p2 = self.phase2(zh)
-            if p2 is None:
-                stop = "time_limit"
+            if p2 is None:  # no time left, or a limit of the options stopped its solves without a point
+                stop = "time_limit" if self.remaining() <= 0 else "limit"
                 break
             lb_zh, order, K = p2
             if first:
@@ -272,6 +293,7 @@ class _DAKS:
             zh_lb = zh.copy()
             self.log(f"phase 2 pass {n_p2}: LB_zh = {lb_zh:.6g}, |K0| = {K.size}, UB = {ub:.6g}, "
                      f"zh counts {np.bincount(zh, minlength=3).tolist()}")
+            bar.set_postfix_str(f"pass {n_p2}: the kernel K0, UB={ub:.6g} LB_zh={lb_zh:.6g}")
             sol, _ = self.solve_restricted(K, zh)
             if sol is not None:
                 cur = sol
@@ -285,6 +307,8 @@ class _DAKS:
             inK[K] = True
             Lst = order[~inK[order]]
             ptr = 0
+            bar.reset(total=Lst.size or math.inf)
+            bar.set_postfix_str(f"pass {n_p2}: UB={ub:.6g} LB_zh={lb_zh:.6g}")
             S = 2 * max(1, int(inK.sum()))  # decision: the paper only gives the growth rule; S_0 = 2 max(1, |K0|)
             it = 0
             prev_feas_not_opt = False
@@ -315,6 +339,9 @@ class _DAKS:
                     zh, hist = zh_table1_update(zh, sol, self.margins(sol), hist, P.q, P.tau)
                 else:
                     prev_feas_not_opt = False
+                bar.set_postfix_str(f"pass {n_p2} bucket {it + 1}: |K|={int(inK.sum())} UB={ub:.6g} "
+                                    f"LB_zh={lb_zh:.6g}", refresh=False)
+                bar.update(bucket.size)
                 eq = abs(ub - lb_zh) <= 1e-6 * max(1.0, abs(ub))
                 same = bool(np.array_equal(zh_used, zh_lb))
                 changed = not np.array_equal(zh, zh_used)
@@ -329,14 +356,15 @@ class _DAKS:
                 it += 1
             if stop is not None:
                 break
+        bar.close()
         status = "time_limit" if stop == "time_limit" else "heuristic"
-        self.log(f"stop ({stop}) after {n_p2} phase-2 passes, {self.n_sub} sub-problems: UB = {ub:.6g}")
+        self.log(f"stop ({stop}) after {n_p2} phase-2 passes, {self.n_sub} sub-problems: UB = {ub:.6g}", result=True)
         return DAKSResult(self.best, init, self.bm, status, stop, n_p2, self.n_sub, ub_hist)
 
 
 def daks(X: np.ndarray, y: np.ndarray, C: Any, budget: int, *, params: DAKSParams | None = None,
          variant: str = "variant1", options: dict | None = None, seed_options: dict | None = None,
-         verbose: bool = False) -> DAKSResult:
+         verbose: bool | int = False, limits: Any = None) -> DAKSResult:
     """Dynamic Adaptive Kernel Search (Algorithm 2, Sec. 3) with the decisions documented on :class:`DAKSParams` and the
     functions below.
 
@@ -345,8 +373,13 @@ def daks(X: np.ndarray, y: np.ndarray, C: Any, budget: int, *, params: DAKSParam
     walks the buckets with (24) and (25)/(26), the K+/K- rules and the Table-1 zh update; stopping rules (i), (ii),
     (iii) (bucket list exhausted); the outer loop stops on the total time, ``max_phase2`` or a repeated
     ``(zh, UB)`` pair at phase-2 entry (cycle detection). The returned solution is never worse than the
-    Algorithm-1 initial solution.
+    Algorithm-1 initial solution. ``verbose``: a progress bar of each phase-2 pass (the features of its ordered list
+    handed out in buckets; the incumbent UB and LB_zh in the postfix) and the stop line; ``verbose >= 2`` also the
+    log of Algorithm 1's loops, every phase-2 pass and phase-3 sub-problem. ``limits`` (a
+    :class:`svmopt.ramp.limits.SolveLimits`) notes the solves a limit stopped short (a limit of ``options`` or the
+    fit's deadline; DAKS's own t_limit, t_fea and t_inc are the method's): every sub-problem, relaxation and LP is
+    given what is left of ``time_limit`` (or ``t_limit`` when smaller), its polishing LP included.
     """
     t0 = time.perf_counter()
-    engine = _DAKS(X, y, C, budget, params or DAKSParams(), options, seed_options or {}, verbose, variant)
+    engine = _DAKS(X, y, C, budget, params or DAKSParams(), options, seed_options or {}, verbose, variant, limits)
     return engine.run(t0)

@@ -13,6 +13,7 @@ rows of weight 0 left out) are those of :mod:`svmopt.ramp.ramp_loss`.
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -23,10 +24,11 @@ from sklearn.utils import check_random_state, column_or_1d
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from svmopt._shared.calibration import ProbabilityMixin
 from svmopt._shared.config import warn
 from svmopt._shared.dask import check_dask_array, is_dask_array, map_row_chunks
-from svmopt._shared.highs import merge_options
-from svmopt._shared.runtime import TimeBudget
+from svmopt._shared.highs import check_options, merge_options
+from svmopt._shared.runtime import TimeBudget, progress
 from svmopt._shared.validation import (
     CLASS_WEIGHT,
     POSITIVE,
@@ -37,9 +39,12 @@ from svmopt._shared.validation import (
     StrOptions,
     check_dask_fit_weights,
     check_fit_weights,
+    check_input,
     fit_context,
 )
 from svmopt.ramp.cccp import LinearCuttingPlanes, solve_fs
+from svmopt.ramp.limits import SolveLimits
+from svmopt.ramp.magnitude import check_magnitudes, column_max, warn_zero_model
 from svmopt.ramp.model import W_TOL, RLSolution, hinge_objective, solve_svm_l1_within
 from svmopt.ramp.solve import solve_fs_svm
 
@@ -55,6 +60,7 @@ C_CONSTRAINT = [POSITIVE]
 MIP_GAP_CONSTRAINT = [Interval(Real, 0, 1, closed="left")]
 TOL_CONSTRAINT = [Interval(Real, 0, None, closed="left")]
 BUDGET_CONSTRAINT = [POSITIVE_INT, None]
+PROBABILITY_CONSTRAINT = ["boolean"]
 
 
 def check_budget(budget: int | None, d: int) -> int:
@@ -82,12 +88,19 @@ def _pick_solver(solver: str, X: Any) -> str:
     return solver
 
 
+#: The stage a limit of ``solver_options`` that stops the cutting planes' master problems is noted under.
+CUT_STAGE = "the cutting planes' master problems"
+
+
 def _cut_status(est: Any, sol: Any, tol: float, timed_out: bool = False, quiet_time_limit: bool = False) -> str:
-    """"optimal" at a certified gap <= tol; else "max_iter" or "time_limit" with a ConvergenceWarning (not for
+    """"optimal" at a certified gap <= tol; else "limit" (a limit of ``solver_options`` stopped a master: warned by
+    :meth:`BinaryLinearClassifier._report_cut_limits`), "max_iter" or "time_limit" with a ConvergenceWarning (not for
     "time_limit" with ``quiet_time_limit``: the fit's TimeBudget warns then)."""
     gap = float(sol.gap)
     if gap <= tol:
         return "optimal"
+    if sol.limits:
+        return "limit"
     status = "time_limit" if sol.timed_out or timed_out else "max_iter"
     if status == "time_limit" and quiet_time_limit:
         return status
@@ -96,8 +109,14 @@ def _cut_status(est: Any, sol: Any, tol: float, timed_out: bool = False, quiet_t
     return status
 
 
-class BinaryLinearClassifier(ClassifierMixin, BaseEstimator):
-    """Shared binary linear-classifier plumbing: label coding, decision function, tags."""
+class BinaryLinearClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
+    """Shared binary linear-classifier plumbing: label coding, decision function, tags, ``predict_proba``."""
+
+    def _check_probability_input(self, X: Any) -> None:
+        """``probability=True`` with a Dask X: a ValueError before any work (the folds need X in memory)."""
+        if getattr(self, "probability", False) and is_dask_array(X):
+            raise ValueError("probability=True needs X in memory (its held-out decision values come from folds of "
+                             "rows); got a Dask array: use probability=False")
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -116,6 +135,7 @@ class BinaryLinearClassifier(ClassifierMixin, BaseEstimator):
             y = column_or_1d(y, warn=True)
             self._n_given = int(y.shape[0])
             X, y, w, self._kept = check_fit_weights(X, y, sample_weight, class_weight, return_kept=True)
+            self._col_max = column_max(X)
             return X, self._code_labels(y), w
         import dask.array as da
 
@@ -126,8 +146,10 @@ class BinaryLinearClassifier(ClassifierMixin, BaseEstimator):
         if X.shape[0] < 2:
             raise ValueError(f"Found array with {X.shape[0]} sample(s) (shape={X.shape}) while a minimum of 2 is "
                              "required.")
-        if not bool(da.isfinite(X).all().compute()):
+        finite, col_max = da.compute(da.isfinite(X).all(), da.abs(X).max(axis=0))  # one pass over the chunks
+        if not bool(finite):
             raise ValueError("Input X contains NaN or infinity.")
+        self._col_max = np.asarray(col_max, dtype=np.float64)
         self.n_features_in_ = int(X.shape[1])
         self.__dict__.pop("feature_names_in_", None)
         self._kept = None
@@ -154,24 +176,63 @@ class BinaryLinearClassifier(ClassifierMixin, BaseEstimator):
         self.selected_features_ = np.flatnonzero(w)
         self.n_selected_features_ = int(self.selected_features_.size)
 
+    def _check_magnitudes(self, X: Any, ys: np.ndarray, C: float, sw: np.ndarray | None,
+                          options: Mapping[str, Any] | None, big_m: str | None = None) -> None:
+        """X, C and the weights at magnitudes HiGHS can solve at (:func:`svmopt.ramp.magnitude.check_magnitudes`),
+        before any work."""
+        check_magnitudes(type(self).__name__, X, ys, self._col_max, C, sw, options, big_m=big_m)
+
+    def _warn_if_zero(self, X: Any, C: float, sw: np.ndarray | None) -> None:
+        """The UserWarning of a fitted w = 0 (:func:`svmopt.ramp.magnitude.warn_zero_model`)."""
+        if self.n_selected_features_ == 0:
+            status = getattr(self, "status_", "optimal")
+            warn_zero_model(type(self).__name__, X, self._col_max, C, sw,
+                            stopped=status if status in ("time_limit", "limit", "max_iter") else None)
+
     def _cutting_plane_fit(self, X: Any, ys: np.ndarray, C: float, budget: int | None, *, tol: float,
-                           max_iter: int, time_limit: float | None, weight: np.ndarray | None = None) -> Any:
-        """(SVM-l1) / (FS-SVM) by cutting planes (:mod:`svmopt.ramp.cccp`): sets the solution, returns the cutting
-        planes' result."""
-        t0 = time.perf_counter()
-        deadline = None if time_limit is None else t0 + time_limit
-        engine = LinearCuttingPlanes(X, ys, budget=budget, weight=weight)
-        certify = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
-        sol = solve_fs(engine, C, budget, tol=tol, max_iter=max_iter, deadline=deadline, certify_time=certify)
+                           max_iter: int, deadline: float | None, weight: np.ndarray | None = None,
+                           solver_options: Mapping[str, Any] | None = None) -> Any:
+        """(SVM-l1) / (FS-SVM) by cutting planes (:mod:`svmopt.ramp.cccp`) until ``deadline`` (a
+        ``time.perf_counter()`` value): sets the solution, returns the cutting planes' result (its ``limits``: the
+        HiGHS statuses at which a limit of ``solver_options`` stopped master solves, warned by the caller)."""
+        engine = LinearCuttingPlanes(X, ys, budget=budget, weight=weight, solver_options=solver_options)
+        certify = None if deadline is None else max(0.0, deadline - time.perf_counter())
+        with warnings.catch_warnings():  # a master stopped at a limit: reported once, by stage (sol.limits)
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            sol = solve_fs(engine, C, budget, tol=tol, max_iter=max_iter, deadline=deadline, certify_time=certify)
         w, b = engine.wb(sol)
         self._set_wb(w, b)
         self.n_iter_ = int(sol.n_iter)
         self.lower_bound_ = float(sol.lower_bound)
         return sol
 
+    def _fit_with_bar(self, fit: Any, X: Any, y: Any, sample_weight: Any) -> Any:
+        """``fit(X, y, sample_weight)`` under a one-step bar when ``verbose``, then ``probability``'s calibration."""
+        self._check_probability_input(X)
+        bar = progress(self.verbose, 1, f"{type(self).__name__} fit")
+        try:
+            fit(X, y, sample_weight)
+            self._fit_probability(X, y, sample_weight, zero_is_positive=True)
+            bar.set_postfix_str(f"{self.solver_}: {self.status_}, objective {self.objective_:.6g}")
+            bar.update(1)
+        finally:
+            bar.close()
+        return self
+
+    def _report_cut_limits(self, sol: Any, clock: TimeBudget) -> None:
+        """One ConvergenceWarning naming the limit of ``solver_options`` that stopped a master problem (and so the
+        cutting planes, at the certified gap reported), unless the gap closed all the same."""
+        if self.status_ != "limit":
+            return
+        log = SolveLimits(None, getattr(self, "solver_options", None))
+        for status in sol.limits:
+            log.note(f"{CUT_STAGE} (certified relative gap {float(sol.gap):.2g} > tol={self.tol:g})", status)
+        log.report(type(self).__name__, clock)
+
     def decision_function(self, X: Any) -> np.ndarray:
         """``f(x) = w.x + b``; positive values mean ``classes_[1]`` (a Dask ``X`` chunk by chunk where it is)."""
         check_is_fitted(self)
+        check_input(X, "X")
         if is_dask_array(X):
             return map_row_chunks(self, "decision_function", X, 1)[:, 0]
         X = validate_data(self, X, dtype=np.float64, reset=False)
@@ -211,8 +272,14 @@ class L1SVC(BinaryLinearClassifier):
         the model is HiGHS's iterate (any (w, b) is feasible with xi the hinge) or, when that has the lower
         objective, the constant model w = 0, certified by HiGHS's row duals scaled to dual feasibility
         (``lower_bound_``, ``status_`` "time_limit", a ConvergenceWarning, ``max_time_reached_``); the same at a
-        limit of ``solver_options`` (``status_`` "limit"). A HiGHS stopped before it has any point raises
-        :class:`svmopt.SolverError`.
+        limit of ``solver_options`` (``status_`` "limit"). A HiGHS stopped before it has any point gives the
+        constant model (every model here is usable at a limit).
+    verbose : bool or int, default False
+        True: a bar of the fit on stderr (solver, status, objective); False: nothing is printed.
+    probability : bool, default False
+        True: ``predict_proba`` calibrated on 5-fold held-out decision values (argmax = ``predict``; 5 more fits).
+    random_state : int, RandomState or None, default None
+        Seeds ``probability=True``'s folds (the LP itself is deterministic).
 
     Attributes
     ----------
@@ -247,6 +314,16 @@ class L1SVC(BinaryLinearClassifier):
     FeatureBudgetSVC : The same LP with at most ``budget`` features (a MILP).
     RampLossSVC : The ramp-loss model with a feature budget and outlier detection.
 
+    Notes
+    -----
+    Scale (decision): X is used as given. With C fixed the model is not scale invariant: on ``X / s`` (``w``
+    scaled back) it is the same problem only with C replaced by ``C s``. At a tiny scale of X the optimum is
+    ``w = 0`` (certified when C times every column's sum of ``|x|`` is at most 1); a fitted ``w = 0`` warns
+    (UserWarning) with X's largest magnitude and the remedy, standardize X (``StandardScaler``) or raise C. X of
+    magnitude >= 1e15, ``C`` times a weight that large, big-M coefficients that large, or columns below 1e-9 that the
+    optimum may use (HiGHS reads them as 0) are a ValueError before any work (:mod:`svmopt.ramp.magnitude`; the same
+    for every estimator of this family).
+
     References
     ----------
     .. [1] M. Baldomero-Naranjo, L. I. Martinez-Merino and A. M. Rodriguez-Chia, "A robust SVM-based approach
@@ -269,10 +346,12 @@ class L1SVC(BinaryLinearClassifier):
     _parameter_constraints: ClassVar[dict] = {
         "C": C_CONSTRAINT, "solver_options": [Mapping, None], "solver": [StrOptions(set(_SOLVERS))],
         "tol": TOL_CONSTRAINT, "max_iter": [POSITIVE_INT], "class_weight": CLASS_WEIGHT, "max_time": [SECONDS, None],
-    }
+        "verbose": ["verbose"], "probability": PROBABILITY_CONSTRAINT, "random_state": ["random_state"]}
 
     def __init__(self, *, C: float = 1.0, solver_options: dict | None = None, solver: str = "auto",
-                 tol: float = 1e-6, max_iter: int = 1000, class_weight: Any = None, max_time: float | None = None):
+                 tol: float = 1e-6, max_iter: int = 1000, class_weight: Any = None, max_time: float | None = None,
+                 verbose: bool = False, probability: bool = False, random_state: Any = None):
+        self.random_state, self.probability, self.verbose = random_state, probability, verbose
         self.C = C
         self.solver_options = solver_options
         self.solver = solver
@@ -284,23 +363,29 @@ class L1SVC(BinaryLinearClassifier):
     @fit_context
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> L1SVC:
         """Fit (SVM-l1); ``sample_weight`` (times ``class_weight``) makes row i's hinge cost ``C w_i xi_i``."""
+        return self._fit_with_bar(self._fit, X, y, sample_weight)
+
+    def _fit(self, X: Any, y: Any, sample_weight: Any) -> L1SVC:
         C = float(self.C)
         merge_options(self.solver_options)
         budget = TimeBudget(self.max_time)
         X, ys, sw = self._validate_rows(X, y, sample_weight)
+        self._check_magnitudes(X, ys, C, sw, self.solver_options)
         Cw = C if sw is None else C * sw
         self.solver_ = _pick_solver(self.solver, X)
         if self.solver_ == "cutting_plane":
             sol = self._cutting_plane_fit(X, ys, C, None, tol=float(self.tol), max_iter=int(self.max_iter),
-                                          time_limit=self.max_time, weight=sw)
+                                          deadline=budget.deadline, weight=sw, solver_options=self.solver_options)
             self.objective_ = float(sol.objective)
             self.status_ = _cut_status(self, sol, float(self.tol), quiet_time_limit=True)
             if self.status_ == "time_limit":
                 budget.cut(f"the cutting planes (certified relative gap {float(sol.gap):.2g} > tol={self.tol:g})")
+            self._report_cut_limits(sol, budget)
+            self._warn_if_zero(X, C, sw)
             budget.finish(self)
             return self
         w, b, lower, limit, point = solve_svm_l1_within(X, ys, Cw, options=self.solver_options,
-                                                            time_limit=self.max_time)
+                                                            time_limit=budget.remaining_or_none())
         sol = RLSolution.from_wb(X, ys, w, b, Cw, ramp_loss=False)
         self._set_solution(X, ys, sol)
         self.objective_ = sol.objective
@@ -320,6 +405,7 @@ class L1SVC(BinaryLinearClassifier):
                 budget.cut(stage)
             else:  # a limit of the user's solver_options
                 warn(f"L1SVC: {stage}, its objective within that gap of the optimum.", ConvergenceWarning)
+        self._warn_if_zero(X, C, sw)
         budget.finish(self)
         return self
 
@@ -339,9 +425,12 @@ class FeatureBudgetSVC(BinaryLinearClassifier):
     budget : int or None, default None
         The largest number of features; None: no budget (the model equals (SVM-l1)).
     max_time : float or None, default None
-        Seconds for the whole fit (the start LPs and the MILP; for the cutting planes the MILP certificate
-        included); at the limit the incumbent is used with a ConvergenceWarning and ``max_time_reached_``. None: no
-        limit (the MILP over many features may then take very long, with either solver).
+        Seconds for the whole fit (the start LPs, the MILP and its polishing LP; for the cutting planes the MILP
+        certificate included); at the limit the best point is used with a ConvergenceWarning naming the stage and
+        ``max_time_reached_``: the MILP's incumbent, or, when the time ran out in the start LPs, HiGHS's iterate of
+        (SVM-l1) (the constant model w = 0 when that is better or HiGHS had no point yet) cut to its ``budget``
+        largest coefficients -- the MILP then does not start. None: no limit (the MILP over many features may then
+        take very long, with either solver).
     mip_gap : float, default 0.0
         HiGHS relative MIP gap tolerance (the paper used 0).
     random_state : int, RandomState or None
@@ -358,6 +447,12 @@ class FeatureBudgetSVC(BinaryLinearClassifier):
         The cutting planes' limit on passes over the data.
     class_weight : dict {label: weight}, "balanced" or None, default None
         Multiplies the sample weights of each class's rows (``"balanced"``: ``W / (2 W_c)``).
+    solver_options : dict, optional
+        Extra HiGHS options for every LP and MILP (checked by name, type and range before any work).
+    verbose : bool or int, default False
+        True: a bar of the fit on stderr (solver, status, objective); False: nothing is printed.
+    probability : bool, default False
+        True: ``predict_proba`` calibrated on 5-fold held-out decision values (argmax = ``predict``; 5 more fits).
 
     Attributes
     ----------
@@ -372,8 +467,9 @@ class FeatureBudgetSVC(BinaryLinearClassifier):
     objective_ : float
         ``||w||_1 + C sum hinge`` on the training data.
     mip_gap_ : float
-        HiGHS's relative MIP gap at the end (NaN when a limit stopped it before any MILP solution); for the
-        cutting planes the certified relative gap (inf when the MILP master gave no bound in the time).
+        The relative gap ``(objective_ - lower_bound_) / objective_`` at the end (0 when HiGHS proved optimality;
+        after a limit from the best certified bound, HiGHS's dual bound or the (SVM-l1) LP's); for the cutting
+        planes the certified relative gap (inf when the MILP master gave no bound in the time).
     status_ : str
         ``"optimal"``, ``"time_limit"``, ``"limit"`` or ``"max_iter"`` (all but the first warned).
     solver_ : str
@@ -393,6 +489,16 @@ class FeatureBudgetSVC(BinaryLinearClassifier):
     --------
     L1SVC : The same model without a budget (an LP).
     RampLossSVC : The ramp-loss model with a feature budget and outlier detection.
+
+    Notes
+    -----
+    Scale (decision): X is used as given. With C fixed the model is not scale invariant: on ``X / s`` (``w``
+    scaled back) it is the same problem only with C replaced by ``C s``. At a tiny scale of X the optimum is
+    ``w = 0`` (certified when C times every column's sum of ``|x|`` is at most 1); a fitted ``w = 0`` warns
+    (UserWarning) with X's largest magnitude and the remedy, standardize X (``StandardScaler``) or raise C. X of
+    magnitude >= 1e15, ``C`` times a weight that large, big-M coefficients that large, or columns below 1e-9 that the
+    optimum may use (HiGHS reads them as 0) are a ValueError before any work (:mod:`svmopt.ramp.magnitude`; the same
+    for every estimator of this family).
 
     References
     ----------
@@ -418,12 +524,16 @@ class FeatureBudgetSVC(BinaryLinearClassifier):
     _parameter_constraints: ClassVar[dict] = {
         "C": C_CONSTRAINT, "budget": BUDGET_CONSTRAINT, "max_time": [SECONDS, None], "mip_gap": MIP_GAP_CONSTRAINT,
         "random_state": ["random_state"], "solver": [StrOptions(set(_SOLVERS))], "tol": TOL_CONSTRAINT,
-        "max_iter": [POSITIVE_INT], "class_weight": CLASS_WEIGHT,
-    }
+        "max_iter": [POSITIVE_INT], "class_weight": CLASS_WEIGHT, "solver_options": [Mapping, None],
+        "verbose": ["verbose"], "probability": PROBABILITY_CONSTRAINT}
 
     def __init__(self, *, C: float = 1.0, budget: int | None = None, max_time: float | None = None,
                  mip_gap: float = 0.0, random_state: Any = None, solver: str = "auto", tol: float = 1e-6,
-                 max_iter: int = 1000, class_weight: Any = None):
+                 max_iter: int = 1000, class_weight: Any = None, solver_options: dict | None = None,
+                 verbose: bool = False, probability: bool = False):
+        self.probability = probability
+        self.solver_options = solver_options
+        self.verbose = verbose
         self.C = C
         self.budget = budget
         self.max_time = max_time
@@ -437,6 +547,10 @@ class FeatureBudgetSVC(BinaryLinearClassifier):
     @fit_context
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> FeatureBudgetSVC:
         """Fit (FS-SVM); ``sample_weight`` (times ``class_weight``) makes row i's hinge cost ``C w_i xi_i``."""
+        check_options(self.solver_options)
+        return self._fit_with_bar(self._fit, X, y, sample_weight)
+
+    def _fit(self, X: Any, y: Any, sample_weight: Any) -> FeatureBudgetSVC:
         C = float(self.C)
         tl = None if self.max_time is None else float(self.max_time)
         budget = TimeBudget(tl)
@@ -445,34 +559,41 @@ class FeatureBudgetSVC(BinaryLinearClassifier):
         Cw = C if sw is None else C * sw
         B = check_budget(self.budget, X.shape[1])
         self.solver_ = _pick_solver(self.solver, X)
+        self._check_magnitudes(X, ys, C, sw, self.solver_options, big_m="budget" if self.solver_ == "lp" else None)
         if self.solver_ == "cutting_plane":
-            t0 = time.perf_counter()
             sol = self._cutting_plane_fit(X, ys, C, B, tol=float(self.tol), max_iter=int(self.max_iter),
-                                          time_limit=tl, weight=sw)
+                                          deadline=budget.deadline, weight=sw, solver_options=self.solver_options)
             self.objective_ = float(sol.objective)
             self.mip_gap_ = float(sol.gap)
-            spent = tl is not None and time.perf_counter() - t0 >= tl
-            self.status_ = _cut_status(self, sol, float(self.tol), spent, quiet_time_limit=True)
+            self.status_ = _cut_status(self, sol, float(self.tol), budget.expired(), quiet_time_limit=True)
             if self.status_ == "time_limit":
                 budget.cut(f"the cutting planes and their MILP certificate (certified relative gap "
                            f"{self.mip_gap_:.2g})")
+            self._report_cut_limits(sol, budget)
+            self._warn_if_zero(X, C, sw)
             budget.finish(self)
             return self
-        res, start = solve_fs_svm(X, ys, Cw, B, time_limit=tl, mip_gap=self.mip_gap, options=seed)
-        if res is None:
-            sol, status, gap = start, "time_limit", float("nan")
-        else:
-            sol, status, gap = res.solution, res.status, res.gap
-        if status == "time_limit":
+        log = SolveLimits(budget.deadline, self.solver_options)
+        res, _ = solve_fs_svm(X, ys, Cw, B, time_limit=budget.remaining_or_none(), mip_gap=self.mip_gap,
+                              options={**seed, **(self.solver_options or {})}, limits=log)
+        sol, status, gap = res.solution, res.status, res.gap
+        if not res.ran:
+            budget.cut("the MILP (not started: its start LPs used the time; their point, cut to the budget, is "
+                       "used)")
+        elif status == "time_limit":
             budget.cut(f"the MILP (relative gap {gap:.3g}; the best solution found is used)")
         elif status == "limit":
-            warn(f"FeatureBudgetSVC: a limit ({status}) stopped the MILP; using the best solution found "
-                          f"(relative gap {gap:.3g})", ConvergenceWarning)
+            log.note("the MILP", res.highs_status)
+        log.report("FeatureBudgetSVC", budget)
         self._set_solution(X, ys, sol)
         self.objective_ = hinge_objective(X, ys, self.coef_[0], self.intercept_[0], Cw)
-        self.mip_gap_ = gap
         self.status_ = status
         self.n_iter_ = 1
-        self.lower_bound_ = self.objective_ * (1.0 - gap) if np.isfinite(gap) else float("nan")
+        if status == "optimal":
+            self.lower_bound_, self.mip_gap_ = self.objective_, 0.0
+        else:  # the best certified bound: the MILP's dual bound or the (SVM-l1) LP's
+            self.lower_bound_ = min(float(res.dual_bound), self.objective_)
+            self.mip_gap_ = max(0.0, (self.objective_ - self.lower_bound_) / max(abs(self.objective_), 1e-12))
+        self._warn_if_zero(X, C, sw)
         budget.finish(self)
         return self

@@ -5,6 +5,7 @@ See :mod:`svmopt.ramp` for the column and row layout of the models."""
 from __future__ import annotations
 
 import math
+import time
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -63,6 +64,23 @@ def rlfs_objective(X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float, C: Any
 def hinge_objective(X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float, C: Any) -> float:
     """``||w||_1 + sum_i C_i max(0, 1 - y_i f(x_i))``: the value of (SVM-l1) / (FS-SVM) at ``(w, b)``."""
     return float(np.abs(w).sum() + weighted_sum(C, np.maximum(0.0, 1.0 - y * (X @ w + b))))
+
+
+def ramp_loss_objective(X: Any, y: Any, coef: Any, intercept: float, C: float) -> float:
+    """The (RL-FS) objective ``||w||_1 + C sum_i ramp(y_i (w.x_i + b))`` of any ``(w, b)`` (eqs. (1)-(3) with the
+    l1 norm).
+
+    ``y`` must be coded -1/+1. By the ramp identity this equals the (RL-FS-M) objective of the best ``(xi, z)``
+    for that ``(w, b)``, so it evaluates any returned solution independently of the MILP variables.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64).ravel()
+    w = np.asarray(coef, dtype=np.float64).ravel()
+    if X.ndim != 2 or X.shape[0] != y.shape[0] or X.shape[1] != w.shape[0]:
+        raise ValueError(f"X {X.shape}, y {y.shape} and coef {w.shape} have inconsistent shapes")
+    if not np.isin(y, (-1.0, 1.0)).all():
+        raise ValueError("y must be coded -1/+1 for ramp_loss_objective")
+    return rlfs_objective(X, y, w, float(intercept), float(C))
 
 
 @dataclass
@@ -135,7 +153,8 @@ def solve_svm_l1(X: np.ndarray, y: np.ndarray, C: Any, *, features: np.ndarray |
     """(SVM-l1) (eqs. (5), (8), (16), (17)) in split form on a feature / point subset; ``xi <= xi_cap``.
 
     With ``xi_cap = 2`` and ``points = {i : z_i = 0}`` this is (SVM-l1-bar)_{v,z} of Sec. 2.1. Returns the full
-    ``w`` (zero outside ``features``), ``b``, ``xi`` on ``points`` and the LP objective.
+    ``w`` (zero outside ``features``), ``b``, ``xi`` on ``points`` and the LP objective; a limit raises
+    :class:`SolverError` (:func:`svm_l1_point` returns the usable point instead).
     """
     model, feats, _ = _svm_l1_model(X, y, C, features, points, xi_cap, options, time_limit)
     m = feats.size
@@ -149,6 +168,61 @@ def solve_svm_l1(X: np.ndarray, y: np.ndarray, C: Any, *, features: np.ndarray |
     return w, float(res.x[2 * m]), res.x[2 * m + 1:], res.objective
 
 
+def constant_model(y: np.ndarray, C: Any, points: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+    """The best constant model of the rows ``points`` (all: None) for the hinge and the ramp alike: ``w = 0`` and
+    ``b = +1`` or ``-1`` by the weighted majority (objective twice the minority's ``sum C_i``); ``w`` is empty, the
+    caller sizes it."""
+    pts = np.arange(y.size) if points is None else np.asarray(points, dtype=np.intp)
+    Cs = row_costs(C, y.size, pts)
+    yp = y[pts]
+    return np.zeros(0), (1.0 if float(Cs[yp > 0].sum()) >= float(Cs[yp < 0].sum()) else -1.0)
+
+
+def _limit_status(exc: SolverError) -> bool:
+    """Whether a SolverError is HiGHS stopping at a limit (time, iteration, node, solution, interrupt) before it had
+    any values, rather than a failure of the model."""
+    st = (exc.status or "").lower()
+    return any(word in st for word in ("limit", "interrupt"))
+
+
+def svm_l1_point(X: np.ndarray, y: np.ndarray, C: Any, *, features: np.ndarray | None = None,
+                 points: np.ndarray | None = None, xi_cap: float = INF, options: dict | None = None,
+                 time_limit: float | None = None) -> tuple[np.ndarray, float, np.ndarray, float, str | None]:
+    """:func:`solve_svm_l1` that returns a usable point at a HiGHS limit: ``(w, b, xi, objective, status)`` with
+    ``status`` None when solved (the LP's values, as :func:`solve_svm_l1`). At a limit (``status`` HiGHS's), ``(w,
+    b)`` is HiGHS's iterate, which with ``xi`` the hinge on ``points`` is feasible for (SVM-l1) (not necessarily
+    under ``xi_cap``; for (RL-FS-M) every ``(w, b)`` is, see :meth:`RLSolution.from_wb`), or the constant model
+    (:func:`constant_model`) when that has the lower hinge objective or HiGHS had no values yet; ``objective`` is
+    the point's hinge objective on ``points``."""
+    model, feats, pts = _svm_l1_model(X, y, C, features, points, xi_cap, options, time_limit)
+    m = feats.size
+    d = X.shape[1]
+    try:
+        res = model.solve(iterate_at_limit=True)
+    except SolverError as exc:
+        if not _limit_status(exc):
+            raise
+        res, status = None, str(exc.status)
+    if res is not None and res.optimal:
+        w = np.zeros(d)
+        w[feats] = res.x[:m] - res.x[m:2 * m]
+        return w, float(res.x[2 * m]), res.x[2 * m + 1:], res.objective, None
+    Cs = row_costs(C, X.shape[0], pts)
+    Xp, yp = X[pts], y[pts]
+    _, b0 = constant_model(y, C, pts)
+    best = (np.zeros(d), b0, np.maximum(0.0, 1.0 - yp * b0))
+    if res is not None:
+        status = res.status
+        w = np.zeros(d)
+        w[feats] = res.x[:m] - res.x[m:2 * m]
+        b = float(res.x[2 * m])
+        xi = np.maximum(0.0, 1.0 - yp * (Xp @ w + b))
+        if float(np.abs(w).sum() + Cs @ xi) < float(Cs @ best[2]):
+            best = (w, b, xi)
+    w, b, xi = best
+    return w, b, xi, float(np.abs(w).sum() + Cs @ xi), status
+
+
 def solve_svm_l1_within(X: np.ndarray, y: np.ndarray, C: Any, *, options: dict | None = None,
                         time_limit: float | None = None) -> tuple[np.ndarray, float, float, str | None, str]:
     """(SVM-l1) on all rows and features within ``time_limit``: ``(w, b, lower_bound, limit, point)``, ``point``
@@ -160,10 +234,15 @@ def solve_svm_l1_within(X: np.ndarray, y: np.ndarray, C: Any, *, options: dict |
     ``max sum_i lambda_i  s.t.  sum_i y_i lambda_i = 0, |sum_i lambda_i y_i x_ik| <= 1``, scaled per class so that
     sum_i y_i lambda_i = 0, then as a whole so that max_k |sum_i lambda_i y_i x_ik| <= 1, is dual feasible, and its
     sum bounds the optimum from below. When the constant model (w = 0) has the lower objective, it is returned
-    instead. A HiGHS that stops before it has any values raises :class:`SolverError`."""
+    instead; so it is when HiGHS stopped before it had any values (the lower bound is then 0)."""
     model, _, _ = _svm_l1_model(X, y, C, None, None, INF, options, time_limit)
     d = X.shape[1]
-    res = model.solve(iterate_at_limit=True)
+    try:
+        res = model.solve(iterate_at_limit=True)
+    except SolverError as exc:
+        if not _limit_status(exc):
+            raise
+        return np.zeros(d), constant_model(y, C)[1], 0.0, str(exc.status), "constant"
     w = res.x[:d] - res.x[d:2 * d]
     b = float(res.x[2 * d])
     if res.optimal:
@@ -185,28 +264,62 @@ def solve_svm_l1_within(X: np.ndarray, y: np.ndarray, C: Any, *, options: dict |
     return w, b, lower, res.status, "iterate"
 
 
+def top_b(v: np.ndarray, budget: int | None) -> np.ndarray:
+    """``v`` with all but its ``budget`` largest-magnitude entries set to 0 (ties to the lower index)."""
+    if budget is None or np.count_nonzero(v) <= budget:
+        return v.copy()
+    keep = np.argsort(-np.abs(v), kind="stable")[:budget]
+    out = np.zeros_like(v)
+    out[keep] = v[keep]
+    return out
+
+
+#: The stage :func:`initial_solution` names when a limit stops one of its LPs.
+INITIAL_STAGE = "Algorithm 1's initial solution (its (SVM-l1) LPs, Sec. 2.1)"
+
+
 def initial_solution(X: np.ndarray, y: np.ndarray, C: Any, budget: int, *, options: dict | None = None,
-                     time_limit: float | None = None) -> tuple[RLSolution, float]:
+                     time_limit: float | None = None, limits: Any = None) -> tuple[RLSolution, float]:
     """Step 1 of Algorithm 1 (Sec. 2.1): (SVM-l1), top-B re-solve (the B largest |w_k|: the paper's "first n-B" after
     sorting is d-B by |w_k|), tilde solution, (SVM-l1-bar), UB.
 
     Returns the initial feasible solution (canonical form) and UB, the (RL-FS-M) objective of the solution ``(wp-, wm-,
-    b-, xi-, z- = z~, v- = v~)`` including the constant ``2C |{z~ = 1}|`` that the (SVM-l1-bar) objective leaves out."""
+    b-, xi-, z- = z~, v- = v~)`` including the constant ``2C |{z~ = 1}|`` that the (SVM-l1-bar) objective leaves out.
+
+    ``time_limit`` covers the three LPs. At a limit (noted on ``limits``, a
+    :class:`svmopt.ramp.limits.SolveLimits`, under :data:`INITIAL_STAGE`) the best usable point so far is the
+    solution: HiGHS's iterate cut to the B largest ``|w_k|``, the previous LP's solution or the constant model, in
+    canonical form with UB its ramp objective."""
     d = X.shape[1]
-    w, _b, xi, _ = solve_svm_l1(X, y, C, options=options, time_limit=time_limit)
+    deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
+
+    def lp(**kw: Any) -> tuple[np.ndarray, float, np.ndarray, float, str | None]:
+        tl = None if deadline is None else max(0.0, deadline - time.perf_counter())
+        out = svm_l1_point(X, y, C, options=options, time_limit=tl, **kw)
+        if out[4] is not None and limits is not None:
+            limits.note(INITIAL_STAGE, out[4], tl)
+        return out
+
+    candidates = [(np.zeros(d), constant_model(y, C)[1])]  # usable points, should a limit stop an LP
+    w, b, xi, _, status = lp()
     supp = np.flatnonzero(np.abs(w) > W_TOL)
-    if supp.size > budget:  # keep the B largest |w_k|, ties to the smaller index
+    if status is None and supp.size > budget:  # keep the B largest |w_k|, ties to the smaller index
         keep = np.sort(np.argsort(-np.abs(w), kind="stable")[:budget])
-        w, _, xi, _ = solve_svm_l1(X, y, C, features=keep, options=options, time_limit=time_limit)
+        candidates.append((top_b(w, budget), b))
+        w, b, xi, _, status = lp(features=keep)
         supp = np.flatnonzero(np.abs(w) > W_TOL)
-    z_t = xi > 2.0 + 1e-9  # tilde: xi^S > 2 -> outlier
-    pts = np.flatnonzero(~z_t)
-    if supp.size:
-        wbar, bbar, xibar, _ = solve_svm_l1(X, y, C, features=supp, points=pts, xi_cap=2.0, options=options,
-                                            time_limit=time_limit)
-    else:  # v~ = 0: only b is free
-        wbar, bbar, xibar, _ = solve_svm_l1(X, y, C, features=np.zeros(0, np.intp), points=pts, xi_cap=2.0,
-                                            options=options, time_limit=time_limit)
+    if status is None:
+        z_t = xi > 2.0 + 1e-9  # tilde: xi^S > 2 -> outlier
+        pts = np.flatnonzero(~z_t)
+        candidates.append((w, b))
+        # v~ = 0 (an empty support): only b is free
+        w, b, xibar, _, status = lp(features=supp if supp.size else np.zeros(0, np.intp), points=pts, xi_cap=2.0)
+    if status is not None:  # a limit: the best usable point so far, in canonical form
+        candidates.append((top_b(w, budget), b))
+        sols = [RLSolution.from_wb(X, y, np.where(np.abs(cw) > W_TOL, cw, 0.0), cb, C) for cw, cb in candidates]
+        sol = min(sols, key=lambda s: s.objective)
+        return sol, sol.objective
+    wbar, bbar = w, b
     wbar = np.where(np.abs(wbar) > W_TOL, wbar, 0.0)
     xi_full = np.zeros(X.shape[0])
     xi_full[pts] = np.clip(xibar, 0.0, 2.0)

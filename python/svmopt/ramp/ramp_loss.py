@@ -21,7 +21,7 @@ initial feasible solution from (SVM-l1), then the bounding LPs (UB-w), (LB-b)/(U
   Weston & Bottou (2006), each convex step by cutting planes with one pass over the data per iteration
   (:mod:`svmopt.ramp.cccp`): no binary per row, so it runs on millions of rows (numpy, float64 memmap or Dask). A
   local method: no lower bound, ``status_ = "local"``.
-* ``method="auto"`` (default): ``"heuristic"`` up to ``AUTO_CCCP_ROWS`` rows, ``"cccp"`` above.
+* ``method="auto"`` (default): ``"cccp"`` (``"heuristic"`` up to ``AUTO_CCCP_ROWS`` rows, 0 by default).
 
 The comparison models :class:`svmopt.ramp.estimators.L1SVC` and :class:`svmopt.ramp.estimators.FeatureBudgetSVC`
 share this estimator's base (:class:`svmopt.ramp.estimators.BinaryLinearClassifier`) and conventions.
@@ -46,11 +46,13 @@ Decisions (where the paper is silent or inconsistent; each is tested in ``tests/
 * ``mip_gap_``: 0 when HiGHS proved optimality; the relative gap ``(objective_ - dual bound) / objective_`` after
   a time limit; NaN for the heuristic (DAKS has no global lower bound).
 * ``status_``: "optimal", "time_limit" (a ConvergenceWarning was issued; the model is usable), "limit" (another
-  HiGHS limit passed through ``solver_options``, e.g. ``mip_max_nodes``; also warned) or "heuristic".
-* ``max_time`` (seconds) covers the whole fit. ``None``: no limit for ``"exact"``; 1800 s for the heuristic
-  (the paper leaves DAKS's termination to the user). A limit hit without any feasible solution raises
-  :class:`svmopt.SolverError`; Algorithm 1's initial solution always exists once its first LP solved, so that
-  only happens on very small limits.
+  HiGHS limit passed through ``solver_options``, e.g. ``mip_max_nodes``, stopped a solve of any method; warned,
+  naming the stage) or "heuristic".
+* ``max_time`` (seconds) covers the whole fit: every LP and MILP (Algorithm 1's, the MILP, DAKS's, the polishing
+  LPs) gets what is left of it. ``None``: no limit for ``"exact"``; 1800 s for the heuristic (the paper leaves
+  DAKS's termination to the user). A stage at its limit returns its best usable point, never an error: every
+  ``(w, b)`` is feasible in canonical form, so Algorithm 1's initial solution at a limit is HiGHS's iterate (cut to
+  the budget) or the constant model, whichever is better (:mod:`svmopt.ramp.limits`).
 * ``random_state`` seeds HiGHS' ``random_seed`` (None -> 0): identical input, identical fit.
 * ``big_m``: "variant1" (one LP per point), "variant2" (one per class), "auto" (Variant I if n <= 600, Sec. 2.6),
   "initial" (``M_i = Delta_i UB``, no tightening; only for experiments).
@@ -63,8 +65,7 @@ Decisions (where the paper is silent or inconsistent; each is tested in ``tests/
 
 from __future__ import annotations
 
-import functools
-import time
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -75,7 +76,7 @@ from sklearn.exceptions import ConvergenceWarning
 from svmopt._shared.config import warn
 from svmopt._shared.dask import is_dask_array
 from svmopt._shared.highs import merge_options
-from svmopt._shared.runtime import TimeBudget, progress
+from svmopt._shared.runtime import TimeBudget, detailed
 from svmopt._shared.validation import (
     CLASS_WEIGHT,
     CV,
@@ -93,40 +94,25 @@ from svmopt.ramp.estimators import (
     BUDGET_CONSTRAINT,
     C_CONSTRAINT,
     MIP_GAP_CONSTRAINT,
+    PROBABILITY_CONSTRAINT,
     TOL_CONSTRAINT,
     BinaryLinearClassifier,
     check_budget,
     seed_options,
 )
-from svmopt.ramp.model import RLSolution, rlfs_objective
-from svmopt.ramp.selection import select_C
-from svmopt.ramp.solve import solve_rlfs_mip
+from svmopt.ramp.limits import SolveLimits
+from svmopt.ramp.model import RLSolution, ramp_loss_objective, rlfs_objective
+from svmopt.ramp.selection import C_GRID, select_C
+from svmopt.ramp.solve import MilpProgress, solve_rlfs_mip
+
+__all__ = ["AUTO_CCCP_ROWS", "RampLossSVC", "ramp_loss_objective"]
 
 _BIG_M = ("variant1", "variant2", "auto", "initial")
 _METHODS = ("auto", "exact", "heuristic", "cccp")
 
-#: ``method="auto"`` of RampLossSVC uses DAKS up to this many rows and CCCP above (the MILP has a binary per row).
-#: Measured (``benchmarks/studies/scale_ramp.py daks``: d = 20, B = 5, C = 1, 15% far-from-boundary label noise): at
-#: 250, 500, 1,000, 2,000 and 4,000 rows DAKS ran to its 60 s limit and ended 46%, 56%, 69%, 73% and 78% above CCCP's
-#: objective, which took 0.3-0.7 s. Below 200 rows (the paper's microarray sets) the paper's method is kept.
-AUTO_CCCP_ROWS = 200
-
-
-def ramp_loss_objective(X: Any, y: Any, coef: Any, intercept: float, C: float) -> float:
-    """The (RL-FS) objective ``||w||_1 + C sum_i ramp(y_i (w.x_i + b))`` of any ``(w, b)`` (eqs. (1)-(3) with the
-    l1 norm).
-
-    ``y`` must be coded -1/+1. By the ramp identity this equals the (RL-FS-M) objective of the best ``(xi, z)``
-    for that ``(w, b)``, so it evaluates any returned solution independently of the MILP variables.
-    """
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64).ravel()
-    w = np.asarray(coef, dtype=np.float64).ravel()
-    if X.ndim != 2 or X.shape[0] != y.shape[0] or X.shape[1] != w.shape[0]:
-        raise ValueError(f"X {X.shape}, y {y.shape} and coef {w.shape} have inconsistent shapes")
-    if not np.isin(y, (-1.0, 1.0)).all():
-        raise ValueError("y must be coded -1/+1 for ramp_loss_objective")
-    return rlfs_objective(X, y, w, float(intercept), float(C))
+#: ``method="auto"``: DAKS up to this many rows, CCCP above; 0: CCCP at every size ("exact"/"heuristic" by name).
+#: DAKS hit 60 s 46-78% above CCCP's objective at 250-4,000 noisy rows; sonar: 24 s vs CCCP's 0.6 s.
+AUTO_CCCP_ROWS = 0
 
 
 @dataclass
@@ -172,18 +158,13 @@ class _MilpOutcome:
     n_iter: int
     lower_bound: float
     daks: dict | None = None
+    stage: str = ""  # how a limit that stopped the MILP or DAKS is named (max_time's warning)
 
 
 def _dot_rows(X: Any, w: np.ndarray) -> np.ndarray:
     """``X @ w`` for an array, a memmap or a Dask array (computed where its chunks are)."""
     out = X @ w
     return np.asarray(out.compute() if is_dask_array(out) else out, dtype=np.float64)
-
-
-def _show_incumbent(bar: Any, running_time: float, objective: float) -> None:
-    """A new MILP incumbent on the progress bar."""
-    bar.set_postfix_str(f"objective {objective:.6g} at {running_time:.1f} s")
-    bar.update()
 
 
 class RampLossSVC(BinaryLinearClassifier):
@@ -210,8 +191,8 @@ class RampLossSVC(BinaryLinearClassifier):
         cutting planes with one pass over the data per iteration (:mod:`svmopt.ramp.cccp`): for data with too
         many rows for a binary per row; ``X`` may be a float64 ``np.memmap`` or a Dask array. CCCP finds a local
         optimum: ``objective_`` is a true (RL-FS) value, but no lower bound is known (``mip_gap_`` NaN,
-        ``status_`` "local"). "auto": "heuristic" up to ``AUTO_CCCP_ROWS`` training rows, "cccp" above (and for
-        a Dask array); the choice is ``method_``.
+        ``status_`` "local"). "auto": "cccp" ("heuristic" up to ``AUTO_CCCP_ROWS`` training rows, 0 by default:
+        the paper's methods are asked for by name); the choice is ``method_``.
     max_time : float or None, default None
         Seconds for the whole fit (``C="auto"``'s folds included: they stop once half of it is spent, and the C
         values not scored on every fold are not chosen). None: no limit for "exact" and "cccp", 1800 s for
@@ -229,8 +210,14 @@ class RampLossSVC(BinaryLinearClassifier):
         "auto" = Variant I when n <= 600 (Sec. 2.6), "initial" = ``M_i = Delta_i UB`` without LPs.
     random_state : int, RandomState or None
         Seeds HiGHS (``random_seed``); None -> 0. Identical fits for identical input.
-    verbose : bool, default False
-        Print Algorithm 1 iterations and DAKS phases / sub-problems.
+    verbose : bool or int, default False
+        True (or 1): progress bars on stderr -- the exact MILP's share of its gap closed in percent (with
+        ``max_time``: the seconds of it spent), the incumbent, dual bound and gap in the postfix; DAKS's phase-2
+        passes, each over the features of its ordered list as they are handed out in buckets, the incumbent in the
+        postfix; CCCP's steps of each start (at most 50), the ramp objective and its last decrease in the postfix;
+        ``C="auto"``'s fold fits -- and the outcome lines on stdout (the C selected, the MILP's status, DAKS's
+        stop). 2 or more: also the step-by-step log on stdout (Algorithm 1's loops, DAKS's phases and sub-problems,
+        CCCP's steps and starts). False: nothing is printed.
     delta : float in [0, 1], default 0.35
         DAKS growth rate of the kernel+bucket size after an easy sub-problem (Sec. 3.1.3).
     p : int >= 1, default 2
@@ -263,6 +250,8 @@ class RampLossSVC(BinaryLinearClassifier):
         CCCP: the certified relative gap of each convex step's cutting planes (on the support found, with a budget).
     max_iter : int, default 1000
         CCCP: passes over the data per convex step.
+    probability : bool, default False
+        True: ``predict_proba`` calibrated on 5-fold held-out decision values (argmax = ``predict``; 5 more fits).
 
     Attributes
     ----------
@@ -285,7 +274,8 @@ class RampLossSVC(BinaryLinearClassifier):
         0 if proven optimal, the relative gap after a time limit, NaN for the heuristic.
     status_ : str
         "optimal", "time_limit", "limit" (another HiGHS limit of ``solver_options``, e.g. ``mip_max_nodes``;
-        warned), "heuristic" (DAKS) or "local" (CCCP converged: the outlier set repeated).
+        warned; also when such a limit stopped a solve of DAKS or CCCP), "heuristic" (DAKS) or "local" (CCCP
+        converged: the outlier set repeated).
     method_ : str
         The method used ("exact", "heuristic" or "cccp").
     C_ : float
@@ -320,6 +310,12 @@ class RampLossSVC(BinaryLinearClassifier):
     FeatureBudgetSVC : The hinge-loss model with a feature budget (a MILP).
     svmopt.ramp.feature_selection : The paper's other comparison models (Fisher-SVM, RFE-SVM).
 
+    Notes
+    -----
+    Scale (decision): as for :class:`L1SVC` (see its Notes; :mod:`svmopt.ramp.magnitude`): X used as given, a
+    fitted w = 0 warned with X's magnitude and the remedy (standardize X, or raise C), magnitudes HiGHS cannot
+    solve at refused before any work. Limits: every stage returns its best usable point (:mod:`svmopt.ramp.limits`).
+
     References
     ----------
     .. [1] M. Baldomero-Naranjo, L. I. Martinez-Merino and A. M. Rodriguez-Chia, "A robust SVM-based approach
@@ -349,7 +345,7 @@ class RampLossSVC(BinaryLinearClassifier):
         "tau": [Interval(Real, 0, 2, closed="both")],  # a threshold on xi, which lies in [0, 2] (2)
         "mip_gap": MIP_GAP_CONSTRAINT, "fix_dominated": ["boolean"], "max_iter_bigm": [POSITIVE_INT],
         "solver_options": [Mapping, None], "n_init": [POSITIVE_INT], "tol": TOL_CONSTRAINT, "max_iter": [POSITIVE_INT],
-    }
+        "probability": PROBABILITY_CONSTRAINT}
 
     def __init__(self, *, C: float | str = 1.0, budget: int | None = None, method: str = "auto",
                  max_time: float | None = None, cv: Any = 3, big_m: str = "variant1", random_state: Any = None,
@@ -357,8 +353,8 @@ class RampLossSVC(BinaryLinearClassifier):
                  t_fea: float = 120.0, t_inc: float = 160.0, t_limit: float = 400.0, tau: float = 1.0,
                  mip_gap: float = 0.0, fix_dominated: bool = True, max_iter_bigm: int = 30,
                  solver_options: dict | None = None, n_init: int = 3, tol: float = 1e-6, max_iter: int = 1000,
-                 class_weight: Any = None, warm_start: bool = False):
-        self.C = C
+                 class_weight: Any = None, warm_start: bool = False, probability: bool = False):
+        self.probability, self.C = probability, C
         self.budget = budget
         self.method = method
         self.warm_start = warm_start
@@ -384,7 +380,6 @@ class RampLossSVC(BinaryLinearClassifier):
         self.tol = tol
         self.max_iter = max_iter
 
-
     def _resolved(self) -> RampPlan:
         """The validated parameters as the solvers take them (HiGHS option names checked by merge_options)."""
         merge_options(self.solver_options)
@@ -399,25 +394,37 @@ class RampLossSVC(BinaryLinearClassifier):
         C selected first by cross-validation, see :func:`svmopt.ramp.selection.select_C`). ``sample_weight`` (times
         ``class_weight``): see the module docstring."""
         plan = self._resolved()
+        self._check_probability_input(X)
+        given = (X, y, sample_weight)  # probability=True's folds refit on the rows as given
         clock = TimeBudget(plan.time_limit)
         previous = self._previous_fit()
         X, ys, sw = self._validate_rows(X, y, sample_weight)
         B = check_budget(self.budget, X.shape[1])
+        self.method_ = self._pick_method(X)
+        # every C the fit solves at (C="auto": each of the grid) at magnitudes HiGHS can solve, before any work
+        self._check_magnitudes(X, ys, float(C_GRID.max()) if plan.C is None else plan.C, sw, self.solver_options,
+                               big_m=None if self.method_ == "cccp" else "ramp")
         self.selection_: dict[str, Any] | None = None
         C = self._select_C(X, ys, sw, plan, clock) if plan.C is None else plan.C
         problem = RampProblem(X, ys, sw, C, B)
         self.C_ = C
-        self.method_ = self._pick_method(X)
         self.cccp_: dict[str, Any] | None = None
         self.big_m_: BigM | None = None
         self.daks_: dict[str, Any] | None = None
+        log = SolveLimits(clock.deadline, self.solver_options)
         if self.method_ == "cccp":
-            self._fit_cccp(problem, plan, clock, self._warm_point(previous, X.shape[1]))
+            self._fit_cccp(problem, plan, clock, self._warm_point(previous, X.shape[1]), log)
         else:
-            self._set_milp(problem, self._solve_milp(problem, plan), clock)
-        self._warn_degenerate(X.shape[0])
+            self._set_milp(problem, self._solve_milp(problem, plan, clock, log), clock, log)
+        if log.report("RampLossSVC", clock) and self.status_ in ("heuristic", "local"):
+            self.status_ = "limit"
+        self._warn_degenerate(X, sw)
         clock.finish(self)
+        self._fit_probability(*given, zero_is_positive=True)
         return self
+
+    def _fold_params(self) -> dict[str, Any]:  # probability=True's folds: this fit's C and method, no selection
+        return {"C": self.C_, "method": self.method_, "warm_start": False}
 
     # ---------------------------------------------------------------------------------------------- resolve
     def _previous_fit(self) -> tuple[np.ndarray, float, np.ndarray] | None:
@@ -460,61 +467,77 @@ class RampLossSVC(BinaryLinearClassifier):
         return C
 
     # ---------------------------------------------------------------------------------------------- solve
-    def _solve_milp(self, problem: RampProblem, plan: RampPlan) -> _MilpOutcome:
+    def _solve_milp(self, problem: RampProblem, plan: RampPlan, clock: TimeBudget, log: SolveLimits) -> _MilpOutcome:
         """Algorithm 1's big-Ms (Variant I or II, "auto": I when n <= 600, Sec. 2.6), then the MILP
-        (``method="exact"``) or DAKS (``"heuristic"``)."""
+        (``method="exact"``) or DAKS (``"heuristic"``), within what is left of ``max_time``."""
         n = problem.X.shape[0]
         variant = self.big_m if self.big_m != "auto" else ("variant1" if n <= 600 else "variant2")
         if self.method_ == "exact":
-            return self._solve_exact(problem, plan, variant)
-        return self._solve_daks(problem, plan, variant)
+            return self._solve_exact(problem, plan, variant, clock, log)
+        return self._solve_daks(problem, plan, variant, clock, log)
 
-    def _solve_exact(self, problem: RampProblem, plan: RampPlan, variant: str) -> _MilpOutcome:
-        """Algorithm 1, then the MILP with its solution as MIP start in the time left (Sec. 4.2)."""
+    def _solve_exact(self, problem: RampProblem, plan: RampPlan, variant: str, clock: TimeBudget,
+                     log: SolveLimits) -> _MilpOutcome:
+        """Algorithm 1, then the MILP with its solution as MIP start in the time left (Sec. 4.2); every LP and the
+        MILP get what is left of ``max_time`` (``log`` notes the stages a limit stopped)."""
         opts = {**plan.seed, **(self.solver_options or {})}
-        t0 = time.perf_counter()
-        tl = plan.time_limit
         bm, init = algorithm1(problem.X, problem.y, problem.costs, problem.budget, variant=variant,
-                              max_iter=self.max_iter_bigm, time_limit=tl, options=opts, verbose=self.verbose,
-                              fix_dominated=bool(self.fix_dominated))
-        remaining = None if tl is None else tl - (time.perf_counter() - t0)
+                              max_iter=self.max_iter_bigm, time_limit=clock.remaining_or_none(), options=opts,
+                              verbose=detailed(self.verbose), fix_dominated=bool(self.fix_dominated), limits=log)
+        remaining = clock.remaining_or_none()
         res = None
         if remaining is None or remaining > 0:
-            with progress(self.verbose, None, "RampLossSVC MILP incumbents") as bar:
+            bar = MilpProgress(self.verbose, remaining)
+            try:
                 res = solve_rlfs_mip(problem.X, problem.y, problem.costs, problem.budget, bm, start=init,
                                      time_limit=remaining, mip_gap=self.mip_gap, options=opts,
-                                     on_incumbent=functools.partial(_show_incumbent, bar) if self.verbose else None)
+                                     on_bounds=bar if self.verbose else None, limits=log)
+            finally:
+                bar.close()
         if res is None:
             sol, status, gap, lower = init, "time_limit", float("nan"), float("nan")
+            stage = ("the MILP (stopped before its first solution" if remaining is None or remaining > 0 else
+                     "the MILP (not started: Algorithm 1 used the time") + "; Algorithm 1's initial solution is used)"
         else:
             sol, status, gap, lower = res.solution, res.status, res.gap, float(res.dual_bound)
+            stage = f"the MILP (the best solution found is used: gap {gap:.3g})"
+            if status == "limit":
+                log.note("the MILP", res.highs_status)
         if self.verbose:
             print(f"[exact] status {status}, objective {sol.objective:.6g}, gap {gap:.3g}")
-        return _MilpOutcome(bm, init, sol, status, gap, n_iter=1, lower_bound=lower)
+        return _MilpOutcome(bm, init, sol, status, gap, n_iter=1, lower_bound=lower, stage=stage)
 
-    def _solve_daks(self, problem: RampProblem, plan: RampPlan, variant: str) -> _MilpOutcome:
-        """The Dynamic Adaptive Kernel Search (Algorithm 2, Sec. 3), 1800 s when ``max_time`` is None."""
-        tl = 1800.0 if plan.time_limit is None else plan.time_limit
+    def _solve_daks(self, problem: RampProblem, plan: RampPlan, variant: str, clock: TimeBudget,
+                    log: SolveLimits) -> _MilpOutcome:
+        """The Dynamic Adaptive Kernel Search (Algorithm 2, Sec. 3) in what is left of ``max_time`` (1800 s when it is
+        None)."""
+        tl = 1800.0 if plan.time_limit is None else clock.remaining()
         params = DAKSParams(delta=float(self.delta), p=int(self.p), q=int(self.q), t_easy=plan.t_easy,
                             t_fea=plan.t_fea, t_inc=plan.t_inc, t_limit=plan.t_limit, time_limit=tl,
                             tau=float(self.tau), a1_max_iter=min(5, int(self.max_iter_bigm)),
                             fix_dominated=bool(self.fix_dominated))
         r = daks(problem.X, problem.y, problem.costs, problem.budget, params=params, variant=variant,
-                 options=self.solver_options, seed_options=plan.seed, verbose=self.verbose)
+                 options=self.solver_options, seed_options=plan.seed, verbose=self.verbose, limits=log)
         summary = {"stop_reason": r.stop_reason, "n_phase2": r.n_phase2, "n_subproblems": r.n_subproblems,
                    "ub_history": r.ub_history}
         return _MilpOutcome(r.bigm, r.initial, r.solution, r.status, float("nan"), n_iter=int(r.n_subproblems),
-                            lower_bound=float("nan"), daks=summary)
+                            lower_bound=float("nan"), daks=summary,
+                            stage="the kernel search (the best solution found is used)")
 
     def _fit_cccp(self, problem: RampProblem, plan: RampPlan, clock: TimeBudget,
-                  warm: tuple[np.ndarray, float] | None) -> None:
-        """CCCP from the (FS-SVM) start and ``n_init - 1`` perturbations of it (and ``warm``); sets the best run."""
+                  warm: tuple[np.ndarray, float] | None, log: SolveLimits) -> None:
+        """CCCP from the (FS-SVM) start and ``n_init - 1`` perturbations of it (and ``warm``) in what is left of
+        ``max_time``; sets the best run (``log`` gets the limits of ``solver_options`` that stopped its masters)."""
         X, ys, sw, C = problem.X, problem.y, problem.weight, problem.C
         # random_state=None draws as 0 does, as for HiGHS' seed: identical input, identical fit
-        r = cccp(X, ys, C, problem.budget, n_init=int(self.n_init),
-                 random_state=0 if self.random_state is None else self.random_state, tol=float(self.tol),
-                 max_iter=int(self.max_iter), time_limit=plan.time_limit, solver_options=self.solver_options,
-                 verbose=bool(self.verbose), weight=sw, warm=warm)
+        with warnings.catch_warnings():  # a master stopped at a limit: reported once, by stage (r.limits)
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            r = cccp(X, ys, C, problem.budget, n_init=int(self.n_init),
+                     random_state=0 if self.random_state is None else self.random_state, tol=float(self.tol),
+                     max_iter=int(self.max_iter), time_limit=clock.remaining_or_none(),
+                     solver_options=self.solver_options, verbose=self.verbose, weight=sw, warm=warm)
+        for status in r.limits:
+            log.note("CCCP's convex steps (their cutting planes' master problems)", status)
         best = r.best
         self._set_wb(best.w, best.b)
         t = ys * (best.scores + self.intercept_[0])  # the scores of (w, b) before tiny entries were zeroed
@@ -539,34 +562,35 @@ class RampLossSVC(BinaryLinearClassifier):
             clock.cut(f"CCCP (the best point found is used: objective {self.objective_:.6g})")
 
     # ---------------------------------------------------------------------------------------------- attributes
-    def _set_milp(self, problem: RampProblem, out: _MilpOutcome, clock: TimeBudget) -> None:
-        """The MILP's or DAKS's solution as the fitted model (a limit reached is recorded or warned)."""
-        sol, status, gap = out.solution, out.status, out.gap
+    def _set_milp(self, problem: RampProblem, out: _MilpOutcome, clock: TimeBudget, log: SolveLimits) -> None:
+        """The MILP's or DAKS's solution as the fitted model (a limit reached is recorded or warned); the MILP's or
+        DAKS's stage comes first in max_time's warning, then the stages ``log`` holds."""
+        sol, status = out.solution, out.status
         if status == "time_limit" and self.max_time is not None:
-            clock.cut(f"the {'MILP' if self.method_ == 'exact' else 'kernel search'} (the best solution found is "
-                      f"used: objective {sol.objective:.6g}, gap {gap:.3g})")
-        elif status in ("time_limit", "limit"):
-            warn(f"RampLossSVC: a limit ({status}) stopped the solver; using the best solution found "
-                 f"(objective {sol.objective:.6g}, gap {gap:.3g})", ConvergenceWarning)
+            clock.cut(f"{out.stage[:-1]}: objective {sol.objective:.6g})")
+        elif status == "time_limit":  # DAKS's own 1800 s without max_time
+            warn(f"RampLossSVC: {out.stage[:-1]}: objective {sol.objective:.6g}) at the heuristic's default limit "
+                 "of 1800 s; set max_time for another", ConvergenceWarning)
         X, ys = problem.X, problem.y
         self._set_solution(X, ys, sol)
         t = ys * (X @ self.coef_[0] + self.intercept_[0])
         self.outliers_ = self._given_rows(np.flatnonzero(t <= -1.0 + 1e-9))
         self.objective_ = rlfs_objective(X, ys, self.coef_[0], self.intercept_[0], problem.costs)
         self.initial_objective_ = out.initial.objective
-        self.mip_gap_ = gap
+        self.mip_gap_ = out.gap
         self.status_ = status
         self.big_m_ = out.bigm
         self.daks_ = out.daks
         self.n_iter_ = out.n_iter
         self.lower_bound_ = out.lower_bound
 
-    def _warn_degenerate(self, n: int) -> None:
-        """A ``UserWarning`` naming the cause when the model is w = 0 (one class for every point) or flags every
-        training point as an outlier."""
+    def _warn_degenerate(self, X: Any, sw: np.ndarray | None) -> None:
+        """A ``UserWarning`` naming the cause when the model is w = 0 (one class for every point; X's magnitude and
+        whether w = 0 is certified optimal, :func:`svmopt.ramp.magnitude.warn_zero_model`) or flags every training
+        point as an outlier."""
+        n = X.shape[0]
         if self.n_selected_features_ == 0:
-            warn(f"RampLossSVC: the fitted w is 0 (no feature selected), so every point gets the class of the "
-                 f"intercept's sign: the l1 norm outweighs C={self.C_:g} times the losses; raise C", UserWarning)
+            self._warn_if_zero(X, self.C_, sw)
         elif self.outliers_.size == n:
             warn(f"RampLossSVC: every training point is flagged as an outlier (y_i f(x_i) <= -1): the labels look "
                  f"inverted or C={self.C_:g} is too small to fit them; check y or raise C", UserWarning)

@@ -67,11 +67,13 @@ Ambiguities decided here (documented and tested):
 * ``alpha="paper"`` / ``c="auto"``: the paper's rule, max feature std (ddof=1) of the training data; when every
   feature is constant the scale is 1 (decision: a zero denominator is replaced by 1), never 0 or NaN.
 * Defaults (not the paper's: it picks its configuration and rho on the test split, Section 6, and nu by the
-  training count, which always ends at the top of its grid): the RBF width is data-scaled, ``sqrt(d X.var() / 2)``
-  (scikit-learn's ``gamma="scale"``), and the width (times 1, 2, 1/2), ``nu`` (``logspace(-2, 2, 5)``) and, when
-  several are given, ``rho`` are chosen by held-out errors of stratified folds (:mod:`svmopt.robust.select`).
-  Measured against scikit-learn's SVC tuned by a 4 x 4 grid on 15 public data sets no paper table of this model
-  uses: 0.48 points lower on average, in 0.96 times the grid search's wall time (``benchmarks/studies/defaults.py``).
+  training count, which always ends at the top of its grid): the candidate RBF widths are the paper's
+  ``max_j std_j`` and the data-scaled ``sqrt(d X.var() / 2)`` (scikit-learn's ``gamma="scale"``) times 1, 2, 1/2,
+  ``nu`` is ``logspace(-2, 2, 5)``, and these and, when several are given, ``rho`` are chosen by held-out errors of
+  stratified folds (:mod:`svmopt.robust.select`): the paper's width and nu = 1 are kept unless another candidate is
+  better beyond the noise of the folds (a one-standard-error rule), a constant fold model preferred last. Above
+  500 rows the reduced model over n / 10 landmarks (100 to 500). Measured against scikit-learn's SVC tuned by a
+  4 x 4 grid (``benchmarks/studies/defaults.py``).
 * More than two classes: one-vs-rest, one binary problem per class (its class = A), prediction by the
   largest ``f_l(x) - b_l``. For per-class ``eta`` in one-vs-rest each point keeps its own class's value;
   with ``rho`` the "rest" group's std is used for the B side.
@@ -79,6 +81,7 @@ Ambiguities decided here (documented and tested):
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -86,9 +89,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
-from svmopt._shared.config import warn
+from svmopt._shared.calibration import N_FOLDS, ProbabilityMixin
 from svmopt._shared.dask import is_dask_array, map_row_chunks
 from svmopt._shared.runtime import TimeBudget
+from svmopt._shared.splits import cv_is_index_pairs
 from svmopt._shared.validation import (
     CLASS_WEIGHT,
     CV,
@@ -100,12 +104,14 @@ from svmopt._shared.validation import (
     Interval,
     Real,
     StrOptions,
+    check_input,
     fit_context,
-    shown,
+    is_finite_real,
 )
 from svmopt.kernels import KERNEL_NAMES, Kernel
 from svmopt.robust.data import TrainingData, training_data
-from svmopt.robust.fit import LINE_SEARCHES, LP_SOLVERS, BinaryFit
+from svmopt.robust.diagnostics import warn_degenerate
+from svmopt.robust.fit import LINE_SEARCHES, LP_SOLVERS
 from svmopt.robust.model import INTERVALS
 from svmopt.robust.plan import (
     ALPHA_RULES,
@@ -113,6 +119,8 @@ from svmopt.robust.plan import (
     SELECTIONS,
     SOLVERS,
     Plan,
+    in_input_units,
+    in_units,
     plan_fit,
     resolve_parameters,
 )
@@ -121,13 +129,23 @@ from svmopt.robust.solve import FinalFit, expansion_points, solve_problems
 
 
 # ------------------------------------------------------------------------------------------ the estimator
-class RobustSVC(ClassifierMixin, BaseEstimator):
+class RobustSVC(ProbabilityMixin, ClassifierMixin, BaseEstimator):
     """Robust nonlinear SVM of Maggioni & Spinelli (LP (23) + line search (27)); see the module docstring.
 
     The defaults select the RBF width and ``nu`` by 3-fold cross-validation on the training data and fit the
     paper's model up to :data:`AUTO_MAX_ROWS` rows, its reduced form over landmarks above. The paper's own
     protocol is ``RobustSVC(alpha="paper", nu="grid", selection="training_error", n_landmarks=None)``.
     A fit that ends with every training point on one side warns (``UserWarning``), naming the cause.
+
+    Scale: with the RBF kernel and a data-driven width (``alpha="auto"``, ``"scale"`` or ``"paper"``; robust bounds
+    by ``rho`` rather than an absolute ``eta``) the model does not depend on the scale of X: ``X * c`` (any
+    ``c > 0`` with ``X * c`` finite) gives the predictions of X, since the width scales with X and the kernel values,
+    the LP and the threshold are those of X (to rounding); beyond :data:`svmopt.robust.data.SAFE_MAGNITUDE`, where
+    the squared distances would underflow or overflow, the kernel is evaluated on X over a power of two with the
+    width over it (exact; ``kernel_``, ``support_vectors_`` and ``landmarks_`` are in X's units). A numeric
+    ``alpha`` or ``eta`` is a length in X's units. The other kernels' values scale with X (the sigmoid's saturate):
+    a model that is one class at a small scale warns naming X's magnitude, and kernel values of 1e15 or more (for
+    the linear kernel, X beyond about 1e7) are refused, naming it.
 
     The constants named below are those of :mod:`svmopt.robust.plan` (the defaults resolved for a fit), but
     ``NU_GRID`` and ``DENSE_LP_MAX_M`` (:mod:`svmopt.robust.fit`) and ``SELECT_TIME_SHARE``
@@ -147,14 +165,16 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     alpha : float > 0, sequence of floats, "auto", "scale" or "paper", default="auto"
         RBF width in ``exp(-||x - z||^2 / (2 alpha^2))``. ``"scale"``: ``sqrt(n_features * X.var() / 2)``, the
         width of scikit-learn's ``gamma="scale"``; ``"paper"``: the paper's rule, max feature std (ddof=1), a narrow
-        kernel once there are more than a few features; ``"auto"``: :data:`ALPHA_FACTORS` times the ``"scale"``
-        width compared by ``selection="cv"`` (the ``"scale"`` width under ``selection="training_error"``); a
-        sequence is compared by ``selection="cv"``.
+        kernel once there are more than a few features; ``"auto"``: the ``"paper"`` width and :data:`ALPHA_FACTORS`
+        times the ``"scale"`` width compared by ``selection="cv"``, the paper's kept unless another is better beyond
+        the noise of the folds (the ``"scale"`` width under ``selection="training_error"``); a sequence is compared
+        by ``selection="cv"`` (the fewest held-out errors, the first given on ties).
     nu : float > 0, sequence of floats, "auto" or "grid", default="auto"
         Weight of the slacks. ``"grid"`` = the paper's ``logspace(-3, 0, 5)`` (:data:`NU_GRID`); ``"auto"`` =
-        ``logspace(-2, 2, 5)`` (:data:`NU_CV_GRID`) under ``selection="cv"``, the paper's grid under
-        ``"training_error"``. A sequence is searched in ascending order, each value once (``fit_path_`` and
-        ``selection_["nu"]`` list them so).
+        ``logspace(-2, 2, 5)`` (:data:`NU_CV_GRID`) under ``selection="cv"``, ``nu = 1`` (:data:`PAPER_NU`, where the
+        paper's rule ends) kept unless another is better beyond the noise of the folds, then the values nearest it;
+        the paper's grid under ``"training_error"``. A sequence is searched in ascending order, each value once
+        (``fit_path_`` and ``selection_["nu"]`` list them so).
     p : float in [1, inf], "inf" or None, default=None
         Norm of the uncertainty set (11); ``None`` = deterministic model (6).
     eta : float, array (n_samples,), dict {class label: float}, or None
@@ -196,7 +216,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         ``None``: the paper's model, the surface expanded over every training point. An int: the reduced model, the
         surface ``f(x) = sum_j k(x, z_j) v_j`` over that many landmarks ``z_j`` with every training row still a
         constraint (the robust term becomes ``delta_i sum_j sqrt(k(z_j, z_j)) |v_j|``); it never forms the m x m
-        Gram matrix. ``"auto"``: the paper's model up to :data:`AUTO_MAX_ROWS` training rows, else n / 20
+        Gram matrix. ``"auto"``: the paper's model up to :data:`AUTO_MAX_ROWS` training rows, else n / 10
         landmarks, at least :data:`AUTO_LANDMARKS` and at most :data:`AUTO_LANDMARKS_MAX` (logged; ``model_`` says
         which); with ``landmarks`` given as points, the reduced model over them.
     landmarks : {"entropy", "kmeans", "random"} or array (L, n_features), default="entropy"
@@ -246,9 +266,21 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         state is not pickled. It applies to the cutting planes (which ``solver="auto"`` then uses for the reduced
         model above :data:`DIRECT_LP_MAX_CELLS` kernel values; below, HiGHS solves the LP as it is, in
         milliseconds, with nothing kept); the interior-point method and HiGHS start cold.
+    probability : bool, default=False
+        Fit a calibration of the decision values after the model (:mod:`svmopt._shared.calibration`), so that
+        ``predict_proba`` and ``predict_log_proba`` exist: the held-out decision values of a stratified, shuffled
+        5-fold (seeded by ``random_state``) of clones fitted at the hyperparameters this fit selected (its kernel,
+        ``nu``, ``rho`` and model: no second selection), mapped by a sigmoid through 1/2 at the threshold with one
+        slope on each side (two classes) or a softmax of the one-vs-rest scores with one temperature; the argmax of
+        the probabilities is ``predict`` on every row. Costs about five more fits. Needs X as an array (not Dask),
+        at least 2 rows of every class, and ``eta`` not given per sample; under ``max_time`` each fold's fit gets
+        the time left divided by the folds.
     verbose : bool, default=False
-        Print the cross-validation's held-out error of every candidate and show a progress bar of the final
-        fits (stderr); nothing is printed otherwise.
+        Print the cross-validation's held-out error of every candidate, and show progress bars on stderr: the
+        cross-validation's fold solves, and the final fit's solver -- the interior point's iterations or the cutting
+        planes' passes out of ``max_iter`` (started again at every ``nu`` and binary problem), HiGHS's LPs counted
+        by the ``nu`` values -- with the binary problem, ``nu`` and the certified relative gap in the postfix
+        (``gap=3.1e-03``); nothing is printed otherwise.
 
     Attributes
     ----------
@@ -278,7 +310,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         ``"training_error"``): the candidates ``alpha`` (None for a kernel without a width), ``rho`` and ``nu``;
         ``errors``, the held-out error rates of shape (n_alpha, n_rho, n_problems, n_nu): the misclassified
         held-out rows over all the folds' held-out rows, a row counted as often as it is held out (with sample
-        weights, their weights); ``n_rows``, ``n_folds`` and ``time_s``.
+        weights, their weights); ``fold_errors``, shape (n_folds, n_alpha, n_rho, n_problems, n_nu), the same per
+        fold (summed over the folds: ``errors``; the noise rule reads them); ``n_rows``, ``n_folds`` and ``time_s``.
     delta_ : ndarray (n_problems, n_samples)
         Feature-space bounds used (zeros for the deterministic model), one per training row of positive weight.
     training_error_ : ndarray (n_problems,)
@@ -299,6 +332,12 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         The reduced model's landmarks (None for the paper's model). ``support_`` then indexes its rows.
     max_time_reached_ : bool
         Whether ``max_time`` cut the fit short (the model is then the best found in time).
+    input_unit_ : float
+        The power of two X was divided by for the RBF kernel (1 for every magnitude of X between 2^-128 and 2^128):
+        the kernel is evaluated on ``X / input_unit_`` with the width ``kernel_.alpha / input_unit_`` (exact), as
+        prediction does.
+    calibration_ : BinaryCalibration or MulticlassCalibration
+        With ``probability=True``: the map from decision values to probabilities.
     n_features_in_ : int
         Number of features seen during ``fit``.
 
@@ -354,6 +393,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         "class_weight": CLASS_WEIGHT,
         "max_time": [SECONDS, None],
         "warm_start": ["boolean"],
+        "probability": ["boolean"],
         "verbose": ["verbose"],
     }
 
@@ -364,7 +404,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                  interval: str = "paper", solver_options: Mapping[str, Any] | None = None, lp_solver: str = "auto",
                  n_landmarks: int | str | None = "auto", landmarks: str | Any = "entropy", solver: str = "auto",
                  tol: float = 1e-6, max_iter: int = 1000, random_state: Any = None, class_weight: Any = None,
-                 max_time: float | None = None, warm_start: bool = False, verbose: bool = False):
+                 max_time: float | None = None, warm_start: bool = False, probability: bool = False,
+                 verbose: bool = False):
         self.kernel = kernel
         self.degree = degree
         self.c = c
@@ -389,6 +430,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         self.class_weight = class_weight
         self.max_time = max_time
         self.warm_start = warm_start
+        self.probability = probability
         self.verbose = verbose
 
     def __sklearn_tags__(self):
@@ -412,7 +454,11 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         Atomic: on an error or an interrupt the estimator is left as it was before the call."""
         budget = TimeBudget(self.max_time)
         params = resolve_parameters(self)  # the checks between parameters, before the data's
-        data = training_data(self, X, y, sample_weight)
+        self._check_probability(X)
+        data = training_data(self, X, y, sample_weight, params.kernel.name)  # RBF: X over a power of two
+        if self.probability and np.unique(data.y, return_counts=True)[1].min() < 2:
+            raise ValueError("probability=True needs at least 2 rows of every class (of positive weight) for its "
+                             "held-out decision values")
         rng = check_random_state(self.random_state)  # the landmarks, then the cross-validation's subsample
         plan = plan_fit(self, params, data, rng)
         if plan.n_landmarks is None:  # the paper's model: a Dask X (of at most AUTO_MAX_ROWS rows) in memory
@@ -422,7 +468,45 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         final = solve_problems(plan, data, nus_per_problem, budget, warm, self.verbose)
         self._set_fitted(plan, data, final)
         budget.finish(self)
+        self._fold_time = None if budget.max_time is None else \
+            max(1e-3, budget.start + budget.max_time - time.perf_counter()) / N_FOLDS
+        try:  # on every row given, as validated (the calibration leaves the rows of weight 0 out itself)
+            self._fit_probability(data.X_given, data.y_given, sample_weight, zero_is_positive=False)
+        finally:
+            del self._fold_time
         return self
+
+    def _check_probability(self, X: Any) -> None:
+        """``probability=True``'s needs, before any work: X in memory, and no per-sample eta (the folds' clones
+        cannot take it)."""
+        if not self.probability:
+            return
+        if is_dask_array(X):
+            raise ValueError("probability=True needs X as an array: its held-out decision values come from folds of "
+                             "rows; compute the Dask array first, or leave probability=False")
+        if self.eta is not None and not isinstance(self.eta, Mapping) and not is_finite_real(self.eta):
+            raise ValueError("probability=True cannot take eta per sample (the calibration's folds fit clones on "
+                             "subsets of the rows): give eta per class (a dict) or as one number, or rho")
+
+    def _fold_params(self) -> dict[str, Any]:
+        """The hyperparameters this fit selected, for the calibration's clones (:mod:`svmopt._shared.calibration`):
+        the resolved kernel (its width and offset), ``nu`` (one value, or the values the binary problems took:
+        then each problem's nu is chosen again among them), ``rho``, the model (the paper's, or the reduced one
+        over as many landmarks), no progress output, and the time left per fold under ``max_time``."""
+        nus = np.unique(self.nu_)
+        params: dict[str, Any] = {
+            "kernel": self.kernel_, "nu": float(nus[0]) if nus.size == 1 else nus.tolist(),
+            "n_landmarks": None if self.model_ == "paper" else int(self.landmarks_.shape[0]), "verbose": False,
+            "warm_start": False}
+        if self.rho_ is not None:
+            params["rho"] = float(self.rho_)
+        if nus.size > 1 and cv_is_index_pairs(self.cv):  # index pairs of every row do not index a fold's rows
+            params["cv"] = 3
+        if self.kernel_.name == "rbf":
+            params["alpha"] = float(self.kernel_.alpha)
+        if getattr(self, "_fold_time", None) is not None:
+            params["max_time"] = self._fold_time
+        return params
 
     def _select(self, plan: Plan, data: TrainingData, rng: np.random.RandomState,
                 budget: TimeBudget) -> tuple[Plan, list[np.ndarray], dict[str, Any] | None]:
@@ -440,13 +524,16 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         fits, U = final.fits, final.coef
         support = np.flatnonzero(np.any(U != 0.0, axis=0))
         paper = plan.n_landmarks is None
+        unit = data.unit  # the power of two X was divided by (RBF only; 1 for the usual magnitudes): undone here
         self.classes_ = data.classes
-        self.kernel_ = final.kernel
+        self.kernel_ = in_input_units(final.kernel, unit)
         self.model_ = "paper" if paper else "reduced"
-        self.landmarks_ = plan.landmarks
+        self.landmarks_ = plan.landmarks if plan.landmarks is None or unit == 1.0 else plan.landmarks * unit
         # the paper's model: indices into the rows given to fit (rows of weight 0 were left out of the LP)
         self.support_ = data.kept[support] if paper and data.kept is not None else support
-        self.support_vectors_ = expansion_points(plan, data)[support].copy()
+        self.support_vectors_ = expansion_points(plan, data)[support] * unit  # a copy
+        self.input_unit_ = unit
+        self._input_unit = unit  # the name svmopt.onnx reads
         self.dual_coef_ = U[:, support]
         self.intercept_ = np.array([f.b for f in fits])
         self.gamma_ = np.array([f.gamma for f in fits])
@@ -460,7 +547,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         self.lower_bound_ = np.array([f.lower_bound for f in fits])
         self.n_iter_ = np.array([f.n_iter for f in fits])
         self.fit_path_ = [f.path for f in fits]
-        self._warn_degenerate(fits, plan.problems, final.deltas)
+        warn_degenerate(self, fits, plan.problems, final.deltas, data.absmax)
         self._warm_engines = final.engines
 
     def __getstate__(self) -> dict:
@@ -469,36 +556,18 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         state.pop("_warm_engines", None)
         return state
 
-    def _warn_degenerate(self, fits: list[BinaryFit], problems: list[Any], deltas: list[np.ndarray]) -> None:
-        """A ``UserWarning`` naming the cause when a binary problem's model gives every training point one class."""
-        for fit, label, delta in zip(fits, problems, deltas, strict=True):
-            side = fit.scores - fit.b > 0
-            if side.all() == side.any():  # one class for every training point
-                which = "" if len(problems) == 1 else f" (problem {label!r} vs rest)"
-                if not np.any(fit.u != 0.0):
-                    if np.any(delta > 0):  # a robust term that is not zero
-                        cause = (f"the uncertainty set swallows the margin: with p={shown(self.p)} the robust term "
-                                 f"delta_i * sum_j r_j |u_j| outweighs every gain of u != 0; lower rho (now "
-                                 f"{shown(self.rho_)}) or eta, or raise nu (now {fit.nu:g})")
-                    else:
-                        cause = (f"nu={fit.nu:g} makes the slacks cheaper than any coefficient; raise nu (or widen "
-                                 "the grid)")
-                    what = "the LP's solution is u = 0 (no support vectors)"
-                else:
-                    what = "the surface has support but the threshold b puts every training point on one side"
-                    cause = "the training count was lowest with a constant prediction; check the kernel width alpha"
-                other = self.classes_[0] if len(problems) == 1 else "rest"
-                warn(f"RobustSVC: the fitted model predicts {shown(label if side.all() else other)} for every training "
-                     f"point{which}: {what}; {cause}", UserWarning)
-
     # -- prediction ------------------------------------------------------------------------------
     def _raw(self, X: Any) -> np.ndarray:
         check_is_fitted(self)
         if is_dask_array(X):  # chunk by chunk where the chunks are, gathered here (n x n_problems)
             return map_row_chunks(self, "_raw", X, self.dual_coef_.shape[0])
+        check_input(X, "X")
         X = validate_data(self, X, dtype=np.float64, reset=False)
+        unit = getattr(self, "input_unit_", getattr(self, "_input_unit", 1.0))  # the RBF's working scale (2^k)
         if self.support_.size == 0:
             f = np.zeros((X.shape[0], self.dual_coef_.shape[0]))
+        elif unit != 1.0:  # the kernel evaluated as in the fit: on X / unit with the width alpha / unit (exact)
+            f = in_units(self.kernel_, unit).matvec(X / unit, self.support_vectors_ / unit, self.dual_coef_.T)
         else:
             f = self.kernel_.matvec(X, self.support_vectors_, self.dual_coef_.T)
         return f - self.intercept_

@@ -6,6 +6,7 @@ states the model and the decisions taken."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 import warnings
@@ -35,6 +36,9 @@ LP_SOLVERS = ("auto", "highs", "dense")
 DENSE_LP_MAX_M = 100
 #: ``on_solution(nu, coef, b)``: called with every solution of a path (see :func:`fit_binary`).
 OnSolution = Callable[[float, np.ndarray, float], None]
+#: ``on_iteration(nu, iterations, upper, lower)``: a path's progress -- the iterations of the solve at ``nu`` so far
+#: and its certified bounds (see :func:`fit_binary_reduced`).
+OnPathIteration = Callable[[float, int, float, float], None]
 
 
 # ------------------------------------------------------------------------------------------ one binary LP path
@@ -141,7 +145,8 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
                line_search: str = "exact", n_grid: int = 10_000, interval: str = "paper",
                solver_options: Mapping[str, Any] | None = None, warm_start: bool = False,
                lp_solver: str = "auto", on_solution: OnSolution | None = None,
-               weight: np.ndarray | None = None, deadline: float | None = None) -> BinaryFit:
+               weight: np.ndarray | None = None, deadline: float | None = None,
+               on_iteration: OnPathIteration | None = None) -> BinaryFit:
     """Pseudocode 1 of the paper on a precomputed Gram ``K`` for every ``nu`` in ``nus``; keep the best.
 
     ``y`` must be float64 in {-1, +1} with both classes present. ``delta=None`` (or all zeros) is the
@@ -166,7 +171,8 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
     (``"auto"`` then takes HiGHS: the dense simplex has no weights). ``deadline`` (a ``time.perf_counter()``
     value): the path stops after the ``nu`` at which the deadline passed, and HiGHS gets the time left as its
     ``time_limit`` from the second ``nu`` on (the first always runs to its end, so a usable model exists);
-    ``BinaryFit.stopped`` says what was cut short.
+    ``BinaryFit.stopped`` says what was cut short. ``on_iteration(nu, iterations, upper, lower)`` is called once
+    per ``nu`` solved (its simplex iterations and bounds).
     """
     K = np.asarray(K, dtype=np.float64)
     m = K.shape[0]
@@ -251,6 +257,8 @@ def fit_binary(K: np.ndarray, y: np.ndarray, *, delta: np.ndarray | None = None,
             logger.debug("solver xi differs from the hinge by up to %.3g (nu=%g)", dev.max(), nu)
         rec.update(training_count=t.count, b=t.b)
         path.append(rec)
+        if on_iteration is not None:
+            on_iteration(nu, int(rec["iterations"]), rec["objective"], rec.get("lower_bound", rec["objective"]))
         if on_solution is not None:
             on_solution(nu, y * u, t.b)
         if best is None or t.count < best.training_count:
@@ -293,7 +301,8 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
                        solver_options: Mapping[str, Any] | None = None,
                        on_solution: OnSolution | None = None, weight: np.ndarray | None = None,
                        deadline: float | None = None, lp: ReducedLP | None = None, cache_rows: int = 0,
-                       stall_lp_cells: int = 0, usable: bool = False) -> BinaryFit:
+                       stall_lp_cells: int = 0, usable: bool = False,
+                       on_iteration: OnPathIteration | None = None) -> BinaryFit:
     """Pseudocode 1 on the reduced model (:mod:`svmopt.robust.reduced`) for every ``nu`` in ``nus``; keep the best.
 
     The kernel rows against the landmarks come from ``Phi`` (n x L) or are computed from ``X``, ``Z`` and
@@ -308,7 +317,9 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
     (the caller vouches that the rows, labels, weights and bounds are the same); returned as ``BinaryFit.engine``.
     ``cache_rows``: the interior-point method keeps the kernel rows of that many leading rows of ``X``.
     ``stall_lp_cells``: a ``nu`` at which the interior-point method stalls short of ``tol`` is solved again by HiGHS
-    on the LP as it is when ``Phi`` is given with at most this many entries (0: never; the stall then warns)."""
+    on the LP as it is when ``Phi`` is given with at most this many entries (0: never; the stall then warns).
+    ``on_iteration(nu, iterations, upper, lower)``: called at every iterate of the interior point or the cutting
+    planes (their iterations or passes at this ``nu`` so far), once per ``nu`` for HiGHS."""
     y = np.ascontiguousarray(y, dtype=np.float64)
     w = None if weight is None else np.ascontiguousarray(weight, dtype=np.float64)
     d = None if delta is None else np.ascontiguousarray(delta, dtype=np.float64)
@@ -335,7 +346,8 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
             # the solve began would otherwise leave the start, u = 0, as "the model so far"); fit_binary's first LP
             # likewise runs to its end.
             support_first = usable and best is None
-            sol = engine.solve(nu, tol=tol, max_iter=max_iter, deadline=deadline, until_support=support_first)
+            sol = engine.solve(nu, tol=tol, max_iter=max_iter, deadline=deadline, until_support=support_first,
+                               on_iteration=None if on_iteration is None else functools.partial(on_iteration, nu))
             overran = support_first and deadline is not None and time.perf_counter() >= deadline
             n_iter, status = engine.n_passes - passes, "Optimal" if sol.gap <= tol else "Iteration limit reached"
             name = "the interior-point method" if solver == "ipm" else "the cutting planes"
@@ -375,6 +387,8 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
                 stopped = f"the nu path at nu={nu:g} (HiGHS: {exc.status})"
                 break
             n_iter, status = 1, "Optimal" if sol.gap <= 0 else "not certified (a HiGHS limit)"
+            if on_iteration is not None:
+                on_iteration(nu, 1, sol.objective, sol.lower_bound)
             if sol.gap > 0 and deadline is not None and time.perf_counter() >= deadline:
                 stopped = f"a HiGHS solve at nu={nu:g}"
         rec: dict[str, Any] = {"nu": nu, "objective": sol.objective, "lower_bound": sol.lower_bound,

@@ -47,6 +47,7 @@ from scipy.linalg import lapack
 from svmopt import _core
 from svmopt._shared.cutting_plane import (
     CutSolution,
+    OnIteration,
     check_labels,
     check_nonnegative,
     check_nu,
@@ -253,13 +254,15 @@ class ReducedIPM:
 
     # -- the solve ----------------------------------------------------------------------------------------------
     def solve(self, nu: float, *, tol: float = 1e-6, max_iter: int = 100, deadline: float | None = None,
-              verbose: bool = False, until_support: bool = False) -> CutSolution:
+              verbose: bool = False, until_support: bool = False,
+              on_iteration: OnIteration | None = None) -> CutSolution:
         """The LP at C = ``nu`` (times the weights) from a cold start, until the certified relative gap
         (upper - lower) / max(1, |upper|) is at most ``tol`` or ``max_iter`` iterations or the
         ``time.perf_counter()`` ``deadline`` pass, or the iterates reach the limits of double precision (the best
         certified bounds are then returned, with ``timed_out`` set on a deadline and ``stalled`` on a stall);
         ``until_support``: the deadline is not obeyed before the best point has a nonzero coefficient. ``verbose``
-        prints each iteration's bounds and step lengths to stderr."""
+        prints each iteration's bounds and step lengths to stderr; ``on_iteration(iterations, upper, lower)`` is
+        called with the certified bounds at every iterate (a progress bar's)."""
         # Below ONE_THREAD_WORK flops a Newton matrix, the whole solve on one BLAS thread: at 2,000 x 300 a
         # 2-thread BLAS made it 2.7x slower (0.92 s against 0.35 s) on a shared machine, its threads spinning
         # between calls that take a millisecond.
@@ -277,13 +280,14 @@ class ReducedIPM:
         try:
             with blas_controller().limit(limits=1, user_api="blas") if small else contextlib.nullcontext():
                 return self._solve(nu, tol=tol, max_iter=max_iter, deadline=deadline, verbose=verbose,
-                                   until_support=until_support)
+                                   until_support=until_support, on_iteration=on_iteration)
         finally:
             self._heavy_threads = 0
             self._one_thread = False
 
     def _solve(self, nu: float, *, tol: float, max_iter: int, deadline: float | None,
-               verbose: bool, until_support: bool = False) -> CutSolution:
+               verbose: bool, until_support: bool = False,
+               on_iteration: OnIteration | None = None) -> CutSolution:
         nu = check_nu(nu)
         if not tol >= 0 or int(max_iter) < 1:
             raise ValueError(f"tol must be >= 0 and max_iter >= 1, got tol={tol!r}, max_iter={max_iter!r}")
@@ -333,6 +337,8 @@ class ReducedIPM:
             if since_best == 0:
                 mu_best = mu
             mu_min = min(mu_min, mu)
+            if on_iteration is not None:
+                on_iteration(it, best[0], lower)
             if verbose:
                 print(f"ipm {it:3d}: upper {upper:.10g} lower {lower:.10g} gap {gap:.3e} mu/mu0 {mu / mu0:.1e} steps "
                       f"{steps[0]:.3f} {steps[1]:.3f}", file=sys.stderr)

@@ -16,8 +16,9 @@ from sklearn.cluster import MiniBatchKMeans
 
 from svmopt._shared.bandwidth import entropy_bandwidths
 from svmopt._shared.dask import is_dask_array
+from svmopt._shared.highs import check_options
 from svmopt._shared.prototypes import MAX_CANDIDATES, select_prototypes  # the fixed-size LS-SVM's selection
-from svmopt._shared.validation import is_finite_real
+from svmopt._shared.validation import is_finite_real, real_array
 from svmopt.kernels import Kernel
 from svmopt.robust.data import TrainingData, take_rows
 from svmopt.robust.fit import NU_GRID
@@ -29,9 +30,13 @@ logger = logging.getLogger(__name__)
 #: a fit (RBF, d = 20, one nu) took 0.5 s at 500 rows, 2.7 s at 1,000 and 179 s at 2,000
 #: (docs/performance.md#the-reduced-model-cutting-planes); the default's cross-validation solves it 3 x 3 x 5 times.
 AUTO_MAX_ROWS = 500
-#: Landmarks of the reduced model under ``n_landmarks="auto"``: n / 20 within these bounds (at most n).
+#: Landmarks of the reduced model under ``n_landmarks="auto"``: one per :data:`AUTO_ROWS_PER_LANDMARK` training rows
+#: within these bounds (at most n). One per 20 rows (140 landmarks at 2,800 rows) left a low-dimensional problem of
+#: many clusters (5 features, 4 clusters per class) 1.7-3.1 points below a tuned SVC; 300 landmarks closed it on
+#: the split measured, at 0.36x the SVC grid's CPU time, 1,000 gained nothing more at 4x.
 AUTO_LANDMARKS = 100
 AUTO_LANDMARKS_MAX = 500
+AUTO_ROWS_PER_LANDMARK = 10
 #: ``solver="auto"`` passes the reduced LP to HiGHS as it is up to this many kernel values n x L, and uses the
 #: interior-point method above. Measured on magic (RBF, one solve each): HiGHS was faster only at 200 rows x 10
 #: landmarks (3.2 ms against 4.2 ms); the interior point was 1.1-1.8x faster at 200 x 25-100, 1.9-13.3x at 500-1,000
@@ -47,16 +52,23 @@ STALL_LP_MAX_CELLS = 500_000
 SOLVERS = ("auto", "ipm", "lp", "cutting_plane")
 LANDMARK_EXACT_BANDWIDTH_ROWS = 500
 LANDMARK_METHODS = ("entropy", "kmeans", "random")
-#: ``alpha`` rules: cross-validated among :data:`ALPHA_FACTORS` times the data-scaled width, the data-scaled width
-#: ``sqrt(n_features * X.var() / 2)`` (scikit-learn's ``gamma="scale"``), the paper's ``max_j std_j``.
+#: ``alpha`` rules: cross-validated among the paper's width and :data:`ALPHA_FACTORS` times the data-scaled width, the
+#: data-scaled width ``sqrt(n_features * X.var() / 2)`` (scikit-learn's ``gamma="scale"``), the paper's
+#: ``max_j std_j``.
 ALPHA_RULES = ("auto", "scale", "paper")
-#: ``alpha="auto"``: the widths compared, as multiples of the data-scaled one (that one first: it wins ties).
+#: ``alpha="auto"``: the widths compared after the paper's, as multiples of the data-scaled one (a multiple within
+#: :data:`SAME_WIDTH` of an earlier width is left out).
 ALPHA_FACTORS = (1.0, 2.0, 0.5)
+#: ``alpha="auto"``: a candidate width within this relative difference of an earlier one is the same kernel.
+SAME_WIDTH = 0.01
 #: ``rho="grid"``: the values of the paper's rule ``eta = rho * max_j std_j`` compared by cross-validation.
 RHO_GRID = np.array([1e-3, 1e-2, 1e-1])
 #: ``nu="auto"`` under ``selection="cv"``: the nu compared (the paper's grid ``NU_GRID`` stops at 1, where the
 #: training-count rule always ends; held-out errors often fall further, as C does for scikit-learn's SVC).
 NU_CV_GRID = np.logspace(-2.0, 2.0, 5)
+#: The nu at which the paper's own rule ends (Pseudocode 1's training count over ``NU_GRID`` picks its top, 1, on
+#: every set measured): ``nu="auto"`` prefers it, then the values nearest it (the larger first).
+PAPER_NU = 1.0
 #: ``selection``: held-out errors on ``cv`` stratified folds, or the paper's training count (nu only).
 SELECTIONS = ("cv", "training_error")
 #: ``selection="cv"`` draws its folds from a stratified subsample of at most this many training rows (the paper's
@@ -72,6 +84,8 @@ class Parameters:
     nus: np.ndarray  # ascending, each value once
     p: float | None  # the norm of the uncertainty set (11); None: the deterministic model (6)
     rhos: list[float | None]  # the rho rule's values; [None] without the rule
+    nu_order: np.ndarray  # indices of ``nus``, most preferred first (the selection's ties and noise rule)
+    nu_noise: bool  # the selection keeps the first of ``nu_order`` within the noise of the folds (nu="auto")
 
 
 @dataclass
@@ -80,6 +94,9 @@ class Plan:
 
     kernels: list[Kernel]  # the resolved kernels compared (one after the selection)
     nus: np.ndarray  # the nu values (ascending)
+    nu_order: np.ndarray  # indices of ``nus``, most preferred first
+    nu_noise: bool  # nu by the one-standard-error rule over ``nu_order`` (else the fewest errors)
+    kernel_noise: bool  # the kernel and rho by that rule over their order (alpha="auto": the paper's width first)
     p: float | None  # the norm of the uncertainty set; None: the deterministic model
     rhos: list[float | None]  # the rho values compared ([None] without the rho rule)
     eta: np.ndarray | None  # per-row eta of the fitted rows (None: the rho rule, or no eta)
@@ -115,7 +132,7 @@ def auto_solver(X: Any, L: int | None, warm_start: bool = False) -> str:
 def parse_values(name: str, value: Any, rules: str, zero: bool = False) -> np.ndarray:
     """A parameter given as a number or a non-empty sequence of finite numbers > 0 (>= 0 with ``zero``)."""
     try:
-        out = np.asarray(value, dtype=np.float64).ravel()
+        out = real_array(value, name).ravel()  # text and complex values refused too
     except (TypeError, ValueError):
         out = np.array([np.nan])
     if out.size == 0 or not np.all(np.isfinite(out)) or np.any(out < 0) or (not zero and np.any(out == 0)):
@@ -127,6 +144,7 @@ def parse_values(name: str, value: Any, rules: str, zero: bool = False) -> np.nd
 def resolve_parameters(est: Any) -> Parameters:
     """The kernel, nu values, p and rho values of the RobustSVC ``est`` (its validated parameters), and the checks
     between parameters."""
+    check_options(est.solver_options)  # before the data: every solver path that reads them reads them checked
     if isinstance(est.kernel, Kernel):
         kern = est.kernel
     else:
@@ -135,12 +153,17 @@ def resolve_parameters(est: Any) -> Parameters:
                           alpha=float(est.alpha) if is_finite_real(est.alpha) else "auto")
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"RobustSVC: {exc}") from None
+    auto_nu = isinstance(est.nu, str) and est.nu == "auto" and est.selection == "cv"
     if isinstance(est.nu, str):
-        nus = (NU_CV_GRID if est.nu == "auto" and est.selection == "cv" else NU_GRID).copy()
+        nus = (NU_CV_GRID if auto_nu else NU_GRID).copy()
     else:
         # ascending, each value once: the paths solve them in this order, and the ties rules read it ("the
         # smallest nu" under the training count, the larger under the cross-validation)
         nus = np.unique(parse_values("nu", est.nu, "'auto' or 'grid'"))
+    # the cross-validation's preference: nu="auto" the paper's nu, then the nearest (the larger first), kept within
+    # the noise of the folds; else the larger nu on ties
+    distance = np.round(np.abs(np.log10(nus / PAPER_NU)), 9)  # decades from the paper's nu (10 and 0.1 alike)
+    nu_order = np.lexsort((-nus, distance)) if auto_nu else np.arange(nus.size)[::-1]
     if est.rho is None:
         rhos: list[float | None] = [None]
     else:
@@ -166,16 +189,18 @@ def resolve_parameters(est: Any) -> Parameters:
                 parse_values("alpha", est.alpha, "'auto', 'scale' or 'paper'").size > 1:
             raise ValueError("selection='training_error' (the paper's rule for nu) cannot compare kernel widths: "
                              "the training count prefers the narrowest; give one alpha, or selection='cv'")
-    return Parameters(kern, nus, p, rhos)
+    return Parameters(kern, nus, p, rhos, nu_order, auto_nu)
 
 
 def plan_fit(est: Any, params: Parameters, data: TrainingData, rng: np.random.RandomState) -> Plan:
     """The plan of ``est.fit`` on ``data``: the candidate kernels, eta, the binary problems, the model, the solver
     and the landmarks (drawn from ``rng``)."""
-    kernels = width_candidates(params.kernel, est.alpha, est.selection, data.stds, data.total_var)
+    kernels = width_candidates(params.kernel, est.alpha, est.selection, data.stds, data.total_var, data.unit)
     eta = eta_vector(est.eta, data.y_given)  # per row given to fit: those of weight 0 left out below
     if eta is not None and data.kept is not None:
         eta = eta[data.kept]
+    if eta is not None and data.unit != 1.0:
+        eta = eta / data.unit  # an input-space length, as X (data.input_unit)
     problems = [data.classes[1]] if data.classes.size == 2 else list(data.classes)
     X = data.X
     L = landmark_count(est.n_landmarks, est.landmarks, X.shape[0])
@@ -189,8 +214,10 @@ def plan_fit(est: Any, params: Parameters, data: TrainingData, rng: np.random.Ra
             raise ValueError("solver='lp' passes the reduced LP to HiGHS as it is, with the n x L kernel rows in "
                              "memory; for a Dask array use solver='cutting_plane' (or 'auto')")
     return Plan(
-        kernels=kernels, nus=params.nus, p=params.p, rhos=params.rhos, eta=eta, problems=problems, n_landmarks=L,
-        landmarks=None if L is None else select_landmarks(est.landmarks, X, L, rng), solver=solver,
+        kernels=kernels, nus=params.nus, nu_order=params.nu_order, nu_noise=params.nu_noise,
+        kernel_noise=isinstance(est.alpha, str) and est.alpha == "auto" and len(kernels) > 1,
+        p=params.p, rhos=params.rhos, eta=eta, problems=problems, n_landmarks=L,
+        landmarks=None if L is None else select_landmarks(est.landmarks, X, L, rng, data.unit), solver=solver,
         asked_solver=est.solver,
         # "auto" only: an interior-point stall solved again by HiGHS (fold solves and the final fit alike)
         stall_lp_cells=STALL_LP_MAX_CELLS if est.solver == "auto" else 0,
@@ -200,10 +227,23 @@ def plan_fit(est: Any, params: Parameters, data: TrainingData, rng: np.random.Ra
         lp_solver=est.lp_solver, tol=est.tol, max_iter=est.max_iter)
 
 
-def width_candidates(kern: Kernel, alpha: Any, selection: str, stds: np.ndarray, total_var: float) -> list[Kernel]:
-    """The resolved kernels to fit: one, or the widths that ``selection="cv"`` compares (``alpha="auto"``)."""
+def in_units(kern: Kernel, unit: float) -> Kernel:
+    """The kernel ``kern`` of X as the kernel of ``X / unit`` (:func:`svmopt.robust.data.input_unit`: an RBF's width
+    divided by the power of two ``unit``, exactly); :func:`in_input_units` maps it back."""
+    return kern if unit == 1.0 or kern.name != "rbf" else kern.replace(alpha=float(kern.alpha) / unit)
+
+
+def in_input_units(kern: Kernel, unit: float) -> Kernel:
+    """The kernel of ``X / unit`` as the kernel of X (the inverse of :func:`in_units`)."""
+    return kern if unit == 1.0 or kern.name != "rbf" else kern.replace(alpha=float(kern.alpha) * unit)
+
+
+def width_candidates(kern: Kernel, alpha: Any, selection: str, stds: np.ndarray, total_var: float,
+                     unit: float = 1.0) -> list[Kernel]:
+    """The resolved kernels to fit: one, or the widths that ``selection="cv"`` compares (``alpha="auto"``); on data
+    over ``unit`` (a numeric width given for X divided by it, the data-driven ones those of the data)."""
     if kern.is_resolved:
-        return [kern]
+        return [in_units(kern, unit)]
     paper = float(np.max(stds)) if stds.size else 0.0
     if not (np.isfinite(paper) and paper > 0):
         paper = 1.0  # every feature constant: a zero denominator becomes 1
@@ -218,10 +258,13 @@ def width_candidates(kern: Kernel, alpha: Any, selection: str, stds: np.ndarray,
             widths = [paper]
         elif alpha == "scale" or selection == "training_error":
             widths = [scale]
-        else:  # "auto"
-            widths = [scale * f for f in ALPHA_FACTORS]
+        else:  # "auto": the paper's rule first (the selection prefers it), then the data-scaled multiples
+            widths = [paper]
+            for a in (scale * f for f in ALPHA_FACTORS):
+                if all(abs(a - w) > SAME_WIDTH * w for w in widths):
+                    widths.append(a)
     else:
-        widths = [float(a) for a in parse_values("alpha", alpha, "'auto', 'scale' or 'paper'")]
+        widths = [float(a) / unit for a in parse_values("alpha", alpha, "'auto', 'scale' or 'paper'")]
     return [kern.replace(c=c, alpha=a) for a in widths]
 
 
@@ -241,7 +284,7 @@ def eta_vector(eta_param: Any, y: np.ndarray) -> np.ndarray | None:
     elif is_finite_real(eta_param):
         eta = np.full(n, float(eta_param))
     else:
-        eta = np.asarray(eta_param, dtype=np.float64)
+        eta = real_array(eta_param, "eta")
         if eta.shape != (n,):
             raise ValueError(f"eta must be a number, a dict per class or an array of shape ({n},) "
                              f"(one per training sample), got shape {eta.shape}")
@@ -262,7 +305,7 @@ def landmark_count(n_landmarks: int | str | None, landmarks: Any, n: int) -> int
             return int(np.shape(landmarks)[0]) if np.ndim(landmarks) == 2 else 0
         if n <= AUTO_MAX_ROWS:
             return None
-        L = min(n, max(AUTO_LANDMARKS, min(AUTO_LANDMARKS_MAX, n // 20)))
+        L = min(n, max(AUTO_LANDMARKS, min(AUTO_LANDMARKS_MAX, n // AUTO_ROWS_PER_LANDMARK)))
         logger.info("RobustSVC: %d training rows > %d, the reduced model over %d landmarks (n_landmarks='auto')",
                     n, AUTO_MAX_ROWS, L)
         return L
@@ -271,14 +314,19 @@ def landmark_count(n_landmarks: int | str | None, landmarks: Any, n: int) -> int
     return int(n_landmarks)
 
 
-def select_landmarks(landmarks: Any, X: Any, L: int, rng: np.random.RandomState) -> np.ndarray:
-    """The reduced model's landmarks (L x d): the given points, or chosen from X by the method ``landmarks``."""
+def select_landmarks(landmarks: Any, X: Any, L: int, rng: np.random.RandomState, unit: float = 1.0) -> np.ndarray:
+    """The reduced model's landmarks (L x d): the given points (over ``unit``, as X is), or chosen from X by the
+    method ``landmarks``."""
     if not isinstance(landmarks, str):
-        Z = np.asarray(landmarks, dtype=np.float64)
+        Z = real_array(landmarks, "landmarks")
+        if Z.ndim == 2 and Z.shape[0] == 0:
+            raise ValueError(f"landmarks is empty (shape {Z.shape}): give at least one point, or a method "
+                             "('entropy', 'kmeans', 'random')")
         if Z.ndim != 2 or Z.shape[1] != X.shape[1] or Z.shape[0] != L or not np.all(np.isfinite(Z)):
             raise ValueError(f"landmarks must be a finite array of shape (n_landmarks, {X.shape[1]}) = "
                              f"({L}, {X.shape[1]}), got shape {Z.shape}")
-        return np.array(Z, dtype=np.float64, order="C")  # a copy: landmarks_ is not the caller's array
+        # a copy: landmarks_ is not the caller's array
+        return np.array(Z if unit == 1.0 else Z / unit, dtype=np.float64, order="C")
     if landmarks == "random":
         return take_rows(X, np.sort(rng.choice(X.shape[0], L, replace=False)))
     # As the fixed-size LS-SVM does: the search runs on at most MAX_CANDIDATES rows (a uniform sample above that),

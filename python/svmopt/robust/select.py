@@ -26,11 +26,25 @@ The two paths choose alike but where an interior-point solve stalls short of its
 scored.
 
 Decisions: the kernel width and rho are shared by the binary problems of one-vs-rest (one kernel per estimator) and
-minimise the sum over problems of each problem's smallest held-out error count; nu is chosen per problem. Ties go to
-the larger nu (on small data a small nu often ties at the majority rate with u = 0, a constant classifier; the
-paper's own rule also ends at the top of its grid), and to the width and rho given first (for ``alpha="auto"``: the
-data-scaled width). The landmarks of the reduced model depend on X only (no labels), so
-they are chosen once on all training rows and shared by the folds.
+are compared by the sum over problems of each problem's held-out errors at its nu; nu is chosen per problem. The
+candidates are scored by :func:`svmopt._shared.selection.candidate_fold_errors` (kernel by kernel, a kernel's rows
+made once for its folds) and kept per fold, then chosen by :func:`choose`:
+
+* given values (a sequence of widths, nu or rho, ``nu="grid"``): the fewest held-out errors, ties to the larger nu
+  (on small data a small nu often ties at the majority rate with u = 0, a constant classifier) and to the width and
+  rho given first;
+* the defaults (``alpha="auto"``, ``nu="auto"``), which hold the paper's own rules as candidates -- its width
+  ``max_j std_j`` first, and ``nu = 1``, where its training-count rule over its grid ends -- keep the paper's
+  choice unless another candidate is better beyond the noise of the folds: the one-standard-error rule on the
+  paired fold differences (:func:`svmopt._shared.selection.first_within_noise`), the preference order the paper's
+  value first, then (nu) the values nearest it, the larger first, and (widths) the data-scaled ones in the order of
+  ``ALPHA_FACTORS``. A candidate whose fold model predicted one class for all the fold's held-out rows (u = 0, or
+  every score on one side) on some fold is preferred last: three folds of 17 rows (Arrhythmia) cannot tell such a
+  constant classifier from a real one, and the paper's width on standardized data of 279 features, or nu = 1 on 51
+  rows, gave one.
+
+The landmarks of the reduced model depend on X only (no labels), so they are chosen once on all training rows and
+shared by the folds.
 
 :func:`select_by_cv` runs this for a fit's :class:`~svmopt.robust.plan.Plan` (its subsample, folds and solver) and
 returns the plan narrowed to the choice; :func:`cross_validate_paths` scores the candidates.
@@ -53,13 +67,13 @@ from sklearn.exceptions import ConvergenceWarning
 from svmopt._shared.config import get_memory_budget, warn
 from svmopt._shared.dask import is_dask_array
 from svmopt._shared.runtime import TimeBudget, progress
-from svmopt._shared.selection import first_lowest
+from svmopt._shared.selection import candidate_fold_errors, first_lowest, first_within_noise, fold_totals
 from svmopt._shared.splits import cv_is_index_pairs, cv_splits, stratified_subsample
 from svmopt._shared.validation import shown
 from svmopt.kernels import Kernel
 from svmopt.robust.data import TrainingData, take_rows
 from svmopt.robust.fit import MAX_KERNEL_MAGNITUDE, fit_binary, fit_binary_reduced
-from svmopt.robust.plan import Plan, auto_solver, robust_bounds
+from svmopt.robust.plan import Plan, auto_solver, in_input_units, robust_bounds
 
 logger = logging.getLogger(__name__)
 
@@ -78,6 +92,8 @@ class Selection:
     rho: int  # index into the candidate rhos
     nu: np.ndarray  # (n_problems,) selected nu per binary problem
     errors: np.ndarray  # (n_kernels, n_rhos, n_problems, n_nus) held-out error counts summed over the folds
+    fold_errors: np.ndarray  # (n_folds, n_kernels, n_rhos, n_problems, n_nus) the same per fold (NaN: not scored)
+    constant: np.ndarray  # (n_folds, n_kernels, n_rhos, n_problems, n_nus) the fold's model gave one class throughout
     n_rows: int  # rows the folds were drawn from
     held_out: float  # the folds' held-out rows summed (their weights with sample weights): the errors' denominator
     n_folds: int
@@ -99,27 +115,103 @@ def _streamed_decision(kern: Kernel, X_va: np.ndarray, Z: np.ndarray, coef: np.n
     return kern.matvec(X_va, Z, coef)
 
 
+@dataclass
+class _KernelRows:
+    """One candidate kernel's rows on the selection's data, made once for all its folds: the Gram matrix (paper's
+    model; rows: held-out points, columns: a fold's expansion points, its training rows) or K(X, Z) (reduced model;
+    None when streamed), the landmarks' sqrt(k(z, z)), and whether the values overflow (or reach 1e15)."""
+
+    F: np.ndarray | None
+    r: np.ndarray | None
+    overflow: bool
+
+
+def _kernel_rows(kern: Kernel, X: np.ndarray, Z: np.ndarray | None, stream: bool) -> _KernelRows:
+    if Z is None:
+        F, r = kern.gram(X), None
+    else:
+        r = np.sqrt(np.clip(kern.diag(Z), 0.0, None))
+        F = None if stream else kern.cross(X, Z)
+    if stream:  # every kernel row finite: their means, streamed
+        assert Z is not None
+        overflow = not np.all(np.isfinite(kern.matvec(X, Z, np.full(Z.shape[0], 1.0 / Z.shape[0]))))
+    else:
+        assert F is not None
+        overflow = F.size > 0 and not float(np.max(np.abs(F))) < MAX_KERNEL_MAGNITUDE
+    return _KernelRows(F, r, overflow)
+
+
+def _real_first(order: np.ndarray, constant: np.ndarray) -> np.ndarray:
+    """``order`` with the candidates flagged ``constant`` moved to its end (their order kept)."""
+    order = np.asarray(order)
+    return np.concatenate([order[~constant[order]], order[constant[order]]])
+
+
+def choose(fold_err: np.ndarray, nu_order: np.ndarray, *, kernel_noise: bool = False, nu_noise: bool = False,
+           constant: np.ndarray | None = None) -> tuple[int, int, np.ndarray, np.ndarray]:
+    """The choice from the per-fold held-out errors ``fold_err`` (n_folds, n_kernels, n_rhos, n_problems, n_nus; NaN
+    where not scored): the kernel, the rho, each problem's nu index, and the errors summed over the folds (inf for
+    a candidate not scored on every fold, which is never preferred to a scored one).
+
+    Each (kernel, rho, problem) takes its nu first: the first of ``nu_order`` among the lowest sums
+    (:func:`~svmopt._shared.selection.first_lowest`) or, with ``nu_noise``, the first of that order within the noise
+    of the folds of the lowest (:func:`~svmopt._shared.selection.first_within_noise`). The kernel and rho
+    (candidates kernel-major, in their given order) are then compared by the errors of their problems at those nu,
+    summed over the problems, fold by fold: the lowest sum (first on ties) or, with ``kernel_noise``, the first
+    within the noise of the folds.
+
+    ``constant`` (the shape of ``fold_err``): the fold's model predicted one class for all its held-out rows (u = 0,
+    or every score on one side). The noise rule prefers no such candidate: on few rows a constant classifier can
+    lie within the noise of a real one (3 folds of 17 rows), so a candidate constant on any fold goes to the end
+    of the preference order (chosen only as the lowest of all)."""
+    n_folds, n_k, n_r, n_p, n_nu = fold_err.shape
+    if constant is None:
+        constant = np.zeros(fold_err.shape, dtype=bool)
+    collapsed = constant.any(axis=0)  # (n_k, n_r, n_p, n_nu)
+    sums, counted = fold_totals(fold_err.reshape(n_folds, -1), complete="candidate")
+    sums = sums.reshape(n_k, n_r, n_p, n_nu)
+    pick = np.zeros((n_k, n_r, n_p), dtype=np.intp)
+    for idx in np.ndindex(n_k, n_r, n_p):
+        pick[idx] = (first_within_noise(fold_err[(slice(None), *idx)], counted, _real_first(nu_order, collapsed[idx]))
+                     if nu_noise else first_lowest(sums[idx], nu_order))
+    # per fold and (kernel, rho): its problems' errors at their nu (NaN where a fold did not score one)
+    at_pick = np.take_along_axis(fold_err, pick[None, ..., None], axis=4)[..., 0].sum(axis=3).reshape(n_folds, -1)
+    order = np.arange(n_k * n_r)
+    if kernel_noise:
+        flat = np.take_along_axis(collapsed, pick[..., None], axis=3)[..., 0].any(axis=2).ravel()
+        c = first_within_noise(at_pick, counted, _real_first(order, flat))
+    else:
+        c = first_lowest(np.take_along_axis(sums, pick[..., None], axis=3)[..., 0].sum(axis=2).ravel(), order)
+    ka, kr = divmod(c, n_r)
+    return ka, kr, pick[ka, kr], sums
+
+
 def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], kernels: Sequence[Kernel],
                          rhos: Sequence[float | None], nus: np.ndarray, *, p: float | None,
                          delta_of: DeltaOf,
                          Z: np.ndarray | None, folds: list[tuple[np.ndarray, np.ndarray]], solver: str,
                          fit_options: dict[str, Any], weight: np.ndarray | None = None,
-                         deadline: float | None = None, bar: Any = None) -> Selection:
-    """Held-out error counts of every (kernel, rho, problem, nu) on common folds of ``(X, y)``; the choice.
+                         deadline: float | None = None, bar: Any = None, nu_order: np.ndarray | None = None,
+                         kernel_noise: bool = False, nu_noise: bool = False) -> Selection:
+    """Held-out error counts of every (kernel, rho, problem, nu) on common folds of ``(X, y)``; the choice
+    (:func:`choose`, ``nu_order`` by default the largest nu first).
 
     ``delta_of(kernel, X_fold, y_binary_fold, rho, rows)`` gives the fold's robust bounds (None: deterministic);
     ``rows`` are the fold's row indices into ``X`` (for per-sample eta). ``Z=None`` fits LP (23) on the fold's Gram
     block; else the reduced model over the landmarks ``Z``. ``fit_options`` go to the path fitter.
 
-    ``weight`` (sample weights, > 0): the folds' fits are weighted and a held-out error counts its row's weight.
-    A fold whose training rows hold one class of a problem scores none of that problem's candidates (its held-out
-    rows add no error to any: they stay alike); a problem left so on every fold is warned about.
+    The candidates are scored kernel by kernel (:func:`~svmopt._shared.selection.candidate_fold_errors`: a kernel's
+    rows are computed once for its folds), each fold and problem one nu path per rho, every solution of the path
+    scored on the held-out rows. ``weight`` (sample weights, > 0): the folds' fits are weighted and a held-out error
+    counts its row's weight. A fold whose training rows hold one class of a problem scores none of that problem's
+    candidates (its held-out rows add no error to any: they stay alike); a problem left so on every fold is warned
+    about. A kernel whose values overflow (or reach 1e15) on these data has infinite errors (never selected).
     ``deadline`` (``time.perf_counter()``): no fold solve starts after it, and the nu paths stop there; a
     candidate not scored on every fold counts as an infinite error (with none scored: the first width and rho, and
-    the largest nu). ``Selection.stopped`` says whether it hit."""
+    the first nu of ``nu_order``). ``Selection.stopped`` says whether it hit."""
     t0 = time.perf_counter()
-    errors = np.zeros((len(kernels), len(rhos), len(problems), nus.size))
-    scored = np.zeros(errors.shape, dtype=np.int64)  # folds on which each candidate was scored
+    nu_order = np.arange(nus.size)[::-1] if nu_order is None else np.asarray(nu_order)
+    shape = (len(rhos), len(problems), nus.size)
     # Whether a fold's training rows hold both sides of a problem: with one only (a class of one row, which plain
     # k-fold holds out; or a user's split) there is no model to score, and every candidate is alike on that fold.
     trainable = np.array([[bool(np.any(y[tr] == label) and np.any(y[tr] != label)) for tr, _ in folds]
@@ -127,108 +219,98 @@ def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], 
     never = [label for label, row in zip(problems, trainable, strict=True) if folds and not row.any()]
     if never:
         warnings.warn(f"RobustSVC: the cross-validation scored no candidate of the problem(s) {shown(never)}: the "
-                      "class is missing from the training rows of every fold; their nu is the largest candidate (the "
-                      "tie rule), their held-out errors are 0", UserWarning, stacklevel=2)
+                      "class is missing from the training rows of every fold; their nu is the first of the preference "
+                      "order (the tie rule), their held-out errors are 0", UserWarning, stacklevel=2)
     not_converged = 0
-    stopped = False
     # The reduced model's kernel rows, streamed beyond half the memory budget (HiGHS on the LP as it is needs them).
     half = get_memory_budget() // 2
     most_tr = max((tr.size for tr, _ in folds), default=0)
     stream = Z is not None and solver != "lp" and (X.shape[0] + most_tr) * Z.shape[0] * 8 > half
-    for a, kern in enumerate(kernels):
-        if deadline is not None and time.perf_counter() >= deadline:
-            stopped = True
-            break
-        F: np.ndarray | None = None
-        if Z is None:
-            F = kern.gram(X)  # rows: held-out points, columns: the fold's expansion points (its training rows)
-            r = None
-        else:
-            r = np.sqrt(np.clip(kern.diag(Z), 0.0, None))
-            if not stream:
-                F = kern.cross(X, Z)
-        overflow = F is not None and F.size > 0 and not float(np.max(np.abs(F))) < MAX_KERNEL_MAGNITUDE
-        if stream:  # every kernel row finite: their means, streamed
-            assert Z is not None
-            overflow = not np.all(np.isfinite(kern.matvec(X, Z, np.full(Z.shape[0], 1.0 / Z.shape[0]))))
-        if overflow:
-            errors[a] = np.inf  # overflows (or reaches 1e15) on these data: never selected, not a deadline cut
-            scored[a] = len(folds)
-            continue
-        for fi, (tr, va) in enumerate(folds):
-            if deadline is not None and time.perf_counter() >= deadline:
-                stopped = True
-                break
-            if bar is not None:
-                bar.update()
-            if stream:  # the fold's rows of X (n x d, read from a memmap): their kernel rows are not kept
-                X_tr, X_va = np.asarray(X[tr], dtype=np.float64), np.asarray(X[va], dtype=np.float64)
-            for pi, label in enumerate(problems):
-                if not trainable[pi, fi]:
-                    scored[a, :, pi] += 1
-                    continue
-                yb = np.where(y == label, 1.0, -1.0)
-                truth = yb[va] > 0
-                w_tr = None if weight is None else weight[tr]
-                w_va = np.ones(va.size) if weight is None else weight[va]
-                for ri, rho in enumerate(rhos):
-                    if deadline is not None and time.perf_counter() >= deadline:
-                        stopped = True
-                        break
-                    delta = None if p is None else delta_of(kern, X_tr if stream else X[tr], yb[tr], rho, tr)
-                    cell, done = errors[a, ri, pi], scored[a, ri, pi]
-                    decision: Callable[[np.ndarray], np.ndarray]
-                    if stream:  # the streamed kernel matvec (no held-out rows, or a non-finite solution: as F_va @)
-                        assert Z is not None
-                        decision = functools.partial(_streamed_decision, kern, X_va, Z)
-                    elif Z is None:
-                        assert F is not None
-                        decision = F[np.ix_(va, tr)].__matmul__
-                    else:  # the held-out rows' scores from all rows' (no copy of F[va] held through the solve)
-                        assert F is not None
-                        decision = functools.partial(_held_out_decision, F, va)
+    current: dict[int, _KernelRows] = {}  # the kernel being scored (one at a time)
+    constant = np.zeros((len(folds), len(kernels), *shape), dtype=bool)
 
-                    def score(nu: float, coef: np.ndarray, b: float, decision=decision, truth=truth, cell=cell,
-                              done=done, w_va=w_va) -> None:
-                        k = int(np.flatnonzero(nus == nu)[0])
-                        wrong = ((decision(coef) - b) > 0) != truth
-                        cell[k] += np.count_nonzero(wrong) if weight is None else float(w_va[wrong].sum())
-                        done[k] += 1
+    def score(fi: int, a: int) -> np.ndarray:
+        nonlocal not_converged
+        kern = kernels[a]
+        if a not in current:
+            current.clear()
+            current[a] = _kernel_rows(kern, X, Z, stream)
+        rows_a = current[a]
+        if rows_a.overflow:
+            return np.full(shape, np.inf)  # never selected; not a deadline cut
+        out = np.full(shape, np.nan)
+        F, r = rows_a.F, rows_a.r
+        tr, va = folds[fi]
+        if stream:  # the fold's rows of X (n x d, read from a memmap): their kernel rows are not kept
+            X_tr, X_va = np.asarray(X[tr], dtype=np.float64), np.asarray(X[va], dtype=np.float64)
+        for pi, label in enumerate(problems):
+            if not trainable[pi, fi]:
+                out[:, pi] = 0.0
+                continue
+            yb = np.where(y == label, 1.0, -1.0)
+            truth = yb[va] > 0
+            w_tr = None if weight is None else weight[tr]
+            w_va = np.ones(va.size) if weight is None else weight[va]
+            for ri, rho in enumerate(rhos):
+                if deadline is not None and time.perf_counter() >= deadline:
+                    return out
+                delta = None if p is None else delta_of(kern, X_tr if stream else X[tr], yb[tr], rho, tr)
+                cell = out[ri, pi]
+                decision: Callable[[np.ndarray], np.ndarray]
+                if stream:  # the streamed kernel matvec (no held-out rows, or a non-finite solution: as F_va @)
+                    assert Z is not None
+                    decision = functools.partial(_streamed_decision, kern, X_va, Z)
+                elif Z is None:
+                    assert F is not None
+                    decision = F[np.ix_(va, tr)].__matmul__
+                else:  # the held-out rows' scores from all rows' (no copy of F[va] held through the solve)
+                    assert F is not None
+                    decision = functools.partial(_held_out_decision, F, va)
 
-                    with warnings.catch_warnings(record=True) as caught:
-                        warnings.simplefilter("always", ConvergenceWarning)
-                        if Z is None:
-                            assert F is not None
-                            fit_binary(F[np.ix_(tr, tr)], yb[tr], delta=delta, nus=nus, on_solution=score,
-                                       weight=w_tr, deadline=deadline, **fit_options)
-                        else:
-                            assert r is not None
-                            rows: dict[str, Any] = (
-                                {"X": X_tr, "Z": Z, "params": kern.core_params,
-                                 "cache_rows": half // (8 * max(Z.shape[0], 1)) if solver == "ipm" else 0}
-                                if stream else {"Phi": np.ascontiguousarray(F[tr])})  # type: ignore[index]
-                            fit_binary_reduced(yb[tr], r, delta=delta, nus=nus, solver=solver, on_solution=score,
-                                               weight=w_tr, deadline=deadline, **rows, **fit_options)
-                    # max_iter's warnings are counted; HiGHS's at max_time's deadline are the Selection's `stopped`;
-                    # any other is passed on
-                    late = deadline is not None and time.perf_counter() >= deadline
-                    not_converged += sum(issubclass(w.category, ConvergenceWarning) and "max_iter" in str(w.message)
-                                         for w in caught)
-                    for w in caught:
-                        counted = issubclass(w.category, ConvergenceWarning) and (
-                            "max_iter" in str(w.message) or late)
-                        if not counted:
-                            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    stopped = stopped or bool(np.any(scored < len(folds)))
-    errors[scored < len(folds)] = np.inf  # not scored on every fold (max_time): never preferred to a scored one
-    # The kernel width and rho: the smallest sum over problems of each problem's best count (first on ties).
-    total = errors.min(axis=3).sum(axis=2)
-    ka, kr = divmod(first_lowest(total.ravel(), np.arange(total.size)), len(rhos))
-    nu = nus[[first_lowest(row, np.arange(nus.size)[::-1]) for row in errors[ka, kr]]]  # per problem, the last nu
+                def on_solution(nu: float, coef: np.ndarray, b: float, decision=decision, truth=truth, cell=cell,
+                                w_va=w_va, flags=constant[fi, a, ri, pi]) -> None:
+                    k = int(np.flatnonzero(nus == nu)[0])
+                    side = (decision(coef) - b) > 0
+                    wrong = side != truth
+                    cell[k] = np.count_nonzero(wrong) if weight is None else float(w_va[wrong].sum())
+                    flags[k] = not np.any(coef != 0.0) or bool(side.all() == side.any())
+
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always", ConvergenceWarning)
+                    if Z is None:
+                        assert F is not None
+                        fit_binary(F[np.ix_(tr, tr)], yb[tr], delta=delta, nus=nus, on_solution=on_solution,
+                                   weight=w_tr, deadline=deadline, **fit_options)
+                    else:
+                        assert r is not None
+                        rows: dict[str, Any] = (
+                            {"X": X_tr, "Z": Z, "params": kern.core_params,
+                             "cache_rows": half // (8 * max(Z.shape[0], 1)) if solver == "ipm" else 0}
+                            if stream else {"Phi": np.ascontiguousarray(F[tr])})  # type: ignore[index]
+                        fit_binary_reduced(yb[tr], r, delta=delta, nus=nus, solver=solver, on_solution=on_solution,
+                                           weight=w_tr, deadline=deadline, **rows, **fit_options)
+                # max_iter's warnings are counted; HiGHS's at max_time's deadline are the Selection's `stopped`;
+                # any other is passed on
+                late = deadline is not None and time.perf_counter() >= deadline
+                not_converged += sum(issubclass(w.category, ConvergenceWarning) and "max_iter" in str(w.message)
+                                     for w in caught)
+                for w in caught:
+                    counted = issubclass(w.category, ConvergenceWarning) and ("max_iter" in str(w.message) or late)
+                    if not counted:
+                        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return out
+
+    fold_err, stopped = candidate_fold_errors(len(folds), len(kernels), score, deadline, bar, shape)
+    current.clear()
+    fold_err = fold_err.reshape(len(folds), len(kernels), *shape)
+    stopped = stopped or bool(np.isnan(fold_err).any())  # a path or a problem cut short by the deadline
+    ka, kr, nu_idx, errors = choose(fold_err, nu_order, kernel_noise=kernel_noise, nu_noise=nu_noise,
+                                    constant=constant)
     held_out = float(sum(va.size if weight is None else weight[va].sum() for _, va in folds))
-    return Selection(kernel=ka, rho=kr, nu=nu, errors=errors, n_rows=int(y.size), held_out=held_out,
-                     n_folds=len(folds), seconds=time.perf_counter() - t0, n_not_converged=not_converged,
-                     stopped=stopped)
+    return Selection(kernel=ka, rho=kr, nu=nus[nu_idx], errors=errors, fold_errors=fold_err, constant=constant,
+                     n_rows=int(y.size),
+                     held_out=held_out, n_folds=len(folds), seconds=time.perf_counter() - t0,
+                     n_not_converged=not_converged, stopped=stopped)
 
 
 def select_by_cv(plan: Plan, data: TrainingData, cv: Any, rng: np.random.RandomState, budget: TimeBudget,
@@ -258,7 +340,8 @@ def select_by_cv(plan: Plan, data: TrainingData, cv: Any, rng: np.random.RandomS
         Xs, y[sel_rows], plan.problems, plan.kernels, plan.rhos, plan.nus, p=plan.p, Z=plan.landmarks, folds=folds,
         solver=cv_solver, fit_options=options, weight=None if w is None else w[sel_rows],
         deadline=None if budget.max_time is None else budget.start + SELECT_TIME_SHARE * budget.max_time,
-        bar=cv_bar, delta_of=functools.partial(_subsample_bounds, plan, data, sel_rows))
+        bar=cv_bar, delta_of=functools.partial(_subsample_bounds, plan, data, sel_rows), nu_order=plan.nu_order,
+        kernel_noise=plan.kernel_noise, nu_noise=plan.nu_noise)
     cv_bar.close()
     if sel.stopped:
         budget.cut(f"the cross-validation (after {SELECT_TIME_SHARE:g} of max_time; candidates not scored "
@@ -267,13 +350,14 @@ def select_by_cv(plan: Plan, data: TrainingData, cv: Any, rng: np.random.RandomS
         warn(f"RobustSVC: {sel.n_not_converged} cross-validation solves stopped at max_iter={plan.max_iter}; "
              "they were scored as they were", ConvergenceWarning)
     selection = {
-        "alpha": [k.alpha for k in plan.kernels] if plan.kernels[0].name == "rbf" else None,
+        "alpha": [in_input_units(k, data.unit).alpha for k in plan.kernels] if plan.kernels[0].name == "rbf" else None,
         "rho": None if plan.rhos[0] is None else np.asarray(plan.rhos),
         # the errors over the folds' held-out rows (weights), each as often as it is held out
-        "nu": plan.nus, "errors": sel.errors / sel.held_out, "n_rows": sel.n_rows, "n_folds": sel.n_folds,
-        "time_s": sel.seconds}
+        "nu": plan.nus, "errors": sel.errors / sel.held_out, "fold_errors": sel.fold_errors / sel.held_out,
+        "n_rows": sel.n_rows, "n_folds": sel.n_folds, "time_s": sel.seconds}
     logger.info("RobustSVC: selected %s, rho=%s, nu=%s by %d-fold cross-validation on %d rows (%.2f s)",
-                plan.kernels[sel.kernel], plan.rhos[sel.rho], sel.nu.tolist(), sel.n_folds, sel.n_rows, sel.seconds)
+                in_input_units(plan.kernels[sel.kernel], data.unit), plan.rhos[sel.rho], sel.nu.tolist(), sel.n_folds,
+                sel.n_rows, sel.seconds)
     if verbose:
         print_selection(selection, sel.kernel, sel.rho)
     chosen = dataclasses.replace(plan, kernels=[plan.kernels[sel.kernel]], rhos=[plan.rhos[sel.rho]])

@@ -37,15 +37,16 @@ def expansion_points(plan: Plan, data: TrainingData) -> Any:
     return data.X if plan.landmarks is None else plan.landmarks
 
 
-def finite(M: np.ndarray, what: str) -> np.ndarray:
+def finite(M: np.ndarray, what: str, absmax: float | None = None) -> np.ndarray:
     """M, when every entry is finite and of magnitude below MAX_KERNEL_MAGNITUDE; else a ValueError naming the
-    remedy (the same for every solver)."""
+    magnitude of X (``absmax``, its largest |x|) and the remedy (the same for every solver)."""
     top = float(np.max(np.abs(M))) if M.size else 0.0
+    of_x = "" if absmax is None else f" (X has entries of magnitude up to {absmax:.3g})"
     if not np.isfinite(top):
-        raise ValueError(f"non-finite entries in {what}; rescale X (e.g. StandardScaler) or lower the degree")
+        raise ValueError(f"non-finite entries in {what}{of_x}; rescale X (e.g. StandardScaler) or lower the degree")
     if top >= MAX_KERNEL_MAGNITUDE:
-        raise ValueError(f"{what} reach a magnitude of {top:.3g} (>= {MAX_KERNEL_MAGNITUDE:g}): the LP is too badly "
-                         "scaled to solve; rescale X (e.g. StandardScaler) or lower the degree")
+        raise ValueError(f"the entries of {what} reach a magnitude of {top:.3g} (>= {MAX_KERNEL_MAGNITUDE:g}){of_x}: "
+                         "the LP is too badly scaled to solve; rescale X (e.g. StandardScaler) or lower the degree")
     return M
 
 
@@ -65,16 +66,54 @@ def problem_key(X: Any, yb: np.ndarray, w: np.ndarray | None, Z: np.ndarray, ker
     return h.digest()
 
 
-def kernel_rows(plan: Plan, kern: Kernel, X: Any, Z: np.ndarray) -> dict[str, Any]:
+def kernel_rows(plan: Plan, kern: Kernel, X: Any, Z: np.ndarray, absmax: float | None = None) -> dict[str, Any]:
     """The reduced model's kernel rows as its solvers take them: ``Phi`` = K(X, Z) cached when within half the
     memory budget (or for HiGHS on the LP as it is), else X, Z and the kernel to recompute them block by block at
     every pass (a Dask array's by the workers that hold the chunks)."""
     if not is_dask_array(X) and (plan.solver == "lp" or X.shape[0] * Z.shape[0] * 8 <= get_memory_budget() // 2):
-        return {"Phi": finite(kern.cross(X, Z), "the kernel rows")}
+        return {"Phi": finite(kern.cross(X, Z), "the kernel rows", absmax)}
     rows = {"X": X, "Z": Z, "params": kern.core_params}
     if plan.solver == "ipm" and not is_dask_array(X):  # the leading rows that fit half the budget: kept
         rows["cache_rows"] = (get_memory_budget() // 2) // (8 * max(Z.shape[0], 1))
     return rows
+
+
+class FitProgress:
+    """The final fit's progress bar (``verbose``): for the interior point and the cutting planes, the iterations (or
+    passes) of the solve at hand out of ``max_iter``, started again at every ``nu`` and binary problem; for HiGHS's
+    LPs, the ``nu`` values of the path solved. Its postfix: the binary problem (when there are several), ``nu`` and
+    the certified relative gap (upper - lower) / max(1, |upper|) as it falls."""
+
+    def __init__(self, verbose: Any, plan: Plan, n_nus: int):
+        self.iterative = plan.solver in ("ipm", "cutting_plane")
+        self.max_iter = plan.max_iter
+        self.n_problems = len(plan.problems)
+        self.bar = progress(verbose, self.max_iter if self.iterative else n_nus, "RobustSVC fit")
+        self.problem, self.done = "", 0
+        self.nu: float | None = None
+
+    def start(self, k: int, n_nus: int) -> None:
+        """Binary problem ``k`` (0-based) begins, over ``n_nus`` values of nu."""
+        self.problem = f"problem {k + 1}/{self.n_problems} " if self.n_problems > 1 else ""
+        self.nu, self.done = None, 0
+        if k > 0 and not self.iterative:
+            self.bar.reset(total=n_nus)
+
+    def __call__(self, nu: float, iterations: int, upper: float, lower: float) -> None:
+        gap = (max(0.0, (upper - lower) / max(1.0, abs(upper))) if np.isfinite(upper) and np.isfinite(lower)
+               else np.inf)
+        first = nu != self.nu
+        if first and self.iterative:
+            self.bar.reset(total=self.max_iter)
+            self.done = 0
+        self.nu = nu
+        self.bar.set_postfix_str(f"{self.problem}nu={nu:.3g} gap={gap:.1e}", refresh=first)
+        step = iterations - self.done if self.iterative else 1
+        self.done += step
+        self.bar.update(step)
+
+    def close(self) -> None:
+        self.bar.close()
 
 
 def solve_problems(plan: Plan, data: TrainingData, nus_per_problem: list[np.ndarray], budget: TimeBudget,
@@ -87,34 +126,36 @@ def solve_problems(plan: Plan, data: TrainingData, nus_per_problem: list[np.ndar
     Z = expansion_points(plan, data)
     K: np.ndarray | None = None
     if plan.paper_lp:
-        K = finite(kern.gram(X), "the Gram matrix")
+        K = finite(kern.gram(X), "the Gram matrix", data.absmax)
     else:
         r = np.sqrt(np.clip(kern.diag(Z), 0.0, None))
-        rows = kernel_rows(plan, kern, X, Z)
+        rows = kernel_rows(plan, kern, X, Z, data.absmax)
     fits: list[BinaryFit] = []
     deltas = []
     engines: dict[bytes, Any] = {}
-    bar = progress(verbose, len(plan.problems), "RobustSVC fit")
-    for label, nus in zip(plan.problems, nus_per_problem, strict=True):
+    bar = FitProgress(verbose, plan, len(nus_per_problem[0]))
+    on_iteration = bar if verbose else None
+    for k, (label, nus) in enumerate(zip(plan.problems, nus_per_problem, strict=True)):
+        bar.start(k, len(nus))
         yb = np.where(data.y == label, 1.0, -1.0)
         delta = robust_bounds(plan, data, kern, X, yb, rho)
         if K is not None:
             fit = fit_binary(K, yb, delta=delta, nus=nus, lp_solver=plan.lp_solver, weight=w,
-                             deadline=budget.deadline, **plan.path_options)
+                             deadline=budget.deadline, on_iteration=on_iteration, **plan.path_options)
         else:
             key = problem_key(X, yb, w, Z, kern, delta, plan.path_options["solver_options"]) \
                 if warm is not None and plan.solver == "cutting_plane" else b""
             fit = fit_binary_reduced(yb, r, delta=delta, nus=nus, solver=plan.solver, tol=plan.tol,
                                      max_iter=plan.max_iter, weight=w, deadline=budget.deadline,
                                      lp=warm.get(key) if warm is not None and key else None,
-                                     stall_lp_cells=plan.stall_lp_cells, usable=True, **plan.path_options, **rows)
+                                     stall_lp_cells=plan.stall_lp_cells, usable=True, on_iteration=on_iteration,
+                                     **plan.path_options, **rows)
             if key:
                 engines[key] = fit.engine
         if fit.stopped:
             budget.cut(fit.stopped + ("" if len(plan.problems) == 1 else f" (problem {label!r} vs rest)"))
         fits.append(fit)
         deltas.append(np.zeros(X.shape[0]) if delta is None else delta)
-        bar.update()
     bar.close()
     U = np.stack([f.u for f in fits])  # (n_problems, number of expansion points)
     if K is not None:  # LP (23)'s u: the coefficients are y_j u_j
