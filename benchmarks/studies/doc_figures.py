@@ -285,9 +285,10 @@ def robust_vs_highs_grid(results: Path) -> dict[str, str]:
 
 
 def constants_robust(results: Path) -> dict[str, str]:
-    from svmopt.robust.plan import AUTO_LANDMARKS, AUTO_LANDMARKS_MAX, AUTO_MAX_ROWS
+    from svmopt.robust.plan import AUTO_LANDMARKS, AUTO_LANDMARKS_MAX, AUTO_MAX_ROWS, AUTO_ROWS_PER_LANDMARK
 
-    return {"max_rows": f"{AUTO_MAX_ROWS:,}", "lo": f"{AUTO_LANDMARKS:,}", "hi": f"{AUTO_LANDMARKS_MAX:,}"}
+    return {"max_rows": f"{AUTO_MAX_ROWS:,}", "lo": f"{AUTO_LANDMARKS:,}", "hi": f"{AUTO_LANDMARKS_MAX:,}",
+            "per": f"{AUTO_ROWS_PER_LANDMARK:,}"}
 
 
 def constants_lp(results: Path) -> dict[str, str]:
@@ -394,9 +395,9 @@ FIGURES: tuple[Figure, ...] = (
            "where the cutting planes, whose cuts stay valid across ν, cost {cp}× theirs; {faster}.",
            robust_vs_highs_grid, "robust_ipm_vs_highs.json"),
     Figure("docs/performance.md", "`n_landmarks=\"auto\"` keeps the paper's model up to {max_rows} training rows and "
-           "takes n / 20 landmarks above (at least {lo}, at most {hi};", constants_robust,
-           "svmopt.robust.plan.AUTO_MAX_ROWS, AUTO_LANDMARKS, AUTO_LANDMARKS_MAX"),
-    Figure("docs/guide/robust.md", "`\"auto\"`: the paper's model up to {max_rows} rows, n/20 landmarks above "
+           "takes n / {per} landmarks above (at least {lo}, at most {hi};", constants_robust,
+           "svmopt.robust.plan.AUTO_MAX_ROWS, AUTO_LANDMARKS, AUTO_LANDMARKS_MAX, AUTO_ROWS_PER_LANDMARK"),
+    Figure("docs/guide/robust.md", "`\"auto\"`: the paper's model up to {max_rows} rows, n/{per} landmarks above "
            "(at least {lo}, at most {hi})", constants_robust, "svmopt.robust.plan.AUTO_MAX_ROWS, ..."),
     Figure("docs/performance.md", "passes the reduced LP to HiGHS only up to {direct} kernel values n × L",
            constants_lp, "svmopt.robust.plan.DIRECT_LP_MAX_CELLS"),
