@@ -41,8 +41,9 @@ def test_binary_argmax_is_the_prediction_on_every_input(f, a_pos, a_neg, scale, 
 
 
 @settings(max_examples=300, deadline=None, database=None)
-@given(D=st.integers(3, 6).flatmap(lambda k: arrays(np.float64, st.tuples(st.integers(1, 30), st.just(k)),
-                                                     elements=st.one_of(decision, st.sampled_from([1.0, 1.0 + 2**-52])))),
+@given(D=st.integers(3, 6).flatmap(lambda k: arrays(
+           np.float64, st.tuples(st.integers(1, 30), st.just(k)),
+           elements=st.one_of(decision, st.sampled_from([1.0, 1.0 + 2**-52])))),
        temperature=slopes, scale=scales)
 def test_multiclass_argmax_is_the_prediction_on_every_input(D, temperature, scale):
     cal = MulticlassCalibration(temperature, scale)

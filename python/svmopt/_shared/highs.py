@@ -481,11 +481,17 @@ class HighsModel:
         self._runner.subscribe(self._h)  # the interrupt poll first
         stopping = self._runner.deferral  # once a Ctrl-C asked the solve to stop, none of these is called
         if bounds is not None:
-            self._h.cbMipInterrupt.subscribe(lambda e: stopping.stop or bounds(
-                e.data_out.running_time, e.data_out.mip_primal_bound, e.data_out.mip_dual_bound))
+            def on_bounds(e: Any) -> None:
+                if not stopping.stop:
+                    bounds(e.data_out.running_time, e.data_out.mip_primal_bound, e.data_out.mip_dual_bound)
+
+            self._h.cbMipInterrupt.subscribe(on_bounds)
         if improving is not None:
-            self._h.cbMipImprovingSolution.subscribe(
-                lambda e: stopping.stop or improving(e.data_out.running_time, e.data_out.mip_primal_bound))
+            def on_improving(e: Any) -> None:
+                if not stopping.stop:
+                    improving(e.data_out.running_time, e.data_out.mip_primal_bound)
+
+            self._h.cbMipImprovingSolution.subscribe(on_improving)
         if interrupt is not None:
             def poll(e):
                 if not stopping.stop and interrupt(e.data_out.running_time, e.data_out.mip_primal_bound):

@@ -116,7 +116,7 @@ class InterruptPoll:
 
 
 def run_aside(call: Callable[[], _T], deferral: SignalDeferral, stopping: Callable[[threading.Thread], None],
-              finish: Callable[[], None] | None = None) -> _T:
+              finish: Callable[[], object] | None = None) -> _T:
     """``call()`` on a helper thread while this (the main) thread waits for it, handling signals as they come.
 
     When a handler raises (``KeyboardInterrupt``), ``deferral.stop`` is set -- the call's interrupt polls stop it --,

@@ -15,10 +15,10 @@ Per binary problem:
    the whitening of step 1 may shrink the covariance towards ``mean(eig) I`` by the Ledoit-Wolf amount (a
    covariance estimated from few rows per feature); both by held-out errors on ``cv`` folds (an int: stratified
    folds of each binary problem's rows; a splitter or a list of splits: their rows of the problem)
-   (:data:`RATIO_GRID` x {0, Ledoit-Wolf}), each candidate scored with the exact closest points of step 4, and
-   chosen by a one-standard-error rule on the paired folds that keeps the paper's construction (ratio 1, no
-   shrinkage) unless another candidate is better beyond the noise of the folds
-   (:func:`svmopt.ellipsoid.selection.select_pair`). A class covariance
+   (:data:`RATIO_GRID` x {0, Ledoit-Wolf}, the ratios beyond 2^-3 ... 2^3 only while the lowest error is on the
+   edge), each candidate scored with the exact closest points of step 4, and chosen by a one-standard-error rule on
+   the paired folds that keeps the paper's construction (ratio 1, no shrinkage) unless another candidate is better
+   beyond the noise of the folds (:func:`svmopt.ellipsoid.selection.select_pair`). A class covariance
    singular in the working space (one-hot features, fewer rows than features) gets a ridge of ``1e-6 lambda_max``
    (:data:`svmopt.ellipsoid.geometry.SINGULAR_RIDGE`) instead of no ellipsoid.
 3. Shrink fallback (not in the paper): if the ellipsoids intersect, both are shrunk by ``s = gamma * s*`` with
@@ -138,8 +138,9 @@ class EllipsoidPSOClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         The paper's revert rule for infeasible moves, or their projection onto the ellipsoid (extension).
     ratio : float > 0, "auto" or array-like of floats > 0, default "auto"
         The class-1 ellipsoid's radius is multiplied by ``sqrt(ratio)``, the class-2 one's divided by it (1 = the
-        paper's ellipsoids). ``"auto"``: chosen per binary problem among :data:`RATIO_GRID` by held-out errors (see
-        ``cv``). An array: one ratio per binary model (in the order of ``pairs_``), e.g. a fitted model's
+        paper's ellipsoids). ``"auto"``: chosen per binary problem among :data:`RATIO_GRID` (2^-6 ... 2^6; beyond
+        2^-3 ... 2^3 only while the lowest held-out error is on the edge of the ratios scored) by held-out errors
+        (see ``cv``). An array: one ratio per binary model (in the order of ``pairs_``), e.g. a fitted model's
         ``ratios_``; then ``shrinkage`` must be given per model too, and nothing is selected.
     shrinkage : float in [0, 1], "ledoit_wolf", "auto" or array-like of those, default "auto"
         Shrinkage of the covariance the whitening uses towards ``mean(eig) I`` (0 = the paper's). ``"auto"``: 0 or
@@ -195,8 +196,9 @@ class EllipsoidPSOClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
     selection_ : dict or None
         The candidates (``shrinkage``, ``ratio``), the held-out error rates per model (``errors``, shape
         (n_models, n_shrinkages, n_ratios)) and per model its held-out errors per fold (``fold_errors``, a list of
-        arrays (n_folds, n_shrinkages, n_ratios): counts, or weights of the misclassified rows; NaN where not
-        scored), which the one-standard-error rule compares; None when nothing was selected.
+        arrays (n_folds, n_shrinkages, n_ratios): counts, or weights of the misclassified rows in units of the
+        power of two at or above the largest weight; NaN where not scored), which the one-standard-error rule
+        compares; None when nothing was selected.
     shrink_factors_ : ndarray (n_models,)
         ``s`` per model (1 = no shrink).
     n_shrunk_ : int
@@ -362,7 +364,8 @@ class EllipsoidPSOClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         over a power of two and mapped back exactly (:func:`svmopt.ellipsoid.projection.map_back`), but with
         ``projection="none"`` and ``solver="pso"``, where it is refused (see Notes, "Scale"). ``n_features`` is
         bounded by the memory budget (:func:`svmopt.get_memory_budget`): a binary problem forms d x d
-        covariances."""
+        covariances (with fewer rows than features it works on the rows' SVD and Gram matrix instead, but the
+        budget is checked for d x d all the same)."""
         budget = TimeBudget(self.max_time)
         X_given, y_given = X, y
         X, yi, w, splits = self._validate_rows(X, y, sample_weight)

@@ -207,8 +207,8 @@ def _maximize_on_sphere(fun, n: int, u0: np.ndarray, slope=None) -> np.ndarray:
     v0 = u0 / np.linalg.norm(u0)
     # fun in the power of two of its magnitude at +-v0: BFGS's gradient tolerance is absolute, and fun (a distance)
     # scales with the data, so without it the stopping point (and the model) moved with the scale of X
-    size = float(np.max(np.abs(fun(np.vstack([v0, -v0])))))
-    unit = float(power_of_two_unit(np.asarray(size)))
+    magnitude = float(np.max(np.abs(fun(np.vstack([v0, -v0])))))
+    unit = float(power_of_two_unit(np.asarray(magnitude)))
     res = optimize.minimize(
         lambda v: -float(fun((v / np.linalg.norm(v))[None, :])[0]) / unit, v0, method="BFGS", options={"gtol": 1e-12}
     )

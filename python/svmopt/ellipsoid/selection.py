@@ -22,6 +22,7 @@ from svmopt._shared.runtime import TimeBudget
 from svmopt._shared.selection import first_lowest, first_within_noise, fold_errors, fold_totals
 from svmopt._shared.splits import cv_splits, index_pairs, restrict_splits
 from svmopt.ellipsoid.binary import ClosestSolver, Construction, PairData, hyperplane, working_space
+from svmopt.ellipsoid.geometry import unit_weights
 
 #: ``ratio="auto"``: the radius ratios of the two class ellipsoids compared by cross-validation (1 = the paper's).
 RATIO_GRID = 2.0 ** np.arange(-6.0, 7.0)
@@ -130,7 +131,8 @@ def select_pair(pair: PairData, plan: SelectionPlan, cons: Construction, closest
     rows) counts that fold's held-out rows as errors. When ``deadline`` passes, only the folds every scored
     candidate completed count (none: the first of the order, errors NaN). Returns the choice, the error rates,
     shape (n_shrinkages, n_ratios), and the held-out errors per fold (counts, or weights of the misclassified
-    rows), shape (n_folds, n_shrinkages, n_ratios); NaN where not scored."""
+    rows over the power of two at or above the largest weight), shape (n_folds, n_shrinkages, n_ratios); NaN where
+    not scored."""
     shrinks, ratios = plan.shrinks, plan.ratios
     order = plan.order()
     shape = (len(shrinks), ratios.size)
@@ -139,8 +141,11 @@ def select_pair(pair: PairData, plan: SelectionPlan, cons: Construction, closest
     t = np.r_[np.ones(len(pair.V1), dtype=int), np.zeros(len(pair.V2), dtype=int)]
     V = np.vstack([pair.V1, pair.V2])
     wv = None if pair.w1 is None or pair.w2 is None else np.r_[pair.w1, pair.w2]
+    # the errors in units of the largest weight (an exact power of two): their fold differences and standard errors
+    # neither overflow nor underflow at any magnitude of the weights
+    wu = None if wv is None else unit_weights(wv)[0]
     folds = pair.folds
-    held = [va.size if wv is None else float(wv[va].sum()) for _, va in folds]
+    held = [va.size if wu is None else float(wu[va].sum()) for _, va in folds]
     spaces: dict[tuple[int, int], Any] = {}  # (fold, shrinkage index) -> scoring space or the ValueError
 
     def space(f: int, i: int) -> Any:
@@ -167,7 +172,7 @@ def select_pair(pair: PairData, plan: SelectionPlan, cons: Construction, closest
         except ValueError:
             return held[f]
         wrong = ((V[va] @ mdl["w_in"] + mdl["b_in"]) >= 0) != (t[va] == 1)
-        return int(np.count_nonzero(wrong)) if wv is None else float(wv[va] @ wrong)
+        return int(np.count_nonzero(wrong)) if wu is None else float(wu[va] @ wrong)
 
     errors = np.full((len(folds), plan.n_candidates), np.nan)
     window = np.flatnonzero(np.abs(np.log2(ratios)) <= RATIO_WINDOW)
@@ -175,7 +180,8 @@ def select_pair(pair: PairData, plan: SelectionPlan, cons: Construction, closest
     tried, todo, stopped = list(first), list(first), False
     while todo and not stopped:
         cols = _scored(todo, shrinks, ratios)
-        part, stopped = fold_errors(len(folds), len(cols), lambda f, c, cols=cols: score(f, cols[c]), deadline, bar)
+        part, stopped = fold_errors(len(folds), len(cols), lambda f, c, cols=cols: score(f, cols[c]),  # type: ignore[misc]
+                                     deadline, bar)
         errors[:, cols] = part
         scored = _scored(tried, shrinks, ratios)
         totals, counted = fold_totals(errors[:, scored], complete="fold")

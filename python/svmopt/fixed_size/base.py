@@ -193,8 +193,7 @@ class ProbabilityStreamError(ValueError, AttributeError):
 
 class only_with_fixed_hyperparameters:
     """The ``partial_fit`` descriptor: the method when :meth:`FixedSizeLSSVM._fixed_hyperparameters` holds, else
-    its :class:`FixedHyperparametersError` (or :class:`ProbabilityStreamError`) on access (scikit-learn's ``available_if`` would replace that message by
-    "has no attribute 'partial_fit'")."""
+    its :class:`FixedHyperparametersError` (or :class:`ProbabilityStreamError`) on access, not "no attribute"."""
 
     def __init__(self, fn: Any):
         self.fn = fn

@@ -7,7 +7,8 @@ Nelder–Mead in log space on the fast v-fold CV cost (19)-(21), or gamma the be
 sigma^2 (``gamma_search="path"``), or the given values with an informational CV score; then the ridge solve (7) on
 all the problem's rows. A problem of more than ``tune_rows`` rows is tuned on a stratified sample of them
 (:meth:`SearchRun._sample`, held in memory), then solved on all of them in one pass; ``n_iter_no_change`` stops each
-stage of the search (:class:`svmopt.fixed_size.tuning.StallStop`). The CV engine is the core's (:class:`CoreCVEngine`: rows in memory, features within the
+stage of the search (:class:`svmopt.fixed_size.tuning.StallStop`). The CV engine is the core's (:class:`CoreCVEngine`:
+rows in memory, features within the
 budget), the streamed one (:class:`CVEngine`) or the Dask one (:class:`DaskCVEngine`).
 """
 
@@ -65,7 +66,7 @@ N_ITER_NO_CHANGE = 20
 #: from threads and lose much to their synchronization on a busy machine. A new sigma^2 of 2,000 rows at m = 500
 #: took 90 ms of CPU on one thread against 1,120 ms on two (m = 200: 14 against 300 ms), the wall time falling
 #: likewise (docs/guide/fixed_size.md#tuning-on-a-sample).
-SMALL_SEARCH = 2e9
+SMALL_SEARCH = 1e10
 #: ``tune_rows``: the gamma tuned on a sample of k of a problem's n rows is used on all n rows as gamma * (n / k) **
 #: GAMMA_TRANSFER (0: as tuned; 1: the same penalty per row in (7), whose loss sums over the rows).
 GAMMA_TRANSFER = 0.0
@@ -145,7 +146,7 @@ class Tuned:
     stopped_early: bool = False  # a stage of the search stopped by n_iter_no_change
 
 
-def _tunes_sigma2(mode: str, sigma2_fixed: float | None) -> bool:
+def _tunes_sigma2(mode: str, sigma2_fixed: float | np.ndarray | None) -> bool:
     return mode == "rbf" and sigma2_fixed is None
 
 

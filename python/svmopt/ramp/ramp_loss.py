@@ -416,7 +416,7 @@ class RampLossSVC(BinaryLinearClassifier):
             self._fit_cccp(problem, plan, clock, self._warm_point(previous, X.shape[1]), log)
         else:
             self._set_milp(problem, self._solve_milp(problem, plan, clock, log), clock, log)
-        if log.report("RampLossSVC", clock) and self.status_ in ("heuristic", "local"):
+        if log.report("RampLossSVC", clock) and self.status_ in ("heuristic", "local"):  # type: ignore[has-type]
             self.status_ = "limit"
         self._warn_degenerate(X, sw)
         clock.finish(self)

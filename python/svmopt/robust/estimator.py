@@ -496,8 +496,8 @@ class RobustSVC(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         nus = np.unique(self.nu_)
         params: dict[str, Any] = {
             "kernel": self.kernel_, "nu": float(nus[0]) if nus.size == 1 else nus.tolist(),
-            "n_landmarks": None if self.model_ == "paper" else int(self.landmarks_.shape[0]), "verbose": False,
-            "warm_start": False}
+            "n_landmarks": None if self.model_ == "paper" else int(np.asarray(self.landmarks_).shape[0]),
+            "verbose": False, "warm_start": False}
         if self.rho_ is not None:
             params["rho"] = float(self.rho_)
         if nus.size > 1 and cv_is_index_pairs(self.cv):  # index pairs of every row do not index a fold's rows

@@ -127,6 +127,7 @@ class _KernelRows:
 
 
 def _kernel_rows(kern: Kernel, X: np.ndarray, Z: np.ndarray | None, stream: bool) -> _KernelRows:
+    F: np.ndarray | None
     if Z is None:
         F, r = kern.gram(X), None
     else:
@@ -167,12 +168,13 @@ def choose(fold_err: np.ndarray, nu_order: np.ndarray, *, kernel_noise: bool = F
     n_folds, n_k, n_r, n_p, n_nu = fold_err.shape
     if constant is None:
         constant = np.zeros(fold_err.shape, dtype=bool)
-    collapsed = constant.any(axis=0)  # (n_k, n_r, n_p, n_nu)
+    collapsed = np.asarray(constant.any(axis=0))  # (n_k, n_r, n_p, n_nu)
     sums, counted = fold_totals(fold_err.reshape(n_folds, -1), complete="candidate")
     sums = sums.reshape(n_k, n_r, n_p, n_nu)
     pick = np.zeros((n_k, n_r, n_p), dtype=np.intp)
     for idx in np.ndindex(n_k, n_r, n_p):
-        pick[idx] = (first_within_noise(fold_err[(slice(None), *idx)], counted, _real_first(nu_order, collapsed[idx]))
+        column = fold_err[(slice(None),) + tuple(idx)]  # noqa: RUF005 (mypy targets Python 3.10)
+        pick[idx] = (first_within_noise(column, counted, _real_first(nu_order, collapsed[idx]))
                      if nu_noise else first_lowest(sums[idx], nu_order))
     # per fold and (kernel, rho): its problems' errors at their nu (NaN where a fold did not score one)
     at_pick = np.take_along_axis(fold_err, pick[None, ..., None], axis=4)[..., 0].sum(axis=3).reshape(n_folds, -1)
