@@ -574,11 +574,13 @@ def test_max_time_on_the_python_tuning_path_and_multiclass():
     X, y = _three_classes()
     X = np.repeat(X, 20, axis=0) + 0.01 * np.random.default_rng(0).normal(size=(1200, 2))
     y = np.repeat(y, 20)
+    # a budget no fit of this size meets on any machine (the fit took 0.17 s on an idle one, so a 0.3 s budget was
+    # not always reached), tuned on every row (tune_rows=None) so that the Python engine runs under the search
     t = time.perf_counter()
     with pytest.warns(ConvergenceWarning):  # weighted, streamed: the Python engine under the core's search
-        est = FixedSizeLSSVC(n_prototypes=60, class_weight="balanced", max_time=0.3, feature_memory=1,
-                             random_state=0).fit(X, y)
-    assert time.perf_counter() - t < 0.3 * 1.1 + 0.5
+        est = FixedSizeLSSVC(n_prototypes=60, class_weight="balanced", max_time=0.02, feature_memory=1,
+                             tune_rows=None, random_state=0).fit(X, y)
+    assert time.perf_counter() - t < 0.02 * 1.1 + 2.0  # the budget's overshoot, generous for a loaded machine
     assert est.max_time_reached_ and est.predict(X).shape == (1200,)
     assert np.all(np.isfinite(est.gamma_))
 
