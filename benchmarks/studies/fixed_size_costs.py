@@ -28,7 +28,6 @@ import argparse
 import itertools
 import json
 import os
-import platform
 import statistics
 import tempfile
 import time
@@ -39,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.studies.scale_fixed_size import make_data
-from benchmarks.studies.util import RESULTS, command_line, git_head, uncommitted
+from benchmarks.studies.util import RESULTS, run_meta
 
 
 def load(n: int, d: int, workdir: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -138,7 +137,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--workdir", default=tempfile.gettempdir(), help="where the data files are written (then removed)")
     ap.add_argument("--out", type=Path, default=RESULTS / "fixed_size_costs.json")
     args = ap.parse_args(argv)
-    import svmopt
 
     t0, load0 = time.perf_counter(), os.getloadavg()[0]
     common = {"rounds": args.rounds, "gamma": args.gamma, "sigma2": args.sigma2, "workdir": args.workdir}
@@ -152,15 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "partial_fit" in args.parts:
         out["partial_fit"] = partial(args.partial_rows, args.d, args.partial_m, args.chunks, **common)
         print("partial_fit", json.dumps(out["partial_fit"]["summary"]), flush=True)
-    out["meta"] = {"command": command_line(__spec__.name, argv), "git HEAD": git_head(),
-                   "uncommitted changes": uncommitted(),
-                   "date": time.strftime("%Y-%m-%d"), "cpus": os.cpu_count(),
-                   "OMP_NUM_THREADS / OPENBLAS_NUM_THREADS": [os.environ.get(v, "unset") for v in
-                                                              ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")],
-                   "load average before / after": [round(load0, 2), round(os.getloadavg()[0], 2)],
-                   "gamma": args.gamma, "sigma2": args.sigma2,
-                   "svmopt": svmopt.__version__, "python / numpy": f"{platform.python_version()} / {np.__version__}",
-                   "total run time": f"{time.perf_counter() - t0:.1f} s"}
+    out["meta"] = run_meta(__spec__.name, argv, t0, load0, gamma=args.gamma, sigma2=args.sigma2)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")

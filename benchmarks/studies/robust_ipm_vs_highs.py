@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -36,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.studies.scale_fixed_size import make_data
-from benchmarks.studies.util import RESULTS, command_line, git_head, uncommitted
+from benchmarks.studies.util import RESULTS, run_meta
 
 #: the two data sets, by their key in the JSON
 DATASETS = ("scale_data_d20_alpha4", "asv_reduced_model_data_d8")
@@ -136,7 +135,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--workdir", default=tempfile.gettempdir(), help="where the scale data file is written")
     ap.add_argument("--out", type=Path, default=RESULTS / "robust_ipm_vs_highs.json")
     args = ap.parse_args(argv)
-    import svmopt
 
     t0 = time.perf_counter()
     load0 = os.getloadavg()
@@ -152,14 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                       f"HiGHS {rec['highs']['wall']:.2f} s", flush=True)
     out["protocol"] = ("one process, back to back, kernel rows cached; nu = 1 and the grid NU_GRID = "
                        "logspace(-3, 0, 5); best of --repeat runs")
-    out["meta"] = {"command": command_line(__spec__.name, argv), "git HEAD": git_head(),
-                   "uncommitted changes": uncommitted(),
-                   "date": time.strftime("%Y-%m-%d"), "cpus": os.cpu_count(),
-                   "OMP_NUM_THREADS / OPENBLAS_NUM_THREADS": [os.environ.get(v, "unset") for v in
-                                                              ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")],
-                   "load average before / after": [round(load0[0], 2), round(os.getloadavg()[0], 2)],
-                   "svmopt": svmopt.__version__, "python / numpy": f"{platform.python_version()} / {np.__version__}",
-                   "total run time": f"{time.perf_counter() - t0:.1f} s"}
+    out["meta"] = run_meta(__spec__.name, argv, t0, load0[0])
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")

@@ -46,6 +46,28 @@ def command_line(module: str, argv: Sequence[str] | None) -> str:
     return " ".join(["python -m", module, *(argv if argv is not None else sys.argv[1:])])
 
 
+def run_meta(module: str, argv: Sequence[str] | None, t0: float, load0: float, **extra: Any) -> dict[str, Any]:
+    """The ``meta`` record of a study's results file: its command, commit and uncommitted changes, the machine's
+    CPUs, thread settings and load average (``load0`` before the run, now after), versions and the run time since
+    ``t0`` (a ``time.perf_counter()`` value); ``extra`` (e.g. the run's fixed hyperparameters) after the load."""
+    import platform
+
+    import numpy as np
+
+    import svmopt
+
+    meta: dict[str, Any] = {
+        "command": command_line(module, argv), "git HEAD": git_head(), "uncommitted changes": uncommitted(),
+        "date": time.strftime("%Y-%m-%d"), "cpus": os.cpu_count(),
+        "OMP_NUM_THREADS / OPENBLAS_NUM_THREADS": [os.environ.get(v, "unset") for v in
+                                                   ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")],
+        "load average before / after": [round(load0, 2), round(os.getloadavg()[0], 2)]}
+    meta.update(extra)
+    meta.update({"svmopt": svmopt.__version__, "python / numpy": f"{platform.python_version()} / {np.__version__}",
+                 "total run time": f"{time.perf_counter() - t0:.1f} s"})
+    return meta
+
+
 def fit_timed(est: Any, X: Any, y: Any) -> tuple[float, float, int]:
     """``est.fit(X, y)``: wall and CPU seconds, and the number of ConvergenceWarnings it issued."""
     with warnings.catch_warnings(record=True) as caught:

@@ -150,13 +150,7 @@ class MulticlassCalibration:
         with np.errstate(over="ignore"):
             S = (2.0 * self.temperature) * (half / self.scale)
         logp = S - special.logsumexp(S, axis=1, keepdims=True)
-        k = np.argmax(D, axis=1)
-        rows = np.arange(D.shape[0])
-        top = logp[rows, k]
-        logp[rows, k] = -np.inf
-        rest = logp.max(axis=1)
-        logp[rows, k] = np.where(top > rest, top, np.nextafter(rest, np.inf))
-        return logp
+        return _strict_top(logp, np.argmax(D, axis=1))
 
     def proba(self, D: np.ndarray) -> np.ndarray:
         return _consistent_exp(self.log_proba(D))
@@ -165,14 +159,18 @@ class MulticlassCalibration:
 def _consistent_exp(logp: np.ndarray) -> np.ndarray:
     """``exp(logp)``, keeping the row's strictly largest entry strictly largest (exp may round two neighbours of
     the log scale to one float)."""
-    P = np.exp(logp)
-    k = np.argmax(logp, axis=1)
-    rows = np.arange(P.shape[0])
-    top = P[rows, k]
-    P[rows, k] = -np.inf
-    rest = P.max(axis=1)
-    P[rows, k] = np.where(top > rest, top, np.nextafter(rest, np.inf))
-    return P
+    return _strict_top(np.exp(logp), np.argmax(logp, axis=1))
+
+
+def _strict_top(A: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """``A`` with each row's entry ``k`` made strictly its largest (raised to the next float above the others where
+    rounding had tied or passed it), in place."""
+    rows = np.arange(A.shape[0])
+    top = A[rows, k]
+    A[rows, k] = -np.inf
+    rest = A.max(axis=1)
+    A[rows, k] = np.where(top > rest, top, np.nextafter(rest, np.inf))
+    return A
 
 
 Calibration = BinaryCalibration | MulticlassCalibration

@@ -13,7 +13,7 @@ fit scores several values at once (the robust SVC's nu path: every nu of a path 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -29,15 +29,8 @@ def fold_errors(n_folds: int, n_candidates: int, score: Callable[[int, int], flo
     the folds outer and the candidates in their order within each; NaN where not scored. No score starts once
     ``time.perf_counter()`` reaches ``deadline`` (None: no deadline): the search stops there, and the second value
     says so. ``bar`` (a progress bar) is updated once before each score."""
-    errors = np.full((n_folds, n_candidates), np.nan)
-    for f in range(n_folds):
-        for c in range(n_candidates):
-            if deadline is not None and time.perf_counter() >= deadline:
-                return errors, True
-            if bar is not None:
-                bar.update()
-            errors[f, c] = score(f, c)
-    return errors, False
+    pairs = ((f, c) for f in range(n_folds) for c in range(n_candidates))
+    return _scored(np.full((n_folds, n_candidates), np.nan), pairs, score, deadline, bar)
 
 
 def candidate_fold_errors(n_folds: int, n_candidates: int, score: Callable[[int, int], np.ndarray],
@@ -50,14 +43,19 @@ def candidate_fold_errors(n_folds: int, n_candidates: int, score: Callable[[int,
     ``time.perf_counter()`` reaches ``deadline`` (None: no deadline): the search stops there, and the second value
     says so. ``bar`` (a progress bar) is updated once before each score. The folds summed as :func:`fold_totals`
     sums them, after ``errors.reshape(n_folds, -1)``."""
-    errors = np.full((n_folds, n_candidates, *shape), np.nan)
-    for c in range(n_candidates):
-        for f in range(n_folds):
-            if deadline is not None and time.perf_counter() >= deadline:
-                return errors, True
-            if bar is not None:
-                bar.update()
-            errors[f, c] = score(f, c)
+    pairs = ((f, c) for c in range(n_candidates) for f in range(n_folds))
+    return _scored(np.full((n_folds, n_candidates, *shape), np.nan), pairs, score, deadline, bar)
+
+
+def _scored(errors: np.ndarray, pairs: Iterable[tuple[int, int]], score: Callable[[int, int], Any],
+            deadline: float | None, bar: Any) -> tuple[np.ndarray, bool]:
+    """``errors[f, c] = score(f, c)`` over ``pairs`` in their order until ``deadline``; whether it stopped there."""
+    for f, c in pairs:
+        if deadline is not None and time.perf_counter() >= deadline:
+            return errors, True
+        if bar is not None:
+            bar.update()
+        errors[f, c] = score(f, c)
     return errors, False
 
 

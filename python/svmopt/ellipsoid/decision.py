@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from svmopt._shared.multiclass import ovo_scores
 from svmopt.ellipsoid.projection import relative_norms
 
 
@@ -28,16 +29,7 @@ def decision_values(Z: np.ndarray, coef: np.ndarray, pairs: list[tuple[int, int]
     Zn = Z / relative_norms(coef)
     if multiclass == "ovr":
         return Zn
-    n = Z.shape[0]
-    votes = np.zeros((n, n_classes))
-    margin = np.zeros((n, n_classes))
-    for k, (a, b) in enumerate(pairs):
-        pos = Z[:, k] >= 0
-        votes[:, a] += pos
-        votes[:, b] += ~pos
-        margin[:, a] += Zn[:, k]
-        margin[:, b] -= Zn[:, k]
-    return votes + margin / (3.0 * (np.abs(margin) + 1.0))
+    return ovo_scores(Z, pairs, n_classes, margins=Zn)
 
 
 def predicted_classes(D: np.ndarray, classes: np.ndarray) -> np.ndarray:

@@ -17,6 +17,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from svmopt._shared.calibration import ProbabilityMixin
 from svmopt._shared.moments import weighted_variance_denominator, weighted_variance_denominator_of_sums
+from svmopt._shared.multiclass import ovo_scores
 from svmopt._shared.prototypes import MAX_CANDIDATES
 from svmopt._shared.validation import CLASS_WEIGHT, StrOptions, shown
 from svmopt.fixed_size.base import FixedSizeLSSVM, only_with_fixed_hyperparameters
@@ -571,15 +572,7 @@ class FixedSizeLSSVC(ProbabilityMixin, ClassifierMixin, FixedSizeLSSVM):
             return F[:, 0]
         M = self.classes_.size
         if self.coding_ == "ovo":
-            votes = np.zeros((F.shape[0], M))
-            conf = np.zeros((F.shape[0], M))
-            for j, (a, b) in enumerate(self.pairs_):
-                pos = F[:, j] >= 0
-                votes[:, a] += pos
-                votes[:, b] += ~pos
-                conf[:, a] += F[:, j]
-                conf[:, b] -= F[:, j]
-            return votes + conf / (3.0 * (np.abs(conf) + 1.0))
+            return ovo_scores(F, self.pairs_, M)
         S = np.where(F >= 0, 1.0, -1.0)
         ham = (S[:, None, :] != self.codebook_[None, :, :]).sum(axis=2)
         euc = np.sqrt(((F[:, None, :] - self.codebook_[None, :, :]) ** 2).sum(axis=2))

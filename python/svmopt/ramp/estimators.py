@@ -492,13 +492,9 @@ class FeatureBudgetSVC(BinaryLinearClassifier):
 
     Notes
     -----
-    Scale (decision): X is used as given. With C fixed the model is not scale invariant: on ``X / s`` (``w``
-    scaled back) it is the same problem only with C replaced by ``C s``. At a tiny scale of X the optimum is
-    ``w = 0`` (certified when C times every column's sum of ``|x|`` is at most 1); a fitted ``w = 0`` warns
-    (UserWarning) with X's largest magnitude and the remedy, standardize X (``StandardScaler``) or raise C. X of
-    magnitude >= 1e15, ``C`` times a weight that large, big-M coefficients that large, or columns below 1e-9 that the
-    optimum may use (HiGHS reads them as 0) are a ValueError before any work (:mod:`svmopt.ramp.magnitude`; the same
-    for every estimator of this family).
+    Scale (decision): as :class:`L1SVC`'s Notes say (X used as given; on ``X / s`` the same problem with C replaced
+    by ``C s``; a fitted ``w = 0`` at a tiny scale warns; magnitudes HiGHS cannot represent are a ValueError before
+    any work, :mod:`svmopt.ramp.magnitude`).
 
     References
     ----------

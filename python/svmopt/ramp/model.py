@@ -185,6 +185,17 @@ def _limit_status(exc: SolverError) -> bool:
     return any(word in st for word in ("limit", "interrupt"))
 
 
+def _solve_to_limit(model: Any) -> tuple[Any, str | None]:
+    """``model.solve(iterate_at_limit=True)`` and None, or None and the HiGHS status when HiGHS stopped at a limit
+    before it had any values (any other SolverError is raised)."""
+    try:
+        return model.solve(iterate_at_limit=True), None
+    except SolverError as exc:
+        if not _limit_status(exc):
+            raise
+        return None, str(exc.status)
+
+
 def svm_l1_point(X: np.ndarray, y: np.ndarray, C: Any, *, features: np.ndarray | None = None,
                  points: np.ndarray | None = None, xi_cap: float = INF, options: dict | None = None,
                  time_limit: float | None = None) -> tuple[np.ndarray, float, np.ndarray, float, str | None]:
@@ -197,12 +208,7 @@ def svm_l1_point(X: np.ndarray, y: np.ndarray, C: Any, *, features: np.ndarray |
     model, feats, pts = _svm_l1_model(X, y, C, features, points, xi_cap, options, time_limit)
     m = feats.size
     d = X.shape[1]
-    try:
-        res = model.solve(iterate_at_limit=True)
-    except SolverError as exc:
-        if not _limit_status(exc):
-            raise
-        res, status = None, str(exc.status)
+    res, status = _solve_to_limit(model)
     if res is not None and res.optimal:
         w = np.zeros(d)
         w[feats] = res.x[:m] - res.x[m:2 * m]
@@ -237,12 +243,9 @@ def solve_svm_l1_within(X: np.ndarray, y: np.ndarray, C: Any, *, options: dict |
     instead; so it is when HiGHS stopped before it had any values (the lower bound is then 0)."""
     model, _, _ = _svm_l1_model(X, y, C, None, None, INF, options, time_limit)
     d = X.shape[1]
-    try:
-        res = model.solve(iterate_at_limit=True)
-    except SolverError as exc:
-        if not _limit_status(exc):
-            raise
-        return np.zeros(d), constant_model(y, C)[1], 0.0, str(exc.status), "constant"
+    res, status = _solve_to_limit(model)
+    if res is None:
+        return np.zeros(d), constant_model(y, C)[1], 0.0, status, "constant"
     w = res.x[:d] - res.x[d:2 * d]
     b = float(res.x[2 * d])
     if res.optimal:

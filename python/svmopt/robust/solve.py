@@ -40,7 +40,8 @@ def expansion_points(plan: Plan, data: TrainingData) -> Any:
 def finite(M: np.ndarray, what: str, absmax: float | None = None) -> np.ndarray:
     """M, when every entry is finite and of magnitude below MAX_KERNEL_MAGNITUDE; else a ValueError naming the
     magnitude of X (``absmax``, its largest |x|) and the remedy (the same for every solver)."""
-    top = float(np.max(np.abs(M))) if M.size else 0.0
+    # the largest |entry| as max(M.max(), -M.min()): no temporary of M's size (NaN propagates through both)
+    top = max(float(M.max()), -float(M.min())) if M.size else 0.0
     of_x = "" if absmax is None else f" (X has entries of magnitude up to {absmax:.3g})"
     if not np.isfinite(top):
         raise ValueError(f"non-finite entries in {what}{of_x}; rescale X (e.g. StandardScaler) or lower the degree")
