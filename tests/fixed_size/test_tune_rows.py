@@ -43,6 +43,7 @@ def test_tuning_runs_on_a_stratified_sample_then_one_pass_over_all_rows(monkeypa
     assert abs(np.mean(targets > 0) - np.mean(y == 1)) < 1 / 200 + 1e-12  # stratified: the class shares kept
     p = est.problems_[0]
     assert p["tune_rows"] == 200 and p["n_rows"] == 900 and p["n_passes"] == 2  # the gathering and the final fit
+    assert p["gamma"] == pytest.approx(p["sample_gamma"] * 200 / 900, rel=1e-15)  # the sample's penalty per row
     # the final model is the fit of all rows at the chosen values with these prototypes
     fixed = FixedSizeLSSVC(gamma=est.gamma_, sigma2=est.sigma2_, prototypes=est.prototypes_, random_state=0).fit(X, y)
     np.testing.assert_allclose(fixed.decision_function(X), est.decision_function(X), atol=1e-8)
@@ -92,12 +93,25 @@ def test_every_source_gives_the_array_model(tmp_path, source):
     np.testing.assert_allclose(est.decision_function(X), ref.decision_function(X), atol=1e-7)
 
 
-def test_the_sample_keeps_its_weights_and_a_regressor_samples_uniformly():
+def test_the_sample_keeps_its_weights_and_a_regressor_samples_uniformly(monkeypatch):
+    import svmopt.fixed_size.search as search
+
     X, y = _data(500, seed=4)
     w = np.random.default_rng(0).uniform(0.5, 2.0, y.size)
     w[:50] = 0.0
+    seen = []
+    make = search.SearchRun._sample
+
+    def spy(self, problem, n_p):
+        seen.append(make(self, problem, n_p))
+        return seen[-1]
+
+    monkeypatch.setattr(search.SearchRun, "_sample", spy)
     est = FixedSizeLSSVC(tune_rows=120, **FAST).fit(X, y, sample_weight=w)
-    assert est.problems_[0]["tune_rows"] == 120 and est.problems_[0]["n_rows"] == 450
+    p = est.problems_[0]
+    assert p["tune_rows"] == 120 and p["n_rows"] == 450
+    share = w[w > 0][seen[0]].sum() / w.sum()  # the weight of the sample's rows
+    assert p["gamma"] == pytest.approx(p["sample_gamma"] * share, rel=1e-12)
     t = X[:, 0] + 0.1 * X[:, 1]
     reg = FixedSizeLSSVR(tune_rows=100, **FAST).fit(X, t)
     assert reg.problems_[0]["tune_rows"] == 100 and reg.score(X, t) > 0.9
