@@ -5,6 +5,8 @@ regressor's ``variable`` equals ``predict``) to 1e-9 on held-out rows, alone and
 StandardScaler converted by plain ``skl2onnx.to_onnx``. float32 graphs: within :data:`FLOAT32_RTOL` (the tolerance
 docs/guide/export.md documents; a one-vs-one vote or code bit flipped by a pairwise output within rounding of 0 moves
 a score by a whole vote, allowed on one row), the labels equal wherever svmopt's decision is not within it of a tie.
+With probability=True, ``probabilities`` is ``predict_proba`` (to :data:`PROBA_FLOAT64_RTOL` relative in float64,
+:data:`PROBA_FLOAT32_ATOL` absolute in float32), rows summing to 1, ``label`` its argmax.
 """
 
 from __future__ import annotations
@@ -47,6 +49,9 @@ ROOT = Path(__file__).resolve().parents[2]
 FLOAT64_ATOL = 1e-9
 #: float32: |onnx - svmopt| <= FLOAT32_RTOL * max(1, max |svmopt's scores|) (docs/guide/export.md).
 FLOAT32_RTOL = 1e-4
+#: probability=True: float64 probabilities relative to predict_proba; float32 ones absolute (docs/guide/export.md).
+PROBA_FLOAT64_RTOL = 1e-6
+PROBA_FLOAT32_ATOL = 1e-5
 
 KERNELS = {
     "linear": Kernel("linear"),
@@ -125,7 +130,10 @@ def _check_float64(model, X: np.ndarray, out: list) -> None:
     if hasattr(model, "classes_"):
         label, scores = out
         np.testing.assert_array_equal(label, model.predict(X))
-        np.testing.assert_allclose(scores, _scores(model, X), rtol=0, atol=FLOAT64_ATOL)
+        if hasattr(model, "predict_proba"):  # probability=True: the calibrated probabilities
+            _check_probabilities(model, X, label, scores, PROBA_FLOAT64_RTOL, 0.0)
+        else:
+            np.testing.assert_allclose(scores, _scores(model, X), rtol=0, atol=FLOAT64_ATOL)
     else:
         (variable,) = out
         assert variable.shape == (X.shape[0], 1)
@@ -229,6 +237,89 @@ def test_ties_follow_predict():
         label, _ = _run(svmopt.onnx.to_onnx(model, X0), X0)
         assert model.decision_function(X0)[0] == 0.0
         assert label[0] == model.predict(X0)[0] == model.classes_[expected]
+
+
+def _check_probabilities(model, X: np.ndarray, label: np.ndarray, proba: np.ndarray, rtol: float,
+                         atol: float) -> None:
+    """``probabilities`` is predict_proba (columns in classes_ order, rows summing to 1) and ``label`` its argmax."""
+    ref = model.predict_proba(X)
+    assert proba.shape == ref.shape == (X.shape[0], len(model.classes_))
+    np.testing.assert_allclose(proba, ref, rtol=rtol, atol=atol)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=0, atol=10 * np.finfo(proba.dtype).eps)
+    np.testing.assert_array_equal(label, model.classes_[np.argmax(proba, axis=1)])
+
+
+# every classifier with probability=True: two classes, and three where the estimator has a multiclass rule
+PROBA_CASES = [
+    ("RobustSVC-rbf-binary", lambda: RobustSVC(kernel=KERNELS["rbf"], nu=1.0, selection="training_error",
+                                               n_landmarks=None, probability=True, random_state=0), 2),
+    ("RobustSVC-rbf-ovr-reduced", lambda: RobustSVC(kernel=KERNELS["rbf"], nu=1.0, selection="training_error",
+                                                    n_landmarks=15, probability=True, random_state=0), 3),
+    ("RampLossSVC-binary", lambda: RampLossSVC(C=1.0, budget=3, method="cccp", random_state=0, probability=True), 2),
+    ("L1SVC-binary", lambda: L1SVC(C=1.0, probability=True), 2),
+    ("FeatureBudgetSVC-binary", lambda: FeatureBudgetSVC(C=1.0, budget=2, probability=True), 2),
+]
+for _coding, _k in (("binary", 2), ("ovo", 3), ("moc", 3)):
+    PROBA_CASES.append((f"FixedSizeLSSVC-rbf-{_coding}", lambda c=_coding: FixedSizeLSSVC(
+        n_prototypes=20, multiclass="moc" if c == "moc" else "ovo", n_csa=4, n_simplex=2, random_state=0,
+        probability=True), _k))
+for _coding, _k in (("binary", 2), ("ovo", 3), ("ovr", 3)):
+    PROBA_CASES.append((f"EllipsoidPSOClassifier-{_coding}", lambda c=_coding: EllipsoidPSOClassifier(
+        solver="exact", multiclass="ovr" if c == "ovr" else "ovo", ratio=1.0, shrinkage=0.0, probability=True,
+        random_state=0), _k))
+
+
+@pytest.mark.parametrize("name,factory,n_classes", PROBA_CASES, ids=[c[0] for c in PROBA_CASES])
+def test_probability_true_outputs_predict_proba(name, factory, n_classes):
+    model, Xte = _fit(factory, n_classes)
+    assert hasattr(model, "calibration_")
+    label, proba = _run(svmopt.onnx.to_onnx(model, Xte), Xte)
+    np.testing.assert_array_equal(label, model.predict(Xte))
+    _check_probabilities(model, Xte, label, proba, PROBA_FLOAT64_RTOL, 0.0)
+    label32, proba32 = _run(svmopt.onnx.to_onnx(model, Xte, dtype=np.float32), Xte, np.float32)
+    assert proba32.dtype == np.float32
+    _check_probabilities(model, Xte, label32, proba32, 0.0, PROBA_FLOAT32_ATOL)
+
+
+def test_probability_true_inside_a_pipeline_and_with_zipmap():
+    _, factory, n_classes = PROBA_CASES[1]  # RobustSVC, three classes
+    pipe, Xte = _fit(factory, n_classes, scale=10.0, shift=3.0, pipeline=True)
+    svmopt.onnx.register()
+    onx = skl2onnx.to_onnx(pipe, Xte.astype(np.float64), options={id(pipe[-1]): {"zipmap": False}})
+    _check_float64(pipe, Xte, _run(onx, Xte))
+    onx32 = skl2onnx.to_onnx(pipe, Xte.astype(np.float32), options={id(pipe[-1]): {"zipmap": True}})
+    _, dicts = _run(onx32, Xte, np.float32)
+    ref = pipe.predict_proba(Xte)
+    got = np.array([[row[c] for c in pipe.classes_] for row in dicts])
+    np.testing.assert_allclose(got, ref, rtol=0, atol=PROBA_FLOAT32_ATOL)
+
+
+def test_probability_ties_at_zero_lean_as_predict_proba():
+    """f = 0: both probabilities are 1/2; predict_proba and the graph raise the predicted class by one unit in the
+    last place (classes_[1] for the ramp family, classes_[0] for RobustSVC)."""
+    Xtr, ytr, _, _ = _data(2)
+    X0 = np.zeros((1, Xtr.shape[1]))
+    l1 = L1SVC(probability=True).fit(Xtr, ytr)
+    l1.coef_[:] = 0.0
+    l1.intercept_[:] = 0.0
+    robust = RobustSVC(kernel="linear", nu=1.0, selection="training_error", n_landmarks=None, probability=True,
+                       random_state=0).fit(Xtr, ytr)
+    robust.intercept_[:] = 0.0
+    for model, expected in ((l1, 1), (robust, 0)):
+        assert model.decision_function(X0)[0] == 0.0
+        label, proba = _run(svmopt.onnx.to_onnx(model, X0), X0)
+        np.testing.assert_array_equal(proba, model.predict_proba(X0))
+        assert proba[0, expected] > 0.5 > proba[0, 1 - expected]
+        assert label[0] == model.predict(X0)[0] == model.classes_[expected]
+
+
+def test_probability_set_after_fit_is_not_fitted_and_probability_false_keeps_the_scores():
+    Xtr, ytr, Xte, _ = _data(2)
+    clf = L1SVC(C=1.0).fit(Xtr, ytr)
+    _check_float64(clf, Xte, _run(svmopt.onnx.to_onnx(clf, Xte), Xte))  # the scores [-f, f]
+    clf.set_params(probability=True)  # no calibration_: as predict_proba, not fitted for it
+    with pytest.raises(NotFittedError):
+        svmopt.onnx.to_onnx(clf, Xte)
 
 
 def test_to_onnx_checks_its_arguments():

@@ -10,10 +10,18 @@ one-vs-rest), ties as ``predict`` breaks them.
 * :func:`register` -- registers the converters with skl2onnx (idempotent), after which ``skl2onnx.to_onnx`` converts
   svmopt estimators inside ``sklearn.pipeline.Pipeline`` too.
 
-Outputs: classifiers ``label`` and ``probabilities``, as skl2onnx names them, where ``probabilities`` holds the
-scores of ``decision_function`` (N, n_classes); for two classes ``[-f, f]``, so column 1 is ``decision_function``.
-Regressors: ``variable`` (N, 1). A float64 graph reproduces svmopt's ``decision_function`` and ``predict`` to 1e-9;
-a float32 graph computes in float32 (docs/guide/export.md gives the differences measured).
+Outputs: classifiers ``label`` and ``probabilities`` (N, n_classes), as skl2onnx names them. ``label`` is computed
+from the decision values, as ``predict``. ``probabilities`` depends on the estimator's ``probability`` parameter:
+
+* ``probability=True`` (a fitted ``calibration_``): ``predict_proba(X)``, the calibration map of
+  :mod:`svmopt._shared.calibration` written as ONNX operators (:mod:`svmopt.onnx.calibration`), columns in the order
+  of ``classes_`` (two classes: ``[1 - p, p]``), rows summing to 1;
+* ``probability=False`` (the default): **not probabilities** but the scores of ``decision_function``; for two
+  classes ``[-f, f]``, so column 1 is ``decision_function``.
+
+Regressors: ``variable`` (N, 1). A float64 graph reproduces svmopt's ``decision_function`` and ``predict`` to 1e-9
+and ``predict_proba`` to 1e-6 relative; a float32 graph computes in float32 (docs/guide/export.md gives the
+differences measured).
 """
 
 try:

@@ -81,10 +81,11 @@ def to_onnx(model: Any, X: Any = None, *, n_features: int | None = None, target_
 
     A thin wrapper of ``skl2onnx.to_onnx`` after :func:`register`: one input ``"X"`` of shape (N, n_features) and
     type ``dtype``; the outputs of skl2onnx's classifiers and regressors: ``label`` (N,) and ``probabilities``
-    (N, n_classes), which holds the scores of ``decision_function`` (for two classes ``[-f, f]``: column 1 is
-    ``decision_function``); ``variable`` (N, 1) for a regressor. Without ``options`` svmopt's classifiers output
-    tensors (``zipmap=False``; skl2onnx's default ZipMap, ``output_label`` and ``output_probability`` as a list of
-    dicts, takes float32 only); given ``options`` are passed to skl2onnx as they are.
+    (N, n_classes), which holds ``predict_proba(X)`` for a classifier fitted with ``probability=True`` and the
+    scores of ``decision_function`` otherwise (for two classes ``[-f, f]``: column 1 is ``decision_function``);
+    ``variable`` (N, 1) for a regressor. Without ``options`` svmopt's classifiers output tensors (``zipmap=False``;
+    skl2onnx's default ZipMap, ``output_label`` and ``output_probability`` as a list of dicts, takes float32 only);
+    given ``options`` are passed to skl2onnx as they are.
 
     Parameters
     ----------

@@ -28,7 +28,8 @@ def relative_norms(coef: np.ndarray) -> np.ndarray:
 
 
 def convert_ellipsoid_classifier(scope: Any, operator: Any, container: Any) -> None:
-    """skl2onnx converter of EllipsoidPSOClassifier: ``label`` and ``probabilities`` (the decision function)."""
+    """skl2onnx converter of EllipsoidPSOClassifier: ``label`` and ``probabilities`` (the decision function, or
+    ``predict_proba`` with ``probability=True``)."""
     g = Graph(scope, operator, container)
     est = g.model
     coef = np.asarray(est.coef_, dtype=np.float64)

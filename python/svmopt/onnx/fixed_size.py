@@ -50,7 +50,8 @@ def problem_outputs(g: Graph) -> str:
 
 
 def convert_fixed_size_classifier(scope: Any, operator: Any, container: Any) -> None:
-    """skl2onnx converter of FixedSizeLSSVC: ``label`` and ``probabilities`` (the decision function's scores)."""
+    """skl2onnx converter of FixedSizeLSSVC: ``label`` and ``probabilities`` (the decision function's
+    scores, or ``predict_proba`` with ``probability=True``)."""
     g = Graph(scope, operator, container)
     est = g.model
     F = problem_outputs(g)

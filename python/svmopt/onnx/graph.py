@@ -1,12 +1,13 @@
 """The building blocks every svmopt converter shares: :class:`Graph` (constants and nodes of standard ONNX operators
 in the input's float type), the shape calculators of a classifier and a regressor, and the decision rules that turn
-real outputs into the two outputs of a classifier, ``label`` and ``probabilities`` (which holds the scores of
-``decision_function``: see :mod:`svmopt.onnx`).
+real outputs into the two outputs of a classifier, ``label`` and ``probabilities`` (``predict_proba`` with
+``probability=True``, through :mod:`svmopt.onnx.calibration`, else the scores of ``decision_function``: see
+:mod:`svmopt.onnx`).
 
 Decision rules (each as the estimator's ``predict`` has it, ties included):
 
 * :func:`binary_outputs` -- two classes: ``classes_[1]`` iff ``f > 0`` (``strict``) or ``f >= 0``; the scores are
-  ``[-f, f]``, so that column 1 is ``decision_function`` and ZipMap has a column per class;
+  ``[-f, f]``, so that column 1 is ``decision_function`` and ZipMap has a column per class (or ``predict_proba``);
 * :func:`argmax_outputs` -- the first class of largest score (ONNX ``ArgMax`` with ``select_last_index=0``, as
   ``numpy.argmax``);
 * :func:`ovo_scores` -- one-vs-one votes (``f_k >= 0`` votes for the pair's first class) plus the summed margins
@@ -30,6 +31,13 @@ from skl2onnx.common.data_types import (  # type: ignore[import-not-found, impor
     StringTensorType,
 )
 from sklearn.utils.validation import check_is_fitted
+
+from svmopt.onnx.calibration import (
+    binary_calibration,
+    binary_probabilities,
+    multiclass_calibration,
+    multiclass_probabilities,
+)
 
 #: The oldest ONNX opset the graphs are written for (``ReduceSum``'s and ``Unsqueeze``'s axes are inputs from 13).
 MIN_OPSET = 13
@@ -155,17 +163,27 @@ def _labels(g: Graph, index: str) -> None:
 # ---------------------------------------------------------------------------------------------- decision rules
 def binary_outputs(g: Graph, f: str, *, strict: bool) -> None:
     """Two classes from the decision function ``f`` (N, 1): ``classes_[1]`` iff ``f > 0`` (``strict``) or
-    ``f >= 0``; scores ``[-f, f]``."""
+    ``f >= 0``; ``predict_proba`` with ``probability=True`` (:func:`~svmopt.onnx.calibration.binary_probabilities`),
+    else the scores ``[-f, f]``."""
     side = g.node("Greater" if strict else "GreaterOrEqual", [f, g.const(0.0, "zero")], "positive")
     index = g.node("Cast", [side], "side", to=TensorProto.INT64)
     _labels(g, g.node("Reshape", [index, g.ints([-1], "flat")], "label_index"))
-    g.node("Concat", [g.node("Neg", [f], "negative_score"), f], out=g.outputs[1], axis=1)
+    cal = binary_calibration(g.model)
+    if cal is not None:
+        binary_probabilities(g, f, side, cal, g.outputs[1])
+    else:
+        g.node("Concat", [g.node("Neg", [f], "negative_score"), f], out=g.outputs[1], axis=1)
 
 
 def argmax_outputs(g: Graph, scores: str) -> None:
-    """The first class of largest score (N, n_classes), as ``numpy.argmax``; the scores as they are."""
+    """The first class of largest score (N, n_classes), as ``numpy.argmax``; ``predict_proba`` with
+    ``probability=True`` (:func:`~svmopt.onnx.calibration.multiclass_probabilities`), else the scores as they are."""
     _labels(g, g.node("ArgMax", [scores], "label_index", axis=1, keepdims=0, select_last_index=0))
-    g.node("Identity", [scores], out=g.outputs[1])
+    cal = multiclass_calibration(g.model)
+    if cal is not None:
+        multiclass_probabilities(g, scores, cal, g.outputs[1])
+    else:
+        g.node("Identity", [scores], out=g.outputs[1])
 
 
 def ovo_scores(g: Graph, votes_of: str, margins: str, pairs: Sequence[tuple[int, int]], n_classes: int) -> str:

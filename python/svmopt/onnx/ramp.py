@@ -12,7 +12,8 @@ from svmopt.onnx.graph import Graph, binary_outputs
 
 
 def convert_linear_svc(scope: Any, operator: Any, container: Any) -> None:
-    """skl2onnx converter of the ramp family's classifiers: ``label`` and ``probabilities`` (``[-f, f]``)."""
+    """skl2onnx converter of the ramp family's classifiers: ``label`` and ``probabilities`` (``[-f, f]``, or
+    ``predict_proba`` with ``probability=True``)."""
     g = Graph(scope, operator, container)
     est = g.model
     f = g.affine(g.input, np.asarray(est.coef_, dtype=np.float64).T, est.intercept_, "linear_f")

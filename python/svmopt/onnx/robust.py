@@ -24,7 +24,8 @@ def working_unit(model: Any) -> float:
 
 
 def convert_robust_svc(scope: Any, operator: Any, container: Any) -> None:
-    """skl2onnx converter of RobustSVC: outputs ``label`` and ``probabilities`` (the decision function's scores)."""
+    """skl2onnx converter of RobustSVC: outputs ``label`` and ``probabilities`` (the decision function's
+    scores, or ``predict_proba`` with ``probability=True``)."""
     g = Graph(scope, operator, container)
     est = g.model
     coef = np.asarray(est.dual_coef_, dtype=np.float64)  # (n_problems, n_support)
