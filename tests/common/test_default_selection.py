@@ -11,7 +11,8 @@ from sklearn.model_selection import StratifiedKFold
 
 import svmopt.robust.plan as rs
 from svmopt import EllipsoidPSOClassifier, FixedSizeLSSVC, Kernel, RobustSVC
-from svmopt.ellipsoid.estimator import RATIO_GRID
+from svmopt._shared.selection import first_within_noise
+from svmopt.ellipsoid.selection import RATIO_GRID, RATIO_WINDOW, SelectionPlan
 from svmopt.robust.fit import NU_GRID, fit_binary
 from svmopt.robust.plan import ALPHA_FACTORS, NU_CV_GRID
 
@@ -166,9 +167,11 @@ def test_a_collapsed_robust_model_warns_naming_the_cause():
 
 
 # ------------------------------------------------------------------------------------------ EllipsoidPSOClassifier
-@pytest.mark.xfail(strict=False, reason="issue 41 in progress: the ellipsoid default's candidates (the paper's rule "
-                   "first) and its one-standard-error rule are changing; to be rewritten against the new rule")
 def test_ellipsoid_selection_counts_the_held_out_errors():
+    """Every scored (shrinkage, ratio) candidate's error rate is the count of held-out errors of the fixed-candidate
+    fit on 5 unshuffled stratified folds of the pair's rows, the ratios beyond 2^-3 ... 2^3 unscored (NaN) unless
+    the lowest error reached the window's edge, and the choice is the one-standard-error rule over the paper-first
+    order of the scored candidates."""
     X, y = _data(150, seed=9, minority=0.2)
     clf = EllipsoidPSOClassifier(solver="exact").fit(X, y)
     err = clf.selection_["errors"]
@@ -176,19 +179,29 @@ def test_ellipsoid_selection_counts_the_held_out_errors():
     V1, V2 = X[y == 0], X[y == 1]  # pair (0, 1): class 0 is the positive side
     V = np.vstack([V1, V2])
     t = np.r_[np.ones(len(V1), int), np.zeros(len(V2), int)]
-    for i, shrink in enumerate((0.0, "ledoit_wolf")):
+    folds = list(StratifiedKFold(n_splits=5).split(V, t))
+    shrinks = (0.0, "ledoit_wolf")
+    window = np.abs(np.log2(RATIO_GRID)) <= RATIO_WINDOW
+    assert np.isfinite(err[0][:, window]).all()
+    per_fold = np.full((len(folds), 2 * RATIO_GRID.size), np.nan)
+    for i, shrink in enumerate(shrinks):
         for j, r in enumerate(RATIO_GRID):
-            wrong = 0
-            for tr, va in StratifiedKFold(n_splits=3).split(V, t):
-                Xf = V[tr]
-                yf = np.where(t[tr] == 1, 0, 1)
-                ref = EllipsoidPSOClassifier(solver="exact", ratio=float(r), shrinkage=shrink).fit(Xf, yf)
-                pred = ref.predict(V[va])
-                wrong += np.count_nonzero(pred != np.where(t[va] == 1, 0, 1))
-            assert err[0, i, j] * len(V) == pytest.approx(wrong)
-    flat = [(i, j) for i in range(2) for j in np.argsort(np.abs(np.log(RATIO_GRID)), kind="stable")]
-    i, j = flat[int(np.argmin([err[0][c] for c in flat]))]
-    assert clf.ratios_[0] == RATIO_GRID[j] and clf.shrinkages_[0] == (0.0, "ledoit_wolf")[i]
+            if np.isnan(err[0, i, j]):
+                assert not window[j]
+                continue
+            for f, (tr, va) in enumerate(folds):
+                ref = EllipsoidPSOClassifier(solver="exact", ratio=float(r), shrinkage=shrink)
+                ref.fit(V[tr], np.where(t[tr] == 1, 0, 1))
+                wrong = ref.predict(V[va]) != np.where(t[va] == 1, 0, 1)
+                per_fold[f, i * RATIO_GRID.size + j] = np.count_nonzero(wrong)
+            assert err[0, i, j] * len(V) == pytest.approx(per_fold[:, i * RATIO_GRID.size + j].sum())
+    np.testing.assert_array_equal(clf.selection_["fold_errors"][0].reshape(len(folds), -1), per_fold)
+    scored = [c for c in range(per_fold.shape[1]) if not np.isnan(per_fold[0, c])]
+    order = SelectionPlan(list(shrinks), RATIO_GRID, {}).order()
+    pick = first_within_noise(per_fold[:, scored], np.ones(len(folds), bool), [scored.index(c) for c in order
+                                                                               if c in scored])
+    i, j = divmod(scored[pick], RATIO_GRID.size)
+    assert clf.ratios_[0] == RATIO_GRID[j] and clf.shrinkages_[0] == shrinks[i]
 
 
 def test_ellipsoid_defaults_follow_unequal_classes():
