@@ -381,7 +381,7 @@ FIGURES: tuple[Figure, ...] = (
            "scale_fixed_size*.json"),
     Figure("docs/guide/fixed_size.md", "`\"auto\"` = {m}, or every row when there are fewer", constants_fixed_size,
            "svmopt.fixed_size.selection.AUTO_PROTOTYPES"),
-    Figure("docs/guide/fixed_size.md", "`\"auto\"`: `\"csa\"` below {path} training rows", constants_fixed_size,
+    Figure("docs/guide/fixed_size.md", "`\"auto\"`: `\"csa\"` below {path} tuning rows", constants_fixed_size,
            "svmopt.fixed_size.search.PATH_MIN_ROWS"),
     Figure("docs/performance.md", "All reach the same optimum (IPM objectives within {gap} of HiGHS's)",
            robust_vs_highs_summary, "robust_ipm_vs_highs.json"),
