@@ -20,6 +20,7 @@ from svmopt.ellipsoid.geometry import (
 )
 from svmopt.ellipsoid.projection import project_2d, whiten
 from svmopt.ellipsoid.swarms import pso_closest_points
+from tests.ellipsoid.references import alternating_projections
 
 X1_GOLD = np.array([[0, 0], [2, 0], [0, 1], [2, 1], [1, 0.5], [1.5, 1.2]], dtype=float)
 X2_GOLD = np.array([[5, 0], [6, 1], [5, 2], [7, 0.5], [6.5, 2.5]], dtype=float)
@@ -28,19 +29,6 @@ X2_GOLD = np.array([[5, 0], [6, 1], [5, 2], [7, 0.5], [6.5, 2.5]], dtype=float)
 def _rand_ellipsoid(rng, n=2, lo=0.5, hi=3.0):
     Q, _ = np.linalg.qr(rng.standard_normal((n, n)))
     return Q @ np.diag(1.0 / rng.uniform(lo, hi, n) ** 2) @ Q.T
-
-
-def _alt_projections(mu1, P1, mu2, P2, tol=1e-14, max_iter=200000):
-    """Alternating exact projections onto the two ellipsoids (converges to a closest pair of disjoint convex sets)."""
-    y = mu2.copy()
-    x = project_onto_ellipsoid(y, mu1, P1)
-    for _ in range(max_iter):
-        y_new = project_onto_ellipsoid(x, mu2, P2)
-        x_new = project_onto_ellipsoid(y_new, mu1, P1)
-        if max(np.abs(x_new - x).max(), np.abs(y_new - y).max()) < tol:
-            return x_new, y_new
-        x, y = x_new, y_new
-    return x, y
 
 
 # ------------------------------------------------------------------------------------------ geometry
@@ -132,7 +120,7 @@ def test_circles_closed_form():
     assert ex.distance == pytest.approx(D, abs=1e-9)
     np.testing.assert_allclose(ex.x, c1 + r1 * e, atol=1e-9)
     np.testing.assert_allclose(ex.y, c2 - r2 * e, atol=1e-9)
-    x3, _y3 = _alt_projections(c1, P1, c2, P2)
+    x3, _y3 = alternating_projections(c1, P1, c2, P2, tol=1e-14)
     np.testing.assert_allclose(x3, c1 + r1 * e, atol=1e-9)
     z = slsqp_primal(c1, P1, c2, P2)
     np.testing.assert_allclose(z[:2], c1 + r1 * e, atol=1e-7)
@@ -151,7 +139,7 @@ def test_exact_solvers_agree_and_satisfy_kkt():
             continue
         count += 1
         assert ex.gap < 1e-10
-        x3, y3 = _alt_projections(mu1, P1, mu2, P2)
+        x3, y3 = alternating_projections(mu1, P1, mu2, P2, tol=1e-14)
         assert np.linalg.norm(x3 - y3) == pytest.approx(ex.distance, abs=1e-8)
         z = slsqp_primal(mu1, P1, mu2, P2)
         assert np.linalg.norm(z[:2] - z[2:]) == pytest.approx(ex.distance, abs=1e-7)

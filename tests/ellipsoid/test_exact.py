@@ -12,11 +12,11 @@ from svmopt import EllipsoidPSOClassifier
 from svmopt.ellipsoid.geometry import (
     ellipsoid_closest_points,
     ellipsoids_intersect,
-    project_onto_ellipsoid,
     shrink_factor,
     weighted_mean_cov,
 )
 from svmopt.ellipsoid.projection import weighted_ledoit_wolf_shrinkage, whiten
+from tests.ellipsoid.references import alternating_projections
 
 
 def _pairs(n, seed=1):
@@ -29,18 +29,6 @@ def _pairs(n, seed=1):
         yield mu1, P1, -mu1, P2
 
 
-def _alternating(mu1, P1, mu2, P2, tol=1e-15, max_iter=100000):
-    y = mu2.copy()
-    x = project_onto_ellipsoid(y, mu1, P1)
-    for _ in range(max_iter):
-        y_new = project_onto_ellipsoid(x, mu2, P2)
-        x_new = project_onto_ellipsoid(y_new, mu1, P1)
-        if max(np.abs(x_new - x).max(), np.abs(y_new - y).max()) < tol:
-            break
-        x, y = x_new, y_new
-    return x_new, y_new
-
-
 def test_exact_closest_points_to_the_rounding():
     """Against alternating exact projections (a different algorithm): the closest points agree to 1e-11 relative
     (a Brent search on the dual itself stopped 1e-9 .. 1e-7 off on its flat top)."""
@@ -51,7 +39,7 @@ def test_exact_closest_points_to_the_rounding():
         if ex.intersect:
             continue
         n_disjoint += 1
-        x, y = _alternating(mu1, P1, mu2, P2)
+        x, y = alternating_projections(mu1, P1, mu2, P2)
         scale = max(np.abs(x).max(), np.abs(y).max())
         worst = max(worst, np.abs(ex.x - x).max() / scale, np.abs(ex.y - y).max() / scale)
         assert ex.gap <= 1e-12 * max(1.0, ex.distance)
