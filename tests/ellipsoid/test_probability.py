@@ -9,12 +9,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import make_classification
-from sklearn.metrics import log_loss
 from sklearn.model_selection import train_test_split
 
 from svmopt import EllipsoidPSOClassifier
-from svmopt._shared.calibration import BinaryCalibration, MulticlassCalibration
 from svmopt.ellipsoid.decision import predicted_classes
+from tests.common.probability_checks import (
+    check_log_loss_beats_class_frequencies,
+    check_probability_is_opt_in,
+    check_probability_matrix,
+)
 
 FAST = {"max_iter": 40}
 
@@ -27,16 +30,7 @@ def _data(n=90, n_classes=2, seed=0, flip=0.05):
 
 def test_predict_proba_exists_only_with_probability():
     X, y = _data()
-    clf = EllipsoidPSOClassifier(random_state=0, **FAST)
-    assert not hasattr(clf, "predict_proba") and not hasattr(clf, "predict_log_proba")
-    clf.fit(X, y)
-    assert not hasattr(clf, "predict_proba") and not hasattr(clf, "calibration_")
-    clf.set_params(probability=True).fit(X, y)
-    assert hasattr(clf, "predict_proba") and isinstance(clf.calibration_, BinaryCalibration)
-    clf.set_params(probability=False).fit(X, y)  # a refit without it removes the calibration
-    assert not hasattr(clf, "predict_proba") and not hasattr(clf, "calibration_")
-    with pytest.raises(ValueError, match="probability"):
-        EllipsoidPSOClassifier(probability="yes").fit(X, y)
+    check_probability_is_opt_in(EllipsoidPSOClassifier(random_state=0, **FAST), X, y)
 
 
 @settings(max_examples=8, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
@@ -47,13 +41,7 @@ def test_probabilities_are_rows_of_a_distribution_whose_argmax_is_predict(seed, 
     clf = EllipsoidPSOClassifier(probability=True, multiclass=multiclass, random_state=seed, **FAST).fit(X, y)
     rng = np.random.default_rng(seed)
     Xq = np.vstack([X, rng.normal(scale=3.0, size=(60, X.shape[1])), np.zeros((1, X.shape[1]))])
-    P = clf.predict_proba(Xq)
-    assert P.shape == (Xq.shape[0], n_classes) and np.all(P >= 0) and np.all(P <= 1)
-    np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-12)
-    np.testing.assert_array_equal(clf.classes_[np.argmax(P, axis=1)], clf.predict(Xq))
-    np.testing.assert_array_equal(clf.classes_[np.argmax(clf.predict_log_proba(Xq), axis=1)], clf.predict(Xq))
-    np.testing.assert_allclose(np.exp(clf.predict_log_proba(Xq)), P, rtol=1e-12, atol=1e-300)
-    assert isinstance(clf.calibration_, BinaryCalibration if n_classes == 2 else MulticlassCalibration)
+    check_probability_matrix(clf, Xq, n_classes)
 
 
 def test_argmax_is_predict_on_the_decision_threshold():
@@ -79,9 +67,7 @@ def test_log_loss_beats_the_class_frequencies_on_held_out_rows(n_classes, multic
     X, y = _data(300, n_classes, seed=5, flip=0.1)
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.5, stratify=y, random_state=0)
     clf = EllipsoidPSOClassifier(probability=True, multiclass=multiclass, random_state=0, **FAST).fit(Xtr, ytr)
-    prior = np.bincount(ytr, minlength=n_classes) / ytr.size
-    baseline = log_loss(yte, np.tile(prior, (yte.size, 1)), labels=clf.classes_)
-    assert log_loss(yte, clf.predict_proba(Xte), labels=clf.classes_) < 0.75 * baseline
+    check_log_loss_beats_class_frequencies(clf, Xte, yte, ytr, factor=0.75)
 
 
 def test_the_folds_fit_the_selected_ratios_and_shrinkages(monkeypatch):

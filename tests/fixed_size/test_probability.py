@@ -13,12 +13,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.datasets import make_classification
-from sklearn.metrics import log_loss
 from sklearn.model_selection import train_test_split
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from svmopt import FixedSizeLSSVC
-from svmopt._shared.calibration import BinaryCalibration, MulticlassCalibration
+from tests.common.probability_checks import (
+    check_log_loss_beats_class_frequencies,
+    check_probability_is_opt_in,
+    check_probability_matrix,
+)
 
 FAST = {"n_prototypes": 20, "n_csa": 10, "n_simplex": 5}
 
@@ -30,19 +33,13 @@ def _data(n=90, n_classes=2, seed=0, flip=0.1):
 
 def test_predict_proba_exists_only_with_probability():
     X, y = _data()
-    clf = FixedSizeLSSVC(random_state=0, **FAST)
-    assert not hasattr(clf, "predict_proba") and not hasattr(clf, "predict_log_proba")
-    clf.fit(X, y)
-    assert not hasattr(clf, "predict_proba") and not hasattr(clf, "calibration_")
-    clf.set_params(probability=True).fit(X, y)
-    assert hasattr(clf, "predict_proba") and isinstance(clf.calibration_, BinaryCalibration)
-    assert clf.calibration_.zero_is_positive  # predict is classes_[1] where f >= 0
-    p0 = clf.calibration_.proba(np.zeros(1))
-    assert p0[0, 1] > p0[0, 0]
-    clf.set_params(probability=False).fit(X, y)  # a refit without it removes the calibration
-    assert not hasattr(clf, "predict_proba") and not hasattr(clf, "calibration_")
-    with pytest.raises(ValueError, match="probability"):
-        FixedSizeLSSVC(probability="yes").fit(X, y)
+
+    def zero_decision_value_is_the_second_class(clf):
+        assert clf.calibration_.zero_is_positive  # predict is classes_[1] where f >= 0
+        p0 = clf.calibration_.proba(np.zeros(1))
+        assert p0[0, 1] > p0[0, 0]
+
+    check_probability_is_opt_in(FixedSizeLSSVC(random_state=0, **FAST), X, y, zero_decision_value_is_the_second_class)
 
 
 @settings(max_examples=6, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
@@ -55,12 +52,7 @@ def test_probabilities_are_rows_of_a_distribution_whose_argmax_is_predict(seed, 
     assert clf.coding_ == coding
     rng = np.random.default_rng(seed)
     Xq = np.vstack([X, rng.normal(scale=3.0, size=(50, X.shape[1]))])  # training rows and far-off ones
-    P = clf.predict_proba(Xq)
-    assert P.shape == (Xq.shape[0], n_classes) and np.all(P >= 0) and np.all(P <= 1)
-    np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-12)
-    np.testing.assert_array_equal(clf.classes_[np.argmax(P, axis=1)], clf.predict(Xq))
-    np.testing.assert_allclose(np.exp(clf.predict_log_proba(Xq)), P, rtol=1e-12, atol=1e-300)
-    assert isinstance(clf.calibration_, BinaryCalibration if n_classes == 2 else MulticlassCalibration)
+    check_probability_matrix(clf, Xq, n_classes)
 
 
 def test_the_same_seed_gives_the_same_probabilities():
@@ -75,9 +67,7 @@ def test_held_out_log_loss_beats_the_class_frequencies(n_classes, coding):
     X, y = _data(200 * n_classes, n_classes, seed=5, flip=0.05)
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.5, stratify=y, random_state=0)
     clf = FixedSizeLSSVC(probability=True, multiclass=coding, random_state=0, **FAST).fit(X_tr, y_tr)
-    prior = np.bincount(np.searchsorted(clf.classes_, y_tr), minlength=n_classes) / y_tr.size
-    baseline = log_loss(y_te, np.tile(prior, (y_te.size, 1)), labels=clf.classes_)
-    assert log_loss(y_te, clf.predict_proba(X_te), labels=clf.classes_) < 0.7 * baseline
+    check_log_loss_beats_class_frequencies(clf, X_te, y_te, y_tr, factor=0.7)
 
 
 @pytest.mark.parametrize(("n_classes", "coding"), [(2, "ovo"), (4, "ovo"), (4, "moc")])

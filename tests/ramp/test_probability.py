@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.metrics import log_loss
 
 from svmopt import L1SVC, FeatureBudgetSVC, RampLossSVC
+from tests.common.probability_checks import check_log_loss_beats_class_frequencies, check_probability_matrix
 
 MAKERS = {
     "RampLossSVC": lambda **k: RampLossSVC(C=1.0, budget=3, random_state=0, **k),
@@ -41,21 +41,17 @@ def test_argmax_is_predict_on_every_row(name, seed):
     X, y = _data(seed)
     est = MAKERS[name](probability=True).fit(X, y)
     Xt = np.vstack([_data(seed + 1)[0], np.zeros((1, X.shape[1]))])
-    P = est.predict_proba(Xt)
-    np.testing.assert_allclose(P.sum(axis=1), 1.0)
-    np.testing.assert_array_equal(est.classes_[P.argmax(axis=1)], est.predict(Xt))
-    np.testing.assert_allclose(np.exp(est.predict_log_proba(Xt)), P, rtol=1e-12)
+    check_probability_matrix(est, Xt, 2)
 
 
 @pytest.mark.parametrize("name", MAKERS)
 def test_seeded_and_below_the_class_frequency_log_loss(name):
     X, y = _data(3, n=150)
     Xt, yt = _data(4, n=400)
-    a = MAKERS[name](probability=True).fit(X, y).predict_proba(Xt)
+    est = MAKERS[name](probability=True).fit(X, y)
     b = MAKERS[name](probability=True).fit(X, y).predict_proba(Xt)
-    np.testing.assert_array_equal(a, b)
-    base = np.tile([np.mean(y == "a"), np.mean(y == "b")], (yt.size, 1))
-    assert log_loss(yt, a, labels=["a", "b"]) < log_loss(yt, base, labels=["a", "b"])
+    np.testing.assert_array_equal(est.predict_proba(Xt), b)
+    check_log_loss_beats_class_frequencies(est, Xt, yt, y)
 
 
 def test_ramp_folds_fit_the_selected_C_and_method(monkeypatch):

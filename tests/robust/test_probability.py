@@ -12,11 +12,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.datasets import make_classification
-from sklearn.metrics import log_loss
 from sklearn.model_selection import train_test_split
 
 from svmopt import RobustSVC
-from svmopt._shared.calibration import BinaryCalibration, MulticlassCalibration
+from svmopt._shared.calibration import BinaryCalibration
+from tests.common.probability_checks import (
+    check_log_loss_beats_class_frequencies,
+    check_probability_is_opt_in,
+    check_probability_matrix,
+)
 
 
 def _data(n=60, n_classes=2, seed=0, flip=0.1):
@@ -27,16 +31,7 @@ def _data(n=60, n_classes=2, seed=0, flip=0.1):
 
 def test_predict_proba_exists_only_with_probability():
     X, y = _data()
-    clf = RobustSVC(random_state=0)
-    assert not hasattr(clf, "predict_proba") and not hasattr(clf, "predict_log_proba")
-    clf.fit(X, y)
-    assert not hasattr(clf, "predict_proba") and not hasattr(clf, "calibration_")
-    clf.set_params(probability=True).fit(X, y)
-    assert hasattr(clf, "predict_proba") and isinstance(clf.calibration_, BinaryCalibration)
-    clf.set_params(probability=False).fit(X, y)  # a refit without it removes the calibration
-    assert not hasattr(clf, "predict_proba") and not hasattr(clf, "calibration_")
-    with pytest.raises(ValueError, match="probability"):
-        RobustSVC(probability="yes").fit(X, y)
+    check_probability_is_opt_in(RobustSVC(random_state=0), X, y)
 
 
 @settings(max_examples=6, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
@@ -46,13 +41,7 @@ def test_probabilities_are_rows_of_a_distribution_whose_argmax_is_predict(seed, 
     clf = RobustSVC(probability=True, random_state=seed).fit(X, y)
     rng = np.random.default_rng(seed)
     Xq = np.vstack([X, rng.normal(scale=3.0, size=(50, X.shape[1]))])  # training rows and far-off ones
-    P = clf.predict_proba(Xq)
-    assert P.shape == (Xq.shape[0], n_classes) and np.all(P >= 0) and np.all(P <= 1)
-    np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-12)
-    np.testing.assert_array_equal(clf.classes_[np.argmax(P, axis=1)], clf.predict(Xq))
-    np.testing.assert_allclose(np.exp(clf.predict_log_proba(Xq)), P, rtol=1e-12, atol=1e-300)
-    calibration = BinaryCalibration if n_classes == 2 else MulticlassCalibration
-    assert isinstance(clf.calibration_, calibration)
+    check_probability_matrix(clf, Xq, n_classes)
 
 
 def test_zero_decision_value_predicts_the_first_class_and_the_probabilities_agree():
@@ -105,9 +94,7 @@ def test_held_out_log_loss_beats_the_class_frequencies(n_classes):
     X, y = _data(240 * n_classes // 2, n_classes, seed=5, flip=0.05)
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.5, stratify=y, random_state=0)
     clf = RobustSVC(probability=True, random_state=0).fit(X_tr, y_tr)
-    prior = np.bincount(np.searchsorted(clf.classes_, y_tr), minlength=n_classes) / y_tr.size
-    baseline = log_loss(y_te, np.tile(prior, (y_te.size, 1)), labels=clf.classes_)
-    assert log_loss(y_te, clf.predict_proba(X_te), labels=clf.classes_) < 0.7 * baseline
+    check_log_loss_beats_class_frequencies(clf, X_te, y_te, y_tr, factor=0.7)
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])
