@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.studies.scale_fixed_size import make_data
-from benchmarks.studies.util import RESULTS, run_meta
+from benchmarks.studies.util import RESULTS, run_meta, write_results
 
 
 def load(n: int, d: int, workdir: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -151,9 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         out["partial_fit"] = partial(args.partial_rows, args.d, args.partial_m, args.chunks, **common)
         print("partial_fit", json.dumps(out["partial_fit"]["summary"]), flush=True)
     out["meta"] = run_meta(__spec__.name, argv, t0, load0, gamma=args.gamma, sigma2=args.sigma2)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {args.out}")
+    write_results(out, args.out)
     return 0
 
 

@@ -24,7 +24,6 @@ to the next; HiGHS solves each nu from scratch). Results: ``--out`` (``robust_ip
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import tempfile
 import time
@@ -35,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.studies.scale_fixed_size import make_data
-from benchmarks.studies.util import RESULTS, run_meta
+from benchmarks.studies.util import RESULTS, run_meta, write_results
 
 #: the two data sets, by their key in the JSON
 DATASETS = ("scale_data_d20_alpha4", "asv_reduced_model_data_d8")
@@ -151,9 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     out["protocol"] = ("one process, back to back, kernel rows cached; nu = 1 and the grid NU_GRID = "
                        "logspace(-3, 0, 5); best of --repeat runs")
     out["meta"] = run_meta(__spec__.name, argv, t0, load0[0])
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {args.out}")
+    write_results(out, args.out)
     return 0
 
 

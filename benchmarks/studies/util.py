@@ -68,6 +68,15 @@ def run_meta(module: str, argv: Sequence[str] | None, t0: float, load0: float, *
     return meta
 
 
+def write_results(out: dict[str, Any], path: Path) -> None:
+    """``out`` as indented JSON at ``path`` (its folder made), and a line saying so."""
+    import json
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {path}")
+
+
 def fit_timed(est: Any, X: Any, y: Any) -> tuple[float, float, int]:
     """``est.fit(X, y)``: wall and CPU seconds, and the number of ConvergenceWarnings it issued."""
     with warnings.catch_warnings(record=True) as caught:

@@ -15,16 +15,11 @@ from svmopt._shared.selection import first_within_noise
 from svmopt.ellipsoid.selection import RATIO_GRID, RATIO_WINDOW, SelectionPlan
 from svmopt.robust.fit import NU_GRID, fit_binary
 from svmopt.robust.plan import ALPHA_FACTORS, NU_CV_GRID
+from tests.ellipsoid.references import bent_classes
 
 
 def _data(n=120, d=4, seed=0, flip=0.1, minority=0.5):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    score = X[:, 0] + 0.7 * X[:, 1] ** 2 - 0.7
-    y = (score > np.quantile(score, 1 - minority)).astype(int)
-    noisy = rng.random(n) < flip
-    y[noisy] = 1 - y[noisy]
-    return X, y
+    return bent_classes(n, d, seed, minority=minority, flip=flip)
 
 
 # ------------------------------------------------------------------------------------------ RobustSVC

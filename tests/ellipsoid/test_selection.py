@@ -11,18 +11,13 @@ from sklearn.model_selection import StratifiedKFold
 from svmopt import EllipsoidPSOClassifier
 from svmopt._shared.selection import first_lowest, first_within_noise
 from svmopt.ellipsoid.selection import RATIO_GRID, SelectionPlan
+from tests.ellipsoid.references import bent_classes
 
 FAST = {"max_iter": 40}
 
 
-def _data(n=120, d=4, seed=0, minority=0.5, flip=0.1):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    score = X[:, 0] + 0.7 * X[:, 1] ** 2 - 0.7
-    y = (score > np.quantile(score, 1 - minority)).astype(int)
-    noisy = rng.random(n) < flip
-    y[noisy] = 1 - y[noisy]
-    return X, y
+def _data(n=120, d=4, seed=0, flip=0.1, minority=0.5):
+    return bent_classes(n, d, seed, minority=minority, flip=flip)
 
 
 def test_the_paper_construction_comes_first_in_the_order():
