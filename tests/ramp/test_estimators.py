@@ -456,7 +456,7 @@ def test_node_limit_is_deterministic():
     np.testing.assert_array_equal(a.coef_, b.coef_)
 
 
-def _binary_weight_check_xfail() -> dict:
+def binary_weight_check_xfail() -> dict:
     """scikit-learn 1.6's sample-weight equivalence check codes a binary-only classifier's labels by the first row's
     label (``y == y.flat[0]``) after shuffling only the weighted data, so the weighted and the repeated fits see
     different classes; later releases code by ``y.min()`` and the check holds (it runs there)."""
@@ -472,7 +472,7 @@ def _binary_weight_check_xfail() -> dict:
 def test_check_estimator_lp_models(est):
     from sklearn.utils.estimator_checks import check_estimator
 
-    check_estimator(est, expected_failed_checks=_binary_weight_check_xfail())
+    check_estimator(est, expected_failed_checks=binary_weight_check_xfail())
 
 
 @pytest.mark.parametrize("method", ["exact", "heuristic"])
@@ -485,7 +485,7 @@ def test_check_estimator_ramp(method):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         check_estimator(RampLossSVC(method=method, big_m="variant2", solver_options={"mip_max_nodes": 20}),
-                        expected_failed_checks=_binary_weight_check_xfail())
+                        expected_failed_checks=binary_weight_check_xfail())
 
 
 def test_sklearn_contract_fast():

@@ -40,6 +40,7 @@ from sklearn.exceptions import ConvergenceWarning
 from svmopt import _core
 from svmopt._shared.dask import GroupSums, check_dask_array, dask_cut_pass, is_dask_array
 from svmopt._shared.highs import HighsModel
+from svmopt._shared.sparse import as_csr, is_sparse, sparse_cut_pass
 from svmopt.exceptions import SolverError
 
 #: Groups of consecutive rows with a hinge-sum model each in the master (G = 1: the 1-slack form). Measured (RBF,
@@ -59,11 +60,8 @@ _LARGE_MATRIX_VALUE = 1e15  # HiGHS's default large_matrix_value: every master c
 
 @dataclass
 class CutSolution:
-    """One solve of the model at one C.
-
-    ``objective`` is the objective at ``(v, gamma)`` (an upper bound on the optimum) and ``lower_bound`` a
-    certified lower bound (the master's value or dual bound; for a direct solve both are HiGHS's optimum).
-    """
+    """One solve of the model at one C: ``objective`` is the objective at ``(v, gamma)`` (an upper bound on the
+    optimum), ``lower_bound`` a certified lower bound (the master's value or dual bound; a direct solve: HiGHS's)."""
 
     v: np.ndarray
     gamma: float
@@ -95,6 +93,8 @@ def row_source(Phi: Any, X: Any, Z: Any, params: Any) -> tuple[dict[str, Any], b
     if not (all(given) if Phi is None else not any(given)):
         raise ValueError("give Phi, or X, Z and params, not both")
     rows = Phi if Phi is not None else X
+    if Phi is not None and is_sparse(Phi):  # scipy sparse rows, as CSR: the passes of sparse_cut_pass, O(nnz) each
+        return {"Phi": as_csr(Phi, "X")}, False, Phi.shape[0], Phi.shape[1]
     dask = is_dask_array(rows)
     if isinstance(rows, np.memmap) and rows.dtype != np.float64:
         raise ValueError(f"the rows are a {rows.dtype} memmap: the passes read float64 rows in place, and "
@@ -157,8 +157,8 @@ class HingeCuttingPlanes:
     ----------
     y : labels in {-1, +1} (n,).
     r : the weights of the robust term S(v) = r'|v| (L,); zeros when there is no robust term.
-    Phi : the rows Phi (n x L) when they are in memory (a numpy array or a float64 memmap, read in place), or a Dask
-        array of them (each chunk's sums computed where it is); else
+    Phi : the rows Phi (n x L) in memory (a numpy array or a float64 memmap, read in place; a scipy sparse matrix,
+        as CSR), or a Dask array of them (each chunk's sums computed where it is); else
     X, Z, params : the data rows (a numpy array, a memmap or a Dask array), the landmarks and the core kernel
         parameters (Phi = K(X, Z) computed at every pass).
     delta : the per-row factors of the robust term (n,), or None.
@@ -216,8 +216,7 @@ class HingeCuttingPlanes:
 
     # -- the data's side ------------------------------------------------------------------------------------------
     def set_rows(self, y: np.ndarray, offset: np.ndarray | None) -> None:
-        """New labels and margin offsets (a CCCP step's): the cuts kept so far are no longer valid and are deleted;
-        the start point (the last solution) is kept."""
+        """New labels and margin offsets (a CCCP step's): the cuts so far are deleted, the start point kept."""
         self.y = check_labels(y, self.n)
         self.offset = check_nonnegative(offset, self.n, "offset", "")  # finite, of any sign
         if self.master.n_rows > self._n_fixed:
@@ -238,6 +237,9 @@ class HingeCuttingPlanes:
             if scores is not None:
                 scores[:] = f
             return sums
+        if is_sparse(self.Phi):  # scipy's compiled CSR products (sparse_cut_pass): O(nnz), the core's sums
+            return GroupSums(*sparse_cut_pass(self.Phi, self.y, v, float(gamma), S, delta=self.delta,
+                             offset=self.offset, weight=self.weight, n_groups=self.G, scores_out=scores))
         rows = {k: val for k, val in self._rows.items() if val is not None}
         return _core.cutting_plane.cut_pass(self.y, v, float(gamma), S, delta=self.delta, offset=self.offset,
                                             scores_out=scores, n_threads=self.n_threads, block=self.block,
@@ -283,8 +285,7 @@ class HingeCuttingPlanes:
             self._restrict(None)
 
     def _restrict(self, support: np.ndarray | None) -> None:
-        """The master over v_j, j in ``support``, only (s fixed: an LP), or (None) over every j: without a budget an
-        LP with every s_j = 1, with one the MILP over s."""
+        """The master over v_j, j in ``support``, only (s fixed: an LP), or (None) every j (the MILP over s)."""
         if self._n_fixed == 0:
             return
         s = np.arange(self._s0, self._s0 + self.L)
@@ -300,8 +301,7 @@ class HingeCuttingPlanes:
                     self.master.set_option(key, val)
 
     def _set_U(self, U: float) -> None:
-        """The bound |v_j| <= U s_j of the budget rows; any feasible objective value bounds ||v*||_1 (the coefficients
-        change only when U drops by more than 0.1%)."""
+        """The bound |v_j| <= U s_j of the budget rows (any feasible objective bounds ||v*||_1; 0.1% steps)."""
         if self._n_fixed == 0 or not U < self.U * (1.0 - 1e-3):
             return
         self._check_coefficient(U, "the objective bound U of the budget rows (|v_j| <= U s_j)")

@@ -150,3 +150,53 @@ def column_moments(X: sp.csr_matrix, w: np.ndarray | None = None) -> tuple[np.nd
     mean = np.asarray(X.T @ w, dtype=np.float64).ravel() / W
     sq = np.asarray(X.multiply(X).T @ w, dtype=np.float64).ravel() / W
     return mean, np.maximum(sq - mean * mean, 0.0)
+
+
+def nonzeros(X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(rows, cols, values)`` of the nonzero entries of a dense array or a scipy sparse matrix (explicit zeros of
+    a sparse one left out), without densifying a sparse one."""
+    if sp.issparse(X):
+        ii, kk, vals = sp.find(X)
+        return ii.astype(np.intp), kk.astype(np.intp), np.asarray(vals, dtype=np.float64)
+    ii, kk = np.nonzero(X)
+    return ii, kk, X[ii, kk]
+
+
+def sparse_cut_pass(X: sp.csr_matrix, y: np.ndarray, v: np.ndarray, gamma: float, S: float, *,
+                    delta: np.ndarray | None, offset: np.ndarray | None, weight: np.ndarray | None, n_groups: int,
+                    scores_out: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+    """One cutting-plane pass over the rows of a CSR ``X``, the same sums as the core's dense pass
+    (``_core.cutting_plane.cut_pass``: row i violated when ``a_i + y_i gamma - y_i x_i.v + delta_i S > 0``, the
+    rows of group g those in ``[g n / G, (g + 1) n / G)``), in time proportional to nnz: ``X @ v`` and the group sums
+    ``P @ X`` (P the G x n matrix of the violated rows' ``w_i y_i``) are scipy's compiled sparse products. Returns
+    ``(a_groups, b_groups, e_groups, n_c_groups, hinge_groups)``."""
+    n = X.shape[0]
+    f = np.asarray(X @ v, dtype=np.float64).ravel()
+    if not np.all(np.isfinite(f)):
+        raise ValueError("Phi must be finite (no NaN or infinity), and Phi v too")
+    if scores_out is not None:
+        scores_out[:] = f
+    a = np.ones(n) if offset is None else offset
+    margin = a + y * gamma - y * f + (0.0 if delta is None else delta * S)
+    c = (margin > 0.0) * (1.0 if weight is None else weight)
+    group = np.searchsorted((np.arange(n_groups) * n) // n_groups, np.arange(n), side="right") - 1
+    P = sp.csr_matrix((c * y, (group, np.arange(n))), shape=(n_groups, n))
+    a_groups = np.asarray((P @ X).toarray(), dtype=np.float64)  # G x L, the cuts' own size
+
+    def sums(values: np.ndarray) -> np.ndarray:
+        return np.bincount(group, weights=values, minlength=n_groups)
+
+    e = sums(c * delta) if delta is not None else np.zeros(n_groups)
+    return a_groups, sums(c * y), e, sums(c * a), sums(c * np.maximum(margin, 0.0))
+
+
+def check_sparse_input(name: str, X: Any, accepted: bool) -> None:
+    """A scipy sparse ``X`` given to an estimator whose paths cannot take it (``accepted`` False), or a Dask array
+    of sparse chunks (which no pass reads): a TypeError naming X and the linear estimators that take sparse X."""
+    if not accepted and sp.issparse(X):
+        raise TypeError(f"{name} does not take a scipy sparse X (got {type(X).__name__}); pass a dense array "
+                        "(X.toarray() where it fits in memory), or use L1SVC or FeatureBudgetSVC, which accept "
+                        "sparse CSR/CSC X")
+    if sp.issparse(getattr(X, "_meta", None)) and not sp.issparse(X):
+        raise TypeError(f"{name}: X is a Dask array of scipy sparse chunks, which no solver here reads; pass a "
+                        "scipy sparse matrix in memory or a Dask array of dense chunks")

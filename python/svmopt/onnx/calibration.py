@@ -20,15 +20,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from svmopt._shared.calibration import BinaryCalibration, MulticlassCalibration
-
-if TYPE_CHECKING:
-    from svmopt.onnx.graph import Graph
 
 
 def _fitted_calibration(model: Any, expected: type) -> Any:
@@ -57,13 +54,13 @@ def multiclass_calibration(model: Any) -> MulticlassCalibration | None:
     return cal
 
 
-def _reciprocal_one_plus_exp(g: Graph, x: str, hint: str) -> str:
+def _reciprocal_one_plus_exp(g: Any, x: str, hint: str) -> str:
     """``1 / (1 + exp(x))`` (N, 1): accurate relative to its value for any x (0 where exp overflows)."""
     return g.node("Reciprocal", [g.node("Add", [g.const(1.0, "one"), g.node("Exp", [x], f"{hint}_exp")],
                                         f"{hint}_denominator")], hint)
 
 
-def binary_probabilities(g: Graph, f: str, positive: str, cal: BinaryCalibration, out: str) -> str:
+def binary_probabilities(g: Any, f: str, positive: str, cal: BinaryCalibration, out: str) -> str:
     """``predict_proba`` of two classes (N, 2) into ``out`` from the decision function ``f`` (N, 1) and the
     predicted side ``positive`` (bool, N x 1: the label is ``classes_[1]``)."""
     z = g.node("Div", [f, g.const(cal.scale, "calibration_scale")], "calibration_z")
@@ -81,7 +78,7 @@ def binary_probabilities(g: Graph, f: str, positive: str, cal: BinaryCalibration
     return g.node("Where", [tie, leaned, probs], out=out)
 
 
-def multiclass_probabilities(g: Graph, scores: str, cal: MulticlassCalibration, out: str) -> str:
+def multiclass_probabilities(g: Any, scores: str, cal: MulticlassCalibration, out: str) -> str:
     """``predict_proba`` of more classes (N, n_classes) into ``out`` from the per-class scores (N, n_classes)."""
     z = g.node("Div", [scores, g.const(cal.scale, "calibration_scale")], "calibration_z")
     logits = g.node("Mul", [z, g.const(cal.temperature, "temperature")], "calibration_logits")

@@ -29,6 +29,7 @@ from svmopt._shared.config import warn
 from svmopt._shared.dask import check_dask_array, is_dask_array, map_row_chunks
 from svmopt._shared.highs import check_options, merge_options
 from svmopt._shared.runtime import TimeBudget, progress
+from svmopt._shared.sparse import as_csr, check_sparse_input, is_sparse
 from svmopt._shared.validation import (
     CLASS_WEIGHT,
     POSITIVE,
@@ -112,6 +113,8 @@ def _cut_status(est: Any, sol: Any, tol: float, timed_out: bool = False, quiet_t
 class BinaryLinearClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
     """Shared binary linear-classifier plumbing: label coding, decision function, tags, ``predict_proba``."""
 
+    _accepts_sparse: ClassVar[bool] = False  # whether fit takes a scipy sparse X (CSR/CSC; never densified)
+
     def _check_probability_input(self, X: Any) -> None:
         """``probability=True`` with a Dask X: a ValueError before any work (the folds need X in memory)."""
         if getattr(self, "probability", False) and is_dask_array(X):
@@ -120,7 +123,7 @@ class BinaryLinearClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = False
+        tags.input_tags.sparse = self._accepts_sparse
         tags.classifier_tags.multi_class = False
         return tags
 
@@ -130,9 +133,11 @@ class BinaryLinearClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         ``X`` (which only the cutting planes read) is checked (2-D, known row chunks, finite) by its workers in one
         pass, ``y`` gathered; its weights must all be > 0."""
         class_weight = getattr(self, "class_weight", None)
+        check_sparse_input(type(self).__name__, X, self._accepts_sparse)
         if not is_dask_array(X):
-            X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=False)
-            y = column_or_1d(y, warn=True)
+            X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=False,
+                                 accept_sparse=("csr", "csc") if self._accepts_sparse else False)
+            X, y = (as_csr(X) if is_sparse(X) else X), column_or_1d(y, warn=True)  # CSC: converted once
             self._n_given = int(y.shape[0])
             X, y, w, self._kept = check_fit_weights(X, y, sample_weight, class_weight, return_kept=True)
             self._col_max = column_max(X)
@@ -192,9 +197,8 @@ class BinaryLinearClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
     def _cutting_plane_fit(self, X: Any, ys: np.ndarray, C: float, budget: int | None, *, tol: float,
                            max_iter: int, deadline: float | None, weight: np.ndarray | None = None,
                            solver_options: Mapping[str, Any] | None = None) -> Any:
-        """(SVM-l1) / (FS-SVM) by cutting planes (:mod:`svmopt.ramp.cccp`) until ``deadline`` (a
-        ``time.perf_counter()`` value): sets the solution, returns the cutting planes' result (its ``limits``: the
-        HiGHS statuses at which a limit of ``solver_options`` stopped master solves, warned by the caller)."""
+        """(SVM-l1) / (FS-SVM) by cutting planes (:mod:`svmopt.ramp.cccp`) until ``deadline`` (``perf_counter``): sets
+        the solution, returns the result (its ``limits``: HiGHS statuses of masters stopped, warned by the caller)."""
         engine = LinearCuttingPlanes(X, ys, budget=budget, weight=weight, solver_options=solver_options)
         certify = None if deadline is None else max(0.0, deadline - time.perf_counter())
         with warnings.catch_warnings():  # a master stopped at a limit: reported once, by stage (sol.limits)
@@ -220,8 +224,7 @@ class BinaryLinearClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def _report_cut_limits(self, sol: Any, clock: TimeBudget) -> None:
-        """One ConvergenceWarning naming the limit of ``solver_options`` that stopped a master problem (and so the
-        cutting planes, at the certified gap reported), unless the gap closed all the same."""
+        """A ConvergenceWarning naming the limit of ``solver_options`` that stopped a master (unless the gap closed)."""
         if self.status_ != "limit":
             return
         log = SolveLimits(None, getattr(self, "solver_options", None))
@@ -235,8 +238,8 @@ class BinaryLinearClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         check_input(X, "X")
         if is_dask_array(X):
             return map_row_chunks(self, "decision_function", X, 1)[:, 0]
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return X @ self.coef_[0] + self.intercept_[0]
+        X = validate_data(self, X, dtype=np.float64, reset=False, accept_sparse=("csr", "csc"))
+        return np.asarray(X @ self.coef_[0], dtype=np.float64).ravel() + self.intercept_[0]  # sparse: over nnz
 
     def predict(self, X: Any) -> np.ndarray:
         """``classes_[1]`` where ``f(x) >= 0`` (ties go to the positive class), else ``classes_[0]``."""
@@ -245,7 +248,7 @@ class BinaryLinearClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
 
 
 class L1SVC(BinaryLinearClassifier):
-    """(SVM-l1): the l1-norm soft-margin linear SVM, an LP (eqs. (5), (8), (16), (17)).
+    """(SVM-l1): the l1-norm soft-margin linear SVM, an LP (eqs. (5), (8), (16), (17)); X dense or scipy sparse.
 
     ``min ||w||_1 + C sum_i xi_i  s.t.  y_i (w.x_i + b) >= 1 - xi_i, xi >= 0``, solved by HiGHS in split form.
 
@@ -347,6 +350,7 @@ class L1SVC(BinaryLinearClassifier):
         "C": C_CONSTRAINT, "solver_options": [Mapping, None], "solver": [StrOptions(set(_SOLVERS))],
         "tol": TOL_CONSTRAINT, "max_iter": [POSITIVE_INT], "class_weight": CLASS_WEIGHT, "max_time": [SECONDS, None],
         "verbose": ["verbose"], "probability": PROBABILITY_CONSTRAINT, "random_state": ["random_state"]}
+    _accepts_sparse: ClassVar[bool] = True
 
     def __init__(self, *, C: float = 1.0, solver_options: dict | None = None, solver: str = "auto",
                  tol: float = 1e-6, max_iter: int = 1000, class_weight: Any = None, max_time: float | None = None,
@@ -522,6 +526,7 @@ class FeatureBudgetSVC(BinaryLinearClassifier):
         "random_state": ["random_state"], "solver": [StrOptions(set(_SOLVERS))], "tol": TOL_CONSTRAINT,
         "max_iter": [POSITIVE_INT], "class_weight": CLASS_WEIGHT, "solver_options": [Mapping, None],
         "verbose": ["verbose"], "probability": PROBABILITY_CONSTRAINT}
+    _accepts_sparse: ClassVar[bool] = True
 
     def __init__(self, *, C: float = 1.0, budget: int | None = None, max_time: float | None = None,
                  mip_gap: float = 0.0, random_state: Any = None, solver: str = "auto", tol: float = 1e-6,

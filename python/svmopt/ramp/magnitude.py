@@ -27,9 +27,11 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from svmopt._shared.config import warn
 from svmopt._shared.dask import is_dask_array
+from svmopt._shared.sparse import is_sparse
 
 #: HiGHS's defaults for the largest and the smallest matrix entry it keeps (``solver_options`` may change them).
 LARGE_MATRIX_VALUE = 1e15
@@ -44,6 +46,11 @@ def column_max(X: Any) -> np.ndarray:
         import dask.array as da
 
         return np.asarray(da.abs(X).max(axis=0).compute(), dtype=np.float64)
+    if is_sparse(X):  # over the stored values (the implicit zeros do not raise a maximum of |x|)
+        out = np.zeros(X.shape[1])
+        _, kk, vals = sp.find(X)
+        np.maximum.at(out, kk, np.abs(vals))
+        return out
     out = np.zeros(X.shape[1])
     for s in range(0, X.shape[0], _BLOCK):
         np.maximum(out, np.abs(X[s:s + _BLOCK]).max(axis=0, initial=0.0), out=out)
@@ -59,6 +66,9 @@ def column_kappa(X: Any, costs: Any, cols: np.ndarray | None = None) -> np.ndarr
 
         A = da.abs(X[:, cols])
         return np.asarray((A.sum(axis=0) * float(c) if c.ndim == 0 else (A * c[:, None]).sum(axis=0)).compute())
+    if is_sparse(X):  # sum_i C_i |x_ik| over the nonzeros: |X|^T C, a sparse product
+        A = abs(sp.csc_matrix(X)[:, cols])
+        return np.asarray(A.sum(axis=0) * float(c) if c.ndim == 0 else A.T @ c, dtype=np.float64).ravel()
     out = np.zeros(cols.size)
     for s in range(0, X.shape[0], _BLOCK):
         A = np.abs(np.asarray(X[s:s + _BLOCK])[:, cols])

@@ -16,6 +16,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from svmopt._shared.cutting_plane import class_balance
 from svmopt._shared.highs import HighsModel, merge_options
+from svmopt._shared.sparse import is_sparse, nonzeros
 from svmopt.exceptions import SolverError
 
 INF = math.inf
@@ -127,11 +128,11 @@ def _svm_l1_model(X: np.ndarray, y: np.ndarray, C: Any, features: np.ndarray | N
     d = X.shape[1]
     feats = np.arange(d) if features is None else np.asarray(features, dtype=np.intp)
     pts = np.arange(X.shape[0]) if points is None else np.asarray(points, dtype=np.intp)
-    Xs = X[np.ix_(pts, feats)]
+    Xs = X[pts][:, feats] if is_sparse(X) else X[np.ix_(pts, feats)]
     ys = y[pts]
     n, m = Xs.shape
-    ii, kk = np.nonzero(Xs)
-    yx = ys[ii] * Xs[ii, kk]
+    ii, kk, xv = nonzeros(Xs)  # the constraint rows from X's nonzeros (a sparse X never densified)
+    yx = ys[ii] * xv
     rows = np.concatenate([ii, ii, np.arange(n), np.arange(n)])
     cols = np.concatenate([kk, m + kk, np.full(n, 2 * m), 2 * m + 1 + np.arange(n)])
     vals = np.concatenate([yx, -yx, ys, np.ones(n)])
@@ -471,8 +472,8 @@ def build_rlfs(Xs: np.ndarray, y: np.ndarray, C: Any, *, M: np.ndarray, U: float
     n, m = Xs.shape
     L = RLFSLayout(n, m)
     M = np.asarray(M, dtype=np.float64)
-    ii, kk = np.nonzero(Xs)
-    yx = y[ii] * Xs[ii, kk]
+    ii, kk, xv = nonzeros(Xs)  # a sparse Xs (CSR or CSC) by its nonzeros
+    yx = y[ii] * xv
     ar_n, ar_m = np.arange(n), np.arange(m)
     vc = 1.0 if scaled_v else U
     cov = np.zeros(0, np.intp) if cover is None else np.asarray(cover, dtype=np.intp)
