@@ -464,8 +464,9 @@ def binary_weight_check_xfail() -> dict:
 
     if tuple(int(p) for p in sklearn.__version__.split(".")[:2]) >= (1, 7):
         return {}
-    return {"check_sample_weight_equivalence_on_dense_data":
-            "scikit-learn 1.6 codes the binary labels of the weighted and the repeated data differently"}
+    why = "scikit-learn 1.6 codes the binary labels of the weighted and the repeated data differently"
+    return {"check_sample_weight_equivalence_on_dense_data": why,
+            "check_sample_weight_equivalence_on_sparse_data": why}  # run for the estimators taking sparse X
 
 
 @pytest.mark.parametrize("est", [L1SVC(), FeatureBudgetSVC()], ids=["L1SVC", "FeatureBudgetSVC"])
