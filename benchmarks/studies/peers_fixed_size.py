@@ -55,21 +55,22 @@ from benchmarks.studies.util import fit_timed, git_head, peak_rss_mib, run_child
 N_TEST = 100_000
 
 
-def _targets(X: np.ndarray, seed: int) -> np.ndarray:
+def latent(X: np.ndarray, seed: int) -> np.ndarray:
+    """The synthetic set's latent function with fresh noise, ``sin(2 x0) + x1 x2 + 0.3 noise``."""
     rng = np.random.default_rng(seed)
     return np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.3 * rng.standard_normal(X.shape[0])
 
 
-def _regression_targets(path: str, n: int, d: int, block: int = 250_000) -> np.ndarray:
+def regression_targets(path: str, n: int, d: int, block: int = 250_000) -> np.ndarray:
     """Real targets of the training rows (the labels' latent function, fresh noise), block by block."""
     X = np.memmap(path, dtype=np.float64, mode="r", shape=(n, d))
-    return np.concatenate([_targets(np.asarray(X[s:s + block]), 7 + s) for s in range(0, n, block)])
+    return np.concatenate([latent(np.asarray(X[s:s + block]), 7 + s) for s in range(0, n, block)])
 
 
-def _test_set(d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(12345)
-    X = rng.standard_normal((N_TEST, d))
-    f = _targets(X, 54321)
+def held_out_rows(d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The synthetic test set: X, labels, regression targets."""
+    X = np.random.default_rng(12345).standard_normal((N_TEST, d))
+    f = latent(X, 54321)
     return X, np.where(f >= 0, 1, -1), f
 
 
@@ -131,8 +132,8 @@ def child(args) -> dict:
     if task == "classification":
         y = np.array(np.memmap(path + ".y", dtype=np.int8, mode="r", shape=(n,)))
     else:
-        y = _regression_targets(path, n, d)
-    Xt, yt_cls, yt_reg = _test_set(d)
+        y = regression_targets(path, n, d)
+    Xt, yt_cls, yt_reg = held_out_rows(d)
     if args.source == "numpy" or args.contender.startswith("sklearn"):
         X = np.array(Xmm)
     elif args.source == "memmap":

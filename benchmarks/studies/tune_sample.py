@@ -46,7 +46,7 @@ import numpy as np
 
 import svmopt.fixed_size.search as fs_search
 from benchmarks.studies.defaults import load_task, splits
-from benchmarks.studies.peers_fixed_size import N_TEST
+from benchmarks.studies.peers_fixed_size import N_TEST, held_out_rows, regression_targets
 from benchmarks.studies.scale_fixed_size import make_data
 from benchmarks.studies.util import RESULTS, command_line, fit_timed, git_head, peak_rss_mib, run_child, uncommitted
 from svmopt import FixedSizeLSSVC, FixedSizeLSSVR
@@ -61,25 +61,6 @@ CONTENDERS: dict[str, tuple[dict[str, Any], float | None]] = {
 DATASETS = ("spambase", "mushroom", "magic", "letter")
 MULTICLASS = ("landsat",)
 SHOWN = 16  # per-problem arrays longer than this are summarized by their range
-
-
-def latent(X: np.ndarray, seed: int) -> np.ndarray:
-    """The synthetic set's latent function with fresh noise, ``sin(2 x0) + x1 x2 + 0.3 noise``."""
-    rng = np.random.default_rng(seed)
-    return np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.3 * rng.standard_normal(X.shape[0])
-
-
-def regression_targets(path: str, n: int, d: int, block: int = 250_000) -> np.ndarray:
-    """The training rows' regression targets, block by block (the seeds of ``peers_fixed_size.py``)."""
-    X = np.memmap(path, dtype=np.float64, mode="r", shape=(n, d))
-    return np.concatenate([latent(np.asarray(X[s:s + block]), 7 + s) for s in range(0, n, block)])
-
-
-def test_rows(d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The synthetic test set of ``peers_fixed_size.py``: X, labels, regression targets."""
-    X = np.random.default_rng(12345).standard_normal((N_TEST, d))
-    f = latent(X, 54321)
-    return X, np.where(f >= 0, 1, -1), f
 
 
 def values(v: Any) -> Any:
@@ -147,7 +128,7 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
         y = np.array(np.memmap(path + ".y", dtype=np.int8, mode="r", shape=(n,)))
     else:
         y = regression_targets(path, n, d)
-    Xt, yt_cls, yt_reg = test_rows(d)
+    Xt, yt_cls, yt_reg = held_out_rows(d)
     kw, transfer = CONTENDERS[args.contender]
     est = (FixedSizeLSSVC if task == "classification" else FixedSizeLSSVR)(n_prototypes=m, random_state=args.seed,
                                                                           **kw)
