@@ -52,8 +52,9 @@ def row_sq_norms(X: sp.csr_matrix) -> np.ndarray:
     return np.asarray(sq, dtype=np.float64).ravel()
 
 
-def _apply(kernel: Any, G: np.ndarray, sqx: np.ndarray, sqz: np.ndarray) -> np.ndarray:
-    """The kernel values from the inner products ``G`` (block x n_z, modified in place) and the squared norms."""
+def kernel_of_products(kernel: Any, G: np.ndarray, sqx: np.ndarray, sqz: np.ndarray) -> np.ndarray:
+    """The values of ``kernel`` (:class:`svmopt.Kernel`, its core's functions) from the inner products ``G`` (block x
+    n_z, modified in place) and the squared norms of both sides (read by the RBF only)."""
     p = kernel.core_params
     name = kernel.name
     if name == "linear":
@@ -91,7 +92,7 @@ def kernel_block(kernel: Any, X: sp.csr_matrix, Z: np.ndarray, sqz: np.ndarray |
     sqx = row_sq_norms(X) if needs_norms else np.empty(0)
     if needs_norms and sqz is None:
         sqz = np.einsum("ij,ij->i", Z, Z)
-    return _apply(kernel, G, sqx, np.empty(0) if sqz is None else sqz)
+    return kernel_of_products(kernel, G, sqx, np.empty(0) if sqz is None else sqz)
 
 
 def kernel_rows(kernel: Any, X: sp.csr_matrix, Z: np.ndarray, block: int = BLOCK_ROWS) -> np.ndarray:
@@ -119,7 +120,7 @@ def gram(kernel: Any, X: sp.csr_matrix) -> np.ndarray:
     """``K(X, X)`` (n x n, dense; the caller checks its memory) from ``X X^T`` over the nonzeros."""
     G = np.ascontiguousarray((X @ X.T).toarray(), dtype=np.float64)
     sq = row_sq_norms(X) if kernel.name == "rbf" else np.empty(0)
-    K = _apply(kernel, G, sq, sq)
+    K = kernel_of_products(kernel, G, sq, sq)
     if kernel.name == "rbf":
         np.fill_diagonal(K, 1.0)  # exact, as the core's: ||x - x||^2 = 0 whatever the rounding of the sums
     return K

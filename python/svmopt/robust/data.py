@@ -15,14 +15,16 @@ from sklearn.utils.validation import column_or_1d, validate_data
 
 from svmopt._shared.dask import check_dask_array, column_moments, is_dask_array
 from svmopt._shared.moments import block_moments, column_stds, power_of_two_unit
+from svmopt._shared.sparse import as_csr, is_sparse
 from svmopt._shared.validation import check_dask_fit_weights, check_fit_weights, shown
+from svmopt.robust.sparse import sparse_spread
 
 
 @dataclass
 class TrainingData:
     """The rows a fit uses, with what the resolution of its parameters reads of them."""
 
-    X: Any  # float64 rows of positive weight (an array, or a Dask array for the reduced model)
+    X: Any  # float64 rows of positive weight (an array, a CSR matrix, or a Dask array for the reduced model)
     y: np.ndarray  # their labels
     weight: np.ndarray | None  # their weights (sample times class weight; None: every weight 1)
     kept: np.ndarray | None  # indices of these rows among the rows given to fit (None: every row)
@@ -67,12 +69,18 @@ def training_data(estimator: Any, X: Any, y: Any, sample_weight: Any, kernel_nam
     if is_dask_array(X):
         X, y, w, absmax, spread = _dask_data(estimator, X, y, sample_weight)
         y_given, X_given = y, None  # every row kept: a Dask X takes no weight of 0
-    else:
-        X, y = validate_data(estimator, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=False)
+    else:  # a scipy sparse X as CSR (its nonzeros checked finite, never densified: svmopt.robust.sparse)
+        X, y = validate_data(estimator, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=False,
+                             accept_sparse=("csr", "csc"))
+        if is_sparse(X):
+            X = as_csr(X, "X")
         y = column_or_1d(y, warn=True)
         y_given, X_given = y, X
         X, y, w, kept = check_fit_weights(X, y, sample_weight, estimator.class_weight, return_kept=True)
-        absmax = float(np.max(np.abs(X))) if X.size else 0.0
+        if is_sparse(X):
+            absmax = float(np.max(np.abs(X.data))) if X.nnz else 0.0
+        else:
+            absmax = float(np.max(np.abs(X))) if X.size else 0.0
     if kernel_name != "rbf" and absmax > SAFE_MAGNITUDE[1]:
         raise ValueError(f"X has entries of magnitude up to {absmax:.3g}: the {kernel_name} kernel is evaluated on X "
                          "as it is, and its values scale with X (as inner products or their powers; the sigmoid's "
@@ -87,7 +95,8 @@ def training_data(estimator: Any, X: Any, y: Any, sample_weight: Any, kernel_nam
     s_unit = input_unit(absmax / unit, None)
     if spread is None or unit != 1.0 or s_unit != 1.0:
         Xs = X if s_unit == 1.0 else X / s_unit
-        stds, total_var = dask_spread(Xs, w) if is_dask_array(Xs) else weighted_spread(Xs, w)
+        stds, total_var = (dask_spread(Xs, w) if is_dask_array(Xs) else sparse_spread(Xs, w) if is_sparse(Xs)
+                           else weighted_spread(Xs, w))
         with np.errstate(over="ignore", under="ignore"):  # total_var: the RBF's (s_unit = 1 there)
             stds, total_var = stds * s_unit, float(np.float64(total_var) * s_unit * s_unit)
     else:
@@ -163,7 +172,10 @@ def weighted_spread(X: np.ndarray, w: np.ndarray | None) -> tuple[np.ndarray, fl
     return stds, (float(col_var.mean() + mean.var()) if X.shape[1] else 0.0)
 
 
-def take_rows(X: Any, idx: np.ndarray) -> np.ndarray:
-    """Rows ``idx`` (sorted) of X as a float64 array (of a Dask array: read from the chunks that hold them)."""
+def take_rows(X: Any, idx: np.ndarray) -> Any:
+    """Rows ``idx`` (sorted) of X as a float64 array (of a Dask array: read from the chunks that hold them; of a
+    sparse X: CSR rows, not densified)."""
     rows = X[idx]
+    if is_sparse(rows):
+        return as_csr(rows, "X")
     return np.ascontiguousarray(rows.compute() if is_dask_array(rows) else rows, dtype=np.float64)

@@ -92,6 +92,7 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 from svmopt._shared.calibration import N_FOLDS, ProbabilityMixin
 from svmopt._shared.dask import is_dask_array, map_row_chunks
 from svmopt._shared.runtime import TimeBudget
+from svmopt._shared.sparse import as_csr, check_sparse_input, is_sparse
 from svmopt._shared.splits import cv_is_index_pairs
 from svmopt._shared.validation import (
     CLASS_WEIGHT,
@@ -126,6 +127,7 @@ from svmopt.robust.plan import (
 )
 from svmopt.robust.select import select_by_cv
 from svmopt.robust.solve import FinalFit, expansion_points, solve_problems
+from svmopt.robust.sparse import sparse_points_matvec
 
 
 # ------------------------------------------------------------------------------------------ the estimator
@@ -135,7 +137,8 @@ class RobustSVC(ProbabilityMixin, ClassifierMixin, BaseEstimator):
     The defaults select the RBF width and ``nu`` by 3-fold cross-validation on the training data and fit the
     paper's model up to :data:`AUTO_MAX_ROWS` rows, its reduced form over landmarks above. The paper's own
     protocol is ``RobustSVC(alpha="paper", nu="grid", selection="training_error", n_landmarks=None)``.
-    A fit that ends with every training point on one side warns (``UserWarning``), naming the cause.
+    A fit that ends with every training point on one side warns (``UserWarning``), naming the cause. A scipy sparse X
+    (CSR or CSC) is read over its nonzeros on every path, never densified (:mod:`svmopt.robust.sparse`).
 
     Scale: with the RBF kernel and a data-driven width (``alpha="auto"``, ``"scale"`` or ``"paper"``; robust bounds
     by ``rho`` rather than an absolute ``eta``) the model does not depend on the scale of X: ``X * c`` (any
@@ -435,7 +438,7 @@ class RobustSVC(ProbabilityMixin, ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = False
+        tags.input_tags.sparse = True
         return tags
 
     # -- fit -------------------------------------------------------------------------------------
@@ -453,6 +456,7 @@ class RobustSVC(ProbabilityMixin, ClassifierMixin, BaseEstimator):
 
         Atomic: on an error or an interrupt the estimator is left as it was before the call."""
         budget = TimeBudget(self.max_time)
+        check_sparse_input("RobustSVC", X, accepted=True)  # a Dask array of sparse chunks: refused
         params = resolve_parameters(self)  # the checks between parameters, before the data's
         self._check_probability(X)
         data = training_data(self, X, y, sample_weight, params.kernel.name)  # RBF: X over a power of two
@@ -562,14 +566,19 @@ class RobustSVC(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         if is_dask_array(X):  # chunk by chunk where the chunks are, gathered here (n x n_problems)
             return map_row_chunks(self, "_raw", X, self.dual_coef_.shape[0])
         check_input(X, "X")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        check_sparse_input("RobustSVC", X, accepted=True)
+        X = validate_data(self, X, dtype=np.float64, reset=False, accept_sparse=("csr", "csc"))
+        if is_sparse(X):
+            X = as_csr(X, "X")
         unit = getattr(self, "input_unit_", getattr(self, "_input_unit", 1.0))  # the RBF's working scale (2^k)
+        # the paper's model fitted on a sparse X keeps sparse support vectors: densified a block at a time
+        matvec = sparse_points_matvec if is_sparse(self.support_vectors_) else Kernel.matvec
         if self.support_.size == 0:
             f = np.zeros((X.shape[0], self.dual_coef_.shape[0]))
         elif unit != 1.0:  # the kernel evaluated as in the fit: on X / unit with the width alpha / unit (exact)
-            f = in_units(self.kernel_, unit).matvec(X / unit, self.support_vectors_ / unit, self.dual_coef_.T)
+            f = matvec(in_units(self.kernel_, unit), X / unit, self.support_vectors_ / unit, self.dual_coef_.T)
         else:
-            f = self.kernel_.matvec(X, self.support_vectors_, self.dual_coef_.T)
+            f = matvec(self.kernel_, X, self.support_vectors_, self.dual_coef_.T)
         return f - self.intercept_
 
     def decision_function(self, X: Any) -> np.ndarray:

@@ -24,6 +24,7 @@ from svmopt.exceptions import SolverError
 from svmopt.robust.ipm import ReducedIPM
 from svmopt.robust.model import threshold_interval
 from svmopt.robust.reduced import ReducedLP, solve_direct
+from svmopt.robust.sparse import SparseRowsCuttingPlanes
 
 logger = logging.getLogger(__name__)
 
@@ -302,11 +303,12 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
                        on_solution: OnSolution | None = None, weight: np.ndarray | None = None,
                        deadline: float | None = None, lp: ReducedLP | None = None, cache_rows: int = 0,
                        stall_lp_cells: int = 0, usable: bool = False,
-                       on_iteration: OnPathIteration | None = None) -> BinaryFit:
+                       on_iteration: OnPathIteration | None = None, row_blocks: Any = None) -> BinaryFit:
     """Pseudocode 1 on the reduced model (:mod:`svmopt.robust.reduced`) for every ``nu`` in ``nus``; keep the best.
 
     The kernel rows against the landmarks come from ``Phi`` (n x L) or are computed from ``X``, ``Z`` and
-    ``params`` at every pass. ``solver="ipm"`` solves each ``nu`` by the interior-point method
+    ``params`` at every pass, or from ``row_blocks`` a block of rows at a time (a sparse X's,
+    :class:`svmopt.robust.sparse.SparseKernelRows`). ``solver="ipm"`` solves each ``nu`` by the interior-point method
     (:mod:`svmopt.robust.ipm`) from a cold start, ``"cutting_plane"`` keeps its cuts across ``nus``; both stop at a
     certified relative gap ``tol`` (``max_iter``: their iterations per ``nu``). ``"lp"`` passes the reduced LP to
     HiGHS (needs ``Phi``). ``u`` of the result holds the landmark coefficients ``v``; ``on_solution(nu, v, b)``,
@@ -324,8 +326,12 @@ def fit_binary_reduced(y: np.ndarray, r: np.ndarray, *, Phi: np.ndarray | None =
     w = None if weight is None else np.ascontiguousarray(weight, dtype=np.float64)
     d = None if delta is None else np.ascontiguousarray(delta, dtype=np.float64)
     engine: ReducedLP | ReducedIPM | None = lp
-    if solver == "cutting_plane" and lp is None:
+    if solver == "cutting_plane" and lp is None and row_blocks is not None:
+        engine = SparseRowsCuttingPlanes(y, r, rows=row_blocks, delta=d, solver_options=solver_options, weight=w)
+    elif solver == "cutting_plane" and lp is None:
         engine = ReducedLP(y, r, Phi=Phi, X=X, Z=Z, params=params, delta=d, solver_options=solver_options, weight=w)
+    elif solver == "ipm" and row_blocks is not None:
+        engine = ReducedIPM(y, r, delta=d, weight=w, cache_rows=cache_rows, row_blocks=row_blocks)
     elif solver == "ipm":
         engine = ReducedIPM(y, r, Phi=Phi, X=X, Z=Z, params=params, delta=d, weight=w, cache_rows=cache_rows)
     elif solver != "cutting_plane":

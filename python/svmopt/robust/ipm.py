@@ -105,12 +105,21 @@ class ReducedIPM:
     deterministic model); ``weight`` (n) > 0 the sample weights. ``cache_rows``: with ``X`` in memory or a memmap,
     the kernel rows of the first this many rows are computed once and kept (cache_rows x L floats), the others
     computed at every pass: a budget too small for all n x L still saves its share of the kernel evaluations.
+    ``row_blocks`` (instead of ``Phi`` or ``X``): kernel rows computed a block at a time, an object with ``shape``
+    (n, L), ``rows(start, stop)`` and ``blocks(start)`` (:class:`svmopt.robust.sparse.SparseKernelRows`, a sparse
+    X's), ``cache_rows`` of them kept as above.
     """
 
     def __init__(self, y: np.ndarray, r: np.ndarray, *, Phi: Any = None, X: Any = None, Z: np.ndarray | None = None,
                  params: _core.kernels.KernelParams | None = None, delta: np.ndarray | None = None,
-                 weight: np.ndarray | None = None, n_threads: int = 0, block: int = 4096, cache_rows: int = 0):
-        self._rows, self._dask, n, L = row_source(Phi, X, Z, params)
+                 weight: np.ndarray | None = None, n_threads: int = 0, block: int = 4096, cache_rows: int = 0,
+                 row_blocks: Any = None):
+        if row_blocks is not None:  # kernel rows computed block by block (a sparse X's: svmopt.robust.sparse)
+            if any(a is not None for a in (Phi, X, Z, params)):
+                raise ValueError("give row_blocks, or Phi, or X, Z and params")
+            self._rows, self._dask, (n, L) = {"blocks": row_blocks}, False, row_blocks.shape
+        else:
+            self._rows, self._dask, n, L = row_source(Phi, X, Z, params)
         if self._dask and Phi is not None:
             raise ValueError("Phi must be in memory; give a Dask array as X with Z and params")
         self.n, self.L = n, L
@@ -165,6 +174,8 @@ class ReducedIPM:
 
     def _memory_pass(self, theta, B, V, Q, F, c):
         """:meth:`_pass` over rows in memory or a memmap (the kernel rows of the first ``c`` rows cached)."""
+        if "blocks" in self._rows:
+            return self._block_pass(theta, B, V, Q, F, c)
         if c == 0:
             out = _core.robust.reduced_normal_pass(extra=self._extra, theta=theta, B=B, V=V, F_out=F, Q=Q,
                                                    n_threads=self.n_threads, block=self.block, **self._rows)
@@ -182,6 +193,24 @@ class ReducedIPM:
             out = _core.robust.reduced_normal_pass(extra=cut(self._extra), theta=cut(theta), B=cut(B), V=V,
                                                    F_out=cut(F), Q=cut(Q), n_threads=self.n_threads,
                                                    block=self.block, **rows)
+            parts.append((*out, None)[:3])
+        G, H, Hq = _add_optional(*parts)
+        return G, H, F, Hq
+
+    def _block_pass(self, theta, B, V, Q, F, c):
+        """:meth:`_pass` over kernel rows computed a block at a time (``row_blocks``; the first ``c`` rows' kept)."""
+        source = self._rows["blocks"]
+        if c and self._cache is None:
+            self._cache = source.rows(0, c)
+        pieces = ([(slice(0, c), self._cache)] if c else []) + list(source.blocks(c))
+        parts = []
+        for sl, Phi in pieces:
+            def cut(a: np.ndarray | None, sl: slice = sl) -> np.ndarray | None:
+                return None if a is None else np.ascontiguousarray(a[sl])
+
+            out = _core.robust.reduced_normal_pass(Phi=Phi, extra=cut(self._extra), theta=cut(theta), B=cut(B), V=V,
+                                                   F_out=None if F is None else F[sl], Q=cut(Q),
+                                                   n_threads=self.n_threads, block=self.block)
             parts.append((*out, None)[:3])
         G, H, Hq = _add_optional(*parts)
         return G, H, F, Hq

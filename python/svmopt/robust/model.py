@@ -15,6 +15,7 @@ import numpy as np
 from svmopt._shared.dask import is_dask_array
 from svmopt._shared.moments import weighted_variance_denominator
 from svmopt.kernels import Kernel
+from svmopt.robust.sparse import class_max_std, is_sparse, row_norms
 
 INTERVALS = ("paper", "corrected", "unbounded")
 
@@ -70,6 +71,8 @@ def robust_delta(kernel: Kernel, X: np.ndarray, eta: np.ndarray, p: float) -> np
         return e.copy()
     if is_dask_array(X):  # a Dask array: the row norms computed where the chunks are, gathered (n floats)
         r = np.sqrt(np.asarray((X**2).sum(axis=1).compute(), dtype=np.float64))
+    elif is_sparse(X):  # over the nonzeros
+        r = row_norms(X)
     else:
         X = np.asarray(X, dtype=np.float64)
         r = np.sqrt(np.einsum("ij,ij->i", X, X))
@@ -93,6 +96,10 @@ def eta_from_rho(X: np.ndarray, y: np.ndarray, rho: float, weight: np.ndarray | 
     eta = np.zeros(X.shape[0])
     for label in np.unique(y):
         mask = y == label
+        if is_sparse(X):  # the class's column moments over the nonzeros
+            if mask.sum() >= 2:
+                eta[mask] = rho * class_max_std(X[mask], None if weight is None else weight[mask])
+            continue
         if weight is None:
             if mask.sum() >= 2:
                 eta[mask] = rho * float(np.max(np.std(X[mask], axis=0, ddof=1)))

@@ -15,6 +15,7 @@ import numpy as np
 from sklearn.cluster import MiniBatchKMeans
 
 from svmopt._shared.bandwidth import entropy_bandwidths
+from svmopt._shared.config import get_memory_budget
 from svmopt._shared.dask import is_dask_array
 from svmopt._shared.highs import check_options
 from svmopt._shared.prototypes import MAX_CANDIDATES, select_prototypes  # the fixed-size LS-SVM's selection
@@ -23,6 +24,7 @@ from svmopt.kernels import Kernel
 from svmopt.robust.data import TrainingData, take_rows
 from svmopt.robust.fit import NU_GRID
 from svmopt.robust.model import eta_from_rho, robust_delta
+from svmopt.robust.sparse import dense_rows, is_sparse
 
 logger = logging.getLogger(__name__)
 
@@ -329,7 +331,8 @@ def select_landmarks(landmarks: Any, X: Any, L: int, rng: np.random.RandomState,
         # a copy: landmarks_ is not the caller's array
         return np.array(Z if unit == 1.0 else Z / unit, dtype=np.float64, order="C")
     if landmarks == "random":
-        return take_rows(X, np.sort(rng.choice(X.shape[0], L, replace=False)))
+        Zr = take_rows(X, np.sort(rng.choice(X.shape[0], L, replace=False)))
+        return dense_rows(Zr, "RobustSVC's landmarks (n_landmarks x n_features)") if is_sparse(Zr) else Zr
     # As the fixed-size LS-SVM does: the search runs on at most MAX_CANDIDATES rows (a uniform sample above that),
     # so its cost and its copy stay bounded whatever n (for a Dask array, the candidates are gathered; k-means
     # on an in-memory array sees every row).
@@ -339,7 +342,13 @@ def select_landmarks(landmarks: Any, X: Any, L: int, rng: np.random.RandomState,
         km = MiniBatchKMeans(n_clusters=L, random_state=rng.randint(2**31 - 1), n_init=1)
         return np.ascontiguousarray(km.fit(take_rows(X, cand) if is_dask_array(X) else X).cluster_centers_,
                                     dtype=np.float64)
-    Xc = X if cand.size == n and not is_dask_array(X) else take_rows(X, cand)
+    if is_sparse(X):  # the candidates densified (the core's search reads dense rows): those within half the budget
+        fit = max(L, (get_memory_budget() // 2) // (8 * max(X.shape[1], 1)))
+        if cand.size > fit:
+            cand = np.sort(rng.choice(cand, fit, replace=False))
+        Xc = dense_rows(X[cand], "RobustSVC's landmark candidates (rows x n_features)")
+    else:
+        Xc = X if cand.size == n and not is_dask_array(X) else take_rows(X, cand)
     # The plug-in bandwidths of the entropy criterion (Algorithm 2 of paper 002) on binned sums above
     # LANDMARK_EXACT_BANDWIDTH_ROWS rows: the exact sums cost O(n^2) per feature (5 s at 1,400 rows x 57 features).
     h = entropy_bandwidths(Xc, exact_max_n=LANDMARK_EXACT_BANDWIDTH_ROWS)[0] if Xc.shape[0] >= 2 else None

@@ -74,6 +74,7 @@ from svmopt.kernels import Kernel
 from svmopt.robust.data import TrainingData, take_rows
 from svmopt.robust.fit import MAX_KERNEL_MAGNITUDE, fit_binary, fit_binary_reduced
 from svmopt.robust.plan import Plan, auto_solver, in_input_units, robust_bounds
+from svmopt.robust.sparse import SparseKernelRows, is_sparse
 
 logger = logging.getLogger(__name__)
 
@@ -244,7 +245,8 @@ def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], 
         F, r = rows_a.F, rows_a.r
         tr, va = folds[fi]
         if stream:  # the fold's rows of X (n x d, read from a memmap): their kernel rows are not kept
-            X_tr, X_va = np.asarray(X[tr], dtype=np.float64), np.asarray(X[va], dtype=np.float64)
+            X_tr, X_va = ((X[tr], X[va]) if is_sparse(X) else
+                          (np.asarray(X[tr], dtype=np.float64), np.asarray(X[va], dtype=np.float64)))
         for pi, label in enumerate(problems):
             if not trainable[pi, fi]:
                 out[:, pi] = 0.0
@@ -286,7 +288,8 @@ def cross_validate_paths(X: np.ndarray, y: np.ndarray, problems: Sequence[Any], 
                     else:
                         assert r is not None
                         rows: dict[str, Any] = (
-                            {"X": X_tr, "Z": Z, "params": kern.core_params,
+                            {**({"row_blocks": SparseKernelRows(kern, X_tr, Z)} if is_sparse(X_tr) else
+                                {"X": X_tr, "Z": Z, "params": kern.core_params}),
                              "cache_rows": half // (8 * max(Z.shape[0], 1)) if solver == "ipm" else 0}
                             if stream else {"Phi": np.ascontiguousarray(F[tr])})  # type: ignore[index]
                         fit_binary_reduced(yb[tr], r, delta=delta, nus=nus, solver=solver, on_solution=on_solution,

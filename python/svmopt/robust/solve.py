@@ -18,6 +18,7 @@ from svmopt.kernels import Kernel
 from svmopt.robust.data import TrainingData
 from svmopt.robust.fit import MAX_KERNEL_MAGNITUDE, BinaryFit, fit_binary, fit_binary_reduced
 from svmopt.robust.plan import Plan, robust_bounds
+from svmopt.robust.sparse import SparseKernelRows, is_sparse
 
 
 @dataclass
@@ -58,6 +59,9 @@ def problem_key(X: Any, yb: np.ndarray, w: np.ndarray | None, Z: np.ndarray, ker
     h = hashlib.blake2b(digest_size=20)
     if is_dask_array(X):
         h.update(str(X.name).encode())
+    elif is_sparse(X):  # its CSR arrays
+        for a in (X.indptr, X.indices, X.data):
+            h.update(np.ascontiguousarray(a).view(np.uint8).reshape(-1).data)
     else:
         h.update(np.ascontiguousarray(X).view(np.uint8).reshape(-1).data)
     for a in (yb, w, Z, delta):
@@ -70,10 +74,12 @@ def problem_key(X: Any, yb: np.ndarray, w: np.ndarray | None, Z: np.ndarray, ker
 def kernel_rows(plan: Plan, kern: Kernel, X: Any, Z: np.ndarray, absmax: float | None = None) -> dict[str, Any]:
     """The reduced model's kernel rows as its solvers take them: ``Phi`` = K(X, Z) cached when within half the
     memory budget (or for HiGHS on the LP as it is), else X, Z and the kernel to recompute them block by block at
-    every pass (a Dask array's by the workers that hold the chunks)."""
+    every pass (a Dask array's by the workers that hold the chunks; a sparse X's block by block,
+    :class:`svmopt.robust.sparse.SparseKernelRows`)."""
     if not is_dask_array(X) and (plan.solver == "lp" or X.shape[0] * Z.shape[0] * 8 <= get_memory_budget() // 2):
         return {"Phi": finite(kern.cross(X, Z), "the kernel rows", absmax)}
-    rows = {"X": X, "Z": Z, "params": kern.core_params}
+    rows: dict[str, Any] = ({"row_blocks": SparseKernelRows(kern, X, Z, max_magnitude=MAX_KERNEL_MAGNITUDE)}
+                            if is_sparse(X) else {"X": X, "Z": Z, "params": kern.core_params})
     if plan.solver == "ipm" and not is_dask_array(X):  # the leading rows that fit half the budget: kept
         rows["cache_rows"] = (get_memory_budget() // 2) // (8 * max(Z.shape[0], 1))
     return rows
