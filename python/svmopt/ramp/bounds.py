@@ -13,6 +13,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from svmopt._shared.highs import merge_options
+from svmopt._shared.sparse import is_sparse
 from svmopt.exceptions import SolverError
 from svmopt.ramp.model import (
     INF,
@@ -23,6 +24,7 @@ from svmopt.ramp.model import (
     class_diameters,
     initial_solution,
 )
+from svmopt.ramp.sparse_rows import canonical_csr, column_bounds, signed_row
 
 #: The stage a limit that stops one of Algorithm 1's bounding LPs is noted under (:mod:`svmopt.ramp.limits`).
 BOUNDS_STAGE = "Algorithm 1's bounding LPs (the big-Ms found before are valid, only looser)"
@@ -232,12 +234,14 @@ def algorithm1(X: np.ndarray, y: np.ndarray, C: float, budget: int, *, variant: 
     if verbose:
         print(f"[Algorithm 1] UB_w = {bm.ub_w:.6g}, b in [{bm.lb_b:.6g}, {bm.ub_b:.6g}]")
 
-    Yx = y[:, None] * X
+    # (UB_Mi)'s objective rows y_i x_i: all at once for a dense X, one at a time from a sparse X's row i (never n x d)
+    Xr = canonical_csr(X) if is_sparse(X) else None
+    Yx = y[:, None] * X if Xr is None else None
     n = X.shape[0]
-    if variant == "variant2":
+    if variant == "variant2":  # the class's column bounds (a sparse X over its nonzeros)
         pos, neg = y > 0, y < 0
-        lo_p, hi_p = X[pos].min(axis=0), X[pos].max(axis=0)
-        lo_n, hi_n = X[neg].min(axis=0), X[neg].max(axis=0)
+        lo_p, hi_p = column_bounds(X[pos])
+        lo_n, hi_n = column_bounds(X[neg])
     idx_i = np.concatenate([wcols, [L.b], [0]])
     for it in range(max_iter):  # lines 7-11
         old_ubw, old_M = bm.ub_w, lp.M.copy()
@@ -262,7 +266,8 @@ def algorithm1(X: np.ndarray, y: np.ndarray, C: float, budget: int, *, variant: 
                 if lp.M[i] <= 0.0:
                     continue
                 idx_i[-1] = L.xi0 + i
-                coef = np.concatenate([-Yx[i], Yx[i], [-y[i]], [-1.0]])
+                yx = Yx[i] if Xr is None else signed_row(Xr, y, i)
+                coef = np.concatenate([-yx, yx, [-y[i]], [-1.0]])
                 v = lp.optimum(idx_i, coef, maximize=True)
                 if v is None:
                     timed_out = True

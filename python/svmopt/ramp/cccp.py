@@ -34,6 +34,7 @@ from sklearn.utils import check_random_state
 from svmopt._shared.cutting_plane import CutSolution, HingeCuttingPlanes
 from svmopt._shared.dask import is_dask_array
 from svmopt._shared.runtime import detailed, progress
+from svmopt._shared.sparse import column_moments, is_sparse
 from svmopt.ramp.model import top_b
 
 #: Rows per block of a pass over linear rows: 1,024 x 50 float64 rows (400 KiB) stay in cache between the two
@@ -42,8 +43,9 @@ LINEAR_BLOCK = 1024
 
 
 class LinearCuttingPlanes(HingeCuttingPlanes):
-    """:class:`HingeCuttingPlanes` on the linear rows ``Phi = X`` (a numpy array, a float64 memmap or a Dask array)
-    with labels ``y`` in {-1, +1}; ``budget`` None or >= d: no budget."""
+    """:class:`HingeCuttingPlanes` on the linear rows ``Phi = X`` (a numpy array, a float64 memmap, a Dask array or a
+    scipy sparse matrix, each pass then O(nnz) by scipy's CSR products) with labels ``y`` in {-1, +1}; ``budget``
+    None or >= d: no budget."""
 
     def __init__(self, X: Any, y: np.ndarray, *, budget: int | None = None, n_threads: int = 0,
                  n_groups: int | None = None, solver_options: Any = None, weight: np.ndarray | None = None):
@@ -182,7 +184,7 @@ def cccp(X: Any, y: np.ndarray, C: float, budget: int | None, *, n_init: int = 3
          tol: float = 1e-6, max_iter: int = 1000, max_steps: int = 50, time_limit: float | None = None,
          n_threads: int = 0, solver_options: Any = None, verbose: bool | int = False,
          weight: np.ndarray | None = None, warm: tuple[np.ndarray, float] | None = None) -> CCCPResult:
-    """(RL-FS) by CCCP (module docstring) on ``X`` (numpy, float64 memmap or Dask) and ``y`` in {-1, +1}.
+    """(RL-FS) by CCCP (module docstring) on ``X`` (numpy, float64 memmap, Dask or scipy sparse) and ``y`` in {-1, +1}.
 
     ``tol`` and ``max_iter`` bound each convex step's cutting planes (certified relative gap, passes over the data),
     ``max_steps`` the steps of a run, ``time_limit`` the whole call (seconds); ``weight`` the sample weights of
@@ -240,7 +242,10 @@ def cccp(X: Any, y: np.ndarray, C: float, budget: int | None, *, n_init: int = 3
             else:
                 k = min(d, B if B is not None else d)
                 head = X[:10_000]
-                std = np.asarray(head.std(axis=0).compute() if is_dask_array(head) else head.std(axis=0))
+                if is_sparse(head):  # over the nonzeros: sqrt(E[x^2] - E[x]^2) by two sparse products
+                    std = np.sqrt(column_moments(head)[1])
+                else:
+                    std = np.asarray(head.std(axis=0).compute() if is_dask_array(head) else head.std(axis=0))
                 w = np.zeros(d)
                 pick = rng.choice(d, k, replace=False)
                 w[pick] = rng.standard_normal(k) / (np.sqrt(k) * np.where(std[pick] > 0, std[pick], 1.0))

@@ -32,6 +32,7 @@ import scipy.sparse as sp
 from svmopt._shared.config import warn
 from svmopt._shared.dask import is_dask_array
 from svmopt._shared.sparse import is_sparse
+from svmopt.ramp.sparse_rows import column_ptp
 
 #: HiGHS's defaults for the largest and the smallest matrix entry it keeps (``solver_options`` may change them).
 LARGE_MATRIX_VALUE = 1e15
@@ -118,7 +119,7 @@ def check_magnitudes(name: str, X: Any, y: np.ndarray, col_max: np.ndarray, C: f
     if big_m is not None:
         ub = objective_bound(y, costs)
         if big_m == "ramp":  # M_i <= Delta_i UB, Delta_i <= the class's largest coordinate spread (Prop. 2.2)
-            spread = max((float(np.max(np.ptp(X[y == c], axis=0), initial=0.0)) for c in (-1.0, 1.0)
+            spread = max((float(np.max(column_ptp(X[y == c]), initial=0.0)) for c in (-1.0, 1.0)
                           if np.any(y == c)), default=0.0)
             coef, what = spread * ub, f"the big-M coefficients of (13) (class diameter {spread:.3g} times UB)"
         else:

@@ -16,8 +16,9 @@ from sklearn.exceptions import ConvergenceWarning
 
 from svmopt._shared.cutting_plane import class_balance
 from svmopt._shared.highs import HighsModel, merge_options
-from svmopt._shared.sparse import is_sparse, nonzeros
+from svmopt._shared.sparse import as_csr, is_sparse, nonzeros
 from svmopt.exceptions import SolverError
+from svmopt.ramp.sparse_rows import sparse_class_diameters
 
 INF = math.inf
 W_TOL = 1e-7  # decision: feature k is selected when |w_k| > W_TOL (not when v_k = 1)
@@ -74,7 +75,7 @@ def ramp_loss_objective(X: Any, y: Any, coef: Any, intercept: float, C: float) -
     ``y`` must be coded -1/+1. By the ramp identity this equals the (RL-FS-M) objective of the best ``(xi, z)``
     for that ``(w, b)``, so it evaluates any returned solution independently of the MILP variables.
     """
-    X = np.asarray(X, dtype=np.float64)
+    X = as_csr(X) if is_sparse(X) else np.asarray(X, dtype=np.float64)  # sparse: X @ w over the nonzeros
     y = np.asarray(y, dtype=np.float64).ravel()
     w = np.asarray(coef, dtype=np.float64).ravel()
     if X.ndim != 2 or X.shape[0] != y.shape[0] or X.shape[1] != w.shape[0]:
@@ -337,7 +338,10 @@ def initial_solution(X: np.ndarray, y: np.ndarray, C: Any, budget: int, *, optio
 
 def class_diameters(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     """``Delta_i = max_{j: y_j = y_i} ||x_i - x_j||_inf`` (Prop. 2.2) in O(n d): the inner max over j and k
-    swaps, and ``max_j |x_ik - x_jk| = max(x_ik - min_class_k, max_class_k - x_ik)``."""
+    swaps, and ``max_j |x_ik - x_jk| = max(x_ik - min_class_k, max_class_k - x_ik)`` (a sparse X over its nonzeros,
+    :func:`svmopt.ramp.sparse_rows.sparse_class_diameters`)."""
+    if is_sparse(X):
+        return sparse_class_diameters(X, y)
     delta = np.zeros(X.shape[0])
     for cls in (-1.0, 1.0):  # two classes, not a loop over rows
         idx = y == cls

@@ -21,6 +21,8 @@ initial feasible solution from (SVM-l1), then the bounding LPs (UB-w), (LB-b)/(U
   Weston & Bottou (2006), each convex step by cutting planes with one pass over the data per iteration
   (:mod:`svmopt.ramp.cccp`): no binary per row, so it runs on millions of rows (numpy, float64 memmap or Dask). A
   local method: no lower bound, ``status_ = "local"``.
+* Every method takes a scipy sparse X (CSR/CSC), never densified: the LP/MILP rows from its nonzeros, CCCP's passes
+  by CSR products, Algorithm 1's column bounds and diameters over the stored values (:mod:`svmopt.ramp.sparse_rows`).
 * ``method="auto"`` (default): ``"cccp"`` (``"heuristic"`` up to ``AUTO_CCCP_ROWS`` rows, 0 by default).
 
 The comparison models :class:`svmopt.ramp.estimators.L1SVC` and :class:`svmopt.ramp.estimators.FeatureBudgetSVC`
@@ -162,7 +164,8 @@ class _MilpOutcome:
 
 
 def _dot_rows(X: Any, w: np.ndarray) -> np.ndarray:
-    """``X @ w`` for an array, a memmap or a Dask array (computed where its chunks are)."""
+    """``X @ w`` for an array, a memmap, a scipy sparse matrix (over its nonzeros) or a Dask array (computed where its
+    chunks are)."""
     out = X @ w
     return np.asarray(out.compute() if is_dask_array(out) else out, dtype=np.float64)
 
@@ -346,6 +349,7 @@ class RampLossSVC(BinaryLinearClassifier):
         "mip_gap": MIP_GAP_CONSTRAINT, "fix_dominated": ["boolean"], "max_iter_bigm": [POSITIVE_INT],
         "solver_options": [Mapping, None], "n_init": [POSITIVE_INT], "tol": TOL_CONSTRAINT, "max_iter": [POSITIVE_INT],
         "probability": PROBABILITY_CONSTRAINT}
+    _accepts_sparse: ClassVar[bool] = True  # every method: X's nonzeros, never a dense copy of X
 
     def __init__(self, *, C: float | str = 1.0, budget: int | None = None, method: str = "auto",
                  max_time: float | None = None, cv: Any = 3, big_m: str = "variant1", random_state: Any = None,
@@ -355,8 +359,7 @@ class RampLossSVC(BinaryLinearClassifier):
                  solver_options: dict | None = None, n_init: int = 3, tol: float = 1e-6, max_iter: int = 1000,
                  class_weight: Any = None, warm_start: bool = False, probability: bool = False):
         self.probability, self.C = probability, C
-        self.budget = budget
-        self.method = method
+        self.budget, self.method = budget, method
         self.warm_start = warm_start
         self.max_time = max_time
         self.class_weight = class_weight
@@ -365,12 +368,9 @@ class RampLossSVC(BinaryLinearClassifier):
         self.random_state = random_state
         self.verbose = verbose
         self.delta = delta
-        self.p = p
-        self.q = q
-        self.t_easy = t_easy
-        self.t_fea = t_fea
-        self.t_inc = t_inc
-        self.t_limit = t_limit
+        self.p, self.q = p, q
+        self.t_easy, self.t_fea = t_easy, t_fea
+        self.t_inc, self.t_limit = t_inc, t_limit
         self.tau = tau
         self.mip_gap = mip_gap
         self.fix_dominated = fix_dominated

@@ -17,6 +17,7 @@ from sklearn.exceptions import ConvergenceWarning
 from svmopt._shared.dask import is_dask_array
 from svmopt._shared.runtime import progress
 from svmopt._shared.selection import first_lowest, fold_errors, fold_totals
+from svmopt._shared.sparse import is_sparse
 from svmopt._shared.splits import cv_is_index_pairs, cv_splits, stratified_subsample
 from svmopt.ramp.estimators import seed_options
 
@@ -71,7 +72,8 @@ def _selection_data(est: Any, X: Any, ys: np.ndarray, sw: np.ndarray | None, kep
         seed = seed_options(est.random_state).get("random_seed", 0)
         rows = stratified_subsample(ys, SELECT_MAX_ROWS, np.random.RandomState(seed))
     Xs = X[rows]
-    Xs = np.ascontiguousarray(Xs.compute() if is_dask_array(Xs) else Xs, dtype=np.float64)
+    if not is_sparse(Xs):  # a sparse X stays sparse (CSR rows): its folds are fitted without densifying it
+        Xs = np.ascontiguousarray(Xs.compute() if is_dask_array(Xs) else Xs, dtype=np.float64)
     yc = ys[rows]
     wc = np.ones(yc.size) if sw is None else sw[rows]
     folds = cv_splits(est.cv, yc, kept if explicit else None, n_given=n_given if explicit else None)
