@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from svmopt.ellipsoid.geometry import ClosestPoints, class_ellipsoids, shrink_factor
 from svmopt.ellipsoid.projection import project_2d, whiten
+from svmopt.ellipsoid.sparse_rows import sparse_working_space
 
 #: The closest points of E(mu1, P1) and E(mu2, P2): the result, the swarm iterations run, whether a time limit
 #: stopped the swarms.
@@ -72,15 +74,17 @@ def working_space(pair: PairData, glob: tuple[np.ndarray, np.ndarray] | None, sh
     """Steps 1-2 on ``pair``'s rows: the whitening (``glob``: the data set's, else the pair's, with ``shrinkage``)
     and the projection, and the class ellipsoids in the working space. ValueError where they are undefined."""
     V1, V2, w1, w2 = pair.V1, pair.V2, pair.w1, pair.w2
-    if not (len(V1) and len(V2)):  # a fold of a user's cv may hold no training row of a class
+    if not (V1.shape[0] and V2.shape[0]):  # a fold of a user's cv may hold no training row of a class
         raise ValueError("a class of the binary problem has no training rows")
+    if sp.issparse(V1):  # the same construction from the moments of the sparse rows
+        return WorkingSpace(*sparse_working_space(V1, V2, w1, w2, glob, shrinkage, rng, cons), shrinkage)
     d = V1.shape[1]
     if cons.projection == "none":
         m, W, Pi = np.zeros(d), np.eye(d), np.eye(d)
     else:
         m, W = glob if glob is not None else whiten(np.vstack([V1, V2]), shrinkage,
                                                     None if w1 is None else np.r_[w1, w2])
-        Pi = project_2d((V1 - m) @ W, (V2 - m) @ W, cons.p2_mode, rng, w1, w2)
+        Pi = project_2d((V1 - m) @ W, (V2 - m) @ W, cons.p2_mode, rng, w1, w2, basis=W)
     T = W @ Pi  # input -> working: q = T^T (v - m)
     E = class_ellipsoids((V1 - m) @ T, (V2 - m) @ T, metric=cons.metric, reading=cons.reading, w1=w1, w2=w2)
     return WorkingSpace(m, W, Pi, T, E, shrinkage)

@@ -46,8 +46,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from svmopt._shared.calibration import N_FOLDS, ProbabilityMixin
-from svmopt._shared.config import check_dense_allocation, warn
+from svmopt._shared.config import warn
 from svmopt._shared.runtime import TimeBudget, progress
+from svmopt._shared.sparse import as_csr, check_sparse_input, is_sparse
 from svmopt._shared.validation import (
     CLASS_WEIGHT,
     SECONDS,
@@ -62,7 +63,7 @@ from svmopt._shared.validation import (
 from svmopt.ellipsoid.binary import ClosestSolver, Construction, PairData, hyperplane, working_space
 from svmopt.ellipsoid.decision import decision_values, predicted_classes
 from svmopt.ellipsoid.geometry import ellipsoid_closest_points
-from svmopt.ellipsoid.projection import input_unit, map_back, whiten
+from svmopt.ellipsoid.projection import input_unit, largest_magnitude, map_back, whiten
 from svmopt.ellipsoid.selection import (
     RATIO_GRID,
     SelectionPlan,
@@ -71,6 +72,7 @@ from svmopt.ellipsoid.selection import (
     select_pair,
     user_splits,
 )
+from svmopt.ellipsoid.sparse_rows import check_width, sparse_whiten
 from svmopt.ellipsoid.swarms import SWARM_CONSTRAINTS, pso_closest_points, seed_from
 
 # ----------------------------------------------------------------------------------------------- estimator
@@ -348,6 +350,7 @@ class EllipsoidPSOClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = True
         tags.input_tags.allow_nan = False
+        tags.input_tags.sparse = True  # scipy sparse X: the moments over its nonzeros (svmopt.ellipsoid.sparse_rows)
         tags.non_deterministic = False
         return tags
 
@@ -379,7 +382,7 @@ class EllipsoidPSOClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         models, errors = self._fit_pairs(Xu, w, jobs, plan, seed, budget, fixed)
         self._set_models(pairs, [map_back(mdl, unit) for mdl in models], errors, plan)
         if not (np.all(np.isfinite(self.coef_)) and np.all(np.isfinite(self.intercept_))):
-            raise ValueError(f"X: its entries (largest magnitude {float(np.max(np.abs(X))):.3g}) are too small for "
+            raise ValueError(f"X: its entries (largest magnitude {largest_magnitude(X):.3g}) are too small for "
                              "the hyperplane's coefficients (about 1 / |x|) to be held in float64; rescale X")
         self._warn_one_sided(X, yi)
         budget.finish(self)
@@ -402,13 +405,11 @@ class EllipsoidPSOClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
     def _validate_rows(self, X, y, sample_weight) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, list | None]:
         """``(X, class index per row, weights, the user's cv splits)`` of the rows fitted (those of weight > 0);
         sets ``classes_``. Every class must be large enough for its ellipsoid."""
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        check_sparse_input("EllipsoidPSOClassifier", X, accepted=True)  # a Dask array of sparse chunks is refused
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, accept_sparse=("csr", "csc"))
+        X = as_csr(X) if is_sparse(X) else X  # CSC: converted once (the folds and pairs index rows)
         check_classification_targets(y)
-        d = X.shape[1]
-        check_dense_allocation(d, d, f"EllipsoidPSOClassifier with n_features={d} (the covariance of the "
-                               "whitening, Section 4.3.5, and of the class ellipsoids, d x d)",
-                               remedy="reduce the features first (e.g. sklearn.decomposition.PCA or a feature "
-                               "selection in a Pipeline)")
+        check_width(X)  # the d x d matrices of the fit within the memory budget, before any work
         n_rows = X.shape[0]
         # The validation runs on row indices, so that the kept rows are known (a user's cv splits index all rows).
         kept, y_kept, w = check_fit_weights(np.arange(n_rows), y, sample_weight, self.class_weight)
@@ -451,7 +452,8 @@ class EllipsoidPSOClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         else:
             shrinks = [0.0, "ledoit_wolf"] if _is_auto(self.shrinkage) else [self.shrinkage]
             ratios = RATIO_GRID if _is_auto(self.ratio) else np.array([float(self.ratio)])
-        globs = {sh: whiten(X, sh, w) if self.projection == "dataset" else None for sh in shrinks}
+        white = sparse_whiten if is_sparse(X) else whiten
+        globs = {sh: white(X, sh, w) if self.projection == "dataset" else None for sh in shrinks}
         return SelectionPlan(shrinks, ratios, globs) if fixed is None else SelectionPlan(shrinks[:1], ratios, globs)
 
     def _pairs(self) -> list[tuple[int, int]]:
@@ -571,8 +573,9 @@ class EllipsoidPSOClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
     def _pair_scores(self, X) -> np.ndarray:
         check_is_fitted(self)
         check_input(X, "X")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return X @ self.coef_.T + self.intercept_
+        check_sparse_input("EllipsoidPSOClassifier", X, accepted=True)
+        X = validate_data(self, X, dtype=np.float64, reset=False, accept_sparse=("csr", "csc"))
+        return np.asarray(X @ self.coef_.T, dtype=np.float64) + self.intercept_  # sparse: over the nonzeros
 
     def decision_function(self, X):
         """Binary: ``-z`` (positive means ``classes_[1]``). Multiclass, one-vs-one: (n_samples, n_classes) votes

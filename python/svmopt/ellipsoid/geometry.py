@@ -377,9 +377,22 @@ def class_ellipsoids(Q1, Q2, *, metric: str = "inverse", reading: str = "B", w1=
         if count < n + 1:
             raise ValueError(f"{name} has {Q.shape[0]} samples{'' if w is None else f' (total weight {count:g})'}; "
                              f"the ellipsoid in {n} dimensions needs at least {n + 1}")
+    return ellipsoids_from_moments(Q1, Q2, [weighted_mean_cov(Q1, w1), weighted_mean_cov(Q2, w2)], metric=metric,
+                                   reading=reading, delta=_delta, row=lambda Q, i: Q[i])
+
+
+def _delta(Z: np.ndarray, mu: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """``(z - mu)^T M (z - mu)`` for each row z of Z."""
+    D = Z - mu
+    return np.einsum("ij,jk,ik->i", D, M, D)
+
+
+def ellipsoids_from_moments(Q1, Q2, moments: list, *, metric: str, reading: str, delta, row) -> dict:
+    """:func:`class_ellipsoids` from the classes' ``(mu_c, Sigma_c)`` (``moments``): ``delta(Q, mu, M)`` gives the
+    quadratic forms of the rows of ``Q``, ``row(Q, i)`` its row i as a 1-D array (the facing point)."""
     mus, Ms = [], []
-    for Q, w in ((Q1, w1), (Q2, w2)):
-        mu, Sigma = weighted_mean_cov(Q, w)
+    for mu, Sigma in moments:
+        n = mu.size
         ev = np.linalg.eigvalsh(Sigma)
         if ev[-1] <= 0.0 or not np.isfinite(ev[-1]):
             raise ValueError("a class has zero variance in the working space; the class ellipsoid is undefined")
@@ -393,20 +406,15 @@ def class_ellipsoids(Q1, Q2, *, metric: str = "inverse", reading: str = "B", w1=
         mus.append(mu)
         Ms.append(0.5 * (M + M.T))
     (mu1, mu2), (M1, M2) = mus, Ms
-
-    def delta(Z, mu, M):
-        D = Z - mu
-        return np.einsum("ij,jk,ik->i", D, M, D)
-
     i2 = int(np.argmin(delta(Q2, mu1, M1)))  # b_2: class-2 point nearest to mu_1 in class 1's metric
     i1 = int(np.argmin(delta(Q1, mu2, M2)))  # b_1: class-1 point nearest to mu_2 in class 2's metric
-    b1, b2 = Q1[i1], Q2[i2]
+    b1, b2 = row(Q1, i1), row(Q2, i2)
     if reading == "B":
-        rho1 = float(delta(b1[None], mu1, M1)[0])
-        rho2 = float(delta(b2[None], mu2, M2)[0])
+        rho1 = float(_delta(b1[None], mu1, M1)[0])
+        rho2 = float(_delta(b2[None], mu2, M2)[0])
     else:
-        rho1 = float(delta(b2[None], mu1, M1)[0])
-        rho2 = float(delta(b1[None], mu2, M2)[0])
+        rho1 = float(_delta(b2[None], mu1, M1)[0])
+        rho2 = float(_delta(b1[None], mu2, M2)[0])
     if rho1 < 1e-12 or rho2 < 1e-12:
         raise ValueError("a facing point coincides with its class mean; the ellipsoid radius is zero")
     return {"mu1": mu1, "P1": M1 / rho1, "mu2": mu2, "P2": M2 / rho2, "b1": b1, "b2": b2, "rho1": rho1, "rho2": rho2}

@@ -5,6 +5,7 @@ onto the direction of the class means and a second direction orthogonal to it.""
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.covariance import ledoit_wolf_shrinkage
 
 from svmopt._shared.moments import power_of_two_unit
@@ -23,7 +24,7 @@ def input_unit(X: np.ndarray, projection: str, solver: str = "pso") -> float:
     solved in the input space: the exact solver's ellipsoids and closest points scale with X, so X over a power of
     two maps back exactly as with a projection, but the swarms' craziness radius (below 1) does not, so with
     ``solver="pso"`` X beyond the range is refused, naming its magnitude."""
-    absmax = float(np.max(np.abs(X))) if X.size else 0.0
+    absmax = largest_magnitude(X)
     if absmax == 0.0 or SAFE_MAGNITUDE[0] <= absmax <= SAFE_MAGNITUDE[1]:
         return 1.0
     if projection == "none" and solver == "pso":
@@ -31,6 +32,12 @@ def input_unit(X: np.ndarray, projection: str, solver: str = "pso") -> float:
                          "input space, whose scale the swarms depend on (the craziness radius below 1); rescale X "
                          "(e.g. StandardScaler), or use projection='pair' or solver='exact'")
     return float(power_of_two_unit(np.asarray(absmax)))
+
+
+def largest_magnitude(X) -> float:
+    """The largest ``|x|`` of a dense or scipy sparse ``X`` (over its stored values), 0 when empty."""
+    values = X.data if sp.issparse(X) else X
+    return float(np.max(np.abs(values))) if values.size else 0.0
 
 
 def map_back(mdl: dict, unit: float) -> dict:
@@ -102,7 +109,11 @@ def whiten(X: np.ndarray, shrinkage: float | str = 0.0, w: np.ndarray | None = N
     if max(X.shape[0], 0.0 if w is None else float(np.sum(w))) <= X.shape[1]:
         return _whiten_rows(X, shrinkage, w)
     m, C = weighted_mean_cov(X, w)
-    a = _amount(X - m, shrinkage, w)
+    return whiten_covariance(m, C, _amount(X - m, shrinkage, w))
+
+
+def whiten_covariance(m: np.ndarray, C: np.ndarray, a: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`whiten` from the mean ``m`` and covariance ``C`` of the rows and the shrinkage amount ``a``."""
     if a:  # (1 - a) C + a mean(eig C) I: the whitening of a covariance estimated from few rows per feature
         C = (1.0 - a) * C + a * (np.trace(C) / C.shape[0]) * np.eye(C.shape[0])
     lam, V = np.linalg.eigh(C)
@@ -142,16 +153,30 @@ def _whiten_rows(X: np.ndarray, shrinkage: float | str, w: np.ndarray | None) ->
 
 
 def project_2d(Z1: np.ndarray, Z2: np.ndarray, p2_mode: str, rng, w1: np.ndarray | None = None,
-               w2: np.ndarray | None = None) -> np.ndarray:
+               w2: np.ndarray | None = None, basis: np.ndarray | None = None) -> np.ndarray:
     """The 2-D projection ``[p_1, p_2]`` (d x 2; d x 1 for one feature) of two whitened classes: ``p_1`` along the
     difference of their (weighted) means, ``p_2`` orthogonal to it by ``p2_mode`` (see the estimator's docstring),
-    oriented deterministically."""
-    dp = Z1.shape[1]
+    oriented deterministically (``basis``: the whitening W, so that the orientation is that of the input-space
+    direction ``W p_2`` and not of the eigenvectors' arbitrary signs)."""
     if w1 is None or w2 is None:
         dmu = Z1.mean(axis=0) - Z2.mean(axis=0)
     else:
         (u1, _), (u2, _) = unit_weights(w1), unit_weights(w2)
         dmu = (u1 @ Z1) / u1.sum() - (u2 @ Z2) / u2.sum()
+
+    def spread() -> np.ndarray:
+        if p2_mode == "covdiff":
+            return weighted_mean_cov(Z1, w1)[1] - weighted_mean_cov(Z2, w2)[1]
+        return weighted_mean_cov(np.vstack([Z1, Z2]), None if w1 is None else np.r_[w1, w2])[1]
+
+    return projection_of(dmu, spread, p2_mode, rng, basis)
+
+
+def projection_of(dmu: np.ndarray, spread, p2_mode: str, rng, basis: np.ndarray | None = None) -> np.ndarray:
+    """:func:`project_2d` from the difference ``dmu`` of the whitened class means and ``spread()``, the matrix
+    whose deflation gives ``p_2``: the difference of the whitened class covariances (``"covdiff"``) or the
+    covariance of both classes' whitened rows (``"literal"``); not called for ``"random"`` or one dimension."""
+    dp = dmu.size
     nrm = np.linalg.norm(dmu)
     if nrm == 0:
         raise ValueError("the two class means coincide after whitening; the projection direction p_1 is undefined")
@@ -160,12 +185,12 @@ def project_2d(Z1: np.ndarray, Z2: np.ndarray, p2_mode: str, rng, w1: np.ndarray
         return p1[:, None]
     Q = np.eye(dp) - np.outer(p1, p1)
     if p2_mode == "covdiff":
-        S = Q @ (weighted_mean_cov(Z1, w1)[1] - weighted_mean_cov(Z2, w2)[1]) @ Q
+        S = Q @ spread() @ Q
         lam, V = np.linalg.eigh(0.5 * (S + S.T))
         k = int(np.argmax(np.abs(lam)))
         p2 = V[:, k] if abs(lam[k]) >= 1e-12 else None
     elif p2_mode == "literal":
-        S = Q @ weighted_mean_cov(np.vstack([Z1, Z2]), None if w1 is None else np.r_[w1, w2])[1] @ Q
+        S = Q @ spread() @ Q
         lam, V = np.linalg.eigh(0.5 * (S + S.T))
         p2 = V[:, -1]
     else:  # "random"
@@ -175,5 +200,8 @@ def project_2d(Z1: np.ndarray, Z2: np.ndarray, p2_mode: str, rng, w1: np.ndarray
         p2 = np.eye(dp)[k]
     p2 = Q @ p2
     p2 = p2 / np.linalg.norm(p2)
-    sign = 1.0 if p2[int(np.argmax(np.abs(p2)))] > 0 else -1.0  # a deterministic orientation
+    # a deterministic orientation: the largest component of W p_2 positive, whatever the signs LAPACK gave the
+    # whitening's eigenvectors (the same model from another rounding of the covariance: a sparse X's, another BLAS)
+    v = p2 if basis is None else basis @ p2
+    sign = 1.0 if v[int(np.argmax(np.abs(v)))] > 0 else -1.0
     return np.column_stack([p1, sign * p2])

@@ -23,6 +23,7 @@ from svmopt._shared.selection import first_lowest, first_within_noise, fold_erro
 from svmopt._shared.splits import cv_splits, index_pairs, restrict_splits
 from svmopt.ellipsoid.binary import ClosestSolver, Construction, PairData, hyperplane, working_space
 from svmopt.ellipsoid.geometry import unit_weights
+from svmopt.ellipsoid.sparse_rows import stack_rows
 
 #: ``ratio="auto"``: the radius ratios of the two class ellipsoids compared by cross-validation (1 = the paper's).
 RATIO_GRID = 2.0 ** np.arange(-6.0, 7.0)
@@ -138,8 +139,8 @@ def select_pair(pair: PairData, plan: SelectionPlan, cons: Construction, closest
     shape = (len(shrinks), ratios.size)
     if not pair.folds:  # nothing to hold out: the paper's ellipsoids
         return _candidate(plan, order[0]), np.zeros(shape), np.zeros((0, *shape))
-    t = np.r_[np.ones(len(pair.V1), dtype=int), np.zeros(len(pair.V2), dtype=int)]
-    V = np.vstack([pair.V1, pair.V2])
+    t = np.r_[np.ones(pair.V1.shape[0], dtype=int), np.zeros(pair.V2.shape[0], dtype=int)]
+    V = stack_rows(pair.V1, pair.V2)  # CSR for sparse rows
     wv = None if pair.w1 is None or pair.w2 is None else np.r_[pair.w1, pair.w2]
     # the errors in units of the largest weight (an exact power of two): their fold differences and standard errors
     # neither overflow nor underflow at any magnitude of the weights
