@@ -158,12 +158,10 @@ def test_memmap_input_is_calibrated_as_the_array(tmp_path):
     np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), atol=1e-10)
 
 
-@parametrize_with_checks([FixedSizeLSSVC(probability=True, n_prototypes=20, gamma=5.0, sigma2=2.0, random_state=0)],
-                         expected_failed_checks=lambda est: {
-                             "check_sample_weight_equivalence_on_dense_data": "the prototypes are selected by a "
-                             "seeded random search over the rows given (tests/fixed_size/test_estimators.py)",
-                             "check_sample_weight_equivalence": "as check_sample_weight_equivalence_on_dense_data"})
+@parametrize_with_checks([FixedSizeLSSVC(probability=True, n_prototypes=20, gamma=5.0, sigma2=2.0, random_state=0)])
 def test_sklearn_contract_with_probabilities(estimator, check):
+    """scikit-learn's checks, the weight-equivalence ones included: they give ``cv`` as index pairs over the rows of
+    the fit, which the calibration's clones (fitted on folds of those rows) replace by the default cv."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         check(estimator)

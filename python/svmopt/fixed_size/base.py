@@ -66,9 +66,9 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 from svmopt import _core
 from svmopt._shared.config import atomic_fit
 from svmopt._shared.dask import is_dask_array, map_row_chunks
-from svmopt._shared.moments import block_moments, column_stds
 from svmopt._shared.prototypes import MAX_CANDIDATES
 from svmopt._shared.runtime import TimeBudget, blas_controller
+from svmopt._shared.sparse import as_csr, is_sparse
 from svmopt._shared.splits import fold_ids, index_pairs
 from svmopt._shared.validation import (
     NONNEGATIVE_INT,
@@ -98,7 +98,7 @@ from svmopt.fixed_size.selection import (
     given_prototypes,
     select,
 )
-from svmopt.fixed_size.sources import DEFAULT_BLOCK, Source, check_block, load_source
+from svmopt.fixed_size.sources import DEFAULT_BLOCK, Source, dense_rows, input_blocks, input_scaling, load_source
 from svmopt.fixed_size.stream import (
     RowBuffer,
     System,
@@ -158,26 +158,6 @@ class TrainingRows:
         w_rows = np.zeros(self.n_rows)
         w_rows[self.kept] = 1.0 if self.w is None else self.w
         return w_rows
-
-
-def input_scaling(src: Source | DaskSource, d: int, standardize: bool, w_rows: np.ndarray | None,
-                  n: int) -> tuple[np.ndarray, np.ndarray]:
-    """The standardization statistics (mean, scale) of the inputs (step 1: one streaming pass; weighted means and
-    deviations with weights ``w_rows``, rows of weight 0 left out so a huge value there cannot overflow the sum); an
-    in-memory source standardizes its blocks by them from then on."""
-    if isinstance(src, DaskSource):  # dask reductions on the workers (and the finiteness check)
-        mean, scale = src.moments(standardize, w_rows)
-    elif standardize:
-        mean, s2, _, unit = block_moments(src.raw_inputs, d, w_rows)
-        scale = column_stds(s2, n, w_rows, unit)
-        scale[scale == 0.0] = 1.0  # a NaN or infinity is left to the overflow check below
-        src.mean, src.scale = mean, scale
-    else:
-        mean, scale = np.zeros(d), np.ones(d)
-    if not (np.isfinite(mean).all() and np.isfinite(scale).all()):
-        raise ValueError("X: the column means/standard deviations overflow float64 (|values| near 1e308); "
-                         "rescale X before fitting")
-    return mean, scale
 
 
 class FixedHyperparametersError(ValueError, AttributeError):
@@ -505,7 +485,9 @@ class FixedSizeLSSVM(BaseEstimator):
                                  f"map and one solve), got {shown(value)}; fit takes one value per binary problem")
         check_input(X, "X")
         check_input(y, "y")
-        X, y = validate_data(self, X, y, dtype=np.float64, reset=first, y_numeric=self._task == "regression")
+        X, y = validate_data(self, X, y, dtype=np.float64, reset=first, y_numeric=self._task == "regression",
+                             accept_sparse=("csr", "csc"))
+        X = dense_rows(X, "a partial_fit chunk of sparse rows") if is_sparse(X) else X  # the chunk, memory-checked
         y = self._check_y(y)
         self._stream_classes(y, classes, first)
         definition = self._stream_definition(mode, kern, sigma2)
@@ -573,7 +555,8 @@ class FixedSizeLSSVM(BaseEstimator):
                                  f"{self.n_features_in_} features as input")
         else:
             check_input(X, "X")
-            X = validate_data(self, X, dtype=np.float64, reset=False)
+            X = validate_data(self, X, dtype=np.float64, reset=False, accept_sparse=("csr", "csc"))
+            X = as_csr(X, "X") if is_sparse(X) else X  # dense blocks of its rows below
         block = int(self.block_size or DEFAULT_BLOCK)
         out = np.empty((X.shape[0], len(self.problems_)))
         groups: dict[float, list[int]] = {}
@@ -581,8 +564,7 @@ class FixedSizeLSSVM(BaseEstimator):
             groups.setdefault(p["sigma2"] if self.kernel_mode_ == "rbf" else 0.0, []).append(j)
         PV = self.prototypes_  # None for the linear kernel (explicit features)
         fixed = self.kernel.core_params if self.kernel_mode_ == "kernel" and isinstance(self.kernel, Kernel) else None
-        for s in range(0, X.shape[0], block):
-            xb = check_block(X[s:s + block], self.n_features_in_)
+        for s, xb in input_blocks(X, block):
             xb = np.ascontiguousarray((xb - self.x_mean_) / self.x_scale_)
             for s2, js in groups.items():
                 V = np.ascontiguousarray(np.column_stack([self.problems_[j]["coef"] for j in js]), dtype=np.float64)
@@ -597,4 +579,5 @@ class FixedSizeLSSVM(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = False
+        tags.input_tags.sparse = True  # CSR/CSC, dense a block of rows at a time (svmopt.fixed_size.sources)
         return tags

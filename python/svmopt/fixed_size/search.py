@@ -422,10 +422,9 @@ class SearchRun:
             return DaskCVEngine(src, T, mask, folds, v, PVx, plan.make_params, plan.task, **kw)
         # kept per row: the features, or the kernel block [K(x, PV), 1, y] (kernel statistics)
         p_max = plan.n_features + 1 if PVx is None else PVx.shape[0] + 2
-        if (src.array is not None and not isinstance(src.array, np.memmap)
-                and CoreCVEngine.fits(T.shape[0], p_max, plan.feature_budget)):
+        if src.in_memory is not None and CoreCVEngine.fits(T.shape[0], p_max, plan.feature_budget):
             # In memory, features within the budget: the whole CV in the core (no Python per evaluation).
-            return CoreCVEngine(src.array, None if mask is None else np.flatnonzero(mask), src.mean, src.scale,
+            return CoreCVEngine(src.in_memory, None if mask is None else np.flatnonzero(mask), src.mean, src.scale,
                                 src.block_size, T, folds, v, PVx, plan.make_params, plan.task,
                                 tune_rbf=plan.mode == "rbf", **kw)
         return CVEngine(ProblemBlocks(src, T, mask), folds, v, PVx, plan.make_params, plan.task, progress=progress,

@@ -20,7 +20,7 @@ from svmopt._shared.config import warn
 from svmopt._shared.prototypes import random_prototypes, select_prototypes
 from svmopt._shared.validation import real_array
 from svmopt.fixed_size.dask_engine import DaskSource
-from svmopt.fixed_size.sources import Source
+from svmopt.fixed_size.sources import Source, dense_rows
 
 #: ``n_prototypes="auto"``: m = 500, at most the candidate rows (without the warning an explicit larger m gets).
 AUTO_PROTOTYPES = 500
@@ -110,9 +110,12 @@ def gather_rows(src: Source | DaskSource, rows: np.ndarray, n_features: int) -> 
     """The standardized rows ``rows`` (sorted indices into X's rows) of a source, as one C-ordered array."""
     if isinstance(src, DaskSource):
         return src.gather(rows)
-    if src.array is not None and not isinstance(src.array, np.memmap) and rows.size == src.array.shape[0]:
-        X = np.asarray(src.array, dtype=np.float64)
+    if src.in_memory is not None and rows.size == src.in_memory.shape[0]:
+        X = np.asarray(src.in_memory, dtype=np.float64)
         return np.ascontiguousarray((X - src.mean) / src.scale) if src.mean is not None else np.ascontiguousarray(X)
+    if src.sparse:  # the rows alone densified (a sample, the candidates), not a pass over every block
+        X = dense_rows(src.array[rows], "the sampled rows of the sparse X (rows x n_features)")
+        return np.ascontiguousarray((X - src.mean) / src.scale) if src.mean is not None else X
     out, r0, j = [], 0, 0
     for xb, _ in src.blocks():
         nb = xb.shape[0]
