@@ -29,6 +29,7 @@ for every input, not only for well-separated scores (tested with hypothesis).
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +42,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from svmopt._shared.moments import power_of_two_unit
+from svmopt._shared.splits import cv_is_index_pairs
 
 #: Folds of the held-out decision values (fewer when the smallest class has fewer rows; at least 2).
 N_FOLDS = 5
@@ -198,6 +200,8 @@ def held_out_decisions(estimator: Any, X: Any, y: np.ndarray, sample_weight: np.
     seed = int(check_random_state(random_state).randint(2**31 - 1))
     folds = StratifiedKFold(n_splits=k, shuffle=True, random_state=seed)
     model = clone(estimator).set_params(probability=False, **fold_params(estimator))
+    if cv_is_index_pairs(model.get_params().get("cv")):  # splits index the fit's rows, not a fold's: the default cv
+        model.set_params(cv=inspect.signature(type(model).__init__).parameters["cv"].default)
     params = None if sample_weight is None else {"sample_weight": sample_weight}
     return np.asarray(cross_val_predict(model, X, y, cv=folds, method="decision_function", params=params),
                       dtype=np.float64)

@@ -193,11 +193,10 @@ def sparse_cut_pass(X: sp.csr_matrix, y: np.ndarray, v: np.ndarray, gamma: float
 
 def check_sparse_input(name: str, X: Any, accepted: bool) -> None:
     """A scipy sparse ``X`` given to an estimator whose paths cannot take it (``accepted`` False), or a Dask array
-    of sparse chunks (which no pass reads): a TypeError naming X and the linear estimators that take sparse X."""
+    of sparse chunks (which no pass reads): a TypeError naming X (every estimator of svmopt takes sparse X)."""
     if not accepted and sp.issparse(X):
         raise TypeError(f"{name} does not take a scipy sparse X (got {type(X).__name__}); pass a dense array "
-                        "(X.toarray() where it fits in memory), or use L1SVC or FeatureBudgetSVC, which accept "
-                        "sparse CSR/CSC X")
+                        "(X.toarray() where it fits in memory)")
     if sp.issparse(getattr(X, "_meta", None)) and not sp.issparse(X):
         raise TypeError(f"{name}: X is a Dask array of scipy sparse chunks, which no solver here reads; pass a "
                         "scipy sparse matrix in memory or a Dask array of dense chunks")

@@ -77,7 +77,8 @@ def working_space(pair: PairData, glob: tuple[np.ndarray, np.ndarray] | None, sh
     if not (V1.shape[0] and V2.shape[0]):  # a fold of a user's cv may hold no training row of a class
         raise ValueError("a class of the binary problem has no training rows")
     if sp.issparse(V1):  # the same construction from the moments of the sparse rows
-        return WorkingSpace(*sparse_working_space(V1, V2, w1, w2, glob, shrinkage, rng, cons), shrinkage)
+        m, W, Pi, T, E = sparse_working_space(V1, V2, w1, w2, glob, shrinkage, rng, cons)
+        return WorkingSpace(m, W, Pi, T, E, shrinkage)
     d = V1.shape[1]
     if cons.projection == "none":
         m, W, Pi = np.zeros(d), np.eye(d), np.eye(d)

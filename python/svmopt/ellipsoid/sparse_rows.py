@@ -19,6 +19,8 @@ The same formulas as the dense path in another order of the sums: the moments ag
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -205,7 +207,7 @@ def sparse_ellipsoids(V1, V2, *, metric: str, reading: str, w1=None, w2=None) ->
                                    reading=reading, delta=_quadratic_rows, row=_row)
 
 
-def sparse_working_space(V1, V2, w1, w2, glob, shrinkage: float | str, rng, cons) -> tuple:
+def sparse_working_space(V1, V2, w1, w2, glob, shrinkage: float | str, rng, cons) -> tuple[Any, ...]:
     """``(m, W, Pi, T, E)`` of :func:`svmopt.ellipsoid.binary.working_space` for sparse class rows: the whitening
     (``glob``: the data set's), the 2-D projection from the whitened moments, and the class ellipsoids of the rows
     in the working space ``(v - m)^T T`` (n x 2, from ``V T``); in the input space with ``projection="none"``."""

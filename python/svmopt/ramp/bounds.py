@@ -266,7 +266,7 @@ def algorithm1(X: np.ndarray, y: np.ndarray, C: float, budget: int, *, variant: 
                 if lp.M[i] <= 0.0:
                     continue
                 idx_i[-1] = L.xi0 + i
-                yx = Yx[i] if Xr is None else signed_row(Xr, y, i)
+                yx = signed_row(Xr, y, i) if Xr is not None else Yx[i]  # type: ignore[index]
                 coef = np.concatenate([-yx, yx, [-y[i]], [-1.0]])
                 v = lp.optimum(idx_i, coef, maximize=True)
                 if v is None:
