@@ -2,13 +2,16 @@
 
 Blocks of one file run in order in one shared namespace (a later block may use an earlier one's names), in a
 temporary working directory. A block is skipped when its fence reads ```python no-run or when the line
-before it is ``<!-- skip -->``. Relative links of those files must point to files that exist.
+before it is ``<!-- skip -->``; a block whose fence reads ```python onnx (an export to ONNX) runs where the `onnx`
+extra (skl2onnx, onnxruntime) is installed, as it is in the development install. Relative links of those files
+must point to files that exist.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
+import importlib.util
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +31,9 @@ GUIDE_PAGES = (
     "scaling.md",
     "export.md",
 )
+
+#: whether the `onnx` extra is installed (the ```python onnx blocks run only then)
+HAS_ONNX_EXTRA = all(importlib.util.find_spec(m) is not None for m in ("skl2onnx", "onnxruntime"))
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _SKIP_MARK = "<!-- skip -->"
@@ -130,7 +136,7 @@ def test_examples_run(path, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # examples that write files write them here
     namespace: dict = {"__name__": "__docs__"}
     for block in blocks:
-        if block.skip:
+        if block.skip or ("onnx" in block.info and not HAS_ONNX_EXTRA):
             continue
         name = f"{path.relative_to(ROOT)}:{block.line}"
         try:
