@@ -375,3 +375,22 @@ def test_a_partial_fit_stream_exports_its_current_model():
         svmopt.onnx.to_onnx(waiting, Xte)
     with pytest.raises(NotFittedError):
         svmopt.onnx.to_onnx(L1SVC(), n_features=3)
+
+
+@pytest.mark.parametrize("name,factory", [
+    ("RobustSVC-paper", lambda: svmopt.RobustSVC(n_landmarks=None, random_state=0)),
+    ("RobustSVC-reduced", lambda: svmopt.RobustSVC(n_landmarks=40, random_state=0)),
+    ("FixedSizeLSSVC", lambda: svmopt.FixedSizeLSSVC(n_prototypes=30, random_state=0)),
+    ("EllipsoidPSOClassifier", lambda: svmopt.EllipsoidPSOClassifier(random_state=0)),
+    ("RampLossSVC", lambda: svmopt.RampLossSVC(random_state=0)),
+    ("L1SVC", lambda: svmopt.L1SVC()),
+], ids=lambda c: c if isinstance(c, str) else "")
+def test_a_model_fitted_on_sparse_x_exports(name, factory):
+    """A model fitted on a scipy sparse X (the paper's RobustSVC keeps sparse support vectors) becomes the same
+    graph of dense constants: the labels and scores of its dense rows equal predict and decision_function."""
+    import scipy.sparse as sp
+
+    Xs = sp.random(240, 12, density=0.3, random_state=1, format="csr")
+    y = (Xs @ np.random.default_rng(1).normal(size=12) > 0.2).astype(int)
+    model = factory().fit(Xs, y)
+    _check_float64(model, Xs.toarray(), _run(svmopt.onnx.to_onnx(model, Xs.toarray()), Xs.toarray()))

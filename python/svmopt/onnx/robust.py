@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from svmopt.onnx.graph import Graph, argmax_outputs, binary_outputs
 from svmopt.onnx.kernel_rows import kernel_expansion
@@ -21,6 +22,12 @@ def working_unit(model: Any) -> float:
     """The power of two the RBF's inputs are divided by (1 as a rule). RobustSVC keeps it as ``_input_unit`` (no
     public attribute yet); a model without it was fitted on X as given."""
     return float(getattr(model, "_input_unit", 1.0))
+
+
+def dense_points(points: Any) -> np.ndarray:
+    """The expansion points as the graph's dense constant: the support vectors of a model fitted on a sparse X are
+    sparse rows (as in scikit-learn's ``SVC``), densified here (n_support x n_features, the graph's own size)."""
+    return np.asarray(points.toarray() if sp.issparse(points) else points, dtype=np.float64)
 
 
 def convert_robust_svc(scope: Any, operator: Any, container: Any) -> None:
@@ -34,7 +41,7 @@ def convert_robust_svc(scope: Any, operator: Any, container: Any) -> None:
         zeros = np.zeros((est.n_features_in_, coef.shape[0]))
         f = g.affine(X, zeros, est.intercept_, "robust_f", subtract=True)
     else:
-        kern, points, unit = est.kernel_, np.asarray(est.support_vectors_, dtype=np.float64), working_unit(est)
+        kern, points, unit = est.kernel_, dense_points(est.support_vectors_), working_unit(est)
         if unit != 1.0:
             X = g.node("Div", [X, g.const(unit, "input_unit")], "x_in_unit")
             points = points / unit
