@@ -95,12 +95,12 @@ def test_sparse_nonfinite_named():
         L1SVC().fit(Xs, y)
 
 
-def test_dask_of_sparse_chunks_refused():
+def test_dask_of_sparse_chunks_accepted():  # the full checks: tests/ramp/test_dask_sparse.py
     da = pytest.importorskip("dask.array")
     X, y = _data()
     Xd = da.from_array(sp.csr_matrix(X), chunks=(60, 12), asarray=False)
-    with pytest.raises(TypeError, match="X is a Dask array of scipy sparse chunks"):
-        L1SVC(solver="cutting_plane").fit(Xd, y)
+    ref = L1SVC(solver="cutting_plane").fit(sp.csr_matrix(X), y)
+    np.testing.assert_array_equal(L1SVC(solver="cutting_plane").fit(Xd, y).predict(Xd), ref.predict(X))
 
 
 @pytest.mark.parametrize("est", [L1SVC(solver="lp"), FeatureBudgetSVC(budget=2, solver="lp")],

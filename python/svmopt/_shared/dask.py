@@ -2,6 +2,12 @@
 over row chunks, picklable kernel descriptions for worker tasks, the tree reduction of partial sums, and the
 cutting-plane pass of :mod:`svmopt._shared.cutting_plane` over a dask array's chunks.
 
+A Dask array whose chunks are scipy sparse matrices (:func:`has_sparse_chunks`, e.g.
+``da.from_array(csr, chunks=(k, d), asarray=False)``) is read chunk by chunk without densifying one: the cutting-plane
+pass runs :func:`svmopt._shared.sparse.sparse_cut_pass` on each chunk, and :func:`finite_column_max`,
+:func:`reduce_row_chunks` and :func:`chunk_dot` give the column maxima, any per-chunk sums and ``X @ w`` over the
+stored values (dask's own reductions and products call numpy functions that scipy sparse chunks do not take).
+
 Dask is optional (``pip install svmopt[dask]``): nothing in this module imports it at import time, and numpy-only
 code paths never import it.
 """
@@ -15,9 +21,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from svmopt import _core
 from svmopt._shared.moments import power_of_two_unit
+from svmopt._shared.sparse import as_csr, sparse_cut_pass
 
 
 def is_dask_array(obj: Any) -> bool:
@@ -25,6 +33,11 @@ def is_dask_array(obj: Any) -> bool:
     unless the user imported ``dask.array``)."""
     da = sys.modules.get("dask.array")
     return da is not None and isinstance(obj, da.Array)
+
+
+def has_sparse_chunks(obj: Any) -> bool:
+    """True when ``obj`` is a Dask array whose chunks are scipy sparse matrices (its ``_meta`` is one)."""
+    return is_dask_array(obj) and sp.issparse(getattr(obj, "_meta", None))
 
 
 # ============================================================================================ dask arrays
@@ -102,8 +115,9 @@ def map_row_chunks(estimator: Any, method: str, X: Any, n_outputs: int) -> np.nd
 
 
 def _method_on_chunk(xb, estimator, method: str) -> np.ndarray:
-    """Worker task of :func:`map_row_chunks`: the method on one row chunk (a 1-D result as one column)."""
-    out = np.asarray(getattr(estimator, method)(np.asarray(xb)), dtype=np.float64)
+    """Worker task of :func:`map_row_chunks`: the method on one row chunk (a 1-D result as one column); a scipy
+    sparse chunk is passed as it is (never densified)."""
+    out = np.asarray(getattr(estimator, method)(xb if sp.issparse(xb) else np.asarray(xb)), dtype=np.float64)
     return out.reshape(out.shape[0], -1)
 
 
@@ -158,6 +172,78 @@ def tree_reduce(parts: list, combine: Callable, split_every: int = 8):
     return parts[0]
 
 
+# ============================================================================================ sparse chunks
+def _stored(xb) -> tuple[np.ndarray, np.ndarray]:
+    """``(columns, values)`` of the stored entries of a scipy sparse chunk (explicit zeros included)."""
+    if xb.format == "csr":
+        return xb.indices, xb.data
+    coo = xb.tocoo()
+    return coo.col, coo.data
+
+
+def _chunk_abs_max(xb, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """Worker task of :func:`finite_column_max`: ``([any stored value not finite], max |x_ik| per column)``."""
+    cols, vals = _stored(xb)
+    out = np.zeros(d)
+    if not np.all(np.isfinite(vals)):
+        return np.ones(1), out
+    np.maximum.at(out, cols, np.abs(vals))
+    return np.zeros(1), out
+
+
+def max_parts(*parts):
+    """Combine partial maxima (tuples of arrays) elementwise; one node of a reduction tree."""
+    out = [np.array(a, copy=True) for a in parts[0]]
+    for p in parts[1:]:
+        for o, a in zip(out, p, strict=True):
+            np.maximum(o, a, out=o)
+    return tuple(out)
+
+
+def reduce_row_chunks(X: Any, func: Callable, *row_arrays: np.ndarray | None, args: tuple = (),
+                      combine: Callable = add_sums) -> tuple:
+    """``func(chunk, *its slices of row_arrays, *args)`` (a tuple of arrays) on each row chunk of the Dask array X
+    where the chunk is, the parts combined by a tree (:func:`tree_reduce`; ``combine`` :func:`add_sums` or
+    :func:`max_parts`) and computed. ``row_arrays``: arrays of one entry per row (or None), sliced by the chunks;
+    ``func`` must be a module-level function (it travels to the workers)."""
+    from dask import delayed
+
+    parts, r0 = [], 0
+    for xb, nb in zip(X.to_delayed().ravel(), X.chunks[0], strict=True):
+        rows = [None if a is None else a[r0:r0 + nb] for a in row_arrays]
+        parts.append(delayed(func, pure=True)(xb, *rows, *args))
+        r0 += nb
+    return tree_reduce(parts, combine).compute()
+
+
+def finite_column_max(X: Any) -> np.ndarray:
+    """``max_i |x_ik|`` per column of a Dask array (one chunk across the columns) where its chunks are, once every
+    entry is checked finite (a ValueError otherwise), in one pass over the chunks; for scipy sparse chunks over each
+    chunk's stored values (an implicit zero does not raise a maximum of ``|x|``)."""
+    if has_sparse_chunks(X):
+        bad, top = reduce_row_chunks(X, _chunk_abs_max, args=(int(X.shape[1]),), combine=max_parts)
+        finite = not bad[0]
+    else:
+        import dask.array as da
+
+        finite, top = da.compute(da.isfinite(X).all(), da.abs(X).max(axis=0))
+    if not bool(finite):
+        raise ValueError("Input X contains NaN or infinity.")
+    return np.asarray(top, dtype=np.float64)
+
+
+def _chunk_dot(xb, w: np.ndarray) -> np.ndarray:
+    return np.asarray(xb @ w, dtype=np.float64).ravel()
+
+
+def chunk_dot(X: Any, w: np.ndarray) -> np.ndarray:
+    """``X @ w`` (n floats, gathered here) for a Dask array of dense or scipy sparse chunks (one chunk across the
+    columns), each chunk's product where it is (over its nonzeros for a sparse one)."""
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    out = X.map_blocks(_chunk_dot, w, drop_axis=1, dtype=np.float64, chunks=(X.chunks[0],), meta=np.empty(0))
+    return np.asarray(out.compute(), dtype=np.float64)
+
+
 # ============================================================================================ cutting-plane passes
 @dataclass
 class GroupSums:
@@ -181,8 +267,16 @@ class GroupSums:
 
 def _chunk_cut_pass(xb, yb, db, ob, v, gamma, S, Z, recipe, n_groups, row_offset, n_total, wb=None):
     """One chunk's part of a pass (on the worker that holds it): the group sums and the chunk's scores. ``Z`` None:
-    the chunk's rows are Phi's rows themselves (the linear models)."""
+    the chunk's rows are Phi's rows themselves (the linear models); a scipy sparse chunk of them is read by
+    :func:`svmopt._shared.sparse.sparse_cut_pass` over its nonzeros (the same sums, the same global groups)."""
     scores = np.empty(xb.shape[0])
+    if sp.issparse(xb):
+        if Z is not None:
+            raise TypeError("X is a Dask array of scipy sparse chunks: the kernel rows K(X, Z) of a pass are computed "
+                            "from dense chunks only")
+        sums = sparse_cut_pass(as_csr(xb, "X"), yb, v, gamma, S, delta=db, offset=ob, weight=wb, n_groups=n_groups,
+                               scores_out=scores, row_offset=row_offset, n_total=n_total)
+        return sums, scores
     rows: dict[str, Any] = {"Phi": np.asarray(xb, dtype=np.float64)} if Z is None else {
         "X": np.asarray(xb, dtype=np.float64), "Z": Z, "params": params_from_recipe(recipe)}
     cut = _core.cutting_plane.cut_pass(yb, v, gamma, S, delta=db, offset=ob, scores_out=scores, n_groups=n_groups,
@@ -192,7 +286,8 @@ def _chunk_cut_pass(xb, yb, db, ob, v, gamma, S, Z, recipe, n_groups, row_offset
 
 def dask_cut_pass(X, y, delta, offset, v, gamma, S, Z, params, n_groups, weight=None) -> tuple[GroupSums, np.ndarray]:
     """A cutting-plane pass (``_core.cutting_plane.cut_pass``) over a Dask array: each chunk's sums computed by the
-    core where the chunk is, tree-reduced; the scores (n floats) gathered in row order."""
+    core where the chunk is (by :func:`svmopt._shared.sparse.sparse_cut_pass` for a scipy sparse chunk), tree-reduced;
+    the scores (n floats) gathered in row order."""
     import dask
     from dask import delayed
 

@@ -165,13 +165,22 @@ def nonzeros(X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def sparse_cut_pass(X: sp.csr_matrix, y: np.ndarray, v: np.ndarray, gamma: float, S: float, *,
                     delta: np.ndarray | None, offset: np.ndarray | None, weight: np.ndarray | None, n_groups: int,
-                    scores_out: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+                    scores_out: np.ndarray | None = None, row_offset: int = 0,
+                    n_total: int | None = None) -> tuple[np.ndarray, ...]:
     """One cutting-plane pass over the rows of a CSR ``X``, the same sums as the core's dense pass
     (``_core.cutting_plane.cut_pass``: row i violated when ``a_i + y_i gamma - y_i x_i.v + delta_i S > 0``, the
-    rows of group g those in ``[g n / G, (g + 1) n / G)``), in time proportional to nnz: ``X @ v`` and the group sums
+    rows of group g those in ``[g N / G, (g + 1) N / G)``), in time proportional to nnz: ``X @ v`` and the group sums
     ``P @ X`` (P the G x n matrix of the violated rows' ``w_i y_i``) are scipy's compiled sparse products. Returns
-    ``(a_groups, b_groups, e_groups, n_c_groups, hinge_groups)``."""
+    ``(a_groups, b_groups, e_groups, n_c_groups, hinge_groups)``.
+
+    As the core's pass, the rows may be rows ``row_offset ..`` of a data set of ``n_total`` rows (None: N = n), one
+    chunk of a Dask array: they fall in the groups of the whole data set, so the chunks' sums add up to the whole
+    pass's (``y``, ``delta``, ``offset``, ``weight`` and ``scores_out`` are the chunk's own n entries)."""
     n = X.shape[0]
+    N = n if n_total is None else int(n_total)
+    row_offset = int(row_offset)
+    if row_offset < 0 or row_offset + n > N:
+        raise ValueError("the rows must lie within the n_total rows: row_offset >= 0, row_offset + n <= n_total")
     f = np.asarray(X @ v, dtype=np.float64).ravel()
     if not np.all(np.isfinite(f)):
         raise ValueError("Phi must be finite (no NaN or infinity), and Phi v too")
@@ -180,7 +189,7 @@ def sparse_cut_pass(X: sp.csr_matrix, y: np.ndarray, v: np.ndarray, gamma: float
     a = np.ones(n) if offset is None else offset
     margin = a + y * gamma - y * f + (0.0 if delta is None else delta * S)
     c = (margin > 0.0) * (1.0 if weight is None else weight)
-    group = np.searchsorted((np.arange(n_groups) * n) // n_groups, np.arange(n), side="right") - 1
+    group = np.searchsorted((np.arange(n_groups) * N) // n_groups, row_offset + np.arange(n), side="right") - 1
     P = sp.csr_matrix((c * y, (group, np.arange(n))), shape=(n_groups, n))
     a_groups = np.asarray((P @ X).toarray(), dtype=np.float64)  # G x L, the cuts' own size
 
@@ -191,12 +200,14 @@ def sparse_cut_pass(X: sp.csr_matrix, y: np.ndarray, v: np.ndarray, gamma: float
     return a_groups, sums(c * y), e, sums(c * a), sums(c * np.maximum(margin, 0.0))
 
 
-def check_sparse_input(name: str, X: Any, accepted: bool) -> None:
+def check_sparse_input(name: str, X: Any, accepted: bool, *, dask_chunks: bool = False) -> None:
     """A scipy sparse ``X`` given to an estimator whose paths cannot take it (``accepted`` False), or a Dask array
-    of sparse chunks (which no pass reads): a TypeError naming X (every estimator of svmopt takes sparse X)."""
+    of sparse chunks given to one whose passes do not read them (``dask_chunks`` False; True for the linear models
+    of paper 001, whose cutting-plane passes run :func:`sparse_cut_pass` on each chunk): a TypeError naming X (every
+    estimator of svmopt takes sparse X)."""
     if not accepted and sp.issparse(X):
         raise TypeError(f"{name} does not take a scipy sparse X (got {type(X).__name__}); pass a dense array "
                         "(X.toarray() where it fits in memory)")
-    if sp.issparse(getattr(X, "_meta", None)) and not sp.issparse(X):
-        raise TypeError(f"{name}: X is a Dask array of scipy sparse chunks, which no solver here reads; pass a "
-                        "scipy sparse matrix in memory or a Dask array of dense chunks")
+    if not dask_chunks and sp.issparse(getattr(X, "_meta", None)) and not sp.issparse(X):
+        raise TypeError(f"{name}: X is a Dask array of scipy sparse chunks, which {name}'s solvers do not read; "
+                        "pass a scipy sparse matrix in memory or a Dask array of dense chunks")

@@ -32,9 +32,9 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from svmopt._shared.cutting_plane import CutSolution, HingeCuttingPlanes
-from svmopt._shared.dask import is_dask_array
+from svmopt._shared.dask import has_sparse_chunks, is_dask_array
 from svmopt._shared.runtime import detailed, progress
-from svmopt._shared.sparse import column_moments, is_sparse
+from svmopt._shared.sparse import as_csr, column_moments, is_sparse
 from svmopt.ramp.model import top_b
 
 #: Rows per block of a pass over linear rows: 1,024 x 50 float64 rows (400 KiB) stay in cache between the two
@@ -43,9 +43,10 @@ LINEAR_BLOCK = 1024
 
 
 class LinearCuttingPlanes(HingeCuttingPlanes):
-    """:class:`HingeCuttingPlanes` on the linear rows ``Phi = X`` (a numpy array, a float64 memmap, a Dask array or a
-    scipy sparse matrix, each pass then O(nnz) by scipy's CSR products) with labels ``y`` in {-1, +1}; ``budget``
-    None or >= d: no budget."""
+    """:class:`HingeCuttingPlanes` on the linear rows ``Phi = X`` (a numpy array, a float64 memmap, a Dask array of
+    dense or of scipy sparse chunks, or a scipy sparse matrix; sparse rows make each pass O(nnz) by scipy's CSR
+    products, on each chunk where it is for a Dask array) with labels ``y`` in {-1, +1}; ``budget`` None or >= d: no
+    budget."""
 
     def __init__(self, X: Any, y: np.ndarray, *, budget: int | None = None, n_threads: int = 0,
                  n_groups: int | None = None, solver_options: Any = None, weight: np.ndarray | None = None):
@@ -184,7 +185,8 @@ def cccp(X: Any, y: np.ndarray, C: float, budget: int | None, *, n_init: int = 3
          tol: float = 1e-6, max_iter: int = 1000, max_steps: int = 50, time_limit: float | None = None,
          n_threads: int = 0, solver_options: Any = None, verbose: bool | int = False,
          weight: np.ndarray | None = None, warm: tuple[np.ndarray, float] | None = None) -> CCCPResult:
-    """(RL-FS) by CCCP (module docstring) on ``X`` (numpy, float64 memmap, Dask or scipy sparse) and ``y`` in {-1, +1}.
+    """(RL-FS) by CCCP (module docstring) on ``X`` (numpy, float64 memmap, Dask of dense or scipy sparse chunks, or
+    scipy sparse) and ``y`` in {-1, +1}.
 
     ``tol`` and ``max_iter`` bound each convex step's cutting planes (certified relative gap, passes over the data),
     ``max_steps`` the steps of a run, ``time_limit`` the whole call (seconds); ``weight`` the sample weights of
@@ -242,6 +244,8 @@ def cccp(X: Any, y: np.ndarray, C: float, budget: int | None, *, n_init: int = 3
             else:
                 k = min(d, B if B is not None else d)
                 head = X[:10_000]
+                if has_sparse_chunks(head):  # those rows gathered as one CSR matrix (dask's std does not take them)
+                    head = as_csr(head.compute())
                 if is_sparse(head):  # over the nonzeros: sqrt(E[x^2] - E[x]^2) by two sparse products
                     std = np.sqrt(column_moments(head)[1])
                 else:

@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from svmopt._shared.calibration import ProbabilityMixin
 from svmopt._shared.config import warn
-from svmopt._shared.dask import check_dask_array, is_dask_array, map_row_chunks
+from svmopt._shared.dask import check_dask_array, finite_column_max, is_dask_array, map_row_chunks
 from svmopt._shared.highs import check_options, merge_options
 from svmopt._shared.runtime import TimeBudget, progress
 from svmopt._shared.sparse import as_csr, check_sparse_input, is_sparse
@@ -130,10 +130,11 @@ class BinaryLinearClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
     def _validate_rows(self, X: Any, y: Any, sample_weight: Any = None) -> tuple[Any, np.ndarray, np.ndarray | None]:
         """``(X, y coded -1/+1, sample weights)``: X checked, the weights (times ``class_weight``) by
         :func:`svmopt._shared.validation.check_fit_weights` (zero-weight rows left out; None when unweighted). A Dask
-        ``X`` (which only the cutting planes read) is checked (2-D, known row chunks, finite) by its workers in one
-        pass, ``y`` gathered; its weights must all be > 0."""
+        ``X`` (which only the cutting planes read; its chunks dense or, for an estimator that takes sparse X, scipy
+        sparse, never densified) is checked (2-D, known row chunks, finite) by its workers in one pass, ``y``
+        gathered; its weights must all be > 0."""
         class_weight = getattr(self, "class_weight", None)
-        check_sparse_input(type(self).__name__, X, self._accepts_sparse)
+        check_sparse_input(type(self).__name__, X, self._accepts_sparse, dask_chunks=self._accepts_sparse)
         if not is_dask_array(X):
             X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=False,
                                  accept_sparse=("csr", "csc") if self._accepts_sparse else False)
@@ -142,8 +143,6 @@ class BinaryLinearClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
             X, y, w, self._kept = check_fit_weights(X, y, sample_weight, class_weight, return_kept=True)
             self._col_max = column_max(X)
             return X, self._code_labels(y), w
-        import dask.array as da
-
         X = check_dask_array(X).astype(np.float64)
         y = column_or_1d(np.asarray(y.compute() if is_dask_array(y) else y), warn=True)
         if y.shape[0] != X.shape[0]:
@@ -151,10 +150,7 @@ class BinaryLinearClassifier(ProbabilityMixin, ClassifierMixin, BaseEstimator):
         if X.shape[0] < 2:
             raise ValueError(f"Found array with {X.shape[0]} sample(s) (shape={X.shape}) while a minimum of 2 is "
                              "required.")
-        finite, col_max = da.compute(da.isfinite(X).all(), da.abs(X).max(axis=0))  # one pass over the chunks
-        if not bool(finite):
-            raise ValueError("Input X contains NaN or infinity.")
-        self._col_max = np.asarray(col_max, dtype=np.float64)
+        self._col_max = finite_column_max(X)  # one pass over the chunks (sparse ones: over their stored values)
         self.n_features_in_ = int(X.shape[1])
         self.__dict__.pop("feature_names_in_", None)
         self._kept = None
@@ -261,8 +257,9 @@ class L1SVC(BinaryLinearClassifier):
     solver : {"auto", "lp", "cutting_plane"}, default "auto"
         "lp": the LP above passed to HiGHS (a row and a column per training point). "cutting_plane": exact cutting
         planes on the hinge sum, one pass over the data per iteration (:mod:`svmopt._shared.cutting_plane`): memory
-        independent of n beyond ``X`` and a few n-vectors; ``X`` may be a float64 ``np.memmap`` or a Dask array.
-        "auto": "lp" up to ``AUTO_CUTTING_PLANE_ROWS`` rows, else "cutting_plane" (and for a Dask array).
+        independent of n beyond ``X`` and a few n-vectors; ``X`` may be a float64 ``np.memmap`` or a Dask array
+        (of dense or scipy sparse chunks, never densified). "auto": "lp" up to ``AUTO_CUTTING_PLANE_ROWS`` rows,
+        else "cutting_plane" (and for a Dask array).
     tol : float, default 1e-6
         The cutting planes stop at this certified relative gap.
     max_iter : int, default 1000
@@ -441,10 +438,11 @@ class FeatureBudgetSVC(BinaryLinearClassifier):
         Seeds HiGHS' ``random_seed`` (None -> 0).
     solver : {"auto", "lp", "cutting_plane"}, default "auto"
         "lp": the MILP above (a row and a column per training point). "cutting_plane": cutting planes on the hinge
-        sum, one pass over the data per iteration (``X`` may be a float64 memmap or a Dask array): exact on each
-        support searched, the support improved by swaps, then certified by the MILP master over the d feature
-        indicators within ``max_time`` (:meth:`svmopt._shared.cutting_plane.HingeCuttingPlanes.solve`). "auto": "lp" up
-        to ``AUTO_CUTTING_PLANE_ROWS`` rows, else "cutting_plane".
+        sum, one pass over the data per iteration (``X`` may be a float64 memmap or a Dask array, its chunks dense
+        or scipy sparse): exact on each support searched, the support improved by swaps, then certified by the MILP
+        master over the d feature indicators within ``max_time``
+        (:meth:`svmopt._shared.cutting_plane.HingeCuttingPlanes.solve`). "auto": "lp" up to
+        ``AUTO_CUTTING_PLANE_ROWS`` rows, else "cutting_plane".
     tol : float, default 1e-6
         The cutting planes' certified relative gap.
     max_iter : int, default 1000

@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from svmopt._shared.config import warn
-from svmopt._shared.dask import is_dask_array
+from svmopt._shared.dask import finite_column_max, has_sparse_chunks, is_dask_array, reduce_row_chunks
 from svmopt._shared.sparse import is_sparse
 from svmopt.ramp.sparse_rows import column_ptp
 
@@ -42,7 +42,10 @@ _BLOCK = 65_536  # rows per block of a pass over a numpy array or a memmap (no n
 
 
 def column_max(X: Any) -> np.ndarray:
-    """``max_i |x_ik|`` per column, by row blocks (a Dask array where its chunks are)."""
+    """``max_i |x_ik|`` per column, by row blocks (a Dask array where its chunks are; scipy sparse chunks over their
+    stored values)."""
+    if has_sparse_chunks(X):
+        return finite_column_max(X)
     if is_dask_array(X):
         import dask.array as da
 
@@ -62,6 +65,9 @@ def column_kappa(X: Any, costs: Any, cols: np.ndarray | None = None) -> np.ndarr
     """``kappa_k = sum_i C_i |x_ik|`` for the columns ``cols`` (all: None); ``costs`` is C or one ``C_i`` per row."""
     cols = np.arange(X.shape[1]) if cols is None else np.asarray(cols, dtype=np.intp)
     c = np.asarray(costs, dtype=np.float64)
+    if has_sparse_chunks(X):  # each chunk's |X|^T C over its nonzeros where it is, the chunks' sums added
+        per_row, scale = (None, float(c)) if c.ndim == 0 else (c, 1.0)
+        return np.asarray(reduce_row_chunks(X, _chunk_kappa, per_row, args=(cols, scale))[0])
     if is_dask_array(X):
         import dask.array as da
 
@@ -75,6 +81,14 @@ def column_kappa(X: Any, costs: Any, cols: np.ndarray | None = None) -> np.ndarr
         A = np.abs(np.asarray(X[s:s + _BLOCK])[:, cols])
         out += A.sum(axis=0) * float(c) if c.ndim == 0 else c[s:s + _BLOCK] @ A
     return out
+
+
+def _chunk_kappa(xb: Any, c: np.ndarray | None, cols: np.ndarray, scale: float) -> tuple[np.ndarray]:
+    """Worker task of :func:`column_kappa` on a scipy sparse chunk: ``sum_i C_i |x_ik|`` over its nonzeros (``c``
+    the chunk's ``C_i``, or None and the common C ``scale``)."""
+    A = abs(sp.csc_matrix(xb)[:, cols])
+    out = A.sum(axis=0) * scale if c is None else A.T @ c
+    return (np.asarray(out, dtype=np.float64).ravel(),)
 
 
 def _option(options: Mapping[str, Any] | None, key: str, default: float) -> float:

@@ -19,8 +19,8 @@ initial feasible solution from (SVM-l1), then the bounding LPs (UB-w), (LB-b)/(U
 * ``method="heuristic"``: the Dynamic Adaptive Kernel Search (Algorithm 2, Sec. 3) with its three phases.
 * ``method="cccp"`` (not in the paper): the same objective by the concave-convex procedure of Collobert, Sinz,
   Weston & Bottou (2006), each convex step by cutting planes with one pass over the data per iteration
-  (:mod:`svmopt.ramp.cccp`): no binary per row, so it runs on millions of rows (numpy, float64 memmap or Dask). A
-  local method: no lower bound, ``status_ = "local"``.
+  (:mod:`svmopt.ramp.cccp`): no binary per row, so it runs on millions of rows (numpy, float64 memmap or Dask,
+  its chunks dense or scipy sparse). A local method: no lower bound, ``status_ = "local"``.
 * Every method takes a scipy sparse X (CSR/CSC), never densified: the LP/MILP rows from its nonzeros, CCCP's passes
   by CSR products, Algorithm 1's column bounds and diameters over the stored values (:mod:`svmopt.ramp.sparse_rows`).
 * ``method="auto"`` (default): ``"cccp"`` (``"heuristic"`` up to ``AUTO_CCCP_ROWS`` rows, 0 by default).
@@ -76,7 +76,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from svmopt._shared.config import warn
-from svmopt._shared.dask import is_dask_array
+from svmopt._shared.dask import chunk_dot, has_sparse_chunks, is_dask_array
 from svmopt._shared.highs import merge_options
 from svmopt._shared.runtime import TimeBudget, detailed
 from svmopt._shared.validation import (
@@ -164,9 +164,9 @@ class _MilpOutcome:
 
 
 def _dot_rows(X: Any, w: np.ndarray) -> np.ndarray:
-    """``X @ w`` for an array, a memmap, a scipy sparse matrix (over its nonzeros) or a Dask array (computed where its
-    chunks are)."""
-    out = X @ w
+    """``X @ w`` for an array, a memmap, a scipy sparse matrix (over its nonzeros) or a Dask array of dense or scipy
+    sparse chunks (computed where they are)."""
+    out: Any = chunk_dot(X, w) if has_sparse_chunks(X) else X @ w
     return np.asarray(out.compute() if is_dask_array(out) else out, dtype=np.float64)
 
 
@@ -192,10 +192,10 @@ class RampLossSVC(BinaryLinearClassifier):
         "exact": Algorithm 1 then the MILP with a MIP start (Sec. 4.2). "heuristic": DAKS (Algorithm 2, Sec. 3).
         "cccp": the concave-convex procedure of Collobert et al. (2006) on the same objective, each convex step by
         cutting planes with one pass over the data per iteration (:mod:`svmopt.ramp.cccp`): for data with too
-        many rows for a binary per row; ``X`` may be a float64 ``np.memmap`` or a Dask array. CCCP finds a local
-        optimum: ``objective_`` is a true (RL-FS) value, but no lower bound is known (``mip_gap_`` NaN,
-        ``status_`` "local"). "auto": "cccp" ("heuristic" up to ``AUTO_CCCP_ROWS`` training rows, 0 by default:
-        the paper's methods are asked for by name); the choice is ``method_``.
+        many rows for a binary per row; ``X`` may be a float64 ``np.memmap`` or a Dask array (of dense or scipy
+        sparse chunks). CCCP finds a local optimum: ``objective_`` is a true (RL-FS) value, but no lower bound is
+        known (``mip_gap_`` NaN, ``status_`` "local"). "auto": "cccp" ("heuristic" up to ``AUTO_CCCP_ROWS``
+        training rows, 0 by default: the paper's methods are asked for by name); the choice is ``method_``.
     max_time : float or None, default None
         Seconds for the whole fit (``C="auto"``'s folds included: they stop once half of it is spent, and the C
         values not scored on every fold are not chosen). None: no limit for "exact" and "cccp", 1800 s for

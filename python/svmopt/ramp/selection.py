@@ -72,6 +72,8 @@ def _selection_data(est: Any, X: Any, ys: np.ndarray, sw: np.ndarray | None, kep
         seed = seed_options(est.random_state).get("random_seed", 0)
         rows = stratified_subsample(ys, SELECT_MAX_ROWS, np.random.RandomState(seed))
     Xs = X[rows]
+    if is_dask_array(Xs) and is_sparse(Xs._meta):  # a Dask array of sparse chunks: these rows as one sparse matrix
+        Xs = Xs.compute()
     if not is_sparse(Xs):  # a sparse X stays sparse (CSR rows): its folds are fitted without densifying it
         Xs = np.ascontiguousarray(Xs.compute() if is_dask_array(Xs) else Xs, dtype=np.float64)
     yc = ys[rows]
