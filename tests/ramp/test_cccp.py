@@ -523,3 +523,27 @@ def test_quiet_unless_verbose(capsys):
     assert out == "" and "RampLossSVC CCCP" in err  # verbose=True: the bar only
     RampLossSVC(C=1.0, budget=2, method="cccp", random_state=0, verbose=2).fit(X, y)
     assert "[CCCP]" in capsys.readouterr().out  # 2: the log of every step as well
+
+
+def test_l1svc_auto_solver_by_shape():
+    """L1SVC's solver="auto": the direct LP on few rows, the cutting planes where the rows outnumber the features
+    AUTO_ROWS_PER_FEATURE times, the LP (by HiGHS's interior point) on wide data; the same optimum either way."""
+    from svmopt.ramp.solver_choice import AUTO_LP_ROWS, AUTO_ROWS_PER_FEATURE, lp_options, pick_solver
+
+    rng = np.random.default_rng(0)
+    tall = rng.normal(size=(AUTO_LP_ROWS + 1, 4))
+    wide = rng.normal(size=(AUTO_LP_ROWS + 1, (AUTO_LP_ROWS + 1) // AUTO_ROWS_PER_FEATURE + 1))
+    assert pick_solver("auto", tall[:AUTO_LP_ROWS], by_shape=True) == "lp"
+    assert pick_solver("auto", tall, by_shape=True) == "cutting_plane"
+    assert pick_solver("auto", wide, by_shape=True) == "lp"
+    assert lp_options(None, wide) == {"solver": "ipm"} and lp_options(None, tall[:AUTO_LP_ROWS]) is None
+    assert lp_options({"solver": "simplex"}, wide) == {"solver": "simplex"}
+    y = np.where(wide[:, 0] + 0.5 * rng.normal(size=wide.shape[0]) > 0, 1, 0)
+    auto = L1SVC(C=0.1).fit(wide, y)
+    simplex = L1SVC(C=0.1, solver="lp", solver_options={"solver": "simplex"}).fit(wide, y)
+    assert auto.solver_ == "lp" and auto.status_ == "optimal"
+    assert auto.objective_ == pytest.approx(simplex.objective_, rel=1e-8)
+    y = np.where(tall[:, 0] + 0.5 * rng.normal(size=tall.shape[0]) > 0, 1, 0)
+    cp = L1SVC(C=1.0).fit(tall, y)
+    assert cp.solver_ == "cutting_plane" and cp.status_ == "optimal"
+    assert cp.objective_ == pytest.approx(L1SVC(C=1.0, solver="lp").fit(tall, y).objective_, rel=1e-6)

@@ -160,16 +160,19 @@ def test_l1svc_lp_at_its_time_limit_is_a_certified_usable_model():
                                    rtol=1e-9)
         return est
 
+    # (The LP of 5,000 rows runs HiGHS's interior point unless solver_options name the simplex, as here.)
     # Dual simplex near its end (3,186 iterations to the optimum): the iterate is kept, its bound close.
     near = stopped(r"L1SVC: the LP \(HiGHS: Iteration limit.*the model is HiGHS's iterate",
-                   solver_options={"simplex_iteration_limit": 3000})
+                   solver_options={"solver": "simplex", "simplex_iteration_limit": 3000})
     assert near.status_ == "limit" and near.max_time_reached_ is False and near.coef_.any()
     assert near.objective_ > opt * (1 + 1e-6) and near.lower_bound_ > 0.99 * opt
     # Primal simplex: its row duals are not dual feasible, the scaling makes them so (unscaled they sum above opt).
-    primal = stopped(r"HiGHS's iterate", solver_options={"simplex_strategy": 4, "simplex_iteration_limit": 2000})
+    primal = stopped(r"HiGHS's iterate", solver_options={"solver": "simplex", "simplex_strategy": 4,
+                                                           "simplex_iteration_limit": 2000})
     assert primal.coef_.any() and 0 < primal.lower_bound_ < opt
     # Early in the dual simplex the iterate is worse than w = 0: the constant model is kept.
-    early = stopped(r"the model is the constant model", solver_options={"simplex_iteration_limit": 1000})
+    early = stopped(r"the model is the constant model", solver_options={"solver": "simplex",
+                                                                          "simplex_iteration_limit": 1000})
     assert early.objective_ == 2.0 * min(np.sum(y > 0), np.sum(y < 0)) and not early.coef_.any()
     timed = stopped(r"max_time=0.01 s reached .*cut short: the LP \(HiGHS: Time limit", max_time=0.01)
     assert timed.status_ == "time_limit" and timed.max_time_reached_

@@ -48,12 +48,9 @@ from svmopt.ramp.limits import SolveLimits
 from svmopt.ramp.magnitude import check_magnitudes, column_max, warn_zero_model
 from svmopt.ramp.model import W_TOL, RLSolution, hinge_objective, solve_svm_l1_within
 from svmopt.ramp.solve import solve_fs_svm
+from svmopt.ramp.solver_choice import lp_options, pick_solver
 
 _SOLVERS = ("auto", "lp", "cutting_plane")
-
-#: ``solver="auto"`` of L1SVC and FeatureBudgetSVC uses the cutting planes above this many rows (the direct LP/MILP
-#: has a column and a row per training point).
-AUTO_CUTTING_PLANE_ROWS = 20_000
 
 #: The parameter constraints the three classifiers share: ``C`` (Prop. 2.1 needs C > 0), the MIP gap, the cutting
 #: planes' tolerance, the feature budget.
@@ -78,15 +75,6 @@ def seed_options(random_state: Any) -> dict:
     if random_state is None:
         return {"random_seed": 0}
     return {"random_seed": int(check_random_state(random_state).randint(0, 2**31 - 1))}
-
-
-def _pick_solver(solver: str, X: Any) -> str:
-    if solver == "auto":
-        return "cutting_plane" if is_dask_array(X) or X.shape[0] > AUTO_CUTTING_PLANE_ROWS else "lp"
-    if solver == "lp" and is_dask_array(X):
-        raise ValueError("solver='lp' passes the model to HiGHS with a row per training point in memory; for a Dask "
-                         "array use solver='cutting_plane' (or 'auto')")
-    return solver
 
 
 #: The stage a limit of ``solver_options`` that stops the cutting planes' master problems is noted under.
@@ -258,8 +246,10 @@ class L1SVC(BinaryLinearClassifier):
         "lp": the LP above passed to HiGHS (a row and a column per training point). "cutting_plane": exact cutting
         planes on the hinge sum, one pass over the data per iteration (:mod:`svmopt._shared.cutting_plane`): memory
         independent of n beyond ``X`` and a few n-vectors; ``X`` may be a float64 ``np.memmap`` or a Dask array
-        (of dense or scipy sparse chunks, never densified). "auto": "lp" up to ``AUTO_CUTTING_PLANE_ROWS`` rows,
-        else "cutting_plane" (and for a Dask array).
+        (of dense or scipy sparse chunks, never densified). "auto": "lp" up to ``AUTO_LP_ROWS`` rows; above, the
+        cutting planes where n >= ``AUTO_ROWS_PER_FEATURE`` d, else "lp" up to ``AUTO_LP_MAX_NONZEROS`` nonzeros
+        of X (and "cutting_plane" for a Dask array). Above ``AUTO_LP_ROWS`` rows the LP is solved by HiGHS's
+        interior point (with crossover) unless ``solver_options`` name a ``solver``.
     tol : float, default 1e-6
         The cutting planes stop at this certified relative gap.
     max_iter : int, default 1000
@@ -373,7 +363,7 @@ class L1SVC(BinaryLinearClassifier):
         X, ys, sw = self._validate_rows(X, y, sample_weight)
         self._check_magnitudes(X, ys, C, sw, self.solver_options)
         Cw = C if sw is None else C * sw
-        self.solver_ = _pick_solver(self.solver, X)
+        self.solver_ = pick_solver(self.solver, X, by_shape=True)
         if self.solver_ == "cutting_plane":
             sol = self._cutting_plane_fit(X, ys, C, None, tol=float(self.tol), max_iter=int(self.max_iter),
                                           deadline=budget.deadline, weight=sw, solver_options=self.solver_options)
@@ -385,7 +375,7 @@ class L1SVC(BinaryLinearClassifier):
             self._warn_if_zero(X, C, sw)
             budget.finish(self)
             return self
-        w, b, lower, limit, point = solve_svm_l1_within(X, ys, Cw, options=self.solver_options,
+        w, b, lower, limit, point = solve_svm_l1_within(X, ys, Cw, options=lp_options(self.solver_options, X),
                                                             time_limit=budget.remaining_or_none())
         sol = RLSolution.from_wb(X, ys, w, b, Cw, ramp_loss=False)
         self._set_solution(X, ys, sol)
@@ -557,7 +547,7 @@ class FeatureBudgetSVC(BinaryLinearClassifier):
         X, ys, sw = self._validate_rows(X, y, sample_weight)
         Cw = C if sw is None else C * sw
         B = check_budget(self.budget, X.shape[1])
-        self.solver_ = _pick_solver(self.solver, X)
+        self.solver_ = pick_solver(self.solver, X)
         self._check_magnitudes(X, ys, C, sw, self.solver_options, big_m="budget" if self.solver_ == "lp" else None)
         if self.solver_ == "cutting_plane":
             sol = self._cutting_plane_fit(X, ys, C, B, tol=float(self.tol), max_iter=int(self.max_iter),
