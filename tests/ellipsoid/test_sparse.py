@@ -9,8 +9,8 @@ from svmopt import EllipsoidPSOClassifier, MemoryBudgetError, set_memory_budget
 from svmopt.ellipsoid.geometry import weighted_mean_cov
 from svmopt.ellipsoid.projection import weighted_ledoit_wolf_shrinkage, whiten
 from svmopt.ellipsoid.sparse_rows import sparse_ledoit_wolf, sparse_mean_cov, sparse_whiten
+from tests.common.sparse_inputs import FORMATS, with_explicit_zeros
 
-FORMATS = [sp.csr_matrix, sp.csc_matrix, sp.csr_array, sp.csc_array]
 #: Decision values of the same model: the moments agree to rounding (~1e-16), the seeded swarms then see the same
 #: numbers up to that rounding and take the same steps.
 TOL = 1e-10
@@ -26,15 +26,6 @@ def _data(n=120, d=8, n_classes=2, density=0.4, seed=0):
     return X, y
 
 
-def _sparse(X, fmt):
-    """``fmt`` of X with two explicit zeros stored (one in the empty column)."""
-    S = sp.coo_matrix(X)
-    rows = np.concatenate([S.row, [0, 1]])
-    cols = np.concatenate([S.col, [3, 3]])
-    vals = np.concatenate([S.data, [0.0, 0.0]])
-    out = fmt(sp.coo_matrix((vals, (rows, cols)), shape=X.shape).asformat("csr" if "csr" in fmt.__name__ else "csc"))
-    assert out.nnz > np.count_nonzero(X)
-    return out
 
 
 def _same_model(dense, sparse, X, Xs):
@@ -49,7 +40,7 @@ def _same_model(dense, sparse, X, Xs):
 @pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f.__name__)
 def test_sparse_matches_dense(fmt):
     X, y = _data()
-    Xs = _sparse(X, fmt)
+    Xs = with_explicit_zeros(X, fmt)
     dense = EllipsoidPSOClassifier(random_state=0).fit(X, y)
     sparse = EllipsoidPSOClassifier(random_state=0).fit(Xs, y)
     _same_model(dense, sparse, X, Xs)
@@ -67,7 +58,7 @@ def test_sparse_matches_dense_options(params):
     whole data set as the pair) the covariance it deflates is the identity, so its p_2 is any direction orthogonal to
     p_1 and both paths pick one by rounding."""
     X, y = _data(n=150, n_classes=3, seed=1) if params.get("p2_mode") == "literal" else _data(seed=1)
-    Xs = _sparse(X, sp.csr_matrix)
+    Xs = with_explicit_zeros(X, sp.csr_matrix)
     dense = EllipsoidPSOClassifier(random_state=3, **params).fit(X, y)
     sparse = EllipsoidPSOClassifier(random_state=3, **params).fit(Xs, y)
     _same_model(dense, sparse, X, Xs)
@@ -77,7 +68,7 @@ def test_sparse_matches_dense_options(params):
 @pytest.mark.parametrize("multiclass", ["ovo", "ovr"])
 def test_multiclass_sample_weight(fmt, multiclass):
     X, y = _data(n=150, n_classes=3, seed=2)
-    Xs = _sparse(X, fmt)
+    Xs = with_explicit_zeros(X, fmt)
     sw = np.random.default_rng(0).uniform(0.2, 3.0, X.shape[0])
     sw[7] = 0.0  # a row left out
     dense = EllipsoidPSOClassifier(random_state=0, multiclass=multiclass).fit(X, y, sample_weight=sw)
@@ -88,7 +79,7 @@ def test_multiclass_sample_weight(fmt, multiclass):
 
 def test_probability():
     X, y = _data(n=100, n_classes=3, seed=4)
-    Xs = _sparse(X, sp.csc_matrix)
+    Xs = with_explicit_zeros(X, sp.csc_matrix)
     dense = EllipsoidPSOClassifier(random_state=0, probability=True).fit(X, y)
     sparse = EllipsoidPSOClassifier(random_state=0, probability=True).fit(Xs, y)
     np.testing.assert_allclose(sparse.predict_proba(Xs), dense.predict_proba(X), rtol=0, atol=1e-9)
@@ -102,7 +93,7 @@ def test_moments_match_dense(n, d, weighted):
     """The whitening's statistics of Section 4.3.5 over the nonzeros: mean, covariance, Ledoit-Wolf amount and the
     whitening itself (``W W^T``, independent of the basis; n <= d: from the Gram matrix instead of the SVD)."""
     X, _ = _data(n=n, d=d, density=0.3)
-    Xs = _sparse(X, sp.csr_matrix)
+    Xs = with_explicit_zeros(X, sp.csr_matrix)
     w = np.random.default_rng(1).uniform(0.1, 3.0, n) if weighted else None
     m, C = weighted_mean_cov(X, w)
     ms, Cs = sparse_mean_cov(Xs, w)
@@ -121,7 +112,7 @@ def test_fewer_rows_than_features():
     eigenvector of their difference, Section 4.3.5) is chosen by rounding in both paths and the swarms may run in
     another plane: the moments are compared tightly above, the models by their predictions here."""
     X, y = _data(n=40, d=60, density=0.3, seed=5)
-    Xs = _sparse(X, sp.csr_matrix)
+    Xs = with_explicit_zeros(X, sp.csr_matrix)
     for params in ({}, {"solver": "exact"}):
         dense = EllipsoidPSOClassifier(random_state=0, **params).fit(X, y)
         sparse = EllipsoidPSOClassifier(random_state=0, **params).fit(Xs, y)
@@ -200,7 +191,7 @@ def test_cv_splits_over_sparse_rows():
     from sklearn.model_selection import KFold
 
     X, y = _data(seed=7)
-    Xs = _sparse(X, sp.csc_matrix)
+    Xs = with_explicit_zeros(X, sp.csc_matrix)
     cv = KFold(4, shuffle=True, random_state=0)
     dense = EllipsoidPSOClassifier(random_state=0, cv=cv).fit(X, y)
     sparse = EllipsoidPSOClassifier(random_state=0, cv=cv).fit(Xs, y)

@@ -12,8 +12,8 @@ import scipy.sparse as sp
 import svmopt
 from svmopt import FixedSizeLSSVC, FixedSizeLSSVR
 from svmopt.fixed_size.sources import SPARSE_BLOCK_SHARE, dense_rows, sparse_block_rows
+from tests.common.sparse_inputs import FORMATS, with_explicit_zeros
 
-FORMATS = [sp.csr_matrix, sp.csc_matrix, sp.csr_array, sp.csc_array]
 #: the sparse fit reads the same dense rows in other blocks: the sums agree to rounding
 TOL = 1e-9
 
@@ -28,15 +28,6 @@ def _data(n=300, d=15, density=0.3, n_classes=2, seed=0):
     return X, y
 
 
-def _sparse(X, fmt):
-    """``fmt`` of X with two explicit zeros stored (one in the empty column)."""
-    S = sp.coo_matrix(X)
-    rows = np.concatenate([S.row, [0, 1]])
-    cols = np.concatenate([S.col, [2, 2]])
-    vals = np.concatenate([S.data, [0.0, 0.0]])
-    out = fmt(sp.coo_matrix((vals, (rows, cols)), shape=X.shape).asformat("csr" if "csr" in fmt.__name__ else "csc"))
-    assert out.nnz > np.count_nonzero(X)
-    return out
 
 
 def _same(dense, sparse, X, Xs):
@@ -51,7 +42,7 @@ def _same(dense, sparse, X, Xs):
 @pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f.__name__)
 def test_classifier_matches_dense(fmt):
     X, y = _data()
-    Xs = _sparse(X, fmt)
+    Xs = with_explicit_zeros(X, fmt, empty_col=2)
     kw = {"n_prototypes": 30, "random_state": 0}
     dense = FixedSizeLSSVC(**kw).fit(X, y)
     sparse = FixedSizeLSSVC(**kw).fit(Xs, y)
@@ -66,14 +57,14 @@ def test_classifier_matches_dense(fmt):
                          ids=lambda p: "-".join(f"{k}={v}" for k, v in p.items()))
 def test_classifier_options(params):
     X, y = _data(n_classes=3 if "multiclass" in params else 2, seed=1)
-    Xs = _sparse(X, sp.csr_matrix)
+    Xs = with_explicit_zeros(X, sp.csr_matrix, empty_col=2)
     kw = {"n_prototypes": 25, "random_state": 0, **params}
     _same(FixedSizeLSSVC(**kw).fit(X, y), FixedSizeLSSVC(**kw).fit(Xs, y), X, Xs)
 
 
 def test_sample_weight_and_probability():
     X, y = _data(n=240, n_classes=3, seed=2)
-    Xs = _sparse(X, sp.csc_matrix)
+    Xs = with_explicit_zeros(X, sp.csc_matrix, empty_col=2)
     sw = np.random.default_rng(0).uniform(0.2, 3.0, X.shape[0])
     sw[9] = 0.0
     kw = {"n_prototypes": 20, "random_state": 0, "probability": True}
@@ -88,7 +79,7 @@ def test_sample_weight_and_probability():
 def test_regressor_matches_dense():
     X, _ = _data(seed=3)
     yr = X @ np.random.default_rng(3).normal(size=X.shape[1]) + 0.05
-    Xs = _sparse(X, sp.csr_array)
+    Xs = with_explicit_zeros(X, sp.csr_array, empty_col=2)
     kw = {"n_prototypes": 30, "random_state": 0}
     dense = FixedSizeLSSVR(**kw).fit(X, yr)
     sparse = FixedSizeLSSVR(**kw).fit(Xs, yr)
@@ -99,7 +90,7 @@ def test_tuning_sample_path():
     """More rows than ``tune_rows``: the sample is gathered as dense rows of the sparse X (those rows alone), the
     final fit one pass over dense blocks of all of them; the same model as on X.toarray()."""
     X, y = _data(n=900, seed=4)
-    Xs = _sparse(X, sp.csr_matrix)
+    Xs = with_explicit_zeros(X, sp.csr_matrix, empty_col=2)
     kw = {"n_prototypes": 20, "random_state": 0, "tune_rows": 300}
     dense = FixedSizeLSSVC(**kw).fit(X, y)
     sparse = FixedSizeLSSVC(**kw).fit(Xs, y)

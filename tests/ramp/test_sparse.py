@@ -15,8 +15,7 @@ from svmopt import L1SVC, FeatureBudgetSVC, RampLossSVC
 from svmopt._shared.config import check_dense_allocation
 from svmopt.ramp.bounds import algorithm1
 from svmopt.ramp.model import class_diameters, ramp_loss_objective
-
-FORMATS = [sp.csr_matrix, sp.csc_matrix, sp.csr_array, sp.csc_array]
+from tests.common.sparse_inputs import FORMATS, with_explicit_zeros
 
 
 def _data(n=120, d=12, density=0.3, seed=0):
@@ -29,13 +28,6 @@ def _data(n=120, d=12, density=0.3, seed=0):
     return X, y
 
 
-def _sparse(X, fmt):
-    S = sp.coo_matrix(X)
-    rows = np.concatenate([S.row, [0, 1]])  # two explicit zeros
-    cols = np.concatenate([S.col, [3, 3]])
-    vals = np.concatenate([S.data, [0.0, 0.0]])
-    return fmt(sp.coo_matrix((vals, (rows, cols)), shape=X.shape).asformat(
-        "csr" if "csr" in fmt.__name__ else "csc"))
 
 
 CASES = [(L1SVC, {"solver": "lp"}), (L1SVC, {"solver": "cutting_plane"}),
@@ -47,7 +39,7 @@ CASES = [(L1SVC, {"solver": "lp"}), (L1SVC, {"solver": "cutting_plane"}),
 @pytest.mark.parametrize(("est", "kw"), CASES, ids=lambda c: str(c))
 def test_sparse_matches_dense(est, kw, fmt):
     X, y = _data()
-    Xs = _sparse(X, fmt)
+    Xs = with_explicit_zeros(X, fmt)
     assert Xs.nnz > np.count_nonzero(X)  # explicit zeros stored
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -136,7 +128,7 @@ def _fit(est, X, y):
 @pytest.mark.parametrize("kw", RAMP_CASES, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()))
 def test_ramp_sparse_matches_dense(kw):
     X, y = _ramp_data()
-    Xs = _sparse(X, sp.csr_matrix)
+    Xs = with_explicit_zeros(X, sp.csr_matrix)
     dense = _fit(RampLossSVC(random_state=0, **kw), X, y)
     sparse = _fit(RampLossSVC(random_state=0, **kw), Xs, y)
     # the same LPs and MILPs (built from the same nonzeros), the same CCCP steps: equal up to the order of the sums
@@ -157,7 +149,7 @@ def test_ramp_sparse_matches_dense(kw):
 def test_ramp_sparse_formats(fmt):
     """CSR and CSC, matrices and arrays, with explicit zeros stored: the exact fit of the dense data."""
     X, y = _ramp_data(n=40, d=6, seed=2)
-    Xs = _sparse(X, fmt)
+    Xs = with_explicit_zeros(X, fmt)
     assert Xs.nnz > np.count_nonzero(X)
     dense = _fit(RampLossSVC(C=10.0, method="exact", budget=2, random_state=0), X, y)
     sparse = _fit(RampLossSVC(C=10.0, method="exact", budget=2, random_state=0), Xs, y)
@@ -169,7 +161,7 @@ def test_ramp_sparse_formats(fmt):
 
 def test_ramp_sparse_probability():
     X, y = _ramp_data(seed=3)
-    Xs = _sparse(X, sp.csc_matrix)
+    Xs = with_explicit_zeros(X, sp.csc_matrix)
     dense = _fit(RampLossSVC(method="cccp", budget=3, probability=True, random_state=0), X, y)
     sparse = _fit(RampLossSVC(method="cccp", budget=3, probability=True, random_state=0), Xs, y)
     np.testing.assert_allclose(sparse.predict_proba(Xs), dense.predict_proba(X), rtol=0, atol=1e-8)

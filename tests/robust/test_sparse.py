@@ -12,8 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 import svmopt
 from svmopt import RobustSVC
-
-FORMATS = [sp.csr_matrix, sp.csc_matrix, sp.csr_array, sp.csc_array]
+from tests.common.sparse_inputs import FORMATS, with_explicit_zeros
 
 
 def _data(n=120, d=12, density=0.3, seed=0, n_classes=2):
@@ -27,13 +26,6 @@ def _data(n=120, d=12, density=0.3, seed=0, n_classes=2):
     return X, y
 
 
-def _sparse(X, fmt):
-    S = sp.coo_matrix(X)
-    rows = np.concatenate([S.row, [0, 1]])  # two explicit zeros
-    cols = np.concatenate([S.col, [3, 3]])
-    vals = np.concatenate([S.data, [0.0, 0.0]])
-    return fmt(sp.coo_matrix((vals, (rows, cols)), shape=X.shape).asformat(
-        "csr" if "csr" in fmt.__name__ else "csc"))
 
 
 def _fit(kw, X, y, **fit_kw):
@@ -78,7 +70,7 @@ CASES = {
 @pytest.mark.parametrize("case", list(CASES))
 def test_sparse_matches_dense(case, fmt):
     X, y = _data()
-    Xs = _sparse(X, fmt)
+    Xs = with_explicit_zeros(X, fmt)
     assert Xs.nnz > np.count_nonzero(X)  # explicit zeros stored
     kw = CASES[case]
     dense, sparse = _fit(kw, X, y), _fit(kw, Xs, y)

@@ -371,14 +371,20 @@ def class_ellipsoids(Q1, Q2, *, metric: str = "inverse", reading: str = "B", w1=
     """
     Q1 = np.asarray(Q1, dtype=np.float64)
     Q2 = np.asarray(Q2, dtype=np.float64)
+    check_class_sizes(Q1, Q2, w1, w2)
+    return ellipsoids_from_moments(Q1, Q2, [weighted_mean_cov(Q1, w1), weighted_mean_cov(Q2, w2)], metric=metric,
+                                   reading=reading, delta=_delta, row=lambda Q, i: Q[i])
+
+
+def check_class_sizes(Q1, Q2, w1=None, w2=None) -> None:
+    """Each class has the ``n + 1`` rows (or, weighted, the total weight) its ellipsoid in n dimensions needs; a
+    ValueError naming the class otherwise (dense or sparse rows alike: only their shapes and weights are read)."""
     n = Q1.shape[1]
     for name, Q, w in (("class 1", Q1, w1), ("class 2", Q2, w2)):
         count = Q.shape[0] if w is None else max(Q.shape[0], float(np.sum(w)))
         if count < n + 1:
             raise ValueError(f"{name} has {Q.shape[0]} samples{'' if w is None else f' (total weight {count:g})'}; "
                              f"the ellipsoid in {n} dimensions needs at least {n + 1}")
-    return ellipsoids_from_moments(Q1, Q2, [weighted_mean_cov(Q1, w1), weighted_mean_cov(Q2, w2)], metric=metric,
-                                   reading=reading, delta=_delta, row=lambda Q, i: Q[i])
 
 
 def _delta(Z: np.ndarray, mu: np.ndarray, M: np.ndarray) -> np.ndarray:

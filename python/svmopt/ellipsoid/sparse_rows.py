@@ -26,7 +26,7 @@ import scipy.sparse as sp
 
 from svmopt._shared.config import check_dense_allocation
 from svmopt._shared.sparse import as_csr, column_moments, row_blocks
-from svmopt.ellipsoid.geometry import class_ellipsoids, ellipsoids_from_moments, unit_weights
+from svmopt.ellipsoid.geometry import check_class_sizes, class_ellipsoids, ellipsoids_from_moments, unit_weights
 from svmopt.ellipsoid.projection import projection_of, whiten_covariance
 
 #: The d x d float64 matrices a fit on sparse X holds at once at its peak (the sparse product X^T diag(w) X, its
@@ -197,12 +197,7 @@ def _row(V: sp.csr_matrix, i: int) -> np.ndarray:
 def sparse_ellipsoids(V1, V2, *, metric: str, reading: str, w1=None, w2=None) -> dict:
     """:func:`svmopt.ellipsoid.geometry.class_ellipsoids` of two sparse classes in the input space
     (``projection="none"``)."""
-    n = V1.shape[1]
-    for name, V, w in (("class 1", V1, w1), ("class 2", V2, w2)):
-        count = V.shape[0] if w is None else max(V.shape[0], float(np.sum(w)))
-        if count < n + 1:
-            raise ValueError(f"{name} has {V.shape[0]} samples{'' if w is None else f' (total weight {count:g})'}; "
-                             f"the ellipsoid in {n} dimensions needs at least {n + 1}")
+    check_class_sizes(V1, V2, w1, w2)
     return ellipsoids_from_moments(V1, V2, [sparse_mean_cov(V1, w1), sparse_mean_cov(V2, w2)], metric=metric,
                                    reading=reading, delta=_quadratic_rows, row=_row)
 
